@@ -1,0 +1,78 @@
+"""jupyter_agents: the agent runtime that lives inside Jupyter.
+
+Public names are imported lazily on first use, so ``import jupyter_agents`` stays fast and loads
+neither the ``openai`` package nor IPython.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._exports import EXPORTS
+from ._version import __version__
+
+if TYPE_CHECKING:
+    from .runtime.agent import Agent
+    from .runtime.context import RunContextWrapper, ToolContext
+    from .runtime.errors import AgentsException, MaxTurnsExceeded, ModelBehaviorError, UserError
+    from .runtime.events import (
+        AgentUpdatedStreamEvent,
+        RawResponsesStreamEvent,
+        RunItemStreamEvent,
+        StreamEvent,
+    )
+    from .runtime.items import (
+        ItemHelpers,
+        MessageOutputItem,
+        ModelResponse,
+        ReasoningItem,
+        RunItem,
+        ToolCallItem,
+        ToolCallOutputItem,
+        TResponseInputItem,
+    )
+    from .runtime.model_settings import ModelSettings
+    from .runtime.models.interface import Model, ModelProvider, ModelTracing
+    from .runtime.models.openai_chat import OpenAIChatCompletionsModel
+    from .runtime.models.openai_responses import OpenAIResponsesModel
+    from .runtime.models.provider import (
+        OpenAIProvider,
+        set_default_openai_api,
+        set_default_openai_client,
+        set_default_openai_key,
+    )
+    from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
+    from .runtime.run import DEFAULT_MAX_TURNS, RunConfig, Runner
+    from .runtime.tools import (
+        CodeInterpreterTool,
+        FileSearchTool,
+        FunctionTool,
+        HostedTool,
+        ImageGenerationTool,
+        Tool,
+        ToolArgumentsError,
+        ToolOutputFileContent,
+        ToolOutputImage,
+        ToolOutputText,
+        WebSearchTool,
+        default_tool_error_function,
+        function_tool,
+        tool,
+    )
+    from .runtime.usage import Usage
+
+__all__ = ["__version__", *EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'jupyter_agents' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,62 @@
+"""Where each public name lives, for the lazy imports of ``jupyter_agents``."""
+
+from __future__ import annotations
+
+EXPORTS: dict[str, str] = {
+    # agents and running
+    "Agent": "runtime.agent",
+    "ModelSettings": "runtime.model_settings",
+    "Runner": "runtime.run",
+    "RunConfig": "runtime.run",
+    "DEFAULT_MAX_TURNS": "runtime.run",
+    "RunResult": "runtime.result",
+    "RunResultBase": "runtime.result",
+    "RunResultStreaming": "runtime.result",
+    "RunErrorDetails": "runtime.result",
+    "RunContextWrapper": "runtime.context",
+    "ToolContext": "runtime.context",
+    "Usage": "runtime.usage",
+    # items and events
+    "ItemHelpers": "runtime.items",
+    "MessageOutputItem": "runtime.items",
+    "ModelResponse": "runtime.items",
+    "ReasoningItem": "runtime.items",
+    "RunItem": "runtime.items",
+    "ToolCallItem": "runtime.items",
+    "ToolCallOutputItem": "runtime.items",
+    "TResponseInputItem": "runtime.items",
+    "AgentUpdatedStreamEvent": "runtime.events",
+    "RawResponsesStreamEvent": "runtime.events",
+    "RunItemStreamEvent": "runtime.events",
+    "StreamEvent": "runtime.events",
+    # errors
+    "AgentsException": "runtime.errors",
+    "MaxTurnsExceeded": "runtime.errors",
+    "ModelBehaviorError": "runtime.errors",
+    "UserError": "runtime.errors",
+    # tools
+    "FunctionTool": "runtime.tools",
+    "Tool": "runtime.tools",
+    "ToolArgumentsError": "runtime.tools",
+    "default_tool_error_function": "runtime.tools",
+    "function_tool": "runtime.tools",
+    "tool": "runtime.tools",
+    "ToolOutputText": "runtime.tools",
+    "ToolOutputImage": "runtime.tools",
+    "ToolOutputFileContent": "runtime.tools",
+    "HostedTool": "runtime.tools",
+    "WebSearchTool": "runtime.tools",
+    "FileSearchTool": "runtime.tools",
+    "CodeInterpreterTool": "runtime.tools",
+    "ImageGenerationTool": "runtime.tools",
+    # models
+    "Model": "runtime.models.interface",
+    "ModelProvider": "runtime.models.interface",
+    "ModelTracing": "runtime.models.interface",
+    "OpenAIProvider": "runtime.models.provider",
+    "set_default_openai_api": "runtime.models.provider",
+    "set_default_openai_client": "runtime.models.provider",
+    "set_default_openai_key": "runtime.models.provider",
+    "OpenAIResponsesModel": "runtime.models.openai_responses",
+    "OpenAIChatCompletionsModel": "runtime.models.openai_chat",
+}

@@ -1,0 +1,98 @@
+"""Running a coroutine to completion from synchronous code, even inside a running loop."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import contextvars
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_local = threading.local()
+_worker_lock = threading.Lock()
+_worker_loop: asyncio.AbstractEventLoop | None = None
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    # One loop per thread, kept between calls, so connection pools stay valid.
+    loop: asyncio.AbstractEventLoop | None = getattr(_local, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = asyncio.new_event_loop()
+        _local.loop = loop
+    return loop
+
+
+def _worker() -> asyncio.AbstractEventLoop:
+    global _worker_loop
+    with _worker_lock:
+        if _worker_loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="jupyter_agents-run_sync", daemon=True
+            )
+            thread.start()
+            _worker_loop = loop
+        return _worker_loop
+
+
+def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion and return its result, blocking the calling thread.
+
+    Without a running loop in this thread, the coroutine runs on this thread's own loop. Inside a
+    running loop (a notebook cell), it runs on a worker thread's loop, in a copy of the caller's
+    context so prints and context variables follow it; nest_asyncio is never used. Ctrl-C (or a
+    kernel interrupt) cancels the run and waits for it to clean up.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _run_here(coro)
+    return _run_on_worker(coro)
+
+
+def _run_here(coro: Coroutine[Any, Any, T]) -> T:
+    loop = _thread_loop()
+    task = loop.create_task(coro)
+    try:
+        return loop.run_until_complete(task)
+    except BaseException:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                loop.run_until_complete(task)
+        raise
+
+
+def _run_on_worker(coro: Coroutine[Any, Any, T]) -> T:
+    loop = _worker()
+    ctx = contextvars.copy_context()
+    result: concurrent.futures.Future[T] = concurrent.futures.Future()
+    holder: list[asyncio.Task[T]] = []
+
+    def start() -> None:
+        task = ctx.run(loop.create_task, coro)
+        holder.append(task)
+
+        def done(t: asyncio.Task[T]) -> None:
+            if t.cancelled():
+                result.cancel()
+            elif t.exception() is not None:
+                result.set_exception(t.exception())  # type: ignore[arg-type]
+            else:
+                result.set_result(t.result())
+
+        task.add_done_callback(done)
+
+    loop.call_soon_threadsafe(start)
+    try:
+        return result.result()
+    except BaseException:
+        if not result.done():
+            loop.call_soon_threadsafe(lambda: holder and holder[0].cancel())
+            with contextlib.suppress(BaseException):
+                result.result(timeout=5)
+        raise

@@ -1,0 +1,129 @@
+"""Agents: a model, instructions and tools."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, Union
+
+from typing_extensions import TypeAlias
+
+from ._util import accepts_positional, call_maybe_async
+from .context import RunContextWrapper, TContext
+from .errors import UserError
+from .model_settings import ModelSettings
+from .models.interface import Model
+from .tools import FunctionTool, HostedTool, Tool
+
+__all__ = ["Agent", "Instructions"]
+
+Instructions: TypeAlias = Union[
+    str,
+    Callable[[RunContextWrapper[Any], "Agent[Any]"], Union[str, Awaitable[str]]],
+    None,
+]
+"""A system prompt, or a sync/async callable ``(run_context, agent) -> str``."""
+
+
+@dataclass
+class Agent(Generic[TContext]):
+    """An agent: a model configured with instructions and tools.
+
+    Run it with ``Runner.run(agent, "...")``. ``TContext`` is the type of the context object
+    given to the run, which tools and instructions receive.
+    """
+
+    name: str
+    """A name for people and logs (and, later, for handoffs)."""
+
+    instructions: Instructions = None
+    """The system prompt, or a function of ``(run_context, agent)`` returning it."""
+
+    model: str | Model | None = None
+    """A model name for the provider, a :class:`Model`, or None for the default model."""
+
+    model_settings: ModelSettings = field(default_factory=ModelSettings)
+    """Temperature, tool choice and other settings for this agent's model calls."""
+
+    tools: list[Tool] = field(default_factory=list)
+    """Tools the model may call."""
+
+    handoff_description: str | None = None
+    """A description of the agent, for when other agents can hand off to it."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise UserError("Agent needs a name: Agent(name='assistant', ...).")
+        self._check_instructions()
+        if not isinstance(self.model_settings, ModelSettings):
+            raise UserError(
+                f"Agent {self.name!r}: model_settings must be a ModelSettings, "
+                f"got {type(self.model_settings).__name__}."
+            )
+        if self.model is not None and not isinstance(self.model, (str, Model)):
+            raise UserError(
+                f"Agent {self.name!r}: model must be a model name or a Model, "
+                f"got {type(self.model).__name__}."
+            )
+        self._check_tools()
+
+    def _check_instructions(self) -> None:
+        value = self.instructions
+        if value is None or isinstance(value, str):
+            return
+        if not callable(value):
+            raise UserError(
+                f"Agent {self.name!r}: instructions must be a string or a function, "
+                f"got {type(value).__name__}."
+            )
+        if not accepts_positional(value, 2):
+            raise UserError(
+                f"Agent {self.name!r}: an instructions function must take two arguments "
+                "(run_context, agent)."
+            )
+
+    def _check_tools(self) -> None:
+        if not isinstance(self.tools, list):
+            raise UserError(f"Agent {self.name!r}: tools must be a list.")
+        for item in self.tools:
+            if isinstance(item, (FunctionTool, HostedTool)):
+                continue
+            hint = " Decorate it with @tool first." if callable(item) else ""
+            raise UserError(
+                f"Agent {self.name!r}: {item!r} is not a tool.{hint}"
+            )
+
+    async def get_system_prompt(self, run_context: RunContextWrapper[TContext]) -> str | None:
+        """The system prompt for this turn."""
+        value = self.instructions
+        if value is None or isinstance(value, str):
+            return value
+        result = await call_maybe_async(value, run_context, self)
+        if result is not None and not isinstance(result, str):
+            raise UserError(
+                f"Agent {self.name!r}: the instructions function returned "
+                f"{type(result).__name__}, expected a string."
+            )
+        return result
+
+    async def get_all_tools(self, run_context: RunContextWrapper[TContext]) -> list[Tool]:
+        """The tools enabled for this turn."""
+        enabled: list[Tool] = []
+        for item in self.tools:
+            if await is_tool_enabled(item, run_context, self):
+                enabled.append(item)
+        return enabled
+
+    def __repr__(self) -> str:
+        model = self.model if isinstance(self.model, str) or self.model is None else type(self.model).__name__
+        return f"Agent(name={self.name!r}, model={model!r}, tools={[t.name for t in self.tools]})"
+
+
+async def is_tool_enabled(
+    item: Tool, run_context: RunContextWrapper[Any], agent: Agent[Any]
+) -> bool:
+    """Evaluate a tool's ``is_enabled`` (a bool or a sync/async callable)."""
+    flag = getattr(item, "is_enabled", True)
+    if isinstance(flag, bool):
+        return flag
+    return bool(await call_maybe_async(flag, run_context, agent))

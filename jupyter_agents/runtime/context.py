@@ -1,0 +1,61 @@
+"""The run context handed to instructions, tools, guardrails and hooks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
+
+from .usage import Usage
+
+__all__ = ["RunContextWrapper", "TContext", "ToolContext"]
+
+TContext = TypeVar("TContext", default=Any)
+
+
+@dataclass
+class RunContextWrapper(Generic[TContext]):
+    """Wraps the user's context object for one run.
+
+    The runtime never reads ``context``; it is yours, passed to every instructions function,
+    tool, guardrail and hook of the run.
+    """
+
+    context: TContext
+    """The object given to ``Runner.run(..., context=...)``."""
+
+    usage: Usage = field(default_factory=Usage)
+    """Token usage of the run so far."""
+
+
+@dataclass
+class ToolContext(RunContextWrapper[TContext]):
+    """The run context, plus which tool call is being executed."""
+
+    tool_name: str = ""
+    """Name of the tool being invoked."""
+
+    tool_call_id: str = ""
+    """Id of the tool call, as sent by the model."""
+
+    tool_arguments: str = ""
+    """The raw JSON arguments of the call."""
+
+    @classmethod
+    def from_run_context(
+        cls,
+        ctx: RunContextWrapper[TContext],
+        *,
+        tool_name: str,
+        tool_call_id: str,
+        tool_arguments: str,
+    ) -> ToolContext[TContext]:
+        """Build a tool context that shares ``ctx``'s user context and usage."""
+        return cls(
+            context=ctx.context,
+            usage=ctx.usage,
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+            tool_arguments=tool_arguments,
+        )

@@ -1,0 +1,60 @@
+"""Exceptions raised by the runtime.
+
+Every exception derives from one base class::
+
+    AgentsException
+     ├── MaxTurnsExceeded      the run used up its turns; carries the run data so far
+     ├── ModelBehaviorError    the model did something the run cannot continue from
+     └── UserError             the code using the library is wrong; the message says what to change
+
+Control-flow signals (a paused run waiting for approval, a cancelled stream) are not errors.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .result import RunErrorDetails
+
+__all__ = ["AgentsException", "MaxTurnsExceeded", "ModelBehaviorError", "UserError"]
+
+
+class AgentsException(Exception):
+    """Base class of every exception this library raises."""
+
+    run_data: RunErrorDetails | None
+    """What the run had produced when the error happened, when the error ended a run."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.run_data = None
+
+
+class MaxTurnsExceeded(AgentsException):
+    """The run reached ``max_turns`` without a final output.
+
+    ``run_data`` holds the input, the items produced so far, the raw responses and the last agent,
+    so nothing the run produced is lost.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ModelBehaviorError(AgentsException):
+    """The model produced something the run cannot continue from (for example a malformed
+    final output)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class UserError(AgentsException):
+    """The library was used incorrectly; the message says what to change."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

@@ -1,0 +1,69 @@
+"""Stream events: what ``RunResultStreaming.stream_events()`` yields.
+
+The event names of :class:`RunItemStreamEvent` are permanent public API.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from typing_extensions import TypeAlias
+
+from .items import RunItem, TResponseStreamEvent
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+__all__ = [
+    "AgentUpdatedStreamEvent",
+    "RawResponsesStreamEvent",
+    "RunItemEventName",
+    "RunItemStreamEvent",
+    "StreamEvent",
+]
+
+RunItemEventName: TypeAlias = Literal[
+    "message_output_created",
+    "tool_called",
+    "tool_output",
+    "reasoning_item_created",
+]
+"""Names of run item events."""
+
+
+@dataclass(slots=True)
+class RawResponsesStreamEvent:
+    """A raw event from the model, passed through as it arrived (text deltas and the like)."""
+
+    data: TResponseStreamEvent
+    """The Responses API streaming event."""
+
+    type: Literal["raw_response_event"] = "raw_response_event"
+
+
+@dataclass(slots=True)
+class RunItemStreamEvent:
+    """A run item was created: a message, a tool call, a tool output, a reasoning item."""
+
+    name: RunItemEventName
+    """What happened."""
+
+    item: RunItem
+    """The item."""
+
+    type: Literal["run_item_stream_event"] = "run_item_stream_event"
+
+
+@dataclass(slots=True)
+class AgentUpdatedStreamEvent:
+    """The run's current agent changed (at the start of a run, or after a handoff)."""
+
+    new_agent: Agent[Any]
+    """The agent now running."""
+
+    type: Literal["agent_updated_stream_event"] = "agent_updated_stream_event"
+
+
+StreamEvent: TypeAlias = Union[RawResponsesStreamEvent, RunItemStreamEvent, AgentUpdatedStreamEvent]
+"""Any event of a streamed run."""

@@ -1,0 +1,205 @@
+"""Run items: what a run produces, each wrapping a Responses API object.
+
+A run turns every model output into a :class:`RunItem`. The ``raw_item`` of an item is the
+``openai`` package's Responses API object (or, for tool outputs, the input dict sent back to the
+model), so items can be fed back to the model unchanged with :meth:`RunItemBase.to_input_item`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from typing_extensions import TypeAlias
+
+from .usage import Usage
+
+if TYPE_CHECKING:
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputItem,
+        ResponseOutputMessage,
+        ResponseReasoningItem,
+        ResponseStreamEvent,
+    )
+
+    from .agent import Agent
+
+__all__ = [
+    "ItemHelpers",
+    "MessageOutputItem",
+    "ModelResponse",
+    "ReasoningItem",
+    "RunItem",
+    "RunItemBase",
+    "TResponseInputItem",
+    "TResponseOutputItem",
+    "TResponseStreamEvent",
+    "ToolCallItem",
+    "ToolCallOutputItem",
+]
+
+TResponseInputItem: TypeAlias = dict[str, Any]
+"""One item of model input, in the Responses API's input format (a plain dict)."""
+
+TResponseOutputItem: TypeAlias = "ResponseOutputItem"
+"""One item of model output (an ``openai.types.responses`` object)."""
+
+TResponseStreamEvent: TypeAlias = "ResponseStreamEvent"
+"""One raw streaming event of the Responses API."""
+
+
+def _dump(raw: Any) -> TResponseInputItem:
+    if isinstance(raw, dict):
+        return raw
+    dumped: TResponseInputItem = raw.model_dump(exclude_unset=True, mode="json")
+    return dumped
+
+
+@dataclass(eq=False)
+class RunItemBase:
+    """Common shape of every run item."""
+
+    agent: Agent[Any]
+    """The agent whose turn produced the item."""
+
+    raw_item: Any
+    """The Responses API object (or input dict) this item wraps."""
+
+    def to_input_item(self) -> TResponseInputItem:
+        """The item as model input, for the next turn or a later run."""
+        return _dump(self.raw_item)
+
+
+@dataclass(eq=False)
+class MessageOutputItem(RunItemBase):
+    """A message from the model."""
+
+    raw_item: ResponseOutputMessage
+    type: Literal["message_output_item"] = "message_output_item"
+
+
+@dataclass(eq=False)
+class ToolCallItem(RunItemBase):
+    """A tool call requested by the model: a function call, or a hosted tool's call."""
+
+    raw_item: Any
+    type: Literal["tool_call_item"] = "tool_call_item"
+
+    @property
+    def tool_name(self) -> str | None:
+        """Name of the called tool, when the call names one."""
+        return getattr(self.raw_item, "name", None)
+
+    @property
+    def call_id(self) -> str | None:
+        """The call id the matching output refers to."""
+        return getattr(self.raw_item, "call_id", None)
+
+
+@dataclass(eq=False)
+class ToolCallOutputItem(RunItemBase):
+    """The output of a tool call, as sent back to the model."""
+
+    raw_item: TResponseInputItem
+    output: Any = None
+    """The tool's own return value, before it was converted for the model."""
+    type: Literal["tool_call_output_item"] = "tool_call_output_item"
+
+    @property
+    def call_id(self) -> str:
+        """The call id this output answers."""
+        return str(self.raw_item["call_id"])
+
+
+@dataclass(eq=False)
+class ReasoningItem(RunItemBase):
+    """A reasoning item (summaries of the model's thinking)."""
+
+    raw_item: ResponseReasoningItem
+    type: Literal["reasoning_item"] = "reasoning_item"
+
+
+RunItem: TypeAlias = Union[MessageOutputItem, ToolCallItem, ToolCallOutputItem, ReasoningItem]
+"""Any item a run produces."""
+
+
+@dataclass
+class ModelResponse:
+    """One complete model response."""
+
+    output: list[Any]
+    """Output items (``openai.types.responses`` objects)."""
+
+    usage: Usage = field(default_factory=Usage)
+    """Token usage of this response."""
+
+    response_id: str | None = None
+    """The provider's id for the response, for server-side conversation state."""
+
+    def to_input_items(self) -> list[TResponseInputItem]:
+        """The output as input items for a later request."""
+        return [_dump(item) for item in self.output]
+
+
+class ItemHelpers:
+    """Helpers to read text out of items and to build input lists."""
+
+    @classmethod
+    def extract_last_content(cls, message: Any) -> str:
+        """The last text or refusal of an output message; "" for anything else."""
+        if getattr(message, "type", None) != "message" or not message.content:
+            return ""
+        last = message.content[-1]
+        if last.type == "output_text":
+            return str(last.text)
+        if last.type == "refusal":
+            return str(last.refusal)
+        return ""
+
+    @classmethod
+    def extract_last_text(cls, message: Any) -> str | None:
+        """The last text of an output message, or None."""
+        if getattr(message, "type", None) != "message" or not message.content:
+            return None
+        last = message.content[-1]
+        return str(last.text) if last.type == "output_text" else None
+
+    @classmethod
+    def extract_text(cls, message: Any) -> str | None:
+        """All text parts of an output message joined, or None when it has none."""
+        if getattr(message, "type", None) != "message":
+            return None
+        parts = [part.text for part in message.content if part.type == "output_text"]
+        return "".join(parts) if parts else None
+
+    @classmethod
+    def input_to_new_input_list(
+        cls, input: str | Sequence[TResponseInputItem]
+    ) -> list[TResponseInputItem]:
+        """A fresh list of input items: a string becomes one user message."""
+        if isinstance(input, str):
+            return [{"role": "user", "content": input}]
+        return list(input)
+
+    @classmethod
+    def text_message_outputs(cls, items: Iterable[RunItem]) -> str:
+        """The text of every message item, concatenated."""
+        return "".join(
+            cls.text_message_output(item) for item in items if isinstance(item, MessageOutputItem)
+        )
+
+    @classmethod
+    def text_message_output(cls, message: MessageOutputItem) -> str:
+        """The text of one message item."""
+        return "".join(
+            part.text for part in message.raw_item.content if part.type == "output_text"
+        )
+
+    @classmethod
+    def tool_call_output_item(
+        cls, tool_call: ResponseFunctionToolCall, output: Any
+    ) -> TResponseInputItem:
+        """A ``function_call_output`` input item answering ``tool_call``."""
+        return {"type": "function_call_output", "call_id": tool_call.call_id, "output": output}

@@ -1,0 +1,101 @@
+"""Per-request model settings."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+from typing import Any, Literal, Union
+
+from typing_extensions import TypeAlias
+
+from .errors import UserError
+
+__all__ = ["ModelSettings", "ToolChoice"]
+
+ToolChoice: TypeAlias = Union[Literal["auto", "required", "none"], str, None]
+"""``"auto"``, ``"required"``, ``"none"``, or the name of one tool the model must call."""
+
+
+@dataclass
+class ModelSettings:
+    """Settings for model calls. ``None`` means "use the provider's default".
+
+    Settings given in a ``RunConfig`` override the agent's, field by field.
+    """
+
+    temperature: float | None = None
+    """Sampling temperature."""
+
+    top_p: float | None = None
+    """Nucleus sampling."""
+
+    frequency_penalty: float | None = None
+    """Penalty for repeated tokens."""
+
+    presence_penalty: float | None = None
+    """Penalty for tokens already present."""
+
+    tool_choice: ToolChoice = None
+    """Whether and which tool the model must call."""
+
+    parallel_tool_calls: bool | None = None
+    """Whether the model may call several tools in one response."""
+
+    truncation: Literal["auto", "disabled"] | None = None
+    """Responses API truncation strategy."""
+
+    max_tokens: int | None = None
+    """Upper bound on output tokens."""
+
+    reasoning: dict[str, Any] | None = None
+    """Reasoning options for reasoning models, e.g. ``{"effort": "low", "summary": "auto"}``."""
+
+    verbosity: Literal["low", "medium", "high"] | None = None
+    """Output verbosity hint."""
+
+    metadata: dict[str, str] | None = None
+    """Metadata stored with the response."""
+
+    store: bool | None = None
+    """Whether the provider stores the response (needed for ``previous_response_id``)."""
+
+    include_usage: bool | None = None
+    """Chat Completions: ask for usage in streamed responses (on by default)."""
+
+    response_include: list[str] | None = None
+    """Responses API ``include`` values."""
+
+    extra_query: dict[str, Any] | None = None
+    """Extra query parameters for the HTTP request."""
+
+    extra_body: dict[str, Any] | None = None
+    """Extra JSON body fields for the HTTP request."""
+
+    extra_headers: dict[str, str] | None = None
+    """Extra HTTP headers."""
+
+    extra_args: dict[str, Any] | None = None
+    """Extra keyword arguments passed to the client call as they are."""
+
+    def __post_init__(self) -> None:
+        if self.temperature is not None and not 0 <= self.temperature <= 2:
+            raise UserError(f"temperature must be between 0 and 2, got {self.temperature}")
+        if self.top_p is not None and not 0 <= self.top_p <= 1:
+            raise UserError(f"top_p must be between 0 and 1, got {self.top_p}")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise UserError(f"max_tokens must be at least 1, got {self.max_tokens}")
+
+    def resolve(self, override: ModelSettings | None) -> ModelSettings:
+        """These settings with every non-None field of ``override`` applied on top."""
+        if override is None:
+            return self
+        changes = {
+            f.name: getattr(override, f.name)
+            for f in fields(self)
+            if getattr(override, f.name) is not None
+        }
+        return dataclasses.replace(self, **changes) if changes else self
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The settings that are set, as a JSON-compatible dict."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}

@@ -1,0 +1,73 @@
+"""Request parameters shared by the OpenAI models."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ..model_settings import ModelSettings
+from ..tools import FunctionTool, HostedTool, Tool
+
+
+def settings_params(settings: ModelSettings) -> dict[str, Any]:
+    """The extra HTTP options and free-form arguments of ``settings``."""
+    params: dict[str, Any] = {}
+    if settings.extra_headers:
+        params["extra_headers"] = settings.extra_headers
+    if settings.extra_query:
+        params["extra_query"] = settings.extra_query
+    if settings.extra_body:
+        params["extra_body"] = settings.extra_body
+    if settings.extra_args:
+        params.update(settings.extra_args)
+    return params
+
+
+def responses_tools(tools: list[Tool]) -> list[dict[str, Any]]:
+    """Tools as Responses API ``tools`` entries."""
+    converted: list[dict[str, Any]] = []
+    for t in tools:
+        if isinstance(t, FunctionTool):
+            converted.append(
+                {
+                    "type": "function",
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.params_json_schema,
+                    "strict": t.strict_json_schema,
+                }
+            )
+        elif isinstance(t, HostedTool):
+            converted.append(t.to_tool_param())
+    return converted
+
+
+def chat_tools(tools: list[Tool], warned: set[str]) -> list[dict[str, Any]]:
+    """Function tools as Chat Completions ``tools``; others are left out with a warning."""
+    converted: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for t in tools:
+        if isinstance(t, FunctionTool):
+            converted.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.params_json_schema,
+                        "strict": t.strict_json_schema,
+                    },
+                }
+            )
+        else:
+            skipped.append(t.name)
+    new = [name for name in skipped if name not in warned]
+    if new:
+        warned.update(new)
+        warnings.warn(
+            "Chat Completions only carries function tools; left out: "
+            f"{', '.join(sorted(new))}. Use the Responses API for hosted tools.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return converted

@@ -1,0 +1,217 @@
+"""Building Responses API objects and streaming events without validation overhead.
+
+Used by models that produce Responses objects themselves: the Chat Completions adapter and the
+scripted test model. Objects are built with ``model_construct`` (the data is already known to be
+well formed), which keeps building cheap on hot paths.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
+    ResponseContentPartAddedEvent,
+    ResponseContentPartDoneEvent,
+    ResponseCreatedEvent,
+    ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionCallArgumentsDoneEvent,
+    ResponseFunctionToolCall,
+    ResponseInProgressEvent,
+    ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent,
+    ResponseOutputMessage,
+    ResponseOutputText,
+    ResponseReasoningItem,
+    ResponseTextDeltaEvent,
+    ResponseTextDoneEvent,
+    ResponseUsage,
+)
+from openai.types.responses.response_reasoning_item import Summary
+from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+
+from ..usage import Usage
+
+__all__ = [
+    "EventSequence",
+    "build_response",
+    "function_call_item",
+    "message_item",
+    "reasoning_item",
+    "split_text",
+]
+
+
+def message_item(text: str, item_id: str, status: str = "completed") -> ResponseOutputMessage:
+    """An assistant message holding one text part."""
+    part = ResponseOutputText.model_construct(type="output_text", text=text, annotations=[])
+    return ResponseOutputMessage.model_construct(
+        id=item_id, type="message", role="assistant", status=status, content=[part]
+    )
+
+
+def function_call_item(
+    name: str, arguments: str, call_id: str, item_id: str, status: str = "completed"
+) -> ResponseFunctionToolCall:
+    """A function call."""
+    return ResponseFunctionToolCall.model_construct(
+        id=item_id, type="function_call", call_id=call_id, name=name, arguments=arguments,
+        status=status,
+    )
+
+
+def reasoning_item(summary: str, item_id: str) -> ResponseReasoningItem:
+    """A reasoning item with one summary text."""
+    return ResponseReasoningItem.model_construct(
+        id=item_id,
+        type="reasoning",
+        summary=[Summary.model_construct(type="summary_text", text=summary)],
+    )
+
+
+def _openai_usage(usage: Usage) -> ResponseUsage:
+    return ResponseUsage.model_construct(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+        input_tokens_details=InputTokensDetails.model_construct(
+            cached_tokens=usage.input_tokens_details.cached_tokens
+        ),
+        output_tokens_details=OutputTokensDetails.model_construct(
+            reasoning_tokens=usage.output_tokens_details.reasoning_tokens
+        ),
+    )
+
+
+def build_response(
+    response_id: str,
+    model: str,
+    output: list[Any],
+    usage: Usage | None,
+    status: str = "completed",
+) -> Response:
+    """A Response object around ``output``."""
+    return Response.model_construct(
+        id=response_id,
+        object="response",
+        created_at=time.time(),
+        model=model,
+        status=status,
+        output=output,
+        parallel_tool_calls=True,
+        tool_choice="auto",
+        tools=[],
+        usage=_openai_usage(usage) if usage is not None else None,
+    )
+
+
+def split_text(text: str, size: int) -> list[str]:
+    """``text`` in pieces of ``size`` characters (at least one piece)."""
+    if not text:
+        return [""]
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class EventSequence:
+    """Numbers and builds the events of one streamed response, in the API's order."""
+
+    def __init__(self) -> None:
+        self._seq = -1
+
+    def _next(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def created(self, response: Response) -> ResponseCreatedEvent:
+        return ResponseCreatedEvent.model_construct(
+            type="response.created", response=response, sequence_number=self._next()
+        )
+
+    def in_progress(self, response: Response) -> ResponseInProgressEvent:
+        return ResponseInProgressEvent.model_construct(
+            type="response.in_progress", response=response, sequence_number=self._next()
+        )
+
+    def item_added(self, index: int, item: Any) -> ResponseOutputItemAddedEvent:
+        return ResponseOutputItemAddedEvent.model_construct(
+            type="response.output_item.added", item=item, output_index=index,
+            sequence_number=self._next(),
+        )
+
+    def item_done(self, index: int, item: Any) -> ResponseOutputItemDoneEvent:
+        return ResponseOutputItemDoneEvent.model_construct(
+            type="response.output_item.done", item=item, output_index=index,
+            sequence_number=self._next(),
+        )
+
+    def part_added(self, index: int, item_id: str, text: str = "") -> ResponseContentPartAddedEvent:
+        return ResponseContentPartAddedEvent.model_construct(
+            type="response.content_part.added", item_id=item_id, output_index=index,
+            content_index=0, sequence_number=self._next(),
+            part=ResponseOutputText.model_construct(type="output_text", text=text, annotations=[]),
+        )
+
+    def part_done(self, index: int, item_id: str, text: str) -> ResponseContentPartDoneEvent:
+        return ResponseContentPartDoneEvent.model_construct(
+            type="response.content_part.done", item_id=item_id, output_index=index,
+            content_index=0, sequence_number=self._next(),
+            part=ResponseOutputText.model_construct(type="output_text", text=text, annotations=[]),
+        )
+
+    def text_delta(self, index: int, item_id: str, delta: str) -> ResponseTextDeltaEvent:
+        return ResponseTextDeltaEvent.model_construct(
+            type="response.output_text.delta", item_id=item_id, output_index=index,
+            content_index=0, delta=delta, logprobs=[], sequence_number=self._next(),
+        )
+
+    def text_done(self, index: int, item_id: str, text: str) -> ResponseTextDoneEvent:
+        return ResponseTextDoneEvent.model_construct(
+            type="response.output_text.done", item_id=item_id, output_index=index,
+            content_index=0, text=text, logprobs=[], sequence_number=self._next(),
+        )
+
+    def args_delta(
+        self, index: int, item_id: str, delta: str
+    ) -> ResponseFunctionCallArgumentsDeltaEvent:
+        return ResponseFunctionCallArgumentsDeltaEvent.model_construct(
+            type="response.function_call_arguments.delta", item_id=item_id,
+            output_index=index, delta=delta, sequence_number=self._next(),
+        )
+
+    def args_done(
+        self, index: int, item_id: str, arguments: str
+    ) -> ResponseFunctionCallArgumentsDoneEvent:
+        return ResponseFunctionCallArgumentsDoneEvent.model_construct(
+            type="response.function_call_arguments.done", item_id=item_id,
+            output_index=index, arguments=arguments, sequence_number=self._next(),
+        )
+
+    def completed(self, response: Response) -> ResponseCompletedEvent:
+        return ResponseCompletedEvent.model_construct(
+            type="response.completed", response=response, sequence_number=self._next()
+        )
+
+    def item_events(self, index: int, item: Any, chunk_size: int) -> Iterator[Any]:
+        """Every event of one finished output item, from ``added`` to ``done``."""
+        kind = item.type
+        if kind == "message":
+            text = "".join(p.text for p in item.content if p.type == "output_text")
+            yield self.item_added(index, message_item("", item.id, "in_progress"))
+            yield self.part_added(index, item.id)
+            for piece in split_text(text, chunk_size):
+                yield self.text_delta(index, item.id, piece)
+            yield self.text_done(index, item.id, text)
+            yield self.part_done(index, item.id, text)
+        elif kind == "function_call":
+            yield self.item_added(
+                index, function_call_item(item.name, "", item.call_id, item.id, "in_progress")
+            )
+            for piece in split_text(item.arguments, chunk_size):
+                yield self.args_delta(index, item.id, piece)
+            yield self.args_done(index, item.id, item.arguments)
+        else:
+            yield self.item_added(index, item)
+        yield self.item_done(index, item)

@@ -1,0 +1,158 @@
+"""Chat Completions (OpenAI or any compatible server) as a :class:`Model`.
+
+Responses come back as Responses API objects and events, so the run loop sees one format.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from ..items import ModelResponse, TResponseInputItem, TResponseStreamEvent
+from ..model_settings import ModelSettings
+from ..tools import Tool
+from ._chat_convert import to_chat_messages
+from ._chat_stream import ChatStreamConverter
+from ._openai_params import chat_tools, settings_params
+from ._responses_build import function_call_item, message_item
+from .interface import Model, ModelTracing
+from .provider import ClientPool, shared_client_pool
+from .usage import usage_from_openai
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+__all__ = ["OpenAIChatCompletionsModel"]
+
+_ids = itertools.count(1)
+
+
+class OpenAIChatCompletionsModel(Model):
+    """A model called through ``client.chat.completions.create``.
+
+    Only function tools can be sent; hosted tools are left out with a warning.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        openai_client: AsyncOpenAI | None = None,
+        *,
+        client_pool: ClientPool | None = None,
+    ) -> None:
+        """Create the model.
+
+        Args:
+            model: The model name (whatever the server calls it, e.g. ``"llama3.2"``).
+            openai_client: The client to use (default: from ``OPENAI_API_KEY`` /
+                ``OPENAI_BASE_URL`` or ``set_default_openai_client``).
+            client_pool: Internal: the provider's per-event-loop clients.
+        """
+        self.model = model
+        self._pool = client_pool or (ClientPool(openai_client) if openai_client else None)
+        self._warned: set[str] = set()
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatCompletionsModel({self.model!r})"
+
+    def _client(self) -> AsyncOpenAI:
+        return (self._pool or shared_client_pool()).get()
+
+    def _params(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        settings: ModelSettings,
+        tools: list[Tool],
+        stream: bool,
+    ) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_chat_messages(system_instructions, input),
+        }
+        converted = chat_tools(tools, self._warned)
+        if converted:
+            params["tools"] = converted
+            if settings.parallel_tool_calls is not None:
+                params["parallel_tool_calls"] = settings.parallel_tool_calls
+        if settings.tool_choice is not None and (converted or settings.tool_choice == "none"):
+            choice = settings.tool_choice
+            if choice not in ("auto", "required", "none"):
+                choice = {"type": "function", "function": {"name": choice}}
+            params["tool_choice"] = choice
+        simple = {
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "frequency_penalty": settings.frequency_penalty,
+            "presence_penalty": settings.presence_penalty,
+            "max_tokens": settings.max_tokens,
+            "metadata": settings.metadata,
+            "store": settings.store,
+            "verbosity": settings.verbosity,
+            "reasoning_effort": (settings.reasoning or {}).get("effort"),
+        }
+        params.update({k: v for k, v in simple.items() if v is not None})
+        if stream:
+            params["stream"] = True
+            if settings.include_usage is not False:
+                params["stream_options"] = {"include_usage": True}
+        params.update(settings_params(settings))
+        return params
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: Any | None,
+        handoffs: list[Any],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any | None = None,
+    ) -> ModelResponse:
+        params = self._params(system_instructions, input, model_settings, tools, stream=False)
+        completion = await self._client().chat.completions.create(**params)
+        message = completion.choices[0].message if completion.choices else None
+        output: list[Any] = []
+        if message is not None and (message.content or getattr(message, "refusal", None)):
+            output.append(message_item(message.content or message.refusal or "", f"msg_{next(_ids)}"))
+        for call in (message.tool_calls if message is not None else None) or []:
+            function = getattr(call, "function", None)
+            if function is None:
+                continue
+            output.append(
+                function_call_item(function.name, function.arguments or "", call.id, f"fc_{next(_ids)}")
+            )
+        return ModelResponse(
+            output=output, usage=usage_from_openai(completion.usage), response_id=None
+        )
+
+    async def stream_response(  # type: ignore[override]
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: Any | None,
+        handoffs: list[Any],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any | None = None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        params = self._params(system_instructions, input, model_settings, tools, stream=True)
+        stream = await self._client().chat.completions.create(**params)
+        converter = ChatStreamConverter(self.model)
+        try:
+            async for chunk in stream:
+                for event in converter.feed(chunk):
+                    yield event
+        finally:
+            await stream.close()
+        for event in converter.finish():
+            yield event

@@ -1,0 +1,143 @@
+"""The OpenAI Responses API as a :class:`Model`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from ..items import ModelResponse, TResponseInputItem, TResponseStreamEvent
+from ..model_settings import ModelSettings
+from ..tools import HostedTool, Tool
+from ._openai_params import responses_tools, settings_params
+from .interface import Model, ModelTracing
+from .provider import ClientPool, shared_client_pool
+from .usage import usage_from_openai
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+__all__ = ["OpenAIResponsesModel"]
+
+_BUILTIN_CHOICES = ("auto", "required", "none")
+
+
+class OpenAIResponsesModel(Model):
+    """A model called through ``client.responses.create``."""
+
+    def __init__(
+        self,
+        model: str,
+        openai_client: AsyncOpenAI | None = None,
+        *,
+        client_pool: ClientPool | None = None,
+    ) -> None:
+        """Create the model.
+
+        Args:
+            model: The model name, e.g. ``"gpt-4.1"``.
+            openai_client: The client to use (default: from ``OPENAI_API_KEY`` /
+                ``OPENAI_BASE_URL`` or ``set_default_openai_client``).
+            client_pool: Internal: the provider's per-event-loop clients.
+        """
+        self.model = model
+        self._pool = client_pool or (ClientPool(openai_client) if openai_client else None)
+
+    def __repr__(self) -> str:
+        return f"OpenAIResponsesModel({self.model!r})"
+
+    def _client(self) -> AsyncOpenAI:
+        return (self._pool or shared_client_pool()).get()
+
+    def _params(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        settings: ModelSettings,
+        tools: list[Tool],
+        previous_response_id: str | None,
+        conversation_id: str | None,
+    ) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model, "input": input}
+        if system_instructions is not None:
+            params["instructions"] = system_instructions
+        if tools:
+            params["tools"] = responses_tools(tools)
+            if settings.parallel_tool_calls is not None:
+                params["parallel_tool_calls"] = settings.parallel_tool_calls
+        if settings.tool_choice is not None:
+            params["tool_choice"] = _tool_choice(settings.tool_choice, tools)
+        simple = {
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "max_output_tokens": settings.max_tokens,
+            "truncation": settings.truncation,
+            "reasoning": settings.reasoning,
+            "metadata": settings.metadata,
+            "store": settings.store,
+            "include": settings.response_include,
+            "previous_response_id": previous_response_id,
+            "conversation": conversation_id,
+        }
+        params.update({k: v for k, v in simple.items() if v is not None})
+        if settings.verbosity is not None:
+            params["text"] = {"verbosity": settings.verbosity}
+        params.update(settings_params(settings))
+        return params
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: Any | None,
+        handoffs: list[Any],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any | None = None,
+    ) -> ModelResponse:
+        params = self._params(
+            system_instructions, input, model_settings, tools, previous_response_id,
+            conversation_id,
+        )
+        response = await self._client().responses.create(**params)
+        return ModelResponse(
+            output=list(response.output),
+            usage=usage_from_openai(response.usage),
+            response_id=response.id,
+        )
+
+    async def stream_response(  # type: ignore[override]
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: Any | None,
+        handoffs: list[Any],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any | None = None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        params = self._params(
+            system_instructions, input, model_settings, tools, previous_response_id,
+            conversation_id,
+        )
+        stream = await self._client().responses.create(**params, stream=True)
+        try:
+            async for event in stream:
+                yield event
+        finally:
+            await stream.close()
+
+
+def _tool_choice(choice: str, tools: list[Tool]) -> Any:
+    if choice in _BUILTIN_CHOICES:
+        return choice
+    if any(isinstance(t, HostedTool) and t.name == choice for t in tools):
+        return {"type": choice}
+    return {"type": "function", "name": choice}

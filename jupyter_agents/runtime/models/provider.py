@@ -1,0 +1,192 @@
+"""Model providers: turning a model name into a model, and the OpenAI defaults.
+
+The ``openai`` package is imported only when a model is first needed.
+
+Which API is used by default:
+
+1. ``set_default_openai_api("responses" | "chat_completions")``, if called;
+2. else the ``JUPYTER_AGENTS_OPENAI_API`` environment variable;
+3. else Chat Completions when ``OPENAI_BASE_URL`` points somewhere other than OpenAI (Ollama,
+   vLLM and most compatible servers speak it), and the Responses API otherwise.
+
+Per agent, pass a model object instead: ``Agent(model=OpenAIChatCompletionsModel("gpt-4.1"))``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..errors import UserError
+from .interface import Model, ModelProvider
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "OpenAIProvider",
+    "default_provider",
+    "get_default_openai_api",
+    "set_default_openai_api",
+    "set_default_openai_client",
+    "set_default_openai_key",
+]
+
+DEFAULT_MODEL = "gpt-4.1"
+"""The model used when neither the agent nor the run names one (``OPENAI_DEFAULT_MODEL`` wins)."""
+
+OpenAIAPI = Literal["responses", "chat_completions"]
+
+_settings: dict[str, Any] = {"api": None, "client": None, "key": None}
+_provider: OpenAIProvider | None = None
+_default_pool: ClientPool
+
+
+def set_default_openai_key(key: str) -> None:
+    """Use ``key`` instead of ``OPENAI_API_KEY`` for the default client."""
+    _settings["key"] = key
+    _reset()
+
+
+def set_default_openai_client(client: AsyncOpenAI) -> None:
+    """Use ``client`` (an ``openai.AsyncOpenAI``) for every OpenAI model without its own."""
+    _settings["client"] = client
+    _reset()
+
+
+def set_default_openai_api(api: OpenAIAPI) -> None:
+    """Pick the API used for model names: ``"responses"`` or ``"chat_completions"``."""
+    if api not in ("responses", "chat_completions"):
+        raise UserError(f"Unknown OpenAI API {api!r}: use 'responses' or 'chat_completions'.")
+    _settings["api"] = api
+    _reset()
+
+
+def get_default_openai_api() -> OpenAIAPI:
+    """The API used for model names, following the rules in this module's docstring."""
+    api = _settings["api"] or os.environ.get("JUPYTER_AGENTS_OPENAI_API")
+    if api in ("responses", "chat_completions"):
+        return api  # type: ignore[no-any-return]
+    if api:
+        raise UserError(
+            f"JUPYTER_AGENTS_OPENAI_API={api!r} is not valid: use responses or chat_completions."
+        )
+    base_url = os.environ.get("OPENAI_BASE_URL", "")
+    if base_url and "api.openai.com" not in base_url:
+        return "chat_completions"
+    return "responses"
+
+
+def _reset() -> None:
+    global _provider, _default_pool
+    _provider = None
+    _default_pool = ClientPool()
+
+
+def default_provider() -> OpenAIProvider:
+    """The provider used when a run names no ``model_provider``."""
+    global _provider
+    if _provider is None:
+        _provider = OpenAIProvider()
+    return _provider
+
+
+class ClientPool:
+    """One ``AsyncOpenAI`` client per event loop.
+
+    An HTTP connection pool belongs to the loop that opened it, and a run may happen on a
+    notebook kernel's loop, on ``run_sync``'s worker loop, or on successive ``asyncio.run``
+    loops. A client given by the user serves its first loop; other loops get a copy with its
+    settings and a fresh connection pool.
+    """
+
+    def __init__(
+        self,
+        client: AsyncOpenAI | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+    ) -> None:
+        self._base = client
+        self._api_key = api_key
+        self._base_url = base_url
+        self._clients: dict[int, tuple[asyncio.AbstractEventLoop, AsyncOpenAI]] = {}
+        self._lock = threading.Lock()
+
+    def get(self) -> AsyncOpenAI:
+        """The client for the running loop."""
+        loop = asyncio.get_running_loop()
+        entry = self._clients.get(id(loop))
+        if entry is not None and entry[0] is loop:
+            return entry[1]
+        with self._lock:
+            for key, (old, _) in list(self._clients.items()):
+                if old.is_closed():
+                    del self._clients[key]
+            client = self._new_client(first=not self._clients)
+            self._clients[id(loop)] = (loop, client)
+        return client
+
+    def _new_client(self, first: bool) -> AsyncOpenAI:
+        import openai
+
+        base = self._base or _settings["client"]
+        if base is not None:
+            return base if first else base.copy(http_client=openai.DefaultAsyncHttpxClient())
+        api_key = self._api_key or _settings["key"] or os.environ.get("OPENAI_API_KEY")
+        base_url = self._base_url or os.environ.get("OPENAI_BASE_URL") or None
+        if not api_key:
+            if not base_url:
+                raise UserError(
+                    "No OpenAI API key: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local "
+                    "OpenAI-compatible server), call set_default_openai_key(...), or give the "
+                    "agent a model such as jupyter_agents.testing.ScriptedModel."
+                )
+            api_key = "unused"  # local servers usually ignore the key but the client needs one
+        return openai.AsyncOpenAI(api_key=api_key, base_url=base_url)
+
+
+class OpenAIProvider(ModelProvider):
+    """Models served by OpenAI or any OpenAI-compatible server."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        openai_client: AsyncOpenAI | None = None,
+        use_responses: bool | None = None,
+    ) -> None:
+        """Create a provider.
+
+        Args:
+            api_key: API key (default: ``OPENAI_API_KEY``).
+            base_url: Server URL (default: ``OPENAI_BASE_URL``, else OpenAI).
+            openai_client: A ready client; its settings are reused on every event loop.
+            use_responses: Force the Responses API (True) or Chat Completions (False).
+        """
+        self._pool = ClientPool(openai_client, api_key, base_url)
+        self._use_responses = use_responses
+
+    def get_model(self, model_name: str | None) -> Model:
+        # Imported here so that `import jupyter_agents` does not load the openai package.
+        from .openai_chat import OpenAIChatCompletionsModel
+        from .openai_responses import OpenAIResponsesModel
+
+        name = model_name or os.environ.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
+        use_responses = self._use_responses
+        if use_responses is None:
+            use_responses = get_default_openai_api() == "responses"
+        if use_responses:
+            return OpenAIResponsesModel(name, client_pool=self._pool)
+        return OpenAIChatCompletionsModel(name, client_pool=self._pool)
+
+
+def shared_client_pool() -> ClientPool:
+    """The pool serving models built without their own client."""
+    return _default_pool
+
+
+_default_pool = ClientPool()

@@ -1,0 +1,204 @@
+"""Run results: what a finished (or streaming) run gives back."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from .context import RunContextWrapper
+from .errors import UserError
+from .events import StreamEvent
+from .items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
+
+if TYPE_CHECKING:
+    from ._loop import RunLoop
+    from .agent import Agent
+
+__all__ = ["RunErrorDetails", "RunResult", "RunResultBase", "RunResultStreaming"]
+
+
+@dataclass
+class RunResultBase:
+    """What every run result carries."""
+
+    input: str | list[TResponseInputItem]
+    """The input the run started with."""
+
+    new_items: list[RunItem]
+    """Items the run produced: messages, tool calls and their outputs, reasoning."""
+
+    raw_responses: list[ModelResponse]
+    """Every model response, in order."""
+
+    final_output: Any
+    """The final answer (None while a streamed run is still going)."""
+
+    context_wrapper: RunContextWrapper[Any]
+    """The run context, with the run's token ``usage``."""
+
+    def to_input_list(self) -> list[TResponseInputItem]:
+        """The original input plus everything the run produced, as input for a next run."""
+        items = ItemHelpers.input_to_new_input_list(self.input)
+        items.extend(item.to_input_item() for item in self.new_items)
+        return items
+
+    @property
+    def last_response_id(self) -> str | None:
+        """The id of the last model response (for ``previous_response_id``)."""
+        return self.raw_responses[-1].response_id if self.raw_responses else None
+
+
+@dataclass
+class RunResult(RunResultBase):
+    """The result of ``Runner.run`` / ``Runner.run_sync``."""
+
+    last_agent: Agent[Any] = field(repr=False)
+    """The agent that produced the final output."""
+
+    def __str__(self) -> str:
+        return f"RunResult(final_output={self.final_output!r}, items={len(self.new_items)})"
+
+
+@dataclass
+class RunErrorDetails(RunResultBase):
+    """What a run had produced when an error ended it (``AgentsException.run_data``)."""
+
+    last_agent: Agent[Any] = field(repr=False)
+    """The agent running when the error happened."""
+
+
+class RunResultStreaming(RunResultBase):
+    """A run in progress. Iterate :meth:`stream_events`; the run advances as you consume it.
+
+    When iteration ends, ``final_output`` and the other fields hold the complete result. Errors
+    of the run are raised from the iteration.
+    """
+
+    def __init__(self, loop: RunLoop) -> None:
+        self._loop = loop
+        self._consumer: asyncio.Task[Any] | None = None
+        self._cancel_mode: Literal["immediate", "after_turn"] | None = None
+        self._started = False
+        self._awaiting = False
+        self.is_complete = False
+        """True once the run has finished (successfully, by error, or cancelled)."""
+
+    # The fields of RunResultBase read through to the live loop.
+    @property  # type: ignore[override]
+    def input(self) -> str | list[TResponseInputItem]:
+        return self._loop.original_input
+
+    @property  # type: ignore[override]
+    def new_items(self) -> list[RunItem]:
+        return self._loop.new_items
+
+    @property  # type: ignore[override]
+    def raw_responses(self) -> list[ModelResponse]:
+        return self._loop.raw_responses
+
+    @property  # type: ignore[override]
+    def final_output(self) -> Any:
+        return self._loop.final_output
+
+    @property  # type: ignore[override]
+    def context_wrapper(self) -> RunContextWrapper[Any]:
+        return self._loop.context_wrapper
+
+    @property
+    def current_agent(self) -> Agent[Any]:
+        """The agent running now."""
+        return self._loop.current_agent
+
+    @property
+    def last_agent(self) -> Agent[Any]:
+        """The agent running now, or the one that produced the final output."""
+        return self._loop.current_agent
+
+    @property
+    def current_turn(self) -> int:
+        """The turn being run (1-based; 0 before the first)."""
+        return self._loop.current_turn
+
+    @property
+    def max_turns(self) -> int:
+        """The most turns the run may take."""
+        return self._loop.max_turns
+
+    @property
+    def is_cancelled(self) -> bool:
+        """True when the run was stopped by :meth:`cancel`."""
+        return self._loop.cancelled
+
+    def cancel(self, mode: Literal["immediate", "after_turn"] = "immediate") -> None:
+        """Stop the run.
+
+        ``"immediate"`` interrupts whatever is running (the model stream, tools); tools are
+        cancelled and nothing of the unfinished turn is kept. ``"after_turn"`` lets the current
+        turn finish and stops before the next model call. Safe to call at any time, from the
+        consumer or from elsewhere on the same event loop.
+        """
+        if self.is_complete:
+            return
+        consumer = self._consumer
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            # Called from another thread (a widget handler, say): hop onto the run's loop.
+            if consumer is not None and not consumer.done():
+                consumer.get_loop().call_soon_threadsafe(self.cancel, mode)
+                return
+        self._cancel_mode = mode
+        self._loop.request_stop(mode)
+        if (
+            mode == "immediate"
+            and consumer is not None
+            and self._awaiting
+            and consumer is not asyncio.current_task()
+            and not consumer.done()
+        ):
+            self._loop.interrupt_pending = True
+            consumer.cancel()
+
+    async def stream_events(self) -> AsyncIterator[StreamEvent]:
+        """Yield the run's events as they happen; the run advances as you consume them."""
+        if self._started:
+            raise UserError("stream_events() can be iterated only once per run.")
+        self._started = True
+        self._consumer = asyncio.current_task()
+        events = self._loop.events()
+        try:
+            while True:
+                self._awaiting = True
+                try:
+                    event = await events.__anext__()
+                except StopAsyncIteration:
+                    break
+                finally:
+                    self._awaiting = False
+                yield event
+        except asyncio.CancelledError:
+            if not self._loop.interrupt_pending:
+                raise
+            # Our own cancel(): end the stream quietly instead of cancelling the consumer.
+            self._loop.interrupt_pending = False
+            _uncancel(self._consumer)
+            self._loop.mark_cancelled()
+        finally:
+            self.is_complete = True
+            self._consumer = None
+            await events.aclose()
+
+    def __repr__(self) -> str:
+        state = "complete" if self.is_complete else "running"
+        return (
+            f"RunResultStreaming(agent={self.current_agent.name!r}, turn={self.current_turn}, "
+            f"{state}, items={len(self.new_items)})"
+        )
+
+
+def _uncancel(task: asyncio.Task[Any] | None) -> None:
+    uncancel = getattr(task, "uncancel", None)
+    if uncancel is not None:
+        uncancel()

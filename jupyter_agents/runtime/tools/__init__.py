@@ -1,0 +1,40 @@
+"""Tools an agent can use."""
+
+from __future__ import annotations
+
+from typing import Union
+
+from typing_extensions import TypeAlias
+
+from .function import (
+    FunctionTool,
+    ToolArgumentsError,
+    ToolErrorFunction,
+    default_tool_error_function,
+    function_tool,
+    tool,
+)
+from .hosted import CodeInterpreterTool, FileSearchTool, HostedTool, ImageGenerationTool, WebSearchTool
+from .outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText, to_model_output
+
+__all__ = [
+    "CodeInterpreterTool",
+    "FileSearchTool",
+    "FunctionTool",
+    "HostedTool",
+    "ImageGenerationTool",
+    "Tool",
+    "ToolArgumentsError",
+    "ToolErrorFunction",
+    "ToolOutputFileContent",
+    "ToolOutputImage",
+    "ToolOutputText",
+    "WebSearchTool",
+    "default_tool_error_function",
+    "function_tool",
+    "to_model_output",
+    "tool",
+]
+
+Tool: TypeAlias = Union[FunctionTool, HostedTool]
+"""Any tool an agent can carry."""

@@ -1,0 +1,233 @@
+"""Function tools: Python functions the model can call."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, overload
+
+import pydantic
+from typing_extensions import TypeAlias
+
+from .._threads import run_in_thread
+from ..context import RunContextWrapper, ToolContext
+from ..errors import UserError
+from .schema import function_schema
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+
+__all__ = [
+    "FunctionTool",
+    "ToolArgumentsError",
+    "ToolErrorFunction",
+    "default_tool_error_function",
+    "function_tool",
+    "tool",
+]
+
+MaybeAwaitable: TypeAlias = Union[Awaitable[Any], Any]
+ToolErrorFunction: TypeAlias = Callable[[RunContextWrapper[Any], Exception], MaybeAwaitable]
+"""Turns an exception raised by a tool into the message the model sees (sync or async)."""
+
+IsEnabled: TypeAlias = Union[bool, Callable[[RunContextWrapper[Any], "Agent[Any]"], MaybeAwaitable]]
+"""A bool, or a sync/async callable ``(run_context, agent) -> bool`` evaluated each turn."""
+
+DocstringStyle: TypeAlias = Literal["google", "numpy", "sphinx"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ToolArgumentsError(Exception):
+    """The model sent arguments a tool cannot accept; the message goes back to the model.
+
+    Raise it from a hand-built tool's ``on_invoke_tool`` to tell the model what to fix.
+    """
+
+
+def default_tool_error_function(ctx: RunContextWrapper[Any], error: Exception) -> str:
+    """The message the model sees when a tool raises (the default ``failure_error_function``)."""
+    return f"An error occurred while running the tool. Please try again. Error: {error}"
+
+
+@dataclass
+class FunctionTool:
+    """A tool the model calls with JSON arguments.
+
+    Build one with ``@function_tool`` / ``@tool``, or by hand with your own JSON schema and an
+    async ``on_invoke_tool(tool_context, arguments_json) -> output``.
+    """
+
+    name: str
+    """The name the model calls the tool by."""
+
+    description: str
+    """What the tool does, for the model."""
+
+    params_json_schema: dict[str, Any]
+    """JSON schema of the arguments."""
+
+    on_invoke_tool: Callable[[ToolContext[Any], str], Awaitable[Any]]
+    """Invokes the tool with the context and the raw JSON arguments; returns the output."""
+
+    strict_json_schema: bool = True
+    """Whether the schema is in strict mode (the model must follow it exactly)."""
+
+    is_enabled: IsEnabled = True
+    """Whether the model sees the tool; a callable decides per turn."""
+
+    failure_error_function: ToolErrorFunction | None = default_tool_error_function
+    """Turns an exception into a message for the model; ``None`` makes the run raise instead."""
+
+    func: Callable[..., Any] | None = field(default=None, repr=False)
+    """The decorated function, when there is one; calling the tool calls it."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise UserError("A tool needs a non-empty string name.")
+        if not callable(self.on_invoke_tool):
+            raise UserError(f"Tool {self.name!r}: on_invoke_tool must be an async callable.")
+        if not isinstance(self.params_json_schema, dict):
+            raise UserError(f"Tool {self.name!r}: params_json_schema must be a dict.")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the underlying function directly (handy to try a tool by hand)."""
+        if self.func is None:
+            raise TypeError(f"Tool {self.name!r} was built by hand and has no function to call.")
+        return self.func(*args, **kwargs)
+
+
+def _describe_validation_error(tool_name: str, error: pydantic.ValidationError) -> str:
+    problems = []
+    for err in error.errors(include_url=False):
+        where = ".".join(str(part) for part in err["loc"]) or "arguments"
+        problems.append(f"{where}: {err['msg']}")
+    return (
+        f"Invalid arguments for tool {tool_name!r}: {'; '.join(problems)}. "
+        "Call the tool again with arguments that match its schema."
+    )
+
+
+def _make_tool(
+    func: Callable[..., Any],
+    *,
+    name_override: str | None,
+    description_override: str | None,
+    docstring_style: DocstringStyle | None,
+    use_docstring_info: bool,
+    failure_error_function: ToolErrorFunction | None,
+    strict_mode: bool,
+    is_enabled: IsEnabled,
+) -> FunctionTool:
+    schema = function_schema(
+        func,
+        docstring_style=docstring_style,
+        name_override=name_override,
+        description_override=description_override,
+        use_docstring_info=use_docstring_info,
+        strict_json_schema=strict_mode,
+    )
+    model = schema.params_pydantic_model
+    is_async = inspect.iscoroutinefunction(func)
+
+    async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:
+        try:
+            data = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError as e:
+            raise ToolArgumentsError(
+                f"The arguments for tool {schema.name!r} are not valid JSON ({e}). "
+                "Call the tool again with a JSON object."
+            ) from None
+        try:
+            parsed = model.model_validate(data)
+        except pydantic.ValidationError as e:
+            raise ToolArgumentsError(_describe_validation_error(schema.name, e)) from None
+        args, kwargs = schema.to_call_args(parsed)
+        if schema.takes_context:
+            args = [ctx, *args]
+        if is_async:
+            return await func(*args, **kwargs)
+        return await run_in_thread(func, *args, **kwargs)
+
+    return FunctionTool(
+        name=schema.name,
+        description=schema.description or "",
+        params_json_schema=schema.params_json_schema,
+        on_invoke_tool=on_invoke_tool,
+        strict_json_schema=strict_mode,
+        is_enabled=is_enabled,
+        failure_error_function=failure_error_function,
+        func=func,
+    )
+
+
+@overload
+def function_tool(func: Callable[..., Any], /) -> FunctionTool: ...
+
+
+@overload
+def function_tool(
+    *,
+    name_override: str | None = None,
+    description_override: str | None = None,
+    docstring_style: DocstringStyle | None = None,
+    use_docstring_info: bool = True,
+    failure_error_function: ToolErrorFunction | None = default_tool_error_function,
+    strict_mode: bool = True,
+    is_enabled: IsEnabled = True,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def function_tool(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name_override: str | None = None,
+    description_override: str | None = None,
+    docstring_style: DocstringStyle | None = None,
+    use_docstring_info: bool = True,
+    failure_error_function: ToolErrorFunction | None = default_tool_error_function,
+    strict_mode: bool = True,
+    is_enabled: IsEnabled = True,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+    """Turn a Python function into a :class:`FunctionTool`; use bare or with arguments.
+
+    The JSON schema comes from the signature, descriptions from the docstring (Google, NumPy or
+    Sphinx style, detected automatically). A first parameter annotated ``RunContextWrapper`` or
+    ``ToolContext`` receives the run context and is not shown to the model. Sync functions run
+    on a worker thread, so they never block the event loop.
+
+    Args:
+        func: The function, when used as a bare decorator.
+        name_override: The tool's name (default: the function's name).
+        description_override: The tool's description (default: from the docstring).
+        docstring_style: Force a docstring style instead of detecting it.
+        use_docstring_info: Use the docstring for descriptions.
+        failure_error_function: Turns an exception into the model's message; ``None`` re-raises
+            it and ends the run.
+        strict_mode: Send a strict JSON schema (recommended).
+        is_enabled: Whether the model sees the tool; a callable ``(ctx, agent)`` decides per turn.
+    """
+
+    def decorate(f: Callable[..., Any]) -> FunctionTool:
+        if not callable(f):
+            raise UserError(f"@function_tool decorates functions, not {type(f).__name__}.")
+        return _make_tool(
+            f,
+            name_override=name_override,
+            description_override=description_override,
+            docstring_style=docstring_style,
+            use_docstring_info=use_docstring_info,
+            failure_error_function=failure_error_function,
+            strict_mode=strict_mode,
+            is_enabled=is_enabled,
+        )
+
+    if func is not None:
+        return decorate(func)
+    return decorate
+
+
+tool = function_tool
+"""Alias of :func:`function_tool`."""

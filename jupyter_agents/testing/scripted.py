@@ -1,0 +1,288 @@
+"""``ScriptedModel``: a deterministic model for tests, demos and your own test suites.
+
+Give it the turns of a conversation; each model call consumes one turn::
+
+    model = ScriptedModel([
+        [tool_call("get_weather", {"city": "Paris"})],
+        [text("It is sunny in Paris.")],
+    ])
+    agent = Agent(name="demo", model=model, tools=[get_weather])
+
+Text streams in small deltas (``chunk_size`` characters, ``delay`` seconds apart), usage is
+reported, and every request is recorded in ``model.requests`` for assertions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from typing_extensions import TypeAlias
+
+from ..runtime.errors import UserError
+from ..runtime.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
+from ..runtime.model_settings import ModelSettings
+from ..runtime.models._responses_build import (
+    EventSequence,
+    build_response,
+    function_call_item,
+    message_item,
+    reasoning_item,
+)
+from ..runtime.models.interface import Model, ModelTracing
+from ..runtime.tools import FunctionTool, HostedTool, Tool
+from ..runtime.usage import Usage
+
+__all__ = [
+    "ModelRequest",
+    "ScriptedModel",
+    "ScriptedOutput",
+    "ScriptedReasoning",
+    "ScriptedText",
+    "ScriptedToolCall",
+    "Turn",
+    "reasoning",
+    "text",
+    "tool_call",
+]
+
+
+@dataclass(frozen=True)
+class ScriptedText:
+    """The model says ``text``."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ScriptedToolCall:
+    """The model calls tool ``name`` with ``arguments`` (a dict, or raw JSON text)."""
+
+    name: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ScriptedReasoning:
+    """The model reports a reasoning summary."""
+
+    summary: str
+
+
+ScriptedOutput: TypeAlias = Union[ScriptedText, ScriptedToolCall, ScriptedReasoning]
+Turn: TypeAlias = Union[
+    str,
+    ScriptedOutput,
+    Sequence[Union[str, ScriptedOutput]],
+    Callable[["ModelRequest"], Any],
+    BaseException,
+]
+"""One model call's outputs: a list of outputs (a string is text), a function of the request
+returning such a list, or an exception to raise."""
+
+
+def text(value: str) -> ScriptedText:
+    """A text output."""
+    return ScriptedText(value)
+
+
+def tool_call(
+    name: str, arguments: dict[str, Any] | str | None = None, call_id: str | None = None
+) -> ScriptedToolCall:
+    """A function call output; ``arguments`` may be a dict or raw (even invalid) JSON text."""
+    return ScriptedToolCall(name, {} if arguments is None else arguments, call_id)
+
+
+def reasoning(summary: str) -> ScriptedReasoning:
+    """A reasoning summary output."""
+    return ScriptedReasoning(summary)
+
+
+@dataclass
+class ModelRequest:
+    """One request the scripted model received."""
+
+    system_instructions: str | None
+    """The system prompt."""
+
+    input: list[TResponseInputItem]
+    """The input items (a copy)."""
+
+    tools: list[Tool]
+    """The tools offered, in the order sent."""
+
+    model_settings: ModelSettings
+    """The resolved settings."""
+
+    stream: bool
+    """Whether the request was streamed."""
+
+    previous_response_id: str | None = None
+    conversation_id: str | None = None
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Names of the tools offered."""
+        return [t.name for t in self.tools]
+
+    @property
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The tools as the model would see them."""
+        schemas: list[dict[str, Any]] = []
+        for t in self.tools:
+            if isinstance(t, FunctionTool):
+                schemas.append(
+                    {"name": t.name, "description": t.description,
+                     "parameters": t.params_json_schema, "strict": t.strict_json_schema}
+                )
+            elif isinstance(t, HostedTool):
+                schemas.append(t.to_tool_param())
+        return schemas
+
+
+def _estimate_tokens(value: Any) -> int:
+    return max(1, len(value) // 4) if isinstance(value, str) else 1
+
+
+class ScriptedModel(Model):
+    """A model that plays back scripted turns. See the module docstring."""
+
+    def __init__(
+        self,
+        turns: Sequence[Turn] = (),
+        *,
+        delay: float = 0.0,
+        chunk_size: int = 4,
+        name: str = "scripted-model",
+    ) -> None:
+        if chunk_size < 1:
+            raise UserError("ScriptedModel: chunk_size must be at least 1.")
+        self._turns: list[Turn] = list(turns)
+        self.delay = delay
+        """Seconds between streamed deltas (and before a non-streamed answer)."""
+        self.chunk_size = chunk_size
+        """Characters per streamed delta."""
+        self.name = name
+        """The model name reported in responses."""
+        self.requests: list[ModelRequest] = []
+        """Every request received, in order."""
+        self._ids = itertools.count(1)
+
+    def add_turns(self, *turns: Turn) -> None:
+        """Append turns to the script."""
+        self._turns.extend(turns)
+
+    @property
+    def turns_left(self) -> int:
+        """How many turns have not been played yet."""
+        return len(self._turns) - len(self.requests)
+
+    def __repr__(self) -> str:
+        return f"ScriptedModel({len(self._turns)} turns, {self.turns_left} left)"
+
+    def _record(self, request: ModelRequest) -> list[Any]:
+        index = len(self.requests)
+        self.requests.append(request)
+        if index >= len(self._turns):
+            raise UserError(
+                f"ScriptedModel ran out of turns: it was given {len(self._turns)} and the run "
+                f"asked for turn {index + 1}. Add turns (model.add_turns(...)) or check why the "
+                "run made another model call (for example a tool call the script did not expect)."
+            )
+        turn = self._turns[index]
+        if isinstance(turn, BaseException):
+            raise turn
+        if callable(turn) and not isinstance(turn, (ScriptedText, ScriptedToolCall)):
+            turn = turn(request)
+        return [self._build(output) for output in _as_outputs(turn)]
+
+    def _build(self, output: Any) -> Any:
+        n = next(self._ids)
+        if isinstance(output, ScriptedText):
+            return message_item(output.text, f"msg_{n}")
+        if isinstance(output, ScriptedToolCall):
+            arguments = output.arguments
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments)
+            return function_call_item(output.name, arguments, output.call_id or f"call_{n}", f"fc_{n}")
+        if isinstance(output, ScriptedReasoning):
+            return reasoning_item(output.summary, f"rs_{n}")
+        raise UserError(
+            f"ScriptedModel: a turn holds {output!r}; use text(), tool_call() or reasoning()."
+        )
+
+    def _usage(self, request: ModelRequest, output: list[Any]) -> Usage:
+        tokens_in = _estimate_tokens(request.system_instructions) + sum(
+            _estimate_tokens(item.get("content") or item.get("output") or item.get("arguments"))
+            for item in request.input
+        )
+        tokens_out = sum(
+            _estimate_tokens(getattr(o, "arguments", None) or _text_of(o)) for o in output
+        )
+        return Usage(
+            requests=1, input_tokens=tokens_in, output_tokens=tokens_out,
+            total_tokens=tokens_in + tokens_out,
+        )
+
+    def _request(self, args: tuple[Any, ...], kwargs: dict[str, Any], stream: bool) -> ModelRequest:
+        instructions, input, settings, tools = args[:4]
+        return ModelRequest(
+            system_instructions=instructions,
+            input=_copy_input(input),
+            tools=list(tools),
+            model_settings=settings,
+            stream=stream,
+            previous_response_id=kwargs.get("previous_response_id"),
+            conversation_id=kwargs.get("conversation_id"),
+        )
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        request = self._request(args, kwargs, stream=False)
+        output = self._record(request)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return ModelResponse(
+            output=output, usage=self._usage(request, output), response_id=f"resp_{next(self._ids)}"
+        )
+
+    async def stream_response(  # type: ignore[override]
+        self, *args: Any, **kwargs: Any
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        request = self._request(args, kwargs, stream=True)
+        output = self._record(request)
+        response_id = f"resp_{next(self._ids)}"
+        seq = EventSequence()
+        yield seq.created(build_response(response_id, self.name, [], None, "in_progress"))
+        yield seq.in_progress(build_response(response_id, self.name, [], None, "in_progress"))
+        for index, item in enumerate(output):
+            for event in seq.item_events(index, item, self.chunk_size):
+                if self.delay and event.type.endswith(".delta"):
+                    await asyncio.sleep(self.delay)
+                yield event
+        usage = self._usage(request, output)
+        yield seq.completed(build_response(response_id, self.name, output, usage))
+
+
+def _copy_input(items: Sequence[TResponseInputItem] | str) -> list[TResponseInputItem]:
+    """A shallow copy of the input as a list (a string input becomes one user message)."""
+    if isinstance(items, str):
+        return [{"role": "user", "content": items}]
+    return list(items)
+
+
+def _as_outputs(turn: Any) -> list[Any]:
+    if isinstance(turn, str):
+        return [ScriptedText(turn)]
+    if isinstance(turn, (ScriptedText, ScriptedToolCall, ScriptedReasoning)):
+        return [turn]
+    return [ScriptedText(o) if isinstance(o, str) else o for o in turn]
+
+
+def _text_of(item: Any) -> str:
+    content = getattr(item, "content", None) or []
+    return "".join(getattr(part, "text", "") for part in content)
