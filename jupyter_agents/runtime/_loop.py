@@ -9,14 +9,21 @@ same at turn 50 as at turn 1.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._tool_exec import ToolBatch
 from .agent import Agent
 from .context import RunContextWrapper
 from .errors import AgentsException, MaxTurnsExceeded, ModelBehaviorError, UserError
-from .events import AgentUpdatedStreamEvent, RawResponsesStreamEvent, RunItemStreamEvent, StreamEvent
+from .events import (
+    AgentUpdatedStreamEvent,
+    RawResponsesStreamEvent,
+    RunItemStreamEvent,
+    StreamEvent,
+)
 from .items import (
     ItemHelpers,
     MessageOutputItem,
@@ -31,7 +38,6 @@ from .models.provider import default_provider
 from .models.usage import usage_from_openai
 from .result import RunErrorDetails
 from .tools import FunctionTool, Tool
-from ._tool_exec import ToolBatch
 
 if TYPE_CHECKING:
     from .run import RunConfig
@@ -106,6 +112,12 @@ class RunLoop:
             last_agent=self.current_agent,
         )
 
+    def _roll_back(self, mark: tuple[int, int]) -> None:
+        """Forget the items of an unfinished turn, so no call is left without its output."""
+        if not self.done:
+            del self.new_items[mark[0] :]
+            del self.model_input[mark[1] :]
+
     # -- the loop ------------------------------------------------------------------------
 
     async def events(self) -> AsyncIterator[StreamEvent]:
@@ -119,11 +131,17 @@ class RunLoop:
                 if self.current_turn >= self.max_turns:
                     raise MaxTurnsExceeded(f"Max turns ({self.max_turns}) exceeded")
                 self.current_turn += 1
-                async for event in self._run_turn():
-                    yield event
-                    if self._stop_mode == "immediate":
-                        self.mark_cancelled()
-                        return
+                mark = (len(self.new_items), len(self.model_input))
+                try:
+                    async for event in self._run_turn():
+                        yield event
+                        if self._stop_mode == "immediate":
+                            self._roll_back(mark)
+                            self.mark_cancelled()
+                            return
+                except (asyncio.CancelledError, GeneratorExit):
+                    self._roll_back(mark)
+                    raise
         except AgentsException as e:
             if e.run_data is None:
                 e.run_data = self.error_details()
@@ -166,8 +184,9 @@ class RunLoop:
                     hosted_activity = True
 
         if calls:
-            batch = ToolBatch(agent, calls, turn_tools.callable, turn_tools.all_names,
-                              self.context_wrapper)
+            batch = ToolBatch(
+                agent, calls, turn_tools.callable, turn_tools.all_names, self.context_wrapper
+            )
             async for output in batch.run():
                 yield RunItemStreamEvent(name="tool_output", item=output)
             for output in batch.outputs:
@@ -219,9 +238,7 @@ class RunLoop:
             if aclose is not None:
                 await aclose()
         if final is None:
-            raise ModelBehaviorError(
-                "The model's stream ended without a response.completed event."
-            )
+            raise ModelBehaviorError("The model's stream ended without a response.completed event.")
         yield ModelResponse(
             output=list(final.output), usage=usage_from_openai(final.usage), response_id=final.id
         )

@@ -54,9 +54,20 @@ def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
     return _run_on_worker(coro)
 
 
+_TICK = 0.2  # seconds; how often a waiting thread looks for Ctrl-C
+
+
+def _tick(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    # A signal delivered to another thread does not wake a loop idle in select(); a periodic
+    # wake-up lets Python notice KeyboardInterrupt within _TICK seconds.
+    if not task.done():
+        loop.call_later(_TICK, _tick, loop, task)
+
+
 def _run_here(coro: Coroutine[Any, Any, T]) -> T:
     loop = _thread_loop()
     task = loop.create_task(coro)
+    loop.call_later(_TICK, _tick, loop, task)
     try:
         return loop.run_until_complete(task)
     except BaseException:
@@ -89,6 +100,8 @@ def _run_on_worker(coro: Coroutine[Any, Any, T]) -> T:
 
     loop.call_soon_threadsafe(start)
     try:
+        while not result.done():
+            concurrent.futures.wait([result], timeout=_TICK)
         return result.result()
     except BaseException:
         if not result.done():

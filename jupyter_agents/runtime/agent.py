@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Union
-
-from typing_extensions import TypeAlias
+from typing import Any, Generic, TypeAlias, Union
 
 from ._util import accepts_positional, call_maybe_async
 from .context import RunContextWrapper, TContext
@@ -89,9 +88,11 @@ class Agent(Generic[TContext]):
             if isinstance(item, (FunctionTool, HostedTool)):
                 continue
             hint = " Decorate it with @tool first." if callable(item) else ""
-            raise UserError(
-                f"Agent {self.name!r}: {item!r} is not a tool.{hint}"
-            )
+            raise UserError(f"Agent {self.name!r}: {item!r} is not a tool.{hint}")
+
+    def clone(self, **changes: Any) -> Agent[TContext]:
+        """A copy of this agent with ``changes`` applied (lists are shared, not copied)."""
+        return dataclasses.replace(self, **changes)
 
     async def get_system_prompt(self, run_context: RunContextWrapper[TContext]) -> str | None:
         """The system prompt for this turn."""
@@ -115,7 +116,11 @@ class Agent(Generic[TContext]):
         return enabled
 
     def __repr__(self) -> str:
-        model = self.model if isinstance(self.model, str) or self.model is None else type(self.model).__name__
+        model = (
+            self.model
+            if isinstance(self.model, str) or self.model is None
+            else type(self.model).__name__
+        )
         return f"Agent(name={self.name!r}, model={model!r}, tools={[t.name for t in self.tools]})"
 
 

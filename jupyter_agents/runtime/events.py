@@ -6,9 +6,7 @@ The event names of :class:`RunItemStreamEvent` are permanent public API.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Union
-
-from typing_extensions import TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
 
 from .items import RunItem, TResponseStreamEvent
 

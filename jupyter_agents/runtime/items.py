@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Union
-
-from typing_extensions import TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
 
 from .usage import Usage
 
@@ -193,9 +191,7 @@ class ItemHelpers:
     @classmethod
     def text_message_output(cls, message: MessageOutputItem) -> str:
         """The text of one message item."""
-        return "".join(
-            part.text for part in message.raw_item.content if part.type == "output_text"
-        )
+        return "".join(part.text for part in message.raw_item.content if part.type == "output_text")
 
     @classmethod
     def tool_call_output_item(

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, fields
-from typing import Any, Literal, Union
-
-from typing_extensions import TypeAlias
+from typing import Any, Literal, TypeAlias, Union
 
 from .errors import UserError
 
@@ -98,4 +96,6 @@ class ModelSettings:
 
     def to_json_dict(self) -> dict[str, Any]:
         """The settings that are set, as a JSON-compatible dict."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
+        }

@@ -59,9 +59,7 @@ class Usage:
             return NotImplemented
         result = Usage(
             input_tokens_details=InputTokensDetails(self.input_tokens_details.cached_tokens),
-            output_tokens_details=OutputTokensDetails(
-                self.output_tokens_details.reasoning_tokens
-            ),
+            output_tokens_details=OutputTokensDetails(self.output_tokens_details.reasoning_tokens),
         )
         result.requests = self.requests
         result.input_tokens = self.input_tokens

@@ -19,9 +19,7 @@ import itertools
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
-
-from typing_extensions import TypeAlias
+from typing import Any, TypeAlias, Union
 
 from ..runtime.errors import UserError
 from ..runtime.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
@@ -33,7 +31,7 @@ from ..runtime.models._responses_build import (
     message_item,
     reasoning_item,
 )
-from ..runtime.models.interface import Model, ModelTracing
+from ..runtime.models.interface import Model
 from ..runtime.tools import FunctionTool, HostedTool, Tool
 from ..runtime.usage import Usage
 
@@ -137,8 +135,12 @@ class ModelRequest:
         for t in self.tools:
             if isinstance(t, FunctionTool):
                 schemas.append(
-                    {"name": t.name, "description": t.description,
-                     "parameters": t.params_json_schema, "strict": t.strict_json_schema}
+                    {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.params_json_schema,
+                        "strict": t.strict_json_schema,
+                    }
                 )
             elif isinstance(t, HostedTool):
                 schemas.append(t.to_tool_param())
@@ -209,7 +211,9 @@ class ScriptedModel(Model):
             arguments = output.arguments
             if not isinstance(arguments, str):
                 arguments = json.dumps(arguments)
-            return function_call_item(output.name, arguments, output.call_id or f"call_{n}", f"fc_{n}")
+            return function_call_item(
+                output.name, arguments, output.call_id or f"call_{n}", f"fc_{n}"
+            )
         if isinstance(output, ScriptedReasoning):
             return reasoning_item(output.summary, f"rs_{n}")
         raise UserError(
@@ -225,7 +229,9 @@ class ScriptedModel(Model):
             _estimate_tokens(getattr(o, "arguments", None) or _text_of(o)) for o in output
         )
         return Usage(
-            requests=1, input_tokens=tokens_in, output_tokens=tokens_out,
+            requests=1,
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
             total_tokens=tokens_in + tokens_out,
         )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 from ..errors import UserError
@@ -26,7 +25,10 @@ def _text_parts(content: Any) -> str | list[dict[str, Any]]:
             if not url:
                 raise UserError("Chat Completions needs image_url for images (not file_id).")
             parts.append(
-                {"type": "image_url", "image_url": {"url": url, "detail": part.get("detail", "auto")}}
+                {
+                    "type": "image_url",
+                    "image_url": {"url": url, "detail": part.get("detail", "auto")},
+                }
             )
         elif kind == "input_file":
             file: dict[str, Any] = {}
@@ -49,23 +51,32 @@ def _plain_text(content: Any) -> str:
     )
 
 
-def _tool_output(item: TResponseInputItem) -> Iterator[dict[str, Any]]:
-    """A function_call_output: a tool message, plus a user message for images and files."""
+def _tool_output(item: TResponseInputItem) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A function_call_output as a tool message, plus the chat parts of its images and files.
+
+    Tool messages carry text only. Attachments travel in one user message placed after the
+    last tool message of the turn, since the API wants the tool messages right after the
+    assistant's calls.
+    """
     output = item.get("output", "")
     if isinstance(output, str):
-        yield {"role": "tool", "tool_call_id": item["call_id"], "content": output}
-        return
+        return {"role": "tool", "tool_call_id": item["call_id"], "content": output}, []
     texts = [p["text"] for p in output if p.get("type") == "input_text"]
     media = [p for p in output if p.get("type") in ("input_image", "input_file")]
     summary = "\n".join(texts)
     if media:
-        summary = (summary + "\n" if summary else "") + (
-            f"[{len(media)} attachment(s) follow in the next message]"
-        )
-    yield {"role": "tool", "tool_call_id": item["call_id"], "content": summary}
-    if media:
-        parts = _text_parts(media)
-        yield {"role": "user", "content": [{"type": "text", "text": "Tool output attachments:"}, *parts]}
+        note = f"[{len(media)} attachment(s) follow after the tool results]"
+        summary = f"{summary}\n{note}" if summary else note
+    parts = _text_parts(media) if media else []
+    assert isinstance(parts, list)
+    return {"role": "tool", "tool_call_id": item["call_id"], "content": summary}, parts
+
+
+def _attachments_message(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "role": "user",
+        "content": [{"type": "text", "text": "Tool output attachments:"}, *parts],
+    }
 
 
 def to_chat_messages(
@@ -83,7 +94,11 @@ def to_chat_messages(
         messages.append({"role": "user", "content": input})
         return messages
     assistant: dict[str, Any] | None = None
+    attachments: list[dict[str, Any]] = []
     for item in input:
+        if attachments and item.get("type") != "function_call_output":
+            messages.append(_attachments_message(attachments))
+            attachments = []
         kind = item.get("type")
         role = item.get("role")
         if kind == "function_call":
@@ -98,13 +113,15 @@ def to_chat_messages(
                 }
             )
             continue
-        if kind == "message" and role == "assistant" or (kind is None and role == "assistant"):
+        if (kind == "message" and role == "assistant") or (kind is None and role == "assistant"):
             assistant = {"role": "assistant", "content": _plain_text(item.get("content", ""))}
             messages.append(assistant)
             continue
         assistant = None
         if kind == "function_call_output":
-            messages.extend(_tool_output(item))
+            message, parts = _tool_output(item)
+            messages.append(message)
+            attachments.extend(parts)
         elif kind == "reasoning":
             continue
         elif role in ("user", "system", "developer"):
@@ -115,4 +132,6 @@ def to_chat_messages(
                 "Chat Completions cannot carry an input item of type "
                 f"{kind or role!r}: {json.dumps(item, default=str)[:200]}"
             )
+    if attachments:
+        messages.append(_attachments_message(attachments))
     return messages

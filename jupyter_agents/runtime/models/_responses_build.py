@@ -58,7 +58,11 @@ def function_call_item(
 ) -> ResponseFunctionToolCall:
     """A function call."""
     return ResponseFunctionToolCall.model_construct(
-        id=item_id, type="function_call", call_id=call_id, name=name, arguments=arguments,
+        id=item_id,
+        type="function_call",
+        call_id=call_id,
+        name=name,
+        arguments=arguments,
         status=status,
     )
 
@@ -137,56 +141,82 @@ class EventSequence:
 
     def item_added(self, index: int, item: Any) -> ResponseOutputItemAddedEvent:
         return ResponseOutputItemAddedEvent.model_construct(
-            type="response.output_item.added", item=item, output_index=index,
+            type="response.output_item.added",
+            item=item,
+            output_index=index,
             sequence_number=self._next(),
         )
 
     def item_done(self, index: int, item: Any) -> ResponseOutputItemDoneEvent:
         return ResponseOutputItemDoneEvent.model_construct(
-            type="response.output_item.done", item=item, output_index=index,
+            type="response.output_item.done",
+            item=item,
+            output_index=index,
             sequence_number=self._next(),
         )
 
     def part_added(self, index: int, item_id: str, text: str = "") -> ResponseContentPartAddedEvent:
         return ResponseContentPartAddedEvent.model_construct(
-            type="response.content_part.added", item_id=item_id, output_index=index,
-            content_index=0, sequence_number=self._next(),
+            type="response.content_part.added",
+            item_id=item_id,
+            output_index=index,
+            content_index=0,
+            sequence_number=self._next(),
             part=ResponseOutputText.model_construct(type="output_text", text=text, annotations=[]),
         )
 
     def part_done(self, index: int, item_id: str, text: str) -> ResponseContentPartDoneEvent:
         return ResponseContentPartDoneEvent.model_construct(
-            type="response.content_part.done", item_id=item_id, output_index=index,
-            content_index=0, sequence_number=self._next(),
+            type="response.content_part.done",
+            item_id=item_id,
+            output_index=index,
+            content_index=0,
+            sequence_number=self._next(),
             part=ResponseOutputText.model_construct(type="output_text", text=text, annotations=[]),
         )
 
     def text_delta(self, index: int, item_id: str, delta: str) -> ResponseTextDeltaEvent:
         return ResponseTextDeltaEvent.model_construct(
-            type="response.output_text.delta", item_id=item_id, output_index=index,
-            content_index=0, delta=delta, logprobs=[], sequence_number=self._next(),
+            type="response.output_text.delta",
+            item_id=item_id,
+            output_index=index,
+            content_index=0,
+            delta=delta,
+            logprobs=[],
+            sequence_number=self._next(),
         )
 
     def text_done(self, index: int, item_id: str, text: str) -> ResponseTextDoneEvent:
         return ResponseTextDoneEvent.model_construct(
-            type="response.output_text.done", item_id=item_id, output_index=index,
-            content_index=0, text=text, logprobs=[], sequence_number=self._next(),
+            type="response.output_text.done",
+            item_id=item_id,
+            output_index=index,
+            content_index=0,
+            text=text,
+            logprobs=[],
+            sequence_number=self._next(),
         )
 
     def args_delta(
         self, index: int, item_id: str, delta: str
     ) -> ResponseFunctionCallArgumentsDeltaEvent:
         return ResponseFunctionCallArgumentsDeltaEvent.model_construct(
-            type="response.function_call_arguments.delta", item_id=item_id,
-            output_index=index, delta=delta, sequence_number=self._next(),
+            type="response.function_call_arguments.delta",
+            item_id=item_id,
+            output_index=index,
+            delta=delta,
+            sequence_number=self._next(),
         )
 
     def args_done(
         self, index: int, item_id: str, arguments: str
     ) -> ResponseFunctionCallArgumentsDoneEvent:
         return ResponseFunctionCallArgumentsDoneEvent.model_construct(
-            type="response.function_call_arguments.done", item_id=item_id,
-            output_index=index, arguments=arguments, sequence_number=self._next(),
+            type="response.function_call_arguments.done",
+            item_id=item_id,
+            output_index=index,
+            arguments=arguments,
+            sequence_number=self._next(),
         )
 
     def completed(self, response: Response) -> ResponseCompletedEvent:

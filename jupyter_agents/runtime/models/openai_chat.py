@@ -119,13 +119,17 @@ class OpenAIChatCompletionsModel(Model):
         message = completion.choices[0].message if completion.choices else None
         output: list[Any] = []
         if message is not None and (message.content or getattr(message, "refusal", None)):
-            output.append(message_item(message.content or message.refusal or "", f"msg_{next(_ids)}"))
+            output.append(
+                message_item(message.content or message.refusal or "", f"msg_{next(_ids)}")
+            )
         for call in (message.tool_calls if message is not None else None) or []:
             function = getattr(call, "function", None)
             if function is None:
                 continue
             output.append(
-                function_call_item(function.name, function.arguments or "", call.id, f"fc_{next(_ids)}")
+                function_call_item(
+                    function.name, function.arguments or "", call.id, f"fc_{next(_ids)}"
+                )
             )
         return ModelResponse(
             output=output, usage=usage_from_openai(completion.usage), response_id=None

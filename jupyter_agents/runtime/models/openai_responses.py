@@ -99,7 +99,11 @@ class OpenAIResponsesModel(Model):
         prompt: Any | None = None,
     ) -> ModelResponse:
         params = self._params(
-            system_instructions, input, model_settings, tools, previous_response_id,
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            previous_response_id,
             conversation_id,
         )
         response = await self._client().responses.create(**params)
@@ -124,7 +128,11 @@ class OpenAIResponsesModel(Model):
         prompt: Any | None = None,
     ) -> AsyncIterator[TResponseStreamEvent]:
         params = self._params(
-            system_instructions, input, model_settings, tools, previous_response_id,
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            previous_response_id,
             conversation_id,
         )
         stream = await self._client().responses.create(**params, stream=True)

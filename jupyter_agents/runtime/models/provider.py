@@ -114,6 +114,7 @@ class ClientPool:
         self._base_url = base_url
         self._clients: dict[int, tuple[asyncio.AbstractEventLoop, AsyncOpenAI]] = {}
         self._lock = threading.Lock()
+        self._base_taken = False
 
     def get(self) -> AsyncOpenAI:
         """The client for the running loop."""
@@ -125,16 +126,19 @@ class ClientPool:
             for key, (old, _) in list(self._clients.items()):
                 if old.is_closed():
                     del self._clients[key]
-            client = self._new_client(first=not self._clients)
+            client = self._new_client()
             self._clients[id(loop)] = (loop, client)
         return client
 
-    def _new_client(self, first: bool) -> AsyncOpenAI:
+    def _new_client(self) -> AsyncOpenAI:
         import openai
 
         base = self._base or _settings["client"]
         if base is not None:
-            return base if first else base.copy(http_client=openai.DefaultAsyncHttpxClient())
+            if not self._base_taken:
+                self._base_taken = True
+                return base
+            return base.copy(http_client=openai.DefaultAsyncHttpxClient())
         api_key = self._api_key or _settings["key"] or os.environ.get("OPENAI_API_KEY")
         base_url = self._base_url or os.environ.get("OPENAI_BASE_URL") or None
         if not api_key:

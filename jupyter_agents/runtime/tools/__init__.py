@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Union
-
-from typing_extensions import TypeAlias
+from typing import TypeAlias, Union
 
 from .function import (
     FunctionTool,
@@ -14,7 +12,13 @@ from .function import (
     function_tool,
     tool,
 )
-from .hosted import CodeInterpreterTool, FileSearchTool, HostedTool, ImageGenerationTool, WebSearchTool
+from .hosted import (
+    CodeInterpreterTool,
+    FileSearchTool,
+    HostedTool,
+    ImageGenerationTool,
+    WebSearchTool,
+)
 from .outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText, to_model_output
 
 __all__ = [

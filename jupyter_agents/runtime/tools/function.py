@@ -6,10 +6,9 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, Union, overload
 
 import pydantic
-from typing_extensions import TypeAlias
 
 from .._threads import run_in_thread
 from ..context import RunContextWrapper, ToolContext

@@ -1,0 +1,431 @@
+"""Describe a Python function as a tool: its arguments model, its JSON schema, how to call it.
+
+Type hints are resolved with :func:`typing.get_type_hints` (string annotations work), the
+docstring supplies descriptions, and the schema is made strict by default. Building the pydantic
+model dominates the cost, so models are memoised on everything that shapes them: rebuilding a
+tool from the same function, or re-running the notebook cell that defines it, reuses the model
+(each call still gets its own copy of the JSON schema).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, NamedTuple, get_args, get_origin, get_type_hints
+
+import pydantic
+from pydantic.fields import FieldInfo
+
+from ..context import RunContextWrapper
+from ..errors import ModelBehaviorError, UserError
+from ._docstrings import DocstringStyle, generate_func_documentation
+from .strict_schema import StrictSchemaError, describe_schema_path, ensure_strict_json_schema
+
+__all__ = ["DocstringStyle", "FuncSchema", "function_schema"]
+
+_P = inspect.Parameter
+_EMPTY = inspect.Parameter.empty
+# Parameter names pydantic cannot use as field names; such fields get a prefix and an alias.
+_RESERVED_FIELD_NAMES = frozenset(dir(pydantic.BaseModel)) | {"model_config"}
+
+
+@dataclass(frozen=True)
+class FuncSchema:
+    """A function described as a tool: what to send to the model and how to call the function."""
+
+    name: str
+    """The tool name (the function's ``__name__`` unless overridden)."""
+
+    description: str | None
+    """The tool description, from the docstring unless overridden."""
+
+    params_pydantic_model: type[pydantic.BaseModel]
+    """Validates the model's arguments; one field per parameter (the context excluded)."""
+
+    params_json_schema: dict[str, Any]
+    """JSON schema of the arguments, strict when :attr:`strict_json_schema` is set."""
+
+    signature: inspect.Signature
+    """The function's signature, context parameter included."""
+
+    takes_context: bool
+    """Whether the first parameter is a :class:`RunContextWrapper` (or ``ToolContext``) that the
+    caller passes in front of the arguments from :meth:`to_call_args`."""
+
+    strict_json_schema: bool = True
+    """Whether :attr:`params_json_schema` was made strict."""
+
+    def to_call_args(self, data: pydantic.BaseModel) -> tuple[list[Any], dict[str, Any]]:
+        """Turn validated arguments into ``(args, kwargs)`` for calling the function.
+
+        Args:
+            data: An instance of :attr:`params_pydantic_model`.
+
+        Returns:
+            Positional and keyword arguments, without the context (the caller prepends it).
+
+        Raises:
+            ModelBehaviorError: A ``**kwargs`` key repeats a named parameter.
+        """
+        values = data.__dict__
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        params = list(self.signature.parameters.values())
+        for param in params[1:] if self.takes_context else params:
+            value = values.get(_field_name(param.name))
+            if param.kind is _P.VAR_POSITIONAL:
+                args.extend(value or ())
+            elif param.kind is _P.VAR_KEYWORD:
+                named = {
+                    p.name for p in params if p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY)
+                }
+                clash = sorted(named.intersection(value or {}))
+                if clash:
+                    raise ModelBehaviorError(
+                        f"Tool {self.name!r}: {', '.join(map(repr, clash))} passed both as a "
+                        f"parameter and inside {param.name!r}; pass each argument once."
+                    )
+                kwargs.update(value or {})
+            elif param.kind is _P.KEYWORD_ONLY:
+                kwargs[param.name] = value
+            else:
+                args.append(value)
+        return args, kwargs
+
+
+def function_schema(
+    func: Callable[..., Any],
+    docstring_style: DocstringStyle | None = None,
+    name_override: str | None = None,
+    description_override: str | None = None,
+    use_docstring_info: bool = True,
+    strict_json_schema: bool = True,
+) -> FuncSchema:
+    """Describe a function as a tool.
+
+    Args:
+        func: The function. A first parameter annotated ``RunContextWrapper`` or ``ToolContext``
+            (or a subclass or parameterisation of them) receives the run context and is left
+            out of the schema.
+        docstring_style: The docstring convention; detected when ``None``.
+        name_override: Tool name to use instead of ``func.__name__``.
+        description_override: Description to use instead of the docstring's.
+        use_docstring_info: Read the description and parameter descriptions from the docstring.
+        strict_json_schema: Make the schema strict (recommended: the model then always sends
+            arguments that match it).
+
+    Returns:
+        The schema, the arguments model and what is needed to call the function.
+
+    Raises:
+        UserError: The function cannot be described (a type annotation does not resolve, the
+            context parameter is not first, a type cannot be validated by pydantic, or, in strict
+            mode, a parameter cannot be expressed strictly). The message names the parameter.
+    """
+    doc = generate_func_documentation(func, docstring_style) if use_docstring_info else None
+    name = name_override or getattr(func, "__name__", None) or type(func).__name__
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"Cannot read the signature of tool {name!r}: {exc}") from exc
+    hints = _type_hints(func, name)
+    params = list(signature.parameters.values())
+    takes_context = bool(params) and _is_context(hints.get(params[0].name, _EMPTY))
+    if takes_context and params[0].kind not in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD):
+        raise UserError(
+            f"Tool {name!r}: the context parameter {params[0].name!r} must be positional."
+        )
+    descriptions = doc.param_descriptions if doc else {}
+    specs = tuple(
+        _field_spec(name, param, hints, descriptions, strict_json_schema)
+        for param in (params[1:] if takes_context else params)
+    )
+    model, json_schema = _params_model(name, specs, strict_json_schema)
+    return FuncSchema(
+        name=name,
+        description=description_override or (doc.description if doc else None),
+        params_pydantic_model=model,
+        params_json_schema=json_schema,
+        signature=signature,
+        takes_context=takes_context,
+        strict_json_schema=strict_json_schema,
+    )
+
+
+class _FieldSpec(NamedTuple):
+    """Everything about one parameter that shapes its field in the arguments model."""
+
+    param: str
+    kind: inspect._ParameterKind
+    annotation: Any
+    default: Any
+    description: str | None
+
+    def cache_key(self) -> Hashable:
+        return (
+            self.param,
+            self.kind,
+            _hint_key(self.annotation),
+            _value_key(self.default),
+            self.description,
+        )
+
+
+def _type_hints(func: Callable[..., Any], name: str) -> dict[str, Any]:
+    """Resolve annotations (including string ones), keeping ``Annotated`` metadata."""
+    target: Any = func
+    if isinstance(target, functools.partial):
+        target = target.func
+    elif not (inspect.isfunction(target) or inspect.ismethod(target)) and callable(target):
+        target = type(target).__call__
+    try:
+        return get_type_hints(target, include_extras=True)
+    except NameError as exc:
+        raise UserError(
+            f"Tool {name!r}: the type annotation {exc.name!r} does not resolve. Import or define "
+            "it at module level before building the tool."
+        ) from exc
+    except TypeError:
+        return {}
+
+
+def _is_context(annotation: Any) -> bool:
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    origin = get_origin(annotation) or annotation
+    return isinstance(origin, type) and issubclass(origin, RunContextWrapper)
+
+
+def _field_spec(
+    tool: str,
+    param: inspect.Parameter,
+    hints: Mapping[str, Any],
+    descriptions: Mapping[str, str],
+    strict: bool,
+) -> _FieldSpec:
+    """Check one parameter and gather what its field needs."""
+    annotation = hints.get(param.name, _EMPTY)
+    if _is_context(annotation):
+        raise UserError(
+            f"Tool {tool!r}: parameter {param.name!r} is a run context but not the first "
+            "parameter. Make it the first parameter; the runtime passes the context first."
+        )
+    if strict and param.kind is _P.VAR_KEYWORD:
+        raise UserError(
+            f"Tool {tool!r}: parameter '**{param.name}' takes arbitrary keyword arguments, which "
+            "strict mode cannot describe. Use named parameters or a pydantic model, or set "
+            "strict_mode=False."
+        )
+    if strict and annotation is _EMPTY:
+        raise UserError(
+            f"Tool {tool!r}: parameter {param.name!r} has no type annotation, which strict mode "
+            f"needs. Annotate it (e.g. `{param.name}: str`) or set strict_mode=False."
+        )
+    return _FieldSpec(
+        param=param.name,
+        kind=param.kind,
+        annotation=Any if annotation is _EMPTY else annotation,
+        default=param.default,
+        description=descriptions.get(param.name),
+    )
+
+
+def _field_name(param: str) -> str:
+    return f"f_{param}" if param.startswith("_") or param in _RESERVED_FIELD_NAMES else param
+
+
+def _params_model(
+    tool: str, specs: tuple[_FieldSpec, ...], strict: bool
+) -> tuple[type[pydantic.BaseModel], dict[str, Any]]:
+    """The arguments model and a private copy of its JSON schema, memoised when possible."""
+    key: Hashable | None = (tool, strict, tuple(spec.cache_key() for spec in specs))
+    try:
+        hash(key)
+    except TypeError:  # e.g. an unhashable object inside Annotated metadata
+        key = None
+    model, schema = _MODELS.get_or_build(key, functools.partial(_build, tool, specs, strict))
+    return model, _copy_json(schema)
+
+
+_Built = tuple[type[pydantic.BaseModel], dict[str, Any]]
+
+
+class _ModelCache:
+    """Keeps the arguments models of shapes built more than once (stored on the second build).
+
+    Keeping every model would slow one-off builds down (long-lived pydantic classes make garbage
+    collection costlier); only repeated builds, such as a re-run notebook cell, benefit.
+    """
+
+    def __init__(self, size: int, seen_size: int) -> None:
+        self._size = size
+        self._seen_size = seen_size
+        self._models: OrderedDict[Hashable, _Built] = OrderedDict()
+        self._seen: set[int] = set()  # hashes only, so no type is kept alive
+        self._lock = threading.Lock()
+
+    def get_or_build(self, key: Hashable | None, build: Callable[[], _Built]) -> _Built:
+        if key is None:
+            return build()
+        with self._lock:
+            built = self._models.get(key)
+            if built is not None:
+                self._models.move_to_end(key)
+                return built
+            repeated = hash(key) in self._seen
+            if not repeated:
+                if len(self._seen) >= self._seen_size:
+                    self._seen.clear()
+                self._seen.add(hash(key))
+        built = build()
+        if repeated:
+            with self._lock:
+                self._models[key] = built
+                if len(self._models) > self._size:
+                    self._models.popitem(last=False)
+        return built
+
+    def clear(self) -> None:
+        with self._lock:
+            self._models.clear()
+            self._seen.clear()
+
+
+_MODELS = _ModelCache(size=256, seen_size=4096)
+
+
+def _build(tool: str, specs: tuple[_FieldSpec, ...], strict: bool) -> _Built:
+    """Create the pydantic model and its (strict) JSON schema."""
+    fields: dict[str, Any] = {}
+    for spec in specs:
+        field_name = _field_name(spec.param)
+        if field_name in fields:
+            raise UserError(
+                f"Tool {tool!r}: parameters {spec.param!r} and {field_name!r} collide "
+                "in the arguments model; rename one of them."
+            )
+        fields[field_name] = _field_definition(spec, field_name)
+    config = pydantic.ConfigDict(
+        protected_namespaces=(),
+        # With **kwargs, a flat unknown key would otherwise be dropped silently.
+        extra="forbid" if any(spec.kind is _P.VAR_KEYWORD for spec in specs) else "ignore",
+    )
+    try:
+        model = pydantic.create_model(f"{tool}_args", __config__=config, **fields)
+        schema = model.model_json_schema()
+    except (pydantic.PydanticUserError, TypeError, ValueError, NameError) as exc:
+        raise UserError(_describe_build_error(tool, specs, exc)) from exc
+    if strict:
+        try:
+            schema = ensure_strict_json_schema(schema)
+        except StrictSchemaError as exc:
+            raise UserError(_describe_strict_error(tool, exc)) from exc
+    return model, schema
+
+
+def _field_definition(spec: _FieldSpec, field_name: str) -> tuple[Any, Any]:
+    """The ``(type, FieldInfo)`` pair for ``create_model``."""
+    info: dict[str, Any] = {}
+    if field_name != spec.param:
+        info["alias"] = spec.param
+    description = _field_description(spec)
+    if description:
+        info["description"] = description
+    if spec.kind is _P.VAR_POSITIONAL:
+        return list.__class_getitem__(spec.annotation), pydantic.Field(default_factory=list, **info)
+    if spec.kind is _P.VAR_KEYWORD:
+        value_type = dict.__class_getitem__((str, spec.annotation))
+        return value_type, pydantic.Field(default_factory=dict, **info)
+    if isinstance(spec.default, FieldInfo):
+        # The parameter's own Field() wins; docstring and alias apply where it is silent.
+        return Annotated[spec.annotation, pydantic.Field(**info)], spec.default
+    if spec.default is not _EMPTY:
+        info["default"] = spec.default
+    return spec.annotation, pydantic.Field(**info)
+
+
+def _field_description(spec: _FieldSpec) -> str | None:
+    """The field description, or ``None`` to keep the one ``Annotated`` metadata gives.
+
+    ``Annotated`` metadata (a ``Field`` description, or a bare string as in
+    ``Annotated[int, "How many"]``) is more specific than the docstring, so it wins.
+    """
+    if get_origin(spec.annotation) is Annotated:
+        metadata = spec.annotation.__metadata__
+        if any(isinstance(item, FieldInfo) and item.description for item in metadata):
+            return None
+        text = next((item for item in metadata if isinstance(item, str)), None)
+        if text is not None:
+            return text
+    return spec.description
+
+
+def _describe_strict_error(tool: str, exc: StrictSchemaError) -> str:
+    path = exc.path
+    if len(path) < 2 or path[0] != "properties":
+        return f"Tool {tool!r}: {exc}"
+    param = path[1]
+    where = describe_schema_path(path)
+    at = f" (at {where})" if where != param else ""
+    return f"Tool {tool!r}: parameter {param!r}{at}: {exc.reason}; {exc.hint}."
+
+
+def _describe_build_error(tool: str, specs: tuple[_FieldSpec, ...], exc: Exception) -> str:
+    """Name the parameter whose type pydantic rejected (found by trying each on its own)."""
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    for spec in specs:
+        try:
+            pydantic.TypeAdapter(_field_definition(spec, spec.param)[0])
+        except (pydantic.PydanticUserError, TypeError, ValueError, NameError):
+            return (
+                f"Tool {tool!r}: parameter {spec.param!r} has a type pydantic cannot "
+                f"validate ({spec.annotation!r}): {first_line}"
+            )
+    return f"Tool {tool!r}: cannot build the arguments model: {first_line}"
+
+
+class _Identity:
+    """Compares by identity; stands in for values that are unhashable or unsafe to compare."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+
+def _hint_key(hint: Any) -> Hashable:
+    """Cache key of a type hint that keeps argument order (``int | str`` equals ``str | int``)."""
+    args = get_args(hint)
+    if not args:
+        return _value_key(hint)
+    return (get_origin(hint), tuple(_hint_key(arg) for arg in args))
+
+
+def _value_key(value: Any) -> Hashable:
+    """Cache key of a default or a ``Literal``/``Annotated`` argument."""
+    if isinstance(value, type):
+        return value
+    if value is None or type(value) in (str, int, bool):
+        # The type is part of the key because 1 == True == 1.0 but their schemas differ.
+        return (type(value), value)
+    if type(value) is float:
+        return (float, repr(value))
+    return _Identity(value)
+
+
+def _copy_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(v) for v in value]
+    return value

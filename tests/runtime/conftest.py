@@ -1,0 +1,18 @@
+"""Fixtures for runtime tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agents.runtime.models import provider
+
+
+@pytest.fixture(autouse=True)
+def _fresh_openai_defaults() -> None:
+    """Each test starts with the module-level OpenAI defaults unset."""
+    saved = dict(provider._settings)
+    provider._settings.update(api=None, client=None, key=None)
+    provider._reset()
+    yield
+    provider._settings.update(saved)
+    provider._reset()

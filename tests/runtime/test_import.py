@@ -1,0 +1,38 @@
+"""Importing the package stays light: no IPython, no openai until needed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def modules_after(code: str) -> set[str]:
+    probe = f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], check=True, capture_output=True, text=True
+    ).stdout
+    return set(out.split())
+
+
+def test_import_jupyter_agents_does_not_import_ipython_or_openai() -> None:
+    loaded = modules_after("import jupyter_agents")
+    assert "IPython" not in loaded
+    assert "openai" not in loaded
+    assert "pydantic" not in loaded
+
+
+def test_runtime_names_do_not_import_ipython_or_openai() -> None:
+    loaded = modules_after(
+        "from jupyter_agents import Agent, Runner, RunConfig, tool, ModelSettings, UserError"
+    )
+    assert "jupyter_agents.runtime.run" in loaded
+    assert "IPython" not in loaded
+    assert "openai" not in loaded
+
+
+def test_public_names_resolve() -> None:
+    import jupyter_agents
+
+    for name in jupyter_agents.__all__:
+        assert getattr(jupyter_agents, name) is not None, name
+    assert "Agent" in dir(jupyter_agents)
