@@ -10,7 +10,7 @@ same at turn 50 as at turn 1.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +21,7 @@ from .errors import AgentsException, MaxTurnsExceeded, ModelBehaviorError, UserE
 from .events import (
     AgentUpdatedStreamEvent,
     RawResponsesStreamEvent,
+    RunItemEventName,
     RunItemStreamEvent,
     StreamEvent,
 )
@@ -42,7 +43,7 @@ from .tools import FunctionTool, Tool
 if TYPE_CHECKING:
     from .run import RunConfig
 
-_EVENT_NAMES = {
+_EVENT_NAMES: dict[str, RunItemEventName] = {
     "message_output_item": "message_output_created",
     "tool_call_item": "tool_called",
     "reasoning_item": "reasoning_item_created",
@@ -120,7 +121,7 @@ class RunLoop:
 
     # -- the loop ------------------------------------------------------------------------
 
-    async def events(self) -> AsyncIterator[StreamEvent]:
+    async def events(self) -> AsyncGenerator[StreamEvent, None]:
         """Run turn after turn, yielding every event, until there is a final output."""
         try:
             yield AgentUpdatedStreamEvent(new_agent=self.current_agent)
@@ -174,7 +175,7 @@ class RunLoop:
             self.new_items.append(item)
             self.model_input.append(item.to_input_item())
             if index not in streamed:
-                yield RunItemStreamEvent(name=_EVENT_NAMES[item.type], item=item)  # type: ignore[arg-type]
+                yield RunItemStreamEvent(name=_EVENT_NAMES[item.type], item=item)
             if isinstance(item, MessageOutputItem):
                 messages.append(item)
             elif isinstance(item, ToolCallItem):
@@ -220,6 +221,7 @@ class RunLoop:
             instructions, self.model_input, settings, tools, None, [], ModelTracing.DISABLED
         )
         final = None
+        event: Any
         try:
             async for event in stream:
                 yield RawResponsesStreamEvent(data=event)
@@ -228,7 +230,7 @@ class RunLoop:
                     item = _make_item(event.item, agent)
                     if item is not None:
                         streamed[event.output_index] = item
-                        yield RunItemStreamEvent(name=_EVENT_NAMES[item.type], item=item)  # type: ignore[arg-type]
+                        yield RunItemStreamEvent(name=_EVENT_NAMES[item.type], item=item)
                 elif kind == "response.completed" or kind == "response.incomplete":
                     final = event.response
                 elif kind == "response.failed" or kind == "error":

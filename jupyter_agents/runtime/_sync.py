@@ -92,7 +92,7 @@ def _run_on_worker(coro: Coroutine[Any, Any, T]) -> T:
             if t.cancelled():
                 result.cancel()
             elif t.exception() is not None:
-                result.set_exception(t.exception())  # type: ignore[arg-type]
+                result.set_exception(t.exception())
             else:
                 result.set_result(t.result())
 

@@ -86,24 +86,24 @@ class RunResultStreaming(RunResultBase):
         """True once the run has finished (successfully, by error, or cancelled)."""
 
     # The fields of RunResultBase read through to the live loop.
-    @property  # type: ignore[override]
-    def input(self) -> str | list[TResponseInputItem]:
+    @property
+    def input(self) -> str | list[TResponseInputItem]:  # type: ignore[override]
         return self._loop.original_input
 
-    @property  # type: ignore[override]
-    def new_items(self) -> list[RunItem]:
+    @property
+    def new_items(self) -> list[RunItem]:  # type: ignore[override]
         return self._loop.new_items
 
-    @property  # type: ignore[override]
-    def raw_responses(self) -> list[ModelResponse]:
+    @property
+    def raw_responses(self) -> list[ModelResponse]:  # type: ignore[override]
         return self._loop.raw_responses
 
-    @property  # type: ignore[override]
+    @property
     def final_output(self) -> Any:
         return self._loop.final_output
 
-    @property  # type: ignore[override]
-    def context_wrapper(self) -> RunContextWrapper[Any]:
+    @property
+    def context_wrapper(self) -> RunContextWrapper[Any]:  # type: ignore[override]
         return self._loop.context_wrapper
 
     @property

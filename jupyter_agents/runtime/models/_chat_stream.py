@@ -118,14 +118,14 @@ class ChatStreamConverter:
         for key in sorted(self._calls):
             call = self._calls[key]
             arguments = "".join(call.arguments)
-            item = function_call_item(
+            call_item = function_call_item(
                 call.name, arguments, call.call_id or f"call_{next(_ids)}", call.item_id
             )
             if not call.announced:
-                yield self._seq.item_added(call.output_index, item)
+                yield self._seq.item_added(call.output_index, call_item)
             yield self._seq.args_done(call.output_index, call.item_id, arguments)
-            yield self._seq.item_done(call.output_index, item)
-            finished.append((call.output_index, item))
+            yield self._seq.item_done(call.output_index, call_item)
+            finished.append((call.output_index, call_item))
         output = [item for _, item in sorted(finished, key=lambda pair: pair[0])]
         usage = usage_from_openai(self._usage) if self._usage is not None else None
         yield self._seq.completed(build_response(self._response_id, self._model, output, usage))

@@ -78,9 +78,11 @@ class OpenAIChatCompletionsModel(Model):
                 params["parallel_tool_calls"] = settings.parallel_tool_calls
         if settings.tool_choice is not None and (converted or settings.tool_choice == "none"):
             choice = settings.tool_choice
-            if choice not in ("auto", "required", "none"):
-                choice = {"type": "function", "function": {"name": choice}}
-            params["tool_choice"] = choice
+            params["tool_choice"] = (
+                choice
+                if choice in ("auto", "required", "none")
+                else {"type": "function", "function": {"name": choice}}
+            )
         simple = {
             "temperature": settings.temperature,
             "top_p": settings.top_p,
@@ -135,7 +137,7 @@ class OpenAIChatCompletionsModel(Model):
             output=output, usage=usage_from_openai(completion.usage), response_id=None
         )
 
-    async def stream_response(  # type: ignore[override]
+    async def stream_response(
         self,
         system_instructions: str | None,
         input: str | list[TResponseInputItem],

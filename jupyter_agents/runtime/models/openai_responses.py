@@ -113,7 +113,7 @@ class OpenAIResponsesModel(Model):
             response_id=response.id,
         )
 
-    async def stream_response(  # type: ignore[override]
+    async def stream_response(
         self,
         system_instructions: str | None,
         input: str | list[TResponseInputItem],

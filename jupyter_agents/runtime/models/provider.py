@@ -67,9 +67,11 @@ def set_default_openai_api(api: OpenAIAPI) -> None:
 
 def get_default_openai_api() -> OpenAIAPI:
     """The API used for model names, following the rules in this module's docstring."""
-    api = _settings["api"] or os.environ.get("JUPYTER_AGENTS_OPENAI_API")
-    if api in ("responses", "chat_completions"):
-        return api  # type: ignore[no-any-return]
+    api: str | None = _settings["api"] or os.environ.get("JUPYTER_AGENTS_OPENAI_API")
+    if api == "responses":
+        return "responses"
+    if api == "chat_completions":
+        return "chat_completions"
     if api:
         raise UserError(
             f"JUPYTER_AGENTS_OPENAI_API={api!r} is not valid: use responses or chat_completions."
