@@ -6,9 +6,9 @@ import socket
 
 import openai
 import pytest
-from conftest import NetworkAccessBlocked
 
 from jupyter_agents import Agent, OpenAIResponsesModel, Runner
+from jupyter_agents.testing.network_guard import NetworkAccessBlocked
 
 
 def test_direct_connections_off_the_machine_are_blocked() -> None:
