@@ -14,6 +14,12 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from .runtime.agent import Agent
+    from .runtime.approvals import (
+        ApprovalDecision,
+        ApprovalHandler,
+        ApprovalInbox,
+        ApprovalRequest,
+    )
     from .runtime.context import RunContextWrapper, ToolContext
     from .runtime.errors import AgentsException, MaxTurnsExceeded, ModelBehaviorError, UserError
     from .runtime.events import (
@@ -24,10 +30,14 @@ if TYPE_CHECKING:
     )
     from .runtime.items import (
         ItemHelpers,
+        MCPApprovalRequestItem,
+        MCPApprovalResponseItem,
+        MCPListToolsItem,
         MessageOutputItem,
         ModelResponse,
         ReasoningItem,
         RunItem,
+        ToolApprovalItem,
         ToolCallItem,
         ToolCallOutputItem,
         TResponseInputItem,
@@ -44,12 +54,16 @@ if TYPE_CHECKING:
     )
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
     from .runtime.run import DEFAULT_MAX_TURNS, RunConfig, Runner
+    from .runtime.run_state import RunState
     from .runtime.tools import (
         CodeInterpreterTool,
         FileSearchTool,
         FunctionTool,
+        HostedMCPTool,
         HostedTool,
         ImageGenerationTool,
+        MCPToolApprovalFunctionResult,
+        MCPToolApprovalRequest,
         Tool,
         ToolArgumentsError,
         ToolOutputFileContent,

@@ -10,12 +10,15 @@ same at turn 50 as at turn 1.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._mcp_approvals import answer_mcp_request
 from ._tool_exec import ToolBatch
 from .agent import Agent
+from .approvals import ApprovalHandler, ApprovalLedger
 from .context import RunContextWrapper
 from .errors import AgentsException, MaxTurnsExceeded, ModelBehaviorError, UserError
 from .events import (
@@ -27,10 +30,13 @@ from .events import (
 )
 from .items import (
     ItemHelpers,
+    MCPApprovalRequestItem,
+    MCPListToolsItem,
     MessageOutputItem,
     ModelResponse,
     ReasoningItem,
     RunItem,
+    ToolApprovalItem,
     ToolCallItem,
     TResponseInputItem,
 )
@@ -42,11 +48,14 @@ from .tools import FunctionTool, Tool
 
 if TYPE_CHECKING:
     from .run import RunConfig
+    from .run_state import RunState
 
 _EVENT_NAMES: dict[str, RunItemEventName] = {
     "message_output_item": "message_output_created",
     "tool_call_item": "tool_called",
     "reasoning_item": "reasoning_item_created",
+    "mcp_list_tools_item": "mcp_list_tools",
+    "mcp_approval_request_item": "mcp_approval_requested",
 }
 
 
@@ -71,6 +80,7 @@ class RunLoop:
         run_config: RunConfig,
         max_turns: int,
         stream: bool,
+        approval_handler: ApprovalHandler | None = None,
     ) -> None:
         self.current_agent = agent
         self.original_input = input if isinstance(input, str) else list(input)
@@ -88,6 +98,11 @@ class RunLoop:
         self.interrupt_pending = False
         self._stop_mode: Literal["immediate", "after_turn"] | None = None
         self._models: dict[int, Model] = {}
+        self.approval_handler: ApprovalHandler | None = approval_handler
+        self.ledger = ApprovalLedger()
+        self.interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = []
+        self.pending_calls: list[ToolCallItem] = []
+        self.pending_mcp: list[MCPApprovalRequestItem] = []
 
     # -- control -------------------------------------------------------------------------
 
@@ -121,10 +136,24 @@ class RunLoop:
 
     # -- the loop ------------------------------------------------------------------------
 
+    @property
+    def is_interrupted(self) -> bool:
+        """True when the run paused for approvals."""
+        return bool(self.interruptions)
+
     async def events(self) -> AsyncGenerator[StreamEvent, None]:
         """Run turn after turn, yielding every event, until there is a final output."""
         try:
             yield AgentUpdatedStreamEvent(new_agent=self.current_agent)
+            if self.pending_calls or self.pending_mcp:
+                mark = (len(self.new_items), len(self.model_input))
+                try:
+                    async with aclosing(self._resume_pending()) as events:
+                        async for event in events:
+                            yield event
+                except (asyncio.CancelledError, GeneratorExit):
+                    self._roll_back(mark)
+                    raise
             while not self.done:
                 if self._stop_mode is not None:
                     self.mark_cancelled()
@@ -134,12 +163,13 @@ class RunLoop:
                 self.current_turn += 1
                 mark = (len(self.new_items), len(self.model_input))
                 try:
-                    async for event in self._run_turn():
-                        yield event
-                        if self._stop_mode == "immediate":
-                            self._roll_back(mark)
-                            self.mark_cancelled()
-                            return
+                    async with aclosing(self._run_turn()) as events:
+                        async for event in events:
+                            yield event
+                            if self._stop_mode == "immediate":
+                                self._roll_back(mark)
+                                self.mark_cancelled()
+                                return
                 except (asyncio.CancelledError, GeneratorExit):
                     self._roll_back(mark)
                     raise
@@ -148,17 +178,18 @@ class RunLoop:
                 e.run_data = self.error_details()
             raise
 
-    async def _run_turn(self) -> AsyncIterator[StreamEvent]:
+    async def _run_turn(self) -> AsyncGenerator[StreamEvent, None]:
         agent = self.current_agent
         turn_tools = await self._tools_for(agent)
         response: ModelResponse | None = None
         streamed: dict[int, RunItem] = {}
         if self.stream:
-            async for event in self._stream_model(agent, turn_tools.visible, streamed):
-                if isinstance(event, ModelResponse):
-                    response = event
-                else:
-                    yield event
+            async with aclosing(self._stream_model(agent, turn_tools.visible, streamed)) as events:
+                async for event in events:
+                    if isinstance(event, ModelResponse):
+                        response = event
+                    else:
+                        yield event
         else:
             response = await self._call_model(agent, turn_tools.visible)
         assert response is not None
@@ -166,6 +197,7 @@ class RunLoop:
         self.context_wrapper.usage.add(response.usage)
 
         calls: list[ToolCallItem] = []
+        mcp_requests: list[MCPApprovalRequestItem] = []
         messages: list[MessageOutputItem] = []
         hosted_activity = False
         for index, raw in enumerate(response.output):
@@ -178,26 +210,76 @@ class RunLoop:
                 yield RunItemStreamEvent(name=_EVENT_NAMES[item.type], item=item)
             if isinstance(item, MessageOutputItem):
                 messages.append(item)
+            elif isinstance(item, MCPApprovalRequestItem):
+                mcp_requests.append(item)
             elif isinstance(item, ToolCallItem):
                 if raw.type == "function_call":
                     calls.append(item)
                 else:
                     hosted_activity = True
+            else:
+                hosted_activity = hosted_activity or isinstance(item, MCPListToolsItem)
 
-        if calls:
-            batch = ToolBatch(
-                agent, calls, turn_tools.callable, turn_tools.all_names, self.context_wrapper
-            )
-            async for output in batch.run():
-                yield RunItemStreamEvent(name="tool_output", item=output)
-            for output in batch.outputs:
-                self.new_items.append(output)
-                self.model_input.append(output.raw_item)
+        if calls or mcp_requests:
+            async with aclosing(self._resolve(agent, turn_tools, calls, mcp_requests)) as events:
+                async for event in events:
+                    yield event
             return
         if not messages and hosted_activity:
             return
         self.final_output = ItemHelpers.text_message_output(messages[-1]) if messages else ""
         self.done = True
+
+    async def _resolve(
+        self,
+        agent: Agent[Any],
+        turn_tools: _TurnTools,
+        calls: list[ToolCallItem],
+        mcp_requests: list[MCPApprovalRequestItem],
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Answer the turn's MCP approval requests and run its function calls."""
+        waiting_mcp: list[MCPApprovalRequestItem] = []
+        for request in mcp_requests:
+            response = await answer_mcp_request(agent, request, self.ledger, self.context_wrapper)
+            if response is None:
+                waiting_mcp.append(request)
+            else:
+                self.new_items.append(response)
+                self.model_input.append(response.raw_item)
+        batch = ToolBatch(
+            agent,
+            calls,
+            turn_tools.callable,
+            turn_tools.all_names,
+            self.context_wrapper,
+            self.ledger,
+            self.approval_handler,
+        )
+        if calls:
+            async with aclosing(batch.run()) as events:
+                async for event in events:
+                    yield event
+        for output in batch.outputs:
+            self.new_items.append(output)
+            self.model_input.append(output.raw_item)
+        if batch.interruptions or waiting_mcp:
+            waiting_ids = {item.call_id for item in batch.interruptions}
+            self.pending_calls = [c for c in calls if c.call_id in waiting_ids]
+            self.pending_mcp = waiting_mcp
+            self.interruptions = [*batch.interruptions, *waiting_mcp]
+            self.done = True
+        else:
+            self.pending_calls, self.pending_mcp, self.interruptions = [], [], []
+
+    async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:
+        """Continue a paused turn: the calls that waited for decisions."""
+        agent = self.current_agent
+        turn_tools = await self._tools_for(agent)
+        calls, requests = self.pending_calls, self.pending_mcp
+        self.pending_calls, self.pending_mcp, self.interruptions = [], [], []
+        async with aclosing(self._resolve(agent, turn_tools, calls, requests)) as events:
+            async for event in events:
+                yield event
 
     # -- model calls ---------------------------------------------------------------------
 
@@ -215,7 +297,7 @@ class RunLoop:
 
     async def _stream_model(
         self, agent: Agent[Any], tools: list[Tool], streamed: dict[int, RunItem]
-    ) -> AsyncIterator[StreamEvent | ModelResponse]:
+    ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
         model, instructions, settings = await self._model_args(agent)
         stream = model.stream_response(
             instructions, self.model_input, settings, tools, None, [], ModelTracing.DISABLED
@@ -287,6 +369,10 @@ def _make_item(raw: Any, agent: Agent[Any]) -> RunItem | None:
     kind = raw.type
     if kind == "message":
         return MessageOutputItem(agent=agent, raw_item=raw)
+    if kind == "mcp_approval_request":
+        return MCPApprovalRequestItem(agent=agent, raw_item=raw)
+    if kind == "mcp_list_tools":
+        return MCPListToolsItem(agent=agent, raw_item=raw)
     if kind == "function_call" or kind.endswith("_call"):
         return ToolCallItem(agent=agent, raw_item=raw)
     if kind == "reasoning":
@@ -298,3 +384,39 @@ def _failure_text(event: Any) -> str:
     response = getattr(event, "response", None)
     error = getattr(response, "error", None) or event
     return str(getattr(error, "message", None) or error)
+
+
+def resume_loop(
+    state: RunState,
+    agent: Agent[Any],
+    context: Any,
+    run_config: RunConfig,
+    max_turns: int,
+    stream: bool,
+    approval_handler: ApprovalHandler | None,
+) -> RunLoop:
+    """A loop that continues a paused run from ``state``."""
+    if agent.name != state.current_agent.name:
+        raise UserError(
+            f"This state paused while agent {state.current_agent.name!r} was running; "
+            f"resume it with that agent, not {agent.name!r}."
+        )
+    wrapper = state.context_wrapper
+    if context is not None:
+        wrapper = RunContextWrapper(context=context, usage=wrapper.usage)
+    loop = RunLoop(
+        agent=agent,
+        input=state.original_input,
+        context_wrapper=wrapper,
+        run_config=run_config,
+        max_turns=max_turns,
+        stream=stream,
+        approval_handler=approval_handler,
+    )
+    loop.model_input = list(state.model_input)
+    loop.new_items = list(state.new_items)
+    loop.current_turn = state.current_turn
+    loop.ledger = ApprovalLedger.from_json(state.ledger.to_json())
+    loop.pending_calls = list(state.pending_calls)
+    loop.pending_mcp = list(state.pending_mcp)
+    return loop

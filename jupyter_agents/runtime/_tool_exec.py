@@ -1,17 +1,29 @@
-"""Executing the function calls of one model response, concurrently."""
+"""Executing the function calls of one model response: approvals, then concurrent invocation."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import inspect
 import json
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ._util import call_maybe_async
+from .approvals import (
+    ApprovalDecision,
+    ApprovalHandler,
+    ApprovalLedger,
+    ApprovalRequest,
+    rejection_message,
+    settle,
+)
 from .context import RunContextWrapper, ToolContext
 from .errors import UserError
-from .items import ToolCallItem, ToolCallOutputItem
+from .events import RunItemStreamEvent
+from .items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
 from .tools import FunctionTool, ToolArgumentsError, to_model_output
 
 if TYPE_CHECKING:
@@ -19,12 +31,18 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("jupyter_agents")
 
+MAX_EDIT_ATTEMPTS = 3
+"""How often a handler may send invalid edited arguments before the call is rejected."""
+
+_DONE = object()
+
 
 class ToolBatch:
     """The function calls of one response: run together, reported as each finishes.
 
-    Iterate :meth:`run` to get outputs in completion order; afterwards :attr:`outputs` holds
-    them in call order, which is the order the model gets them back in.
+    Iterate :meth:`run` for the events (approval requests, outputs in completion order);
+    afterwards :attr:`outputs` holds the outputs in call order, which is the order the model
+    gets them back in, and :attr:`interruptions` the calls waiting for a decision.
     """
 
     def __init__(
@@ -34,62 +52,155 @@ class ToolBatch:
         enabled: dict[str, FunctionTool],
         all_names: Sequence[str],
         context_wrapper: RunContextWrapper[Any],
+        ledger: ApprovalLedger,
+        handler: ApprovalHandler | None,
     ) -> None:
         self._agent = agent
         self._calls = calls
         self._enabled = enabled
         self._all_names = all_names
         self._context = context_wrapper
-        self.outputs: list[ToolCallOutputItem] = []
+        self._ledger = ledger
+        self._handler = handler
+        self._results: list[ToolCallOutputItem | None] = [None] * len(calls)
+        self.interruptions: list[ToolApprovalItem] = []
 
-    async def run(self) -> AsyncIterator[ToolCallOutputItem]:
-        """Start every call at once; yield each output as its call finishes."""
-        if len(self._calls) == 1:  # the common case: no task, no extra loop iteration
-            _, output = await self._run_one(0, self._calls[0])
-            self.outputs = [output]
-            yield output
+    @property
+    def outputs(self) -> list[ToolCallOutputItem]:
+        """Outputs of the calls that finished, in call order."""
+        return [item for item in self._results if item is not None]
+
+    async def run(self) -> AsyncGenerator[RunItemStreamEvent, None]:
+        """Start every call at once; yield events as they happen."""
+        if len(self._calls) == 1:  # the common case: no task, no queue
+            async with aclosing(self._run_one(0, self._calls[0])) as events:
+                async for event in events:
+                    yield event
             return
-        results: list[ToolCallOutputItem | None] = [None] * len(self._calls)
+        queue: asyncio.Queue[Any] = asyncio.Queue()
         tasks = [
-            asyncio.ensure_future(self._run_one(i, call)) for i, call in enumerate(self._calls)
+            asyncio.ensure_future(self._feed(i, call, queue)) for i, call in enumerate(self._calls)
         ]
         try:
-            for next_done in asyncio.as_completed(tasks):
-                index, output = await next_done
-                results[index] = output
-                yield output
+            remaining = len(tasks)
+            while remaining:
+                event = await queue.get()
+                if event is _DONE:
+                    remaining -= 1
+                elif isinstance(event, BaseException):
+                    raise event
+                else:
+                    yield event
         finally:
             pending = [task for task in tasks if not task.done()]
             for task in pending:
                 task.cancel()
             if pending:
                 await asyncio.gather(*pending, return_exceptions=True)
-        self.outputs = [item for item in results if item is not None]
 
-    async def _run_one(self, index: int, call: ToolCallItem) -> tuple[int, ToolCallOutputItem]:
+    async def _feed(self, index: int, call: ToolCallItem, queue: asyncio.Queue[Any]) -> None:
+        try:
+            async with aclosing(self._run_one(index, call)) as events:
+                async for event in events:
+                    queue.put_nowait(event)
+        except Exception as e:
+            queue.put_nowait(e)
+        queue.put_nowait(_DONE)
+
+    async def _run_one(
+        self, index: int, call: ToolCallItem
+    ) -> AsyncGenerator[RunItemStreamEvent, None]:
         raw = call.raw_item
-        value = await self._invoke(raw.name, raw.call_id, raw.arguments or "")
+        name, call_id, arguments = raw.name, raw.call_id, raw.arguments or ""
+        tool = self._enabled.get(name)
+        decision: ApprovalDecision | None = None
+        parsed = _parse_object(arguments)
+        if (
+            tool is not None
+            and parsed is not None
+            and await self._needs_approval(tool, parsed, call_id)
+        ):
+            decision = self._ledger.lookup(name, call_id, arguments)
+            if decision is None:
+                item = ToolApprovalItem(
+                    agent=self._agent, raw_item=raw, tool_name=name, arguments=parsed
+                )
+                request = self._request(tool, item)
+                # Ask before announcing, so a decision sent in reply to the event finds the
+                # request already waiting.
+                answer = self._handler(request) if self._handler is not None else None
+                try:
+                    yield RunItemStreamEvent(name="tool_approval_requested", item=item)
+                except GeneratorExit:
+                    _withdraw(answer)
+                    raise
+                if self._handler is None:
+                    self.interruptions.append(item)
+                    return
+                decision = await self._settle(tool, request, answer)
+                self._ledger.record(name, call_id, arguments, decision)
+            if decision.approved and decision.arguments is not None:
+                arguments = json.dumps(decision.arguments)
+        if decision is not None and not decision.approved:
+            value: Any = rejection_message(name, decision.message)
+        else:
+            value = await self._invoke(name, call_id, arguments)
         output = ToolCallOutputItem(
             agent=self._agent,
             raw_item={
                 "type": "function_call_output",
-                "call_id": raw.call_id,
+                "call_id": call_id,
                 "output": to_model_output(value),
             },
             output=value,
+            approval=decision,
         )
-        return index, output
+        self._results[index] = output
+        yield RunItemStreamEvent(name="tool_output", item=output)
+
+    async def _needs_approval(
+        self, tool: FunctionTool, arguments: dict[str, Any], call_id: str
+    ) -> bool:
+        flag = tool.needs_approval
+        if isinstance(flag, bool):
+            return flag
+        return bool(await call_maybe_async(flag, self._context, arguments, call_id))
+
+    def _request(self, tool: FunctionTool, item: ToolApprovalItem) -> ApprovalRequest:
+        return ApprovalRequest(
+            agent=self._agent,
+            tool_name=item.tool_name,
+            arguments=item.arguments,
+            call_id=item.call_id,
+            json_schema=tool.params_json_schema,
+            validator=tool.validate_arguments,
+        )
+
+    async def _settle(
+        self, tool: FunctionTool, request: ApprovalRequest, answer: Any
+    ) -> ApprovalDecision:
+        """The handler's decision; invalid edited arguments are refused and asked again."""
+        assert self._handler is not None
+        problem = None
+        for _ in range(MAX_EDIT_ATTEMPTS):
+            decision = await settle(answer)
+            if not decision.approved or decision.arguments is None:
+                return decision
+            problem = tool.validate_arguments(decision.arguments)
+            if problem is None:
+                return decision
+            logger.info("edited arguments for %r refused: %s", request.tool_name, problem)
+            request = dataclasses.replace(request, error=problem)
+            answer = self._handler(request)
+        return ApprovalDecision.reject(message=f"the edited arguments were invalid ({problem})")
 
     async def _invoke(self, name: str, call_id: str, arguments: str) -> Any:
         tool = self._enabled.get(name)
         if tool is None:
             return self._missing_tool_message(name)
-        try:
-            if arguments.strip():
-                json.loads(arguments)
-        except json.JSONDecodeError as e:
+        if arguments.strip() and _parse_json(arguments) is _INVALID:
             return (
-                f"The arguments for tool {name!r} are not valid JSON ({e}). "
+                f"The arguments for tool {name!r} are not valid JSON. "
                 "Call the tool again with a JSON object."
             )
         ctx = ToolContext.from_run_context(
@@ -116,3 +227,26 @@ class ToolBatch:
             return f"Tool {name!r} is not available right now. Do not call it again in this turn."
         available = ", ".join(sorted(self._enabled)) or "none"
         return f"Tool {name!r} does not exist. Available tools: {available}."
+
+
+_INVALID = object()
+
+
+def _withdraw(answer: Any) -> None:
+    """Drop a handler's answer that will never be awaited (the run stopped first)."""
+    if isinstance(answer, asyncio.Future):
+        answer.cancel()
+    elif inspect.iscoroutine(answer):
+        answer.close()
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _INVALID
+
+
+def _parse_object(text: str) -> dict[str, Any] | None:
+    value = _parse_json(text) if text.strip() else {}
+    return value if isinstance(value, dict) else None

@@ -26,6 +26,9 @@ RunItemEventName: TypeAlias = Literal[
     "tool_called",
     "tool_output",
     "reasoning_item_created",
+    "tool_approval_requested",
+    "mcp_approval_requested",
+    "mcp_list_tools",
 ]
 """Names of run item events."""
 

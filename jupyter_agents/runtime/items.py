@@ -7,6 +7,7 @@ model), so items can be fed back to the model unchanged with :meth:`RunItemBase.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
@@ -23,9 +24,13 @@ if TYPE_CHECKING:
     )
 
     from .agent import Agent
+    from .approvals import ApprovalDecision
 
 __all__ = [
     "ItemHelpers",
+    "MCPApprovalRequestItem",
+    "MCPApprovalResponseItem",
+    "MCPListToolsItem",
     "MessageOutputItem",
     "ModelResponse",
     "ReasoningItem",
@@ -34,6 +39,7 @@ __all__ = [
     "TResponseInputItem",
     "TResponseOutputItem",
     "TResponseStreamEvent",
+    "ToolApprovalItem",
     "ToolCallItem",
     "ToolCallOutputItem",
 ]
@@ -103,12 +109,78 @@ class ToolCallOutputItem(RunItemBase):
     raw_item: TResponseInputItem
     output: Any = None
     """The tool's own return value, before it was converted for the model."""
+    approval: ApprovalDecision | None = None
+    """The decision that let the call run or refused it, when the call needed approval."""
     type: Literal["tool_call_output_item"] = "tool_call_output_item"
 
     @property
     def call_id(self) -> str:
         """The call id this output answers."""
         return str(self.raw_item["call_id"])
+
+
+@dataclass(eq=False)
+class ToolApprovalItem(RunItemBase):
+    """A function call waiting for a person's approval (an interruption, or a live request)."""
+
+    raw_item: ResponseFunctionToolCall
+    tool_name: str = ""
+    """The tool the model wants to run."""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """The arguments the model sent, parsed."""
+    type: Literal["tool_approval_item"] = "tool_approval_item"
+
+    @property
+    def call_id(self) -> str:
+        """The id of the call waiting for a decision."""
+        return str(self.raw_item.call_id)
+
+
+@dataclass(eq=False)
+class MCPListToolsItem(RunItemBase):
+    """The tools a hosted MCP server offered (Responses API ``mcp_list_tools``)."""
+
+    raw_item: Any
+    type: Literal["mcp_list_tools_item"] = "mcp_list_tools_item"
+
+
+@dataclass(eq=False)
+class MCPApprovalRequestItem(RunItemBase):
+    """A hosted MCP server asks to approve a call (``mcp_approval_request``)."""
+
+    raw_item: Any
+    type: Literal["mcp_approval_request_item"] = "mcp_approval_request_item"
+
+    @property
+    def tool_name(self) -> str:
+        """The MCP tool to run."""
+        return str(self.raw_item.name)
+
+    @property
+    def call_id(self) -> str:
+        """The approval request's id; a decision binds to it."""
+        return str(self.raw_item.id)
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The arguments, parsed (empty when they are not a JSON object)."""
+        return _parse_arguments(self.raw_item.arguments)
+
+
+@dataclass(eq=False)
+class MCPApprovalResponseItem(RunItemBase):
+    """Our answer to a hosted MCP approval request (``mcp_approval_response``)."""
+
+    raw_item: TResponseInputItem
+    type: Literal["mcp_approval_response_item"] = "mcp_approval_response_item"
+
+
+def _parse_arguments(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 @dataclass(eq=False)
@@ -119,7 +191,16 @@ class ReasoningItem(RunItemBase):
     type: Literal["reasoning_item"] = "reasoning_item"
 
 
-RunItem: TypeAlias = Union[MessageOutputItem, ToolCallItem, ToolCallOutputItem, ReasoningItem]
+RunItem: TypeAlias = Union[
+    MessageOutputItem,
+    ToolCallItem,
+    ToolCallOutputItem,
+    ReasoningItem,
+    ToolApprovalItem,
+    MCPListToolsItem,
+    MCPApprovalRequestItem,
+    MCPApprovalResponseItem,
+]
 """Any item a run produces."""
 
 

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from .context import RunContextWrapper
 from .errors import UserError
 from .events import StreamEvent
-from .items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
+from .items import (
+    ItemHelpers,
+    MCPApprovalRequestItem,
+    ModelResponse,
+    RunItem,
+    ToolApprovalItem,
+    TResponseInputItem,
+)
+from .run_state import RunState
 
 if TYPE_CHECKING:
     from ._loop import RunLoop
@@ -56,6 +64,15 @@ class RunResult(RunResultBase):
 
     last_agent: Agent[Any] = field(repr=False)
     """The agent that produced the final output."""
+
+    interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = field(default_factory=list)
+    """Calls waiting for approval; non-empty when the run paused instead of finishing."""
+
+    _loop: RunLoop | None = field(default=None, repr=False, compare=False)
+
+    def to_state(self) -> RunState:
+        """The paused run, to approve or reject its interruptions and resume."""
+        return _state_of(self._loop)
 
     def __str__(self) -> str:
         return f"RunResult(final_output={self.final_output!r}, items={len(self.new_items)})"
@@ -127,6 +144,15 @@ class RunResultStreaming(RunResultBase):
         return self._loop.max_turns
 
     @property
+    def interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
+        """Calls waiting for approval once the run paused."""
+        return list(self._loop.interruptions)
+
+    def to_state(self) -> RunState:
+        """The paused run, to approve or reject its interruptions and resume."""
+        return _state_of(self._loop)
+
+    @property
     def is_cancelled(self) -> bool:
         """True when the run was stopped by :meth:`cancel`."""
         return self._loop.cancelled
@@ -196,6 +222,15 @@ class RunResultStreaming(RunResultBase):
             f"RunResultStreaming(agent={self.current_agent.name!r}, turn={self.current_turn}, "
             f"{state}, items={len(self.new_items)})"
         )
+
+
+def _state_of(loop: RunLoop | None) -> RunState:
+    if loop is None or not loop.interruptions:
+        raise UserError(
+            "This run has no interruptions to decide on. To continue the conversation, run "
+            "again with result.to_input_list() plus the new input."
+        )
+    return RunState.from_loop(loop)
 
 
 def _uncancel(task: asyncio.Task[Any] | None) -> None:

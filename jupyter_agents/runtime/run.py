@@ -5,15 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._loop import RunLoop
+from ._loop import RunLoop, resume_loop
 from ._sync import run_blocking
 from .agent import Agent
+from .approvals import ApprovalHandler
 from .context import RunContextWrapper
 from .errors import UserError
 from .items import TResponseInputItem
 from .model_settings import ModelSettings
 from .models.interface import Model, ModelProvider
 from .result import RunResult, RunResultStreaming
+from .run_state import RunState
 
 __all__ = ["DEFAULT_MAX_TURNS", "RunConfig", "Runner"]
 
@@ -40,6 +42,9 @@ class RunConfig:
     max_turns: int | None = None
     """Turn limit, used when ``Runner.run`` is not given ``max_turns``."""
 
+    approval_handler: ApprovalHandler | None = None
+    """Decides on calls that need approval while the run waits; None pauses the run instead."""
+
 
 def _prepare(
     agent: Any,
@@ -48,23 +53,31 @@ def _prepare(
     max_turns: int | None,
     run_config: RunConfig | None,
     stream: bool,
+    approval_handler: ApprovalHandler | None,
 ) -> RunLoop:
     if not isinstance(agent, Agent):
         raise UserError(f"Runner needs an Agent to start with, got {type(agent).__name__}.")
-    if not isinstance(input, (str, list)) or (
-        isinstance(input, list) and not all(isinstance(item, dict) for item in input)
+    state = input if isinstance(input, RunState) else None
+    if state is None and (
+        not isinstance(input, (str, list))
+        or (isinstance(input, list) and not all(isinstance(item, dict) for item in input))
     ):
         raise UserError(
-            "The run input must be a string or a list of input item dicts "
-            f"(such as result.to_input_list()), got {type(input).__name__}."
+            "The run input must be a string, a list of input item dicts "
+            "(such as result.to_input_list()) or a RunState (result.to_state()), "
+            f"got {type(input).__name__}."
         )
     config = run_config if run_config is not None else RunConfig()
     if not isinstance(config, RunConfig):
         raise UserError(f"run_config must be a RunConfig, got {type(config).__name__}.")
     turns = max_turns if max_turns is not None else config.max_turns
-    turns = DEFAULT_MAX_TURNS if turns is None else turns
+    if turns is None:
+        turns = state.max_turns if state is not None else DEFAULT_MAX_TURNS
     if not isinstance(turns, int) or turns < 1:
         raise UserError(f"max_turns must be a positive integer, got {turns!r}.")
+    handler = approval_handler if approval_handler is not None else config.approval_handler
+    if state is not None:
+        return resume_loop(state, agent, context, config, turns, stream, handler)
     return RunLoop(
         agent=agent,
         input=input,
@@ -72,6 +85,7 @@ def _prepare(
         run_config=config,
         max_turns=turns,
         stream=stream,
+        approval_handler=handler,
     )
 
 
@@ -83,6 +97,8 @@ def _result(loop: RunLoop) -> RunResult:
         final_output=loop.final_output,
         context_wrapper=loop.context_wrapper,
         last_agent=loop.current_agent,
+        interruptions=list(loop.interruptions),
+        _loop=loop,
     )
 
 
@@ -93,18 +109,21 @@ class Runner:
     async def run(
         cls,
         starting_agent: Agent[Any],
-        input: str | list[TResponseInputItem],
+        input: str | list[TResponseInputItem] | RunState,
         *,
         context: Any = None,
         max_turns: int | None = None,
         run_config: RunConfig | None = None,
+        approval_handler: ApprovalHandler | None = None,
     ) -> RunResult:
         """Run ``starting_agent`` on ``input`` until it produces a final output.
 
         Each turn calls the model once and runs the tools it asked for. Raises
         ``MaxTurnsExceeded`` after ``max_turns`` turns (default 10, or ``RunConfig.max_turns``).
         """
-        loop = _prepare(starting_agent, input, context, max_turns, run_config, stream=False)
+        loop = _prepare(
+            starting_agent, input, context, max_turns, run_config, False, approval_handler
+        )
         events = loop.events()
         try:
             async for _ in events:
@@ -117,18 +136,19 @@ class Runner:
     def run_sync(
         cls,
         starting_agent: Agent[Any],
-        input: str | list[TResponseInputItem],
+        input: str | list[TResponseInputItem] | RunState,
         *,
         context: Any = None,
         max_turns: int | None = None,
         run_config: RunConfig | None = None,
+        approval_handler: ApprovalHandler | None = None,
     ) -> RunResult:
         """Like :meth:`run`, from synchronous code.
 
         Works inside an already running event loop (a notebook cell): the run then happens on a
         worker thread's own loop while the caller waits.
         """
-        _prepare(starting_agent, input, context, max_turns, run_config, stream=False)
+        _prepare(starting_agent, input, context, max_turns, run_config, False, approval_handler)
         return run_blocking(
             cls.run(
                 starting_agent,
@@ -136,6 +156,7 @@ class Runner:
                 context=context,
                 max_turns=max_turns,
                 run_config=run_config,
+                approval_handler=approval_handler,
             )
         )
 
@@ -143,16 +164,19 @@ class Runner:
     def run_streamed(
         cls,
         starting_agent: Agent[Any],
-        input: str | list[TResponseInputItem],
+        input: str | list[TResponseInputItem] | RunState,
         *,
         context: Any = None,
         max_turns: int | None = None,
         run_config: RunConfig | None = None,
+        approval_handler: ApprovalHandler | None = None,
     ) -> RunResultStreaming:
         """Start a streamed run and return at once.
 
         Iterate ``result.stream_events()`` to drive the run and see text deltas, tool calls and
         outputs as they happen; ``result.cancel()`` stops it.
         """
-        loop = _prepare(starting_agent, input, context, max_turns, run_config, stream=True)
+        loop = _prepare(
+            starting_agent, input, context, max_turns, run_config, True, approval_handler
+        )
         return RunResultStreaming(loop)

@@ -18,6 +18,7 @@ __all__ = [
     "Reply",
     "ReplyError",
     "ReplyHang",
+    "ReplyItem",
     "ReplyOutput",
     "ReplyText",
     "ReplyToolCall",
@@ -60,8 +61,27 @@ class ReplyToolCall:
         return json.dumps(self.arguments)
 
 
-ReplyOutput = Union[ReplyText, ReplyToolCall]
 """One output of a `Reply`."""
+
+
+@dataclass(frozen=True)
+class ReplyItem:
+    """A raw Responses API output item, sent as given (Responses endpoint only).
+
+    For items the other reply types do not cover, such as ``mcp_list_tools``,
+    ``mcp_approval_request`` or ``web_search_call``. The Chat Completions endpoint leaves
+    them out.
+    """
+
+    item: Mapping[str, Any]
+    """The output item; it needs at least ``type`` (and ``id``, which is filled in if absent)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.item.get("type"), str):
+            raise ValueError("ReplyItem needs an item with a 'type'.")
+
+
+ReplyOutput = Union[ReplyText, ReplyToolCall, ReplyItem]
 
 
 @dataclass(frozen=True)
@@ -109,9 +129,9 @@ class Reply:
     def __post_init__(self) -> None:
         outputs = tuple(self.outputs)
         for output in outputs:
-            if not isinstance(output, (ReplyText, ReplyToolCall)):
+            if not isinstance(output, (ReplyText, ReplyToolCall, ReplyItem)):
                 raise TypeError(
-                    f"Reply outputs must be ReplyText or ReplyToolCall, got {output!r}; "
+                    f"Reply outputs must be ReplyText, ReplyToolCall or ReplyItem, got {output!r}; "
                     "wrap plain strings in ReplyText."
                 )
         object.__setattr__(self, "outputs", outputs)

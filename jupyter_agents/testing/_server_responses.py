@@ -11,6 +11,7 @@ from typing import Any
 
 from jupyter_agents.testing._server_replies import (
     Reply,
+    ReplyItem,
     ReplyText,
     default_call_id,
     split_chunks,
@@ -36,7 +37,9 @@ def _output_items(reply: Reply, sequence: int) -> list[_Json]:
             }
         )
     for index, output in enumerate(reply.outputs):
-        if isinstance(output, ReplyText):
+        if isinstance(output, ReplyItem):
+            items.append({"id": f"item_{sequence:04d}_{index}", **output.item})
+        elif isinstance(output, ReplyText):
             items.append(
                 {
                     "type": "message",
@@ -159,8 +162,11 @@ def response_events(
             yield from _message_events(item, index, reply.chunk_size, event)
         elif item["type"] == "function_call":
             yield from _function_call_events(item, index, reply.chunk_size, event)
-        else:
+        elif item["type"] == "reasoning":
             yield from _reasoning_events(item, index, reply.chunk_size, event)
+        else:
+            yield event("response.output_item.added", output_index=index, item=item)
+            yield event("response.output_item.done", output_index=index, item=item)
     final = response_object(reply, request, sequence=sequence, created_at=created_at)
     yield event("response.completed", response=final)
 

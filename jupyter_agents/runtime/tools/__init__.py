@@ -15,8 +15,11 @@ from .function import (
 from .hosted import (
     CodeInterpreterTool,
     FileSearchTool,
+    HostedMCPTool,
     HostedTool,
     ImageGenerationTool,
+    MCPToolApprovalFunctionResult,
+    MCPToolApprovalRequest,
     WebSearchTool,
 )
 from .outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText, to_model_output
@@ -25,8 +28,11 @@ __all__ = [
     "CodeInterpreterTool",
     "FileSearchTool",
     "FunctionTool",
+    "HostedMCPTool",
     "HostedTool",
     "ImageGenerationTool",
+    "MCPToolApprovalFunctionResult",
+    "MCPToolApprovalRequest",
     "Tool",
     "ToolArgumentsError",
     "ToolErrorFunction",

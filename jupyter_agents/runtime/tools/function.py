@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, Union, overl
 import pydantic
 
 from .._threads import run_in_thread
+from ..approvals import NeedsApproval
 from ..context import RunContextWrapper, ToolContext
 from ..errors import UserError
+from ._json_validate import check_arguments
 from .schema import function_schema
 
 if TYPE_CHECKING:
@@ -79,6 +81,15 @@ class FunctionTool:
     failure_error_function: ToolErrorFunction | None = default_tool_error_function
     """Turns an exception into a message for the model; ``None`` makes the run raise instead."""
 
+    needs_approval: NeedsApproval = False
+    """Whether a person must approve each call: a bool, or a sync/async function
+    ``(run_context, arguments, call_id) -> bool`` deciding per call."""
+
+    arguments_validator: Callable[[dict[str, Any]], str | None] | None = field(
+        default=None, repr=False
+    )
+    """Checks arguments (None: valid, else the problem); default: the JSON schema."""
+
     func: Callable[..., Any] | None = field(default=None, repr=False)
     """The decorated function, when there is one; calling the tool calls it."""
 
@@ -89,6 +100,17 @@ class FunctionTool:
             raise UserError(f"Tool {self.name!r}: on_invoke_tool must be an async callable.")
         if not isinstance(self.params_json_schema, dict):
             raise UserError(f"Tool {self.name!r}: params_json_schema must be a dict.")
+        if not isinstance(self.needs_approval, bool) and not callable(self.needs_approval):
+            raise UserError(
+                f"Tool {self.name!r}: needs_approval must be True, False or a function "
+                "(run_context, arguments, call_id) -> bool."
+            )
+
+    def validate_arguments(self, arguments: dict[str, Any]) -> str | None:
+        """Check arguments against the tool's schema: None when valid, else the problem."""
+        if self.arguments_validator is not None:
+            return self.arguments_validator(arguments)
+        return check_arguments(arguments, self.params_json_schema)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly (handy to try a tool by hand)."""
@@ -97,14 +119,16 @@ class FunctionTool:
         return self.func(*args, **kwargs)
 
 
-def _describe_validation_error(tool_name: str, error: pydantic.ValidationError) -> str:
+def _describe_validation_error(
+    tool_name: str, error: pydantic.ValidationError, for_model: bool = True
+) -> str:
     problems = []
     for err in error.errors(include_url=False):
         where = ".".join(str(part) for part in err["loc"]) or "arguments"
         problems.append(f"{where}: {err['msg']}")
+    text = f"Invalid arguments for tool {tool_name!r}: {'; '.join(problems)}."
     return (
-        f"Invalid arguments for tool {tool_name!r}: {'; '.join(problems)}. "
-        "Call the tool again with arguments that match its schema."
+        f"{text} Call the tool again with arguments that match its schema." if for_model else text
     )
 
 
@@ -118,6 +142,7 @@ def _make_tool(
     failure_error_function: ToolErrorFunction | None,
     strict_mode: bool,
     is_enabled: IsEnabled,
+    needs_approval: NeedsApproval,
 ) -> FunctionTool:
     schema = function_schema(
         func,
@@ -149,6 +174,13 @@ def _make_tool(
             return await func(*args, **kwargs)
         return await run_in_thread(func, *args, **kwargs)
 
+    def validate(arguments: dict[str, Any]) -> str | None:
+        try:
+            model.model_validate(arguments)
+        except pydantic.ValidationError as e:
+            return _describe_validation_error(schema.name, e, for_model=False)
+        return None
+
     return FunctionTool(
         name=schema.name,
         description=schema.description or "",
@@ -157,6 +189,8 @@ def _make_tool(
         strict_json_schema=strict_mode,
         is_enabled=is_enabled,
         failure_error_function=failure_error_function,
+        needs_approval=needs_approval,
+        arguments_validator=validate,
         func=func,
     )
 
@@ -175,6 +209,7 @@ def function_tool(
     failure_error_function: ToolErrorFunction | None = default_tool_error_function,
     strict_mode: bool = True,
     is_enabled: IsEnabled = True,
+    needs_approval: NeedsApproval = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -189,6 +224,7 @@ def function_tool(
     failure_error_function: ToolErrorFunction | None = default_tool_error_function,
     strict_mode: bool = True,
     is_enabled: IsEnabled = True,
+    needs_approval: NeedsApproval = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a Python function into a :class:`FunctionTool`; use bare or with arguments.
 
@@ -207,6 +243,8 @@ def function_tool(
             it and ends the run.
         strict_mode: Send a strict JSON schema (recommended).
         is_enabled: Whether the model sees the tool; a callable ``(ctx, agent)`` decides per turn.
+        needs_approval: Whether a person must approve each call; a callable
+            ``(ctx, arguments, call_id)`` decides per call.
     """
 
     def decorate(f: Callable[..., Any]) -> FunctionTool:
@@ -221,6 +259,7 @@ def function_tool(
             failure_error_function=failure_error_function,
             strict_mode=strict_mode,
             is_enabled=is_enabled,
+            needs_approval=needs_approval,
         )
 
     if func is not None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias, Union
+
+from typing_extensions import NotRequired, TypedDict
 
 __all__ = [
     "CodeInterpreterTool",
@@ -99,3 +102,63 @@ class ImageGenerationTool(HostedTool):
 
     def to_tool_param(self) -> dict[str, Any]:
         return dict(self.tool_config)
+
+
+@dataclass(frozen=True)
+class MCPToolApprovalRequest:
+    """A hosted MCP server's request to approve a call, given to ``on_approval_request``."""
+
+    ctx_wrapper: Any
+    """The run context."""
+
+    data: Any
+    """The ``mcp_approval_request`` item (``server_label``, ``name``, ``arguments``, ``id``)."""
+
+
+class MCPToolApprovalFunctionResult(TypedDict):
+    """What ``on_approval_request`` returns."""
+
+    approve: bool
+    reason: NotRequired[str]
+
+
+MCPToolApprovalFunction: TypeAlias = Callable[
+    [MCPToolApprovalRequest],
+    Union[
+        MCPToolApprovalFunctionResult, bool, Awaitable[Union[MCPToolApprovalFunctionResult, bool]]
+    ],
+]
+"""Decides on a hosted MCP call: sync or async, returning ``{"approve": ..., "reason": ...}``."""
+
+
+@dataclass
+class HostedMCPTool(HostedTool):
+    """A remote MCP server the provider calls for the model (Responses API).
+
+    When the server needs approval (``"require_approval"`` in ``tool_config``), each request
+    goes to ``on_approval_request``; without it the run pauses with an interruption that
+    ``RunState.approve`` / ``reject`` answers.
+    """
+
+    tool_config: dict[str, Any]
+    """The Responses API ``mcp`` tool (``server_label``, ``server_url``, ``require_approval``)."""
+
+    on_approval_request: MCPToolApprovalFunction | None = None
+    """Decides approval requests live; None pauses the run instead."""
+
+    def __post_init__(self) -> None:
+        if self.tool_config.get("type", "mcp") != "mcp" or not self.tool_config.get("server_label"):
+            raise ValueError("HostedMCPTool needs tool_config={'type': 'mcp', 'server_label': ...}")
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """``hosted_mcp_<server_label>``."""
+        return f"hosted_mcp_{self.tool_config['server_label']}"
+
+    @property
+    def server_label(self) -> str:
+        """The server's label in the Responses API."""
+        return str(self.tool_config["server_label"])
+
+    def to_tool_param(self) -> dict[str, Any]:
+        return {"type": "mcp", **self.tool_config}

@@ -1,0 +1,285 @@
+"""Human approval of tool calls.
+
+A tool declares ``needs_approval`` (a bool, or a function deciding per call). When a call needs
+approval, the run asks its approval handler and waits in place for the decision (live mode), or,
+without a handler, pauses: the result carries ``interruptions`` and ``result.to_state()`` gives a
+:class:`~jupyter_agents.runtime.run_state.RunState` to decide on and resume from.
+
+A call that needs approval never runs without an approve decision for that very call id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Union
+
+from .errors import UserError
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+__all__ = [
+    "ApprovalDecision",
+    "ApprovalHandler",
+    "ApprovalInbox",
+    "ApprovalRequest",
+    "NeedsApproval",
+    "rejection_message",
+]
+
+NeedsApproval: TypeAlias = Union[bool, Callable[[Any, dict[str, Any], str], Any]]
+"""``True``/``False``, or a sync/async ``(run_context, arguments, call_id) -> bool``."""
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A tool call waiting for a person's decision."""
+
+    agent: Agent[Any]
+    """The agent whose model asked for the call."""
+
+    tool_name: str
+    """The tool to run."""
+
+    arguments: dict[str, Any]
+    """The arguments the model sent, parsed."""
+
+    call_id: str
+    """The id of the call; a decision binds to it."""
+
+    json_schema: dict[str, Any]
+    """The tool's JSON schema, to show or to validate edited arguments against."""
+
+    error: str | None = None
+    """Why an earlier decision for this call was refused (invalid edited arguments)."""
+
+    validator: Callable[[dict[str, Any]], str | None] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def validate(self, arguments: dict[str, Any]) -> str | None:
+        """Check edited arguments against the tool's schema: None if valid, else the problem."""
+        return self.validator(arguments) if self.validator is not None else None
+
+
+@dataclass(frozen=True)
+class ApprovalDecision:
+    """A decision on one tool call. Build it with :meth:`approve` or :meth:`reject`."""
+
+    approved: bool
+    """Whether the call may run."""
+
+    always: bool = False
+    """Apply the same decision to later calls of this tool in this run (and resumed runs)."""
+
+    arguments: dict[str, Any] | None = None
+    """Edited arguments to run the call with instead of the model's (approve only)."""
+
+    message: str | None = None
+    """Why the call was rejected; the model sees it."""
+
+    @classmethod
+    def approve(
+        cls, always: bool = False, arguments: dict[str, Any] | None = None
+    ) -> ApprovalDecision:
+        """Let the call run, optionally with edited ``arguments``."""
+        if arguments is not None and not isinstance(arguments, dict):
+            raise UserError("Edited arguments must be a dict of argument names to values.")
+        return cls(approved=True, always=always, arguments=arguments)
+
+    @classmethod
+    def reject(cls, message: str | None = None, always: bool = False) -> ApprovalDecision:
+        """Refuse the call; ``message`` tells the model why."""
+        return cls(approved=False, always=always, message=message)
+
+    @classmethod
+    def coerce(cls, value: Any) -> ApprovalDecision:
+        """A decision from a handler's return value (``True``/``False`` are shorthand)."""
+        if isinstance(value, ApprovalDecision):
+            return value
+        if isinstance(value, bool):
+            return cls(approved=value)
+        raise UserError(
+            "An approval handler must return ApprovalDecision.approve(...), "
+            f"ApprovalDecision.reject(...), True or False; got {value!r}."
+        )
+
+
+class ApprovalHandler(Protocol):
+    """Decides on tool calls while the run waits: sync or async, returning a decision or a bool."""
+
+    def __call__(
+        self, request: ApprovalRequest
+    ) -> ApprovalDecision | bool | Awaitable[ApprovalDecision | bool]: ...
+
+
+def rejection_message(tool_name: str, message: str | None) -> str:
+    """What the model sees for a rejected call."""
+    text = f"The user rejected this call to tool {tool_name!r}; it did not run."
+    return f"{text} Reason: {message}" if message else text
+
+
+async def settle(answer: Any) -> ApprovalDecision:
+    """The decision a handler returned, awaiting it when the handler is async."""
+    if inspect.isawaitable(answer):
+        answer = await answer
+    return ApprovalDecision.coerce(answer)
+
+
+class ApprovalInbox:
+    """An approval handler that waits for decisions delivered from elsewhere.
+
+    User interfaces use it: the run awaits :meth:`__call__`; a button click (on any thread)
+    calls :meth:`decide` with the call id. Decisions for calls that are not waiting (stale,
+    repeated or unknown ids) are ignored and :meth:`decide` returns False.
+    """
+
+    def __init__(self, on_request: Callable[[ApprovalRequest], Any] | None = None) -> None:
+        """Create an inbox.
+
+        Args:
+            on_request: Called (synchronously, on the run's loop) when a request starts
+                waiting, e.g. to draw Approve / Reject buttons.
+        """
+        self._on_request = on_request
+        self._waiting: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
+        self._requests: dict[str, ApprovalRequest] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def pending(self) -> list[ApprovalRequest]:
+        """Requests waiting for a decision, oldest first."""
+        with self._lock:
+            return [
+                request
+                for call_id, request in self._requests.items()
+                if not self._waiting[call_id][1].done()
+            ]
+
+    def __call__(self, request: ApprovalRequest) -> asyncio.Future[Any]:
+        """Register ``request`` at once (so a decision can arrive right away).
+
+        Returns a future for the decision; cancelling it withdraws the request.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        call_id = request.call_id
+        with self._lock:
+            self._waiting[call_id] = (loop, future)
+            self._requests[call_id] = request
+
+        def forget(done: asyncio.Future[Any]) -> None:
+            with self._lock:
+                if self._waiting.get(call_id, (None, None))[1] is done:
+                    del self._waiting[call_id]
+                    del self._requests[call_id]
+
+        future.add_done_callback(forget)
+        if self._on_request is not None:
+            self._on_request(request)
+        return future
+
+    def decide(self, call_id: str, decision: ApprovalDecision | bool) -> bool:
+        """Deliver a decision; True if a call was waiting for it. Safe from any thread."""
+        decision = ApprovalDecision.coerce(decision)
+        with self._lock:
+            entry = self._waiting.pop(call_id, None)
+            self._requests.pop(call_id, None)
+        if entry is None or entry[1].done():
+            return False
+        loop, future = entry
+
+        def resolve() -> None:
+            if not future.done():
+                future.set_result(decision)
+
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            resolve()
+        else:
+            loop.call_soon_threadsafe(resolve)
+        return True
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    decision: ApprovalDecision
+    tool_name: str
+    arguments: str
+
+
+@dataclass
+class ApprovalLedger:
+    """The decisions of one run: per call id, and "always" per tool. First decision wins."""
+
+    always: dict[str, ApprovalDecision] = field(default_factory=dict)
+    """Standing decisions by tool name."""
+
+    calls: dict[str, _Recorded] = field(default_factory=dict)
+    """Decisions for specific calls, by call id, bound to the tool and raw arguments."""
+
+    def lookup(self, tool_name: str, call_id: str, arguments: str) -> ApprovalDecision | None:
+        """The decision for this call, if one was made (for it, or "always" for its tool)."""
+        recorded = self.calls.get(call_id)
+        if recorded is not None and (recorded.tool_name, recorded.arguments) == (
+            tool_name,
+            arguments,
+        ):
+            return recorded.decision
+        return self.always.get(tool_name)
+
+    def record(
+        self, tool_name: str, call_id: str, arguments: str, decision: ApprovalDecision
+    ) -> bool:
+        """Store a decision; False (and nothing stored) if the call was already decided."""
+        if call_id in self.calls:
+            return False
+        self.calls[call_id] = _Recorded(decision, tool_name, arguments)
+        if decision.always and tool_name not in self.always:
+            self.always[tool_name] = ApprovalDecision(
+                approved=decision.approved, always=True, message=decision.message
+            )
+        return True
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-compatible form."""
+
+        def dump(d: ApprovalDecision) -> dict[str, Any]:
+            return {
+                "approved": d.approved,
+                "always": d.always,
+                "arguments": d.arguments,
+                "message": d.message,
+            }
+
+        return {
+            "always": {name: dump(d) for name, d in self.always.items()},
+            "calls": {
+                call_id: {"tool_name": r.tool_name, "arguments": r.arguments, **dump(r.decision)}
+                for call_id, r in self.calls.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ApprovalLedger:
+        """Rebuild from :meth:`to_json`."""
+
+        def load(d: dict[str, Any]) -> ApprovalDecision:
+            return ApprovalDecision(
+                approved=bool(d["approved"]),
+                always=bool(d.get("always")),
+                arguments=d.get("arguments"),
+                message=d.get("message"),
+            )
+
+        ledger = cls(always={name: load(d) for name, d in data.get("always", {}).items()})
+        for call_id, d in data.get("calls", {}).items():
+            ledger.calls[call_id] = _Recorded(load(d), d["tool_name"], d["arguments"])
+        return ledger

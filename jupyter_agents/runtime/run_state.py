@@ -1,0 +1,294 @@
+"""``RunState``: a run paused for approvals, to decide on and resume, even in another process."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import TYPE_CHECKING, Any
+
+from .approvals import ApprovalDecision, ApprovalLedger
+from .context import RunContextWrapper
+from .errors import UserError
+from .items import (
+    MCPApprovalRequestItem,
+    MCPApprovalResponseItem,
+    MCPListToolsItem,
+    MessageOutputItem,
+    ReasoningItem,
+    RunItem,
+    ToolApprovalItem,
+    ToolCallItem,
+    ToolCallOutputItem,
+    TResponseInputItem,
+)
+from .tools import FunctionTool
+from .usage import InputTokensDetails, OutputTokensDetails, Usage
+
+if TYPE_CHECKING:
+    from ._loop import RunLoop
+    from .agent import Agent
+
+__all__ = ["STATE_FORMAT", "STATE_VERSION", "RunState"]
+
+STATE_FORMAT = "jupyter_agents.run_state"
+STATE_VERSION = 1
+"""Bumped whenever the JSON layout changes; older readers refuse newer states."""
+
+_ITEM_TYPES: dict[str, type[Any]] = {
+    cls.type: cls
+    for cls in (
+        MessageOutputItem,
+        ToolCallItem,
+        ToolCallOutputItem,
+        ReasoningItem,
+        MCPListToolsItem,
+        MCPApprovalRequestItem,
+        MCPApprovalResponseItem,
+    )
+}
+
+
+class RunState:
+    """A paused run: its input, items, usage, the calls waiting for decisions, and decisions.
+
+    Get one from ``result.to_state()``; call :meth:`approve` / :meth:`reject` for each item
+    of :attr:`interruptions`; resume with ``Runner.run(agent, state)``. Undecided calls
+    interrupt the resumed run again.
+    """
+
+    def __init__(
+        self,
+        *,
+        current_agent: Agent[Any],
+        original_input: str | list[TResponseInputItem],
+        model_input: list[TResponseInputItem],
+        new_items: list[RunItem],
+        context_wrapper: RunContextWrapper[Any],
+        current_turn: int,
+        max_turns: int,
+        ledger: ApprovalLedger,
+        pending_calls: list[ToolCallItem],
+        pending_mcp: list[MCPApprovalRequestItem],
+        interruptions: list[ToolApprovalItem | MCPApprovalRequestItem],
+    ) -> None:
+        self.current_agent = current_agent
+        self.original_input = original_input
+        self.model_input = model_input
+        self.new_items = new_items
+        self.context_wrapper = context_wrapper
+        self.current_turn = current_turn
+        self.max_turns = max_turns
+        self.ledger = ledger
+        self.pending_calls = pending_calls
+        self.pending_mcp = pending_mcp
+        self._interruptions = interruptions
+
+    @classmethod
+    def from_loop(cls, loop: RunLoop) -> RunState:
+        """The state of a loop that paused (copies, so the result stays as it was)."""
+        return cls(
+            current_agent=loop.current_agent,
+            original_input=copy.deepcopy(loop.original_input),
+            model_input=list(loop.model_input),
+            new_items=list(loop.new_items),
+            context_wrapper=loop.context_wrapper,
+            current_turn=loop.current_turn,
+            max_turns=loop.max_turns,
+            ledger=ApprovalLedger.from_json(loop.ledger.to_json()),
+            pending_calls=list(loop.pending_calls),
+            pending_mcp=list(loop.pending_mcp),
+            interruptions=list(loop.interruptions),
+        )
+
+    @property
+    def interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
+        """The calls waiting for a decision."""
+        return list(self._interruptions)
+
+    def _pending(self, item: Any) -> ToolApprovalItem | MCPApprovalRequestItem | None:
+        call_id = getattr(item, "call_id", item)
+        return next((i for i in self._interruptions if i.call_id == call_id), None)
+
+    def approve(
+        self,
+        item: ToolApprovalItem | MCPApprovalRequestItem | str,
+        always: bool = False,
+        arguments: dict[str, Any] | None = None,
+    ) -> bool:
+        """Approve a waiting call (the item or its call id).
+
+        ``arguments`` replaces the model's arguments; they are checked against the tool's
+        schema now, and invalid ones raise ``UserError``. Returns False, changing nothing, when
+        the call is not waiting or was already decided.
+        """
+        pending = self._pending(item)
+        if pending is None:
+            return False
+        if arguments is not None:
+            self._check_edit(pending, arguments)
+        return self._record(pending, ApprovalDecision.approve(always=always, arguments=arguments))
+
+    def reject(
+        self,
+        item: ToolApprovalItem | MCPApprovalRequestItem | str,
+        always: bool = False,
+        message: str | None = None,
+    ) -> bool:
+        """Reject a waiting call; ``message`` tells the model why. False if not waiting."""
+        pending = self._pending(item)
+        if pending is None:
+            return False
+        return self._record(pending, ApprovalDecision.reject(message=message, always=always))
+
+    def _record(self, item: ToolApprovalItem | MCPApprovalRequestItem, d: ApprovalDecision) -> bool:
+        return self.ledger.record(item.tool_name, item.call_id, item.raw_item.arguments or "", d)
+
+    def _check_edit(self, item: Any, arguments: dict[str, Any]) -> None:
+        if not isinstance(item, ToolApprovalItem):
+            raise UserError("Arguments of hosted MCP calls cannot be edited.")
+        tool = next(
+            (
+                t
+                for t in self.current_agent.tools
+                if isinstance(t, FunctionTool) and t.name == item.tool_name
+            ),
+            None,
+        )
+        problem = tool.validate_arguments(arguments) if tool is not None else None
+        if problem:
+            raise UserError(f"Edited arguments refused: {problem}")
+
+    # -- JSON ------------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        """The whole paused run as JSON text (the user context object is not included)."""
+        usage = self.context_wrapper.usage
+        data = {
+            "format": STATE_FORMAT,
+            "version": STATE_VERSION,
+            "current_agent": self.current_agent.name,
+            "original_input": self.original_input,
+            "model_input": self.model_input,
+            "new_items": [_dump_item(i) for i in self.new_items],
+            "usage": {
+                "requests": usage.requests,
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "total_tokens": usage.total_tokens,
+                "cached_tokens": usage.input_tokens_details.cached_tokens,
+                "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
+            },
+            "current_turn": self.current_turn,
+            "max_turns": self.max_turns,
+            "ledger": self.ledger.to_json(),
+            "pending_calls": [c.call_id for c in self.pending_calls],
+            "pending_mcp": [r.call_id for r in self.pending_mcp],
+        }
+        return json.dumps(data, default=str)
+
+    @classmethod
+    def from_json(cls, agent: Agent[Any], text: str, context: Any = None) -> RunState:
+        """Rebuild a state saved by :meth:`to_json`; ``agent`` is the agent that was running."""
+        data = _load_checked(text)
+        if data["current_agent"] != agent.name:
+            raise UserError(
+                f"This state was saved while agent {data['current_agent']!r} was running; "
+                f"pass that agent to RunState.from_json, not {agent.name!r}."
+            )
+        items = [_load_item(raw, agent) for raw in data["new_items"]]
+        calls = {i.call_id: i for i in items if isinstance(i, ToolCallItem) and i.call_id}
+        mcp = {i.call_id: i for i in items if isinstance(i, MCPApprovalRequestItem)}
+        pending_calls = [calls[c] for c in data["pending_calls"]]
+        pending_mcp = [mcp[c] for c in data["pending_mcp"]]
+        interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = [
+            ToolApprovalItem(
+                agent=agent,
+                raw_item=c.raw_item,
+                tool_name=c.raw_item.name,
+                arguments=_parse(c.raw_item.arguments),
+            )
+            for c in pending_calls
+        ]
+        interruptions.extend(pending_mcp)
+        u = data["usage"]
+        usage = Usage(
+            requests=u["requests"],
+            input_tokens=u["input_tokens"],
+            output_tokens=u["output_tokens"],
+            total_tokens=u["total_tokens"],
+            input_tokens_details=InputTokensDetails(u["cached_tokens"]),
+            output_tokens_details=OutputTokensDetails(u["reasoning_tokens"]),
+        )
+        return cls(
+            current_agent=agent,
+            original_input=data["original_input"],
+            model_input=data["model_input"],
+            new_items=items,
+            context_wrapper=RunContextWrapper(context=context, usage=usage),
+            current_turn=data["current_turn"],
+            max_turns=data["max_turns"],
+            ledger=ApprovalLedger.from_json(data["ledger"]),
+            pending_calls=pending_calls,
+            pending_mcp=pending_mcp,
+            interruptions=interruptions,
+        )
+
+    def __repr__(self) -> str:
+        waiting = ", ".join(f"{i.tool_name}({i.call_id})" for i in self._interruptions)
+        return (
+            f"RunState(agent={self.current_agent.name!r}, turn={self.current_turn}, "
+            f"waiting=[{waiting}])"
+        )
+
+
+def _parse(arguments: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(arguments) if arguments else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _load_checked(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise UserError(f"This is not a saved RunState (invalid JSON: {e}).") from None
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+        raise UserError("This is not a saved RunState (no 'format' marker).")
+    version = data.get("version")
+    if version != STATE_VERSION:
+        raise UserError(
+            f"This RunState was saved by an incompatible version of jupyter_agents (state "
+            f"version {version}, this version reads {STATE_VERSION}). Resume it with the "
+            "version that saved it."
+        )
+    return data
+
+
+def _dump_item(item: RunItem) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "type": item.type,
+        "agent": item.agent.name,
+        "raw": item.to_input_item(),
+    }
+    if isinstance(item, ToolCallOutputItem) and item.approval is not None:
+        entry["approved"] = item.approval.approved
+    return entry
+
+
+def _load_item(entry: dict[str, Any], agent: Agent[Any]) -> RunItem:
+    from openai.types.responses import ResponseOutputItem
+    from pydantic import TypeAdapter
+
+    cls = _ITEM_TYPES.get(entry["type"])
+    if cls is None:
+        raise UserError(f"Unknown item type {entry['type']!r} in a saved RunState.")
+    raw = entry["raw"]
+    if cls in (ToolCallOutputItem, MCPApprovalResponseItem):
+        if cls is ToolCallOutputItem:
+            return ToolCallOutputItem(agent=agent, raw_item=raw, output=raw.get("output"))
+        return MCPApprovalResponseItem(agent=agent, raw_item=raw)
+    parsed = TypeAdapter(ResponseOutputItem).validate_python(raw)
+    item: RunItem = cls(agent=agent, raw_item=parsed)
+    return item
