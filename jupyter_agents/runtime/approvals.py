@@ -255,14 +255,18 @@ class ApprovalLedger:
             return {
                 "approved": d.approved,
                 "always": d.always,
-                "arguments": d.arguments,
+                "edited_arguments": d.arguments,
                 "message": d.message,
             }
 
         return {
             "always": {name: dump(d) for name, d in self.always.items()},
             "calls": {
-                call_id: {"tool_name": r.tool_name, "arguments": r.arguments, **dump(r.decision)}
+                call_id: {
+                    "tool_name": r.tool_name,
+                    "call_arguments": r.arguments,
+                    **dump(r.decision),
+                }
                 for call_id, r in self.calls.items()
             },
         }
@@ -275,11 +279,11 @@ class ApprovalLedger:
             return ApprovalDecision(
                 approved=bool(d["approved"]),
                 always=bool(d.get("always")),
-                arguments=d.get("arguments"),
+                arguments=d.get("edited_arguments"),
                 message=d.get("message"),
             )
 
         ledger = cls(always={name: load(d) for name, d in data.get("always", {}).items()})
         for call_id, d in data.get("calls", {}).items():
-            ledger.calls[call_id] = _Recorded(load(d), d["tool_name"], d["arguments"])
+            ledger.calls[call_id] = _Recorded(load(d), d["tool_name"], d["call_arguments"])
         return ledger

@@ -1,0 +1,183 @@
+"""Interruptions: without a handler the run pauses; RunState decides and resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_agents import Agent, Runner, RunState, ToolApprovalItem, UserError
+
+from .approval_agents import AFTER_RESUME, FIRST_TURNS, email, mail_agent, sent
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def outputs(result: Any) -> list[Any]:
+    return [i.raw_item["output"] for i in result.new_items if i.type == "tool_call_output_item"]
+
+
+async def pause() -> tuple[Agent, Any]:
+    agent = mail_agent([*FIRST_TURNS, *AFTER_RESUME])
+    return agent, await Runner.run(agent, "email ana and bob")
+
+
+async def test_a_gated_call_pauses_the_run_and_the_rest_of_the_turn_runs() -> None:
+    agent, result = await pause()
+    assert result.final_output is None
+    (item,) = result.interruptions
+    assert isinstance(item, ToolApprovalItem)
+    assert (item.tool_name, item.call_id, item.agent) == ("send_email", "c1", agent)
+    assert item.arguments == {"to": "ana@example.com", "body": "hi"}
+    assert outputs(result) == ["sunny in Paris"]
+    assert sent() == []
+
+
+async def test_approve_and_resume_runs_the_call_then_the_conversation_goes_on() -> None:
+    agent, result = await pause()
+    state = result.to_state()
+    assert state.approve(state.interruptions[0]) is True
+
+    second = await Runner.run(agent, state)
+    assert sent() == [{"to": "ana@example.com", "body": "hi"}]
+    # The model asks for bob next: a new call, a new interruption.
+    assert [i.call_id for i in second.interruptions] == ["c2"]
+    state = second.to_state()
+    state.reject(state.interruptions[0], message="not bob")
+    third = await Runner.run(agent, state)
+
+    assert third.final_output == "All done."
+    assert [m["to"] for m in sent()] == ["ana@example.com"]
+    assert outputs(third)[-1].endswith("Reason: not bob")
+    model_input = agent.model.requests[-1].input
+    call_ids = [i["call_id"] for i in model_input if i.get("type") == "function_call"]
+    output_ids = [i["call_id"] for i in model_input if i.get("type") == "function_call_output"]
+    assert sorted(call_ids) == sorted(output_ids)  # every call got exactly one output
+    assert third.context_wrapper.usage.requests == 3
+
+
+async def test_undecided_calls_interrupt_again() -> None:
+    agent, result = await pause()
+    again = await Runner.run(agent, result.to_state())
+    assert [i.call_id for i in again.interruptions] == ["c1"]
+    assert sent() == []
+    assert len(agent.model.requests) == 1  # no model call while still waiting
+
+
+async def test_always_decisions_carry_across_resume() -> None:
+    agent, result = await pause()
+    state = result.to_state()
+    state.approve(state.interruptions[0], always=True)
+    final = await Runner.run(agent, state)
+    assert final.final_output == "All done."
+    assert [m["to"] for m in sent()] == ["ana@example.com", "bob@example.com"]
+
+
+async def test_edited_arguments_on_resume_are_validated() -> None:
+    agent, result = await pause()
+    state = result.to_state()
+    with pytest.raises(UserError, match="Edited arguments refused"):
+        state.approve(state.interruptions[0], arguments={"to": 42})
+    assert state.approve(state.interruptions[0], arguments={"to": "eve@example.com", "body": "x"})
+    await Runner.run(agent, state)
+    assert sent()[0] == {"to": "eve@example.com", "body": "x"}
+
+
+async def test_duplicate_late_and_unknown_decisions_are_ignored() -> None:
+    agent, result = await pause()
+    state = result.to_state()
+    item = state.interruptions[0]
+    assert state.approve(item) is True
+    assert state.reject(item) is False  # the first decision stands
+    assert state.approve("no-such-call") is False
+    stale = ToolApprovalItem(
+        agent=agent, raw_item=email("x@example.com", "zzz").__class__, tool_name="send_email"
+    )  # type: ignore[arg-type]
+    assert state.approve(stale.raw_item) is False
+    await Runner.run(agent, state)
+    assert len(sent()) == 1
+
+
+async def test_to_state_without_interruptions_is_a_user_error() -> None:
+    from jupyter_agents.testing import ScriptedModel
+
+    result = await Runner.run(Agent(name="a", model=ScriptedModel(["hi"])), "x")
+    with pytest.raises(UserError, match="no interruptions"):
+        result.to_state()
+
+
+async def test_streamed_runs_pause_and_resume_too() -> None:
+    agent = mail_agent([*FIRST_TURNS, *AFTER_RESUME])
+    streamed = Runner.run_streamed(agent, "go")
+    names = [e.name async for e in streamed.stream_events() if e.type == "run_item_stream_event"]
+    assert names == ["tool_called", "tool_called", "tool_approval_requested", "tool_output"]
+    assert [i.call_id for i in streamed.interruptions] == ["c1"]
+    state = streamed.to_state()
+    state.approve(state.interruptions[0], always=True)
+    resumed = Runner.run_streamed(agent, state)
+    async for _ in resumed.stream_events():
+        pass
+    assert resumed.final_output == "All done."
+
+
+async def test_json_round_trip_and_version_checks() -> None:
+    agent, result = await pause()
+    text = result.to_state().to_json()
+    data = json.loads(text)
+    assert data["format"] == "jupyter_agents.run_state" and data["version"] == 1
+    restored = RunState.from_json(agent, text)
+    assert [i.call_id for i in restored.interruptions] == ["c1"]
+    assert restored.context_wrapper.usage.requests == 1
+
+    data["version"] = 99
+    with pytest.raises(UserError, match="incompatible version"):
+        RunState.from_json(agent, json.dumps(data))
+    with pytest.raises(UserError, match="not a saved RunState"):
+        RunState.from_json(agent, '{"hello": 1}')
+    with pytest.raises(UserError, match="was running"):
+        RunState.from_json(Agent(name="other"), text)
+
+
+RESUME_SCRIPT = """
+import json, sys
+sys.path.insert(0, {tests!r})
+from runtime.approval_agents import AFTER_RESUME, mail_agent, sent
+from jupyter_agents import Runner, RunState
+
+agent = mail_agent(AFTER_RESUME)
+state = RunState.from_json(agent, open("state.json").read())
+state.approve(state.interruptions[0], always=True)
+result = Runner.run_sync(agent, state)
+print(json.dumps({{"final": result.final_output, "sent": sent(),
+                  "requests": result.context_wrapper.usage.requests}}))
+"""
+
+
+async def test_resume_from_json_in_a_fresh_interpreter(tmp_path: Path) -> None:
+    _, result = await pause()
+    (tmp_path / "state.json").write_text(result.to_state().to_json())
+    script = RESUME_SCRIPT.format(tests=str(HERE.parent))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["final"] == "All done."
+    assert [m["to"] for m in report["sent"]] == ["ana@example.com", "bob@example.com"]
+    assert report["requests"] == 3  # usage survived the restart
