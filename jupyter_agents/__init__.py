@@ -76,7 +76,21 @@ if TYPE_CHECKING:
     )
     from .runtime.usage import Usage
 
-__all__ = ["__version__", *EXPORTS]
+__all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension", *EXPORTS]
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext jupyter_agents``: the ``%%agent`` / ``%agent`` magics and the notebook toolbox."""
+    from .notebook.extension import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext jupyter_agents``."""
+    from .notebook.extension import unload
+
+    unload(ipython)
 
 
 def __getattr__(name: str) -> Any:

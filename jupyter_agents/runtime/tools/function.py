@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FunctionTool",
+    "ToolListener",
+    "add_tool_listener",
+    "remove_tool_listener",
     "ToolArgumentsError",
     "ToolErrorFunction",
     "default_tool_error_function",
@@ -250,7 +253,7 @@ def function_tool(
     def decorate(f: Callable[..., Any]) -> FunctionTool:
         if not callable(f):
             raise UserError(f"@function_tool decorates functions, not {type(f).__name__}.")
-        return _make_tool(
+        made = _make_tool(
             f,
             name_override=name_override,
             description_override=description_override,
@@ -261,6 +264,9 @@ def function_tool(
             is_enabled=is_enabled,
             needs_approval=needs_approval,
         )
+        for listener in list(_tool_listeners):
+            listener(made)
+        return made
 
     if func is not None:
         return decorate(func)
@@ -269,3 +275,22 @@ def function_tool(
 
 tool = function_tool
 """Alias of :func:`function_tool`."""
+
+ToolListener: TypeAlias = Callable[[FunctionTool], None]
+_tool_listeners: list[ToolListener] = []
+
+
+def add_tool_listener(listener: ToolListener) -> None:
+    """Call ``listener`` with every tool ``@function_tool`` creates from now on.
+
+    The notebook layer uses this to collect the tools defined in cells; the runtime itself
+    knows nothing about notebooks.
+    """
+    if listener not in _tool_listeners:
+        _tool_listeners.append(listener)
+
+
+def remove_tool_listener(listener: ToolListener) -> None:
+    """Stop calling ``listener``."""
+    if listener in _tool_listeners:
+        _tool_listeners.remove(listener)

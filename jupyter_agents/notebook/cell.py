@@ -1,0 +1,226 @@
+"""Running one ``%%agent`` cell: prompt, conversation, view, approvals, the run itself."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+from collections.abc import Callable
+from typing import Any
+
+from IPython import get_ipython
+from IPython.core.error import UsageError
+
+from ..runtime.agent import Agent
+from ..runtime.approvals import ApprovalDecision, ApprovalRequest
+from ..runtime.context import ToolContext
+from ..runtime.result import RunResultStreaming
+from ..runtime.run import RunConfig, Runner
+from ..runtime.tools import FunctionTool
+from . import _tool_output
+from .options import CellOptions, parse_cell_options
+from .prompt import PromptError, interpolate
+from .session import NotebookSession, current_session
+
+__all__ = ["AgentRunError", "run_agent_cell", "start_background"]
+
+TICK = 0.1
+"""Seconds between wake-ups of the kernel loop while a run waits (lets Interrupt land)."""
+
+
+def approval_grace() -> float:
+    """Seconds a pending approval waits for a frontend to show the run before it is refused."""
+    return float(os.environ.get("JUPYTER_AGENTS_APPROVAL_GRACE", "5"))
+
+
+def headless_message(tool_name: str) -> str:
+    return (
+        f"No notebook frontend is showing this run, so nobody can approve {tool_name!r}; the "
+        "call was rejected. Run the cell interactively, or use %%agent --approve auto."
+    )
+
+
+class AgentRunError(Exception):
+    """A ``%%agent`` run failed; shown as one line instead of a traceback from our internals."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}"]
+
+
+def _session() -> NotebookSession:
+    session = current_session()
+    if session is None:
+        raise UsageError("Run %load_ext jupyter_agents first.")
+    return session
+
+
+def _with_tool_output(agent: Agent[Any], view: Any) -> Agent[Any]:
+    """A copy of ``agent`` whose function tools print into their card in ``view``."""
+
+    def wrap(tool: FunctionTool) -> FunctionTool:
+        invoke = tool.on_invoke_tool
+
+        async def invoke_with_sink(ctx: ToolContext[Any], arguments: str) -> Any:
+            token = _tool_output.sink.set(
+                lambda text, call_id=ctx.tool_call_id: view.tool_output_text(call_id, text)
+            )
+            try:
+                return await invoke(ctx, arguments)
+            finally:
+                _tool_output.sink.reset(token)
+
+        return dataclasses.replace(tool, on_invoke_tool=invoke_with_sink)
+
+    tools = [wrap(t) if isinstance(t, FunctionTool) else t for t in agent.tools]
+    return agent.clone(tools=tools)
+
+
+def _handler(opts: CellOptions, view: Any) -> Callable[[ApprovalRequest], Any]:
+    if opts.approve == "auto":
+        return lambda request: ApprovalDecision.approve()
+    if opts.approve == "deny":
+        return lambda request: ApprovalDecision.reject("denied by %%agent --approve deny")
+    loop = asyncio.get_running_loop()
+
+    def ask(request: ApprovalRequest) -> Any:
+        waiting = view.inbox(request)
+        if not view.rendered.is_set():
+            loop.call_later(approval_grace(), _refuse_if_unseen, view, request)
+        return waiting
+
+    return ask
+
+
+def _refuse_if_unseen(view: Any, request: ApprovalRequest) -> None:
+    if view.rendered.is_set():
+        return
+    if view.decide(request.call_id, ApprovalDecision.reject(headless_message(request.tool_name))):
+        view.add_notice(headless_message(request.tool_name), "warning")
+
+
+def _make_view(session: NotebookSession, agent: Agent[Any], model_label: str) -> Any:
+    if getattr(session.shell, "kernel", None) is None:
+        from .text_view import TextView
+
+        return TextView(agent=agent.name, model=model_label)
+    from .view import RunView
+
+    return RunView(agent=agent.name, model=model_label)
+
+
+@dataclasses.dataclass
+class _Prepared:
+    result: RunResultStreaming
+    view: Any
+    history: list[dict[str, Any]]
+    cell: str
+    agent: Agent[Any]
+
+
+def _prepare(line: str, body: str) -> tuple[NotebookSession, CellOptions, _Prepared]:
+    session = _session()
+    opts = parse_cell_options(line)
+    agent = session.agent_named(opts.agent)
+    try:
+        prompt = interpolate(body.strip(), session.shell.user_ns)
+    except PromptError as e:
+        raise UsageError(f"%%agent: {e}") from None
+    if not prompt:
+        raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
+    model = session.resolve_model(opts.model) if opts.model else None
+    label = session.model_label(model if model is not None else agent.model)
+    cell = session.current_cell()
+    conversation = session.conversation(agent.name)
+    if opts.new:
+        conversation.clear()
+    history = conversation.history_before(cell)
+    view = _make_view(session, agent, label)
+    result = Runner.run_streamed(
+        _with_tool_output(agent, view),
+        [*history, {"role": "user", "content": prompt}],
+        max_turns=opts.max_turns,
+        run_config=RunConfig(model=model),
+        approval_handler=_handler(opts, view),
+    )
+    view.on_stop = result.cancel
+    return session, opts, _Prepared(result, view, history, cell, agent)
+
+
+async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
+    """Feed the run's events to its view; record the turn when it succeeds."""
+    result, view = run.result, run.view
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(TICK)
+
+    ticker = asyncio.ensure_future(tick())
+    try:
+        async for event in result.stream_events():
+            view.on_event(event)
+            if event.type == "raw_response_event" and event.data.type == "response.completed":
+                view.set_usage(result.context_wrapper.usage)
+    except asyncio.CancelledError:
+        view.finish("cancelled", "interrupted")
+        raise
+    except Exception as e:
+        view.finish("failed", f"{type(e).__name__}: {e}")
+        raise AgentRunError(f"{type(e).__name__}: {e}") from e
+    finally:
+        ticker.cancel()
+    view.set_usage(result.context_wrapper.usage)
+    if result.is_cancelled:
+        view.finish("cancelled", "stopped")
+        return
+    items = result.to_input_list()[len(run.history) :]
+    session.conversation(run.agent.name).record(run.cell, items)
+    session.last_result = result
+    if opts.out:
+        session.shell.user_ns[opts.out] = result
+    view.finish("done")
+
+
+async def run_agent_cell(line: str, body: str) -> None:
+    """Run a ``%%agent`` cell in place (the rewritten cell awaits this)."""
+    session, opts, run = _prepare(line, body)
+    _tool_output.install()
+    run.view.display()
+    if opts.background:
+        start_background(session, opts, run)
+        return
+    run.view.set_status("running")
+    await _drive(session, opts, run)
+
+
+def start_background(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
+    """Let the run go on as a task; the cell returns at once."""
+    run.view.set_status("background")
+
+    async def go() -> None:
+        with contextlib.suppress(AgentRunError, asyncio.CancelledError):
+            await _drive(session, opts, run)
+
+    task = asyncio.ensure_future(go())
+    session.background.add(task)
+    task.add_done_callback(session.background.discard)
+
+
+def run_agent_cell_magic(line: str, body: str) -> None:
+    """The ``%%agent`` cell magic: for kernels without live async cells, and the terminal."""
+    shell = get_ipython()
+    if getattr(shell, "kernel", None) is None:
+        from ..runtime._sync import run_blocking
+
+        run_blocking(run_agent_cell(line, body))
+        return
+    session, opts, run = _prepare(line, body)
+    _tool_output.install()
+    run.view.display()
+    run.view.add_notice(
+        "This kernel cannot take button clicks while a cell runs, so the run continues in the "
+        "background: the cell has returned, Run All will not wait, and Interrupt cannot stop "
+        "it (use Stop). Upgrade to ipykernel >= 7.4 for live runs.",
+        "warning",
+    )
+    start_background(session, dataclasses.replace(opts, background=True), run)

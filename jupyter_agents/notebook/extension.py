@@ -1,0 +1,69 @@
+"""``%load_ext jupyter_agents``: magics, the ``%%agent`` transformer, the toolbox, a banner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._version import __version__
+from ..runtime.result import RunResultStreaming
+from .cell import run_agent_cell_magic
+from .display import show_streaming
+from .kernel import agent_cell_transformer, supports_live_cells
+from .magics import agent_line_magic
+from .session import NotebookSession, current_session, set_current_session
+
+__all__ = ["load", "unload"]
+
+
+def _banner(session: NotebookSession, live: bool) -> str:
+    if session.model is not None or session.has_credentials():
+        model = f"model {session.model_label()}; change it with `%agent model NAME`"
+    else:
+        model = (
+            "no model configured: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), "
+            "or `%agent model VAR` with a Model such as jupyter_agents.testing.ScriptedModel"
+        )
+    in_kernel = getattr(session.shell, "kernel", None) is not None
+    mode = (
+        " · runs go to the background (needs ipykernel >= 7.4 for live runs)"
+        if in_kernel and not live
+        else ""
+    )
+    return f"jupyter_agents {__version__} · {model}{mode}"
+
+
+def load(shell: Any) -> None:
+    """Set up the extension in ``shell`` (idempotent)."""
+    session = current_session()
+    if session is None or session.shell is not shell:
+        if session is not None:
+            session.close()
+        session = NotebookSession(shell)
+        set_current_session(session)
+    bound = session
+
+    def agent(line: str) -> Any:
+        return agent_line_magic(bound, line)
+
+    shell.register_magic_function(agent, "line", "agent")
+    shell.register_magic_function(run_agent_cell_magic, "cell", "agent")
+    cleanup = shell.input_transformers_cleanup
+    if not any(getattr(t, "jupyter_agents", False) for t in cleanup):
+        cleanup.append(agent_cell_transformer(shell))
+    _register_displays(shell)
+    print(_banner(session, supports_live_cells(shell)))
+
+
+def unload(shell: Any) -> None:
+    """Remove what :func:`load` set up."""
+    cleanup = shell.input_transformers_cleanup
+    cleanup[:] = [t for t in cleanup if not getattr(t, "jupyter_agents", False)]
+    session = current_session()
+    if session is not None:
+        session.close()
+        set_current_session(None)
+
+
+def _register_displays(shell: Any) -> None:
+    formatter = shell.display_formatter.ipython_display_formatter
+    formatter.for_type(RunResultStreaming, show_streaming)

@@ -1,0 +1,103 @@
+"""The ``%agent`` line magic: status, model, instructions, tools, new, history."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.display import Markdown, display
+
+from ..runtime.items import ItemHelpers
+from .session import NotebookSession
+
+__all__ = ["agent_line_magic"]
+
+LINE_USAGE = (
+    "%agent [status | model NAME | instructions TEXT | tools [remove NAME] | new [AGENT] | "
+    "history [AGENT]]"
+)
+
+
+def _table(rows: list[dict[str, str]], columns: list[str]) -> str:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(row[c]) for c in columns) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _status(session: NotebookSession) -> str:
+    tools = ", ".join(t.name for t in session.toolbox.tools) or "none yet (decorate with @tool)"
+    turns = sum(len(c) for c in session.conversations.values())
+    return (
+        f"**model**: {session.model_label()}  \n**tools**: {tools}  \n"
+        f"**conversation turns**: {turns}  \n**instructions**: {session.instructions}"
+    )
+
+
+def _history(session: NotebookSession, agent: str) -> str:
+    conversation = session.conversations.get(agent)
+    if not conversation:
+        return f"No conversation yet for agent {agent!r}."
+    parts: list[str] = []
+    for turn in conversation.turns:
+        for item in turn.items:
+            role = item.get("role")
+            if role == "user" and isinstance(item.get("content"), str):
+                parts.append(f"**you** ({turn.cell}): {item['content']}")
+            elif item.get("type") == "message":
+                text = "".join(p.get("text", "") for p in item.get("content", []))
+                parts.append(f"**{agent}**: {text}")
+            elif item.get("type") == "function_call":
+                parts.append(f"`{item['name']}({item.get('arguments', '')})`")
+    return "\n\n".join(parts)
+
+
+def agent_line_magic(session: NotebookSession, line: str) -> Any:
+    """Handle ``%agent ...``."""
+    try:
+        words = shlex.split(line)
+    except ValueError as e:
+        raise UsageError(f"%agent: {e}. Usage: {LINE_USAGE}") from None
+    command, rest = (words[0], words[1:]) if words else ("status", [])
+    if command == "status":
+        display(Markdown(_status(session)))
+    elif command == "model":
+        if not rest:
+            raise UsageError("%agent model: give a model name, or a variable holding a Model.")
+        session.model = session.resolve_model(line.split(None, 1)[1])
+        print(f"jupyter_agents: the notebook agent now uses {session.model_label()}")
+    elif command == "instructions":
+        if not rest:
+            raise UsageError("%agent instructions: give the new instructions text.")
+        session.instructions = line.split(None, 1)[1].strip()
+    elif command == "tools":
+        if rest[:1] == ["remove"]:
+            if len(rest) != 2:
+                raise UsageError("%agent tools remove NAME")
+            if not session.toolbox.remove(rest[1]):
+                raise UsageError(f"%agent tools remove: no tool named {rest[1]!r}.")
+            print(f"jupyter_agents: removed tool {rest[1]!r}")
+        elif rest:
+            raise UsageError(f"%agent tools: unknown argument {rest[0]!r}. Usage: {LINE_USAGE}")
+        elif not len(session.toolbox):
+            print("No tools yet: decorate a function with @tool in a cell.")
+        else:
+            columns = ["name", "description", "parameters", "approval"]
+            display(Markdown(_table(session.toolbox.rows(), columns)))
+    elif command == "new":
+        name = rest[0] if rest else "notebook"
+        session.conversation(name).clear()
+        print(f"jupyter_agents: new conversation for {name!r}")
+    elif command == "history":
+        display(Markdown(_history(session, rest[0] if rest else "notebook")))
+    else:
+        raise UsageError(f"%agent: unknown command {command!r}. Usage: {LINE_USAGE}")
+    return None
+
+
+def last_text(result: Any) -> str:
+    """The final text of a result (for reprs)."""
+    return ItemHelpers.text_message_outputs(result.new_items)

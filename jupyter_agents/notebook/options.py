@@ -1,0 +1,70 @@
+"""Parsing the ``%%agent`` argument line; misuse is a one-line ``UsageError``."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from dataclasses import dataclass
+from typing import Literal
+
+from IPython.core.error import UsageError
+
+__all__ = ["CellOptions", "parse_cell_options"]
+
+USAGE = (
+    "%%agent [AGENT] [--model M] [--max-turns N] [--new] [--out VAR] "
+    "[--approve ask|auto|deny] [--background]"
+)
+
+
+@dataclass(frozen=True)
+class CellOptions:
+    """The options of one ``%%agent`` cell."""
+
+    agent: str | None = None
+    model: str | None = None
+    max_turns: int | None = None
+    new: bool = False
+    out: str | None = None
+    approve: Literal["ask", "auto", "deny"] = "ask"
+    background: bool = False
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"%%agent: {message}. Usage: {USAGE}")
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog="%%agent", add_help=False)
+    parser.add_argument("agent", nargs="?")
+    parser.add_argument("--model")
+    parser.add_argument("--max-turns", type=int, dest="max_turns")
+    parser.add_argument("--new", action="store_true")
+    parser.add_argument("--out")
+    parser.add_argument("--approve", choices=["ask", "auto", "deny"], default="ask")
+    parser.add_argument("--background", action="store_true")
+    return parser
+
+
+def parse_cell_options(line: str) -> CellOptions:
+    """Parse the text after ``%%agent``."""
+    try:
+        words = shlex.split(line)
+    except ValueError as e:
+        raise UsageError(f"%%agent: {e}. Usage: {USAGE}") from None
+    args = _parser().parse_args(words)
+    if args.max_turns is not None and args.max_turns < 1:
+        raise UsageError("%%agent: --max-turns must be at least 1.")
+    for name in (args.agent, args.out):
+        if name is not None and not name.isidentifier():
+            raise UsageError(f"%%agent: {name!r} is not a valid Python name.")
+    return CellOptions(
+        agent=args.agent,
+        model=args.model,
+        max_turns=args.max_turns,
+        new=args.new,
+        out=args.out,
+        approve=args.approve,
+        background=args.background,
+    )

@@ -1,0 +1,132 @@
+"""The notebook's agent session: settings, toolbox, conversations and the last result."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ..runtime.agent import Agent
+from ..runtime.models.interface import Model
+from ..runtime.models.provider import DEFAULT_MODEL, get_default_openai_api
+from ..runtime.result import RunResult
+from ..runtime.tools import FunctionTool
+from ..runtime.tools.function import add_tool_listener, remove_tool_listener
+from .conversation import Conversation
+from .toolbox import Toolbox
+
+__all__ = ["DEFAULT_INSTRUCTIONS", "NotebookSession", "current_session", "set_current_session"]
+
+DEFAULT_INSTRUCTIONS = (
+    "You are a helpful assistant working inside a Jupyter notebook. Use the tools you are "
+    "given when they help, and answer concisely in Markdown."
+)
+
+
+class NotebookSession:
+    """Everything ``%load_ext jupyter_agents`` sets up for one IPython shell."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self.toolbox = Toolbox(notify=self._note)
+        self.conversations: dict[str, Conversation] = {}
+        self.model: str | Model | None = None
+        """The notebook agent's model (None: the provider's default)."""
+        self.instructions = DEFAULT_INSTRUCTIONS
+        self.last_result: RunResult | Any = None
+        self.background: set[asyncio.Task[Any]] = set()
+        add_tool_listener(self._on_tool_created)
+
+    def close(self) -> None:
+        """Stop collecting tools."""
+        remove_tool_listener(self._on_tool_created)
+
+    # -- tools -------------------------------------------------------------------------
+
+    def _note(self, text: str) -> None:
+        print(f"jupyter_agents: {text}")
+
+    def _on_tool_created(self, tool: FunctionTool) -> None:
+        func = tool.func
+        if func is None or getattr(func, "__module__", None) != "__main__":
+            return  # only tools defined in the notebook itself
+        self.toolbox.add(tool, self.current_cell())
+
+    def current_cell(self) -> str:
+        """The id of the running cell (from the execute request), or ``In [n]``."""
+        kernel = getattr(self.shell, "kernel", None)
+        if kernel is not None:
+            try:
+                parent = kernel.get_parent("shell")
+            except Exception:
+                parent = None
+            cell_id = ((parent or {}).get("metadata") or {}).get("cellId")
+            if cell_id:
+                return str(cell_id)
+        return f"In [{self.shell.execution_count}]"
+
+    # -- agents ------------------------------------------------------------------------
+
+    def notebook_agent(self) -> Agent[Any]:
+        """The default agent: the notebook's instructions, model and every notebook tool."""
+        return Agent(
+            name="notebook",
+            instructions=self.instructions,
+            model=self.model,
+            tools=list(self.toolbox.tools),
+        )
+
+    def agent_named(self, name: str | None) -> Agent[Any]:
+        """``name`` from the user namespace, or the notebook agent when None."""
+        if name is None:
+            return self.notebook_agent()
+        value = self.shell.user_ns.get(name)
+        if value is None:
+            raise UsageError(f"%%agent: no variable named {name!r}; define an Agent first.")
+        if not isinstance(value, Agent):
+            raise UsageError(f"%%agent: {name!r} is a {type(value).__name__}, not an Agent.")
+        return value
+
+    def resolve_model(self, text: str) -> str | Model:
+        """A model from ``%agent model X``: a Model in the namespace, or a model name."""
+        text = text.strip()
+        try:
+            value = eval(text, self.shell.user_ns)  # the user's own expression
+        except Exception:
+            value = None
+        return value if isinstance(value, Model) else text
+
+    def conversation(self, agent_name: str) -> Conversation:
+        """The conversation of ``agent_name`` (created on first use)."""
+        return self.conversations.setdefault(agent_name, Conversation())
+
+    # -- descriptions ------------------------------------------------------------------
+
+    def model_label(self, model: str | Model | None = None) -> str:
+        """A short description of the model a run will use."""
+        model = self.model if model is None else model
+        if isinstance(model, Model):
+            return getattr(model, "name", None) or type(model).__name__
+        name = model or os.environ.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
+        api = "Chat Completions" if get_default_openai_api() == "chat_completions" else "Responses"
+        return f"{name} ({api} API)"
+
+    def has_credentials(self) -> bool:
+        """Whether the default OpenAI client can be built."""
+        return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"))
+
+
+_current: NotebookSession | None = None
+
+
+def current_session() -> NotebookSession | None:
+    """The session of the loaded extension, if any."""
+    return _current
+
+
+def set_current_session(session: NotebookSession | None) -> None:
+    """Make ``session`` the current one (None when the extension is unloaded)."""
+    global _current
+    _current = session

@@ -1,0 +1,218 @@
+"""The notebook layer in an in-process IPython shell: magics, interpolation, the toolbox."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from jupyter_agents.notebook.conversation import Conversation
+from jupyter_agents.notebook.options import CellOptions, parse_cell_options
+from jupyter_agents.notebook.prompt import PromptError, interpolate, summarize
+from jupyter_agents.notebook.session import current_session
+
+
+@pytest.fixture
+def shell(capsys: pytest.CaptureFixture[str]) -> Any:
+    ip = InteractiveShell.instance()
+    ip.run_cell("%load_ext jupyter_agents", store_history=False)
+    yield ip
+    ip.run_cell("%unload_ext jupyter_agents", store_history=False)
+    ip.user_ns.clear()
+    InteractiveShell.clear_instance()
+
+
+def run(shell: Any, code: str) -> Any:
+    result = shell.run_cell(code)
+    return result
+
+
+def test_banner_names_the_version_and_how_to_set_a_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ip = InteractiveShell.instance()
+    try:
+        ip.run_cell("%load_ext jupyter_agents")
+        out = capsys.readouterr().out
+        assert out.startswith("jupyter_agents 0.1.0")
+        assert "no model configured" in out and "%agent model" in out
+    finally:
+        ip.run_cell("%unload_ext jupyter_agents")
+        InteractiveShell.clear_instance()
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("", CellOptions()),
+        ("helper --new --max-turns 3", CellOptions(agent="helper", new=True, max_turns=3)),
+        (
+            "--model gpt-x --out res --approve auto --background",
+            CellOptions(model="gpt-x", out="res", approve="auto", background=True),
+        ),
+    ],
+)
+def test_cell_options(line: str, expected: CellOptions) -> None:
+    assert parse_cell_options(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("--approve maybe", "invalid choice: 'maybe'"),
+        ("--max-turns zero", "invalid int value"),
+        ("--max-turns 0", "at least 1"),
+        ("a b", "unrecognized arguments: b"),
+        ("--out 1x", "not a valid Python name"),
+        ("'unclosed", "No closing quotation"),
+    ],
+)
+def test_cell_option_errors_are_one_line_usage_errors(line: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message) as caught:
+        parse_cell_options(line)
+    assert "\n" not in str(caught.value)
+
+
+def test_interpolation_summarises_and_escapes() -> None:
+    ns = {"city": "Paris", "big": "x" * 5000, "nums": list(range(100)), "d": {"a": 1}}
+    text = interpolate("Weather in {city}? {{literal}} {len(nums)} {d}", ns)
+    assert text == "Weather in Paris? {literal} 100 {'a': 1}"
+    assert "truncated: 3,000 more characters" in interpolate("{big}", ns)
+    assert "(100 items; showing 20)" in interpolate("{nums}", ns)
+
+
+def test_interpolation_errors_point_at_the_expression() -> None:
+    with pytest.raises(PromptError, match=r"in \{missing\}: NameError"):
+        interpolate("Tell me about {missing}", {})
+    with pytest.raises(PromptError, match="invalid syntax"):
+        interpolate("{1 +}", {})
+    with pytest.raises(PromptError, match="unclosed"):
+        interpolate("a {b", {})
+    with pytest.raises(PromptError, match="unmatched"):
+        interpolate("a } b", {})
+
+
+def test_dataframe_like_values_show_shape_columns_and_head() -> None:
+    class Frame:
+        shape = (1000, 3)
+        columns = ["a", "b", "c"]
+
+        def head(self, n: int) -> Any:
+            class Head:
+                def to_markdown(self) -> str:
+                    return "| a | b | c |"
+
+            return Head()
+
+    text = summarize(Frame())
+    assert text.startswith("Frame with 1,000 rows × 3 columns")
+    assert "columns: a, b, c" in text and "| a | b | c |" in text
+
+
+def test_tools_defined_in_cells_join_the_toolbox(shell: Any, capsys: Any) -> None:
+    run(
+        shell,
+        "from jupyter_agents import tool\n@tool\ndef greet(name: str) -> str:\n"
+        "    '''Greet someone.'''\n    return 'hi ' + name",
+    )
+    session = current_session()
+    assert [t.name for t in session.toolbox.tools] == ["greet"]
+    capsys.readouterr()
+    # run_cell without history keeps "In [n]": this is a re-run of the same cell.
+    entry = session.toolbox.entry("greet")
+    run(
+        shell,
+        "@tool\ndef greet(name: str, loud: bool = False) -> str:\n"
+        '    """Greet someone."""\n    return \'hi \' + name',
+    )
+    assert capsys.readouterr().out == "jupyter_agents: tool 'greet' updated: + loud\n"
+    assert session.toolbox.entry("greet").tool is not entry.tool
+    shell.run_cell(
+        '@tool(name_override=\'greet\')\ndef other(x: int) -> int:\n    """Other."""\n    return x',
+        store_history=True,
+    )
+    assert "was defined in another cell (In [1])" in capsys.readouterr().out
+
+
+def test_same_cell_rerun_shows_the_schema_change() -> None:
+    from jupyter_agents import tool
+    from jupyter_agents.notebook.toolbox import Toolbox
+
+    notes: list[str] = []
+    box = Toolbox(notify=notes.append)
+
+    def v1(city: str) -> str:
+        """Weather."""
+        return city
+
+    def v2(city: str, days: int = 1) -> str:
+        """Weather."""
+        return city
+
+    v2.__name__ = "v1"
+    box.add(tool(v1), cell="cell-a")
+    box.add(tool(v2), cell="cell-a")
+    assert notes == ["tool 'v1' updated: + days"]
+    assert box.remove("v1") and not box.remove("v1")
+
+
+def test_agent_line_magic(shell: Any, capsys: Any) -> None:
+    run(shell, "%agent model gpt-test")
+    assert current_session().model == "gpt-test"
+    run(shell, "from jupyter_agents.testing import ScriptedModel\nm = ScriptedModel(['hi'])")
+    run(shell, "%agent model m")
+    assert current_session().model is shell.user_ns["m"]
+    run(shell, "%agent instructions Be terse.")
+    assert current_session().instructions == "Be terse."
+    capsys.readouterr()
+    run(shell, "%agent tools")
+    assert "No tools yet" in capsys.readouterr().out
+    bad = run(shell, "%agent frobnicate")
+    assert isinstance(bad.error_in_exec, UsageError)
+
+
+def test_agent_cell_in_a_terminal_shell_streams_text(shell: Any, capsys: Any) -> None:
+    run(
+        shell,
+        "from jupyter_agents import tool\n"
+        "from jupyter_agents.testing import ScriptedModel, text, tool_call\n"
+        "@tool\ndef get_weather(city: str) -> str:\n"
+        "    '''Weather.'''\n    print('looking up', city)\n    return 'sunny'\n"
+        "demo = ScriptedModel([[tool_call('get_weather', {'city': 'Paris'})],"
+        " [text('It is sunny in Paris.')]])",
+    )
+    run(shell, "%agent model demo")
+    capsys.readouterr()
+    result = run(shell, "%%agent --out res\nWeather in {'Par' + 'is'}?")
+    assert result.error_in_exec is None, result.error_in_exec
+    res = shell.user_ns["res"]
+    assert res.final_output == "It is sunny in Paris."
+    request = shell.user_ns["demo"].requests[0]
+    assert request.input[-1] == {"role": "user", "content": "Weather in Paris?"}
+    assert request.tool_names == ["get_weather"]
+    assert current_session().last_result is res
+
+
+def test_conversation_records_per_cell_and_rerun_replaces() -> None:
+    conv = Conversation()
+    conv.record("a", [{"role": "user", "content": "1"}])
+    conv.record("b", [{"role": "user", "content": "2"}])
+    assert [i["content"] for i in conv.history_before("c")] == ["1", "2"]
+    assert [i["content"] for i in conv.history_before("b")] == ["1"]
+    conv.record("b", [{"role": "user", "content": "2'"}])
+    assert [t.cell for t in conv.turns] == ["a", "b"]
+    assert conv.turns[-1].items[0]["content"] == "2'"
+    conv.record("a", [{"role": "user", "content": "1'"}])
+    assert [t.cell for t in conv.turns] == ["a"]
+
+
+def test_empty_cell_and_unknown_agent_are_usage_errors(shell: Any) -> None:
+    assert isinstance(run(shell, "%%agent\n   ").error_in_exec, UsageError)
+    assert isinstance(run(shell, "%%agent nobody\nhi").error_in_exec, UsageError)
+    run(shell, "x = 3")
+    err = run(shell, "%%agent x\nhi").error_in_exec
+    assert isinstance(err, UsageError) and "not an Agent" in str(err)
+    err = run(shell, "%%agent\nabout {undefined_name}").error_in_exec
+    assert isinstance(err, UsageError) and "NameError" in str(err)
