@@ -80,7 +80,7 @@ __all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension", 
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """``%load_ext jupyter_agents``: the ``%%agent`` / ``%agent`` magics and the notebook toolbox."""
+    """``%load_ext jupyter_agents``: the ``%%agent`` and ``%agent`` magics, the toolbox."""
     from .notebook.extension import load
 
     load(ipython)

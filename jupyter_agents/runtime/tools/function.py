@@ -22,13 +22,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FunctionTool",
-    "ToolListener",
-    "add_tool_listener",
-    "remove_tool_listener",
     "ToolArgumentsError",
     "ToolErrorFunction",
+    "ToolListener",
+    "add_tool_listener",
     "default_tool_error_function",
     "function_tool",
+    "remove_tool_listener",
     "tool",
 ]
 
