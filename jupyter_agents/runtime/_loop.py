@@ -401,6 +401,7 @@ def resume_loop(
             f"This state paused while agent {state.current_agent.name!r} was running; "
             f"resume it with that agent, not {agent.name!r}."
         )
+    state.mark_resumed()
     wrapper = state.context_wrapper
     if context is not None:
         wrapper = RunContextWrapper(context=context, usage=wrapper.usage)

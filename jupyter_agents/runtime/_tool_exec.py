@@ -11,6 +11,7 @@ from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
+from ._threads import run_in_thread
 from ._util import call_maybe_async
 from .approvals import (
     ApprovalDecision,
@@ -128,7 +129,7 @@ class ToolBatch:
                 request = self._request(tool, item)
                 # Ask before announcing, so a decision sent in reply to the event finds the
                 # request already waiting.
-                answer = self._handler(request) if self._handler is not None else None
+                answer = _call_handler(self._handler, request) if self._handler else None
                 try:
                     yield RunItemStreamEvent(name="tool_approval_requested", item=item)
                 except GeneratorExit:
@@ -182,7 +183,9 @@ class ToolBatch:
         """The handler's decision; invalid edited arguments are refused and asked again."""
         assert self._handler is not None
         problem = None
-        for _ in range(MAX_EDIT_ATTEMPTS):
+        for attempt in range(MAX_EDIT_ATTEMPTS):
+            if attempt:
+                answer = _call_handler(self._handler, request)
             decision = await settle(answer)
             if not decision.approved or decision.arguments is None:
                 return decision
@@ -191,7 +194,6 @@ class ToolBatch:
                 return decision
             logger.info("edited arguments for %r refused: %s", request.tool_name, problem)
             request = dataclasses.replace(request, error=problem)
-            answer = self._handler(request)
         return ApprovalDecision.reject(message=f"the edited arguments were invalid ({problem})")
 
     async def _invoke(self, name: str, call_id: str, arguments: str) -> Any:
@@ -230,6 +232,17 @@ class ToolBatch:
 
 
 _INVALID = object()
+
+
+def _call_handler(handler: ApprovalHandler, request: ApprovalRequest) -> Any:
+    """Ask ``handler``; plain functions go to a worker thread so they may block."""
+    if (
+        getattr(handler, "runs_on_loop", False)
+        or inspect.iscoroutinefunction(handler)
+        or inspect.iscoroutinefunction(type(handler).__call__)
+    ):
+        return handler(request)
+    return run_in_thread(handler, request)
 
 
 def _withdraw(answer: Any) -> None:

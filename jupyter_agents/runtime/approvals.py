@@ -84,16 +84,20 @@ class ApprovalDecision:
 
     @classmethod
     def approve(
-        cls, always: bool = False, arguments: dict[str, Any] | None = None
+        cls, *, always: bool = False, arguments: dict[str, Any] | None = None
     ) -> ApprovalDecision:
         """Let the call run, optionally with edited ``arguments``."""
         if arguments is not None and not isinstance(arguments, dict):
             raise UserError("Edited arguments must be a dict of argument names to values.")
+        _check_always(always)
         return cls(approved=True, always=always, arguments=arguments)
 
     @classmethod
-    def reject(cls, message: str | None = None, always: bool = False) -> ApprovalDecision:
+    def reject(cls, message: str | None = None, *, always: bool = False) -> ApprovalDecision:
         """Refuse the call; ``message`` tells the model why."""
+        if message is not None and not isinstance(message, str):
+            raise UserError("The rejection message must be a string.")
+        _check_always(always)
         return cls(approved=False, always=always, message=message)
 
     @classmethod
@@ -109,8 +113,18 @@ class ApprovalDecision:
         )
 
 
+def _check_always(always: Any) -> None:
+    if not isinstance(always, bool):
+        raise UserError(f"always must be True or False, got {always!r}.")
+
+
 class ApprovalHandler(Protocol):
-    """Decides on tool calls while the run waits: sync or async, returning a decision or a bool."""
+    """Decides on tool calls while the run waits: sync or async, returning a decision or a bool.
+
+    Sync handlers run on a worker thread (so one may block, e.g. on ``input()``); async handlers
+    and objects with a true ``runs_on_loop`` attribute (such as :class:`ApprovalInbox`) are
+    called on the run's event loop.
+    """
 
     def __call__(
         self, request: ApprovalRequest
@@ -149,6 +163,9 @@ class ApprovalInbox:
         self._waiting: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
         self._requests: dict[str, ApprovalRequest] = {}
         self._lock = threading.Lock()
+
+    runs_on_loop = True
+    """Called on the run's event loop (it only registers the request); see ``ApprovalHandler``."""
 
     @property
     def pending(self) -> list[ApprovalRequest]:

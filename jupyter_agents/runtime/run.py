@@ -148,7 +148,6 @@ class Runner:
         Works inside an already running event loop (a notebook cell): the run then happens on a
         worker thread's own loop while the caller waits.
         """
-        _prepare(starting_agent, input, context, max_turns, run_config, False, approval_handler)
         return run_blocking(
             cls.run(
                 starting_agent,

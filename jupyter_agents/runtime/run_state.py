@@ -82,6 +82,7 @@ class RunState:
         self.pending_calls = pending_calls
         self.pending_mcp = pending_mcp
         self._interruptions = interruptions
+        self._resumed = False
 
     @classmethod
     def from_loop(cls, loop: RunLoop) -> RunState:
@@ -102,8 +103,22 @@ class RunState:
 
     @property
     def interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
-        """The calls waiting for a decision."""
+        """The calls that paused the run (decided or not)."""
         return list(self._interruptions)
+
+    @property
+    def undecided(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
+        """The interruptions without a decision yet; they interrupt the resumed run again."""
+        return [i for i in self._interruptions if i.call_id not in self.ledger.calls]
+
+    def mark_resumed(self) -> None:
+        """Record that a run resumed from this state; a second resume is refused."""
+        if self._resumed:
+            raise UserError(
+                "This RunState was already resumed. Continue from the new result instead "
+                "(result.to_state()), so no approved call runs twice."
+            )
+        self._resumed = True
 
     def _pending(self, item: Any) -> ToolApprovalItem | MCPApprovalRequestItem | None:
         call_id = getattr(item, "call_id", item)
@@ -112,6 +127,7 @@ class RunState:
     def approve(
         self,
         item: ToolApprovalItem | MCPApprovalRequestItem | str,
+        *,
         always: bool = False,
         arguments: dict[str, Any] | None = None,
     ) -> bool:
@@ -131,6 +147,7 @@ class RunState:
     def reject(
         self,
         item: ToolApprovalItem | MCPApprovalRequestItem | str,
+        *,
         always: bool = False,
         message: str | None = None,
     ) -> bool:
@@ -234,7 +251,7 @@ class RunState:
         )
 
     def __repr__(self) -> str:
-        waiting = ", ".join(f"{i.tool_name}({i.call_id})" for i in self._interruptions)
+        waiting = ", ".join(f"{i.tool_name}({i.call_id})" for i in self.undecided)
         return (
             f"RunState(agent={self.current_agent.name!r}, turn={self.current_turn}, "
             f"waiting=[{waiting}])"
@@ -287,7 +304,11 @@ def _load_item(entry: dict[str, Any], agent: Agent[Any]) -> RunItem:
     raw = entry["raw"]
     if cls in (ToolCallOutputItem, MCPApprovalResponseItem):
         if cls is ToolCallOutputItem:
-            return ToolCallOutputItem(agent=agent, raw_item=raw, output=raw.get("output"))
+            approved = entry.get("approved")
+            approval = None if approved is None else ApprovalDecision(approved=bool(approved))
+            return ToolCallOutputItem(
+                agent=agent, raw_item=raw, output=raw.get("output"), approval=approval
+            )
         return MCPApprovalResponseItem(agent=agent, raw_item=raw)
     parsed = TypeAdapter(ResponseOutputItem).validate_python(raw)
     item: RunItem = cls(agent=agent, raw_item=parsed)

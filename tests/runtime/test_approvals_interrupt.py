@@ -181,3 +181,34 @@ async def test_resume_from_json_in_a_fresh_interpreter(tmp_path: Path) -> None:
     assert report["final"] == "All done."
     assert [m["to"] for m in report["sent"]] == ["ana@example.com", "bob@example.com"]
     assert report["requests"] == 3  # usage survived the restart
+
+
+async def test_a_state_resumes_only_once() -> None:
+    agent, result = await pause()
+    state = result.to_state()
+    state.approve(state.interruptions[0], always=True)
+    await Runner.run(agent, state)
+    with pytest.raises(UserError, match="already resumed"):
+        await Runner.run(agent, state)
+    assert len(sent()) == 2  # ana, then bob (always): nothing ran twice
+
+
+async def test_undecided_lists_only_calls_without_a_decision() -> None:
+    from .approval_agents import mail_agent as make
+
+    agent = make([[email("a@x.org", "c1"), email("b@x.org", "c2")], ["ok"]])
+    result = await Runner.run(agent, "go")
+    state = result.to_state()
+    state.approve("c1")
+    assert [i.call_id for i in state.undecided] == ["c2"]
+    assert "c2" in repr(state) and "c1" not in repr(state)
+
+
+def test_decision_options_are_keyword_only() -> None:
+    from jupyter_agents import ApprovalDecision
+
+    with pytest.raises(TypeError):
+        ApprovalDecision.approve({"to": "x"})  # type: ignore[misc]
+    with pytest.raises(UserError, match="always must be True or False"):
+        ApprovalDecision.approve(always="yes")  # type: ignore[arg-type]
+    assert ApprovalDecision.reject("why").message == "why"

@@ -8,6 +8,8 @@ from typing import Any, Literal, TypeAlias, Union
 
 from typing_extensions import NotRequired, TypedDict
 
+from ..errors import UserError
+
 __all__ = [
     "CodeInterpreterTool",
     "FileSearchTool",
@@ -148,7 +150,7 @@ class HostedMCPTool(HostedTool):
 
     def __post_init__(self) -> None:
         if self.tool_config.get("type", "mcp") != "mcp" or not self.tool_config.get("server_label"):
-            raise ValueError("HostedMCPTool needs tool_config={'type': 'mcp', 'server_label': ...}")
+            raise UserError("HostedMCPTool needs tool_config={'type': 'mcp', 'server_label': ...}")
 
     @property
     def name(self) -> str:  # type: ignore[override]
