@@ -240,7 +240,9 @@ class RunLoop:
         """Answer the turn's MCP approval requests and run its function calls."""
         waiting_mcp: list[MCPApprovalRequestItem] = []
         for request in mcp_requests:
-            response = await answer_mcp_request(agent, request, self.ledger, self.context_wrapper)
+            response = await answer_mcp_request(
+                agent, request, self.ledger, self.context_wrapper, self.approval_handler
+            )
             if response is None:
                 waiting_mcp.append(request)
             else:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._util import call_maybe_async
-from .approvals import ApprovalDecision, ApprovalLedger
+from .approvals import (
+    ApprovalDecision,
+    ApprovalHandler,
+    ApprovalLedger,
+    ApprovalRequest,
+    call_handler,
+    settle,
+)
 from .context import RunContextWrapper
 from .errors import UserError
 from .items import MCPApprovalRequestItem, MCPApprovalResponseItem
@@ -36,24 +43,46 @@ def _coerce(value: Any) -> ApprovalDecision:
         ) from None
 
 
+def ledger_name(request: MCPApprovalRequestItem) -> str:
+    """The name "always" decisions use for a hosted MCP tool: ``mcp:<server>:<tool>``."""
+    return f"mcp:{request.raw_item.server_label}:{request.tool_name}"
+
+
 async def answer_mcp_request(
     agent: Agent[Any],
     request: MCPApprovalRequestItem,
     ledger: ApprovalLedger,
     context: RunContextWrapper[Any],
+    handler: ApprovalHandler | None = None,
 ) -> MCPApprovalResponseItem | None:
-    """The response to send for ``request``, or None when it must wait for a person."""
+    """The response to send for ``request``, or None when it must wait for a person.
+
+    The server's ``on_approval_request`` decides first; without one, the run's approval
+    handler is asked like for a function tool; without either, the run pauses.
+    """
     raw = request.raw_item
-    decision = ledger.lookup(request.tool_name, request.call_id, raw.arguments or "")
+    name = ledger_name(request)
+    decision = ledger.lookup(name, request.call_id, raw.arguments or "")
     if decision is None:
         server = _server(agent, raw.server_label)
-        if server is None or server.on_approval_request is None:
+        if server is not None and server.on_approval_request is not None:
+            result = await call_maybe_async(
+                server.on_approval_request, MCPToolApprovalRequest(ctx_wrapper=context, data=raw)
+            )
+            decision = _coerce(result)
+        elif handler is not None:
+            ask = ApprovalRequest(
+                agent=agent,
+                tool_name=request.tool_name,
+                arguments=request.arguments,
+                call_id=request.call_id,
+                json_schema={},
+            )
+            decision = await settle(call_handler(handler, ask))
+            decision = ApprovalDecision(decision.approved, decision.always, None, decision.message)
+        else:
             return None
-        result = await call_maybe_async(
-            server.on_approval_request, MCPToolApprovalRequest(ctx_wrapper=context, data=raw)
-        )
-        decision = _coerce(result)
-        ledger.record(request.tool_name, request.call_id, raw.arguments or "", decision)
+        ledger.record(name, request.call_id, raw.arguments or "", decision)
     response: dict[str, Any] = {
         "type": "mcp_approval_response",
         "approval_request_id": request.call_id,

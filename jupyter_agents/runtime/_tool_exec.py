@@ -11,13 +11,13 @@ from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from ._threads import run_in_thread
 from ._util import call_maybe_async
 from .approvals import (
     ApprovalDecision,
     ApprovalHandler,
     ApprovalLedger,
     ApprovalRequest,
+    call_handler,
     rejection_message,
     settle,
 )
@@ -129,7 +129,7 @@ class ToolBatch:
                 request = self._request(tool, item)
                 # Ask before announcing, so a decision sent in reply to the event finds the
                 # request already waiting.
-                answer = _call_handler(self._handler, request) if self._handler else None
+                answer = call_handler(self._handler, request) if self._handler else None
                 try:
                     yield RunItemStreamEvent(name="tool_approval_requested", item=item)
                 except GeneratorExit:
@@ -185,7 +185,7 @@ class ToolBatch:
         problem = None
         for attempt in range(MAX_EDIT_ATTEMPTS):
             if attempt:
-                answer = _call_handler(self._handler, request)
+                answer = call_handler(self._handler, request)
             decision = await settle(answer)
             if not decision.approved or decision.arguments is None:
                 return decision
@@ -232,17 +232,6 @@ class ToolBatch:
 
 
 _INVALID = object()
-
-
-def _call_handler(handler: ApprovalHandler, request: ApprovalRequest) -> Any:
-    """Ask ``handler``; plain functions go to a worker thread so they may block."""
-    if (
-        getattr(handler, "runs_on_loop", False)
-        or inspect.iscoroutinefunction(handler)
-        or inspect.iscoroutinefunction(type(handler).__call__)
-    ):
-        return handler(request)
-    return run_in_thread(handler, request)
 
 
 def _withdraw(answer: Any) -> None:

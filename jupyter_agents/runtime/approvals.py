@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Union
 
+from ._threads import run_in_thread
 from .errors import UserError
 
 if TYPE_CHECKING:
@@ -142,6 +143,17 @@ async def settle(answer: Any) -> ApprovalDecision:
     if inspect.isawaitable(answer):
         answer = await answer
     return ApprovalDecision.coerce(answer)
+
+
+def call_handler(handler: ApprovalHandler, request: ApprovalRequest) -> Any:
+    """Ask ``handler``; plain functions go to a worker thread so they may block."""
+    if (
+        getattr(handler, "runs_on_loop", False)
+        or inspect.iscoroutinefunction(handler)
+        or inspect.iscoroutinefunction(type(handler).__call__)
+    ):
+        return handler(request)
+    return run_in_thread(handler, request)
 
 
 class ApprovalInbox:

@@ -6,6 +6,7 @@ import copy
 import json
 from typing import TYPE_CHECKING, Any
 
+from ._mcp_approvals import ledger_name
 from .approvals import ApprovalDecision, ApprovalLedger
 from .context import RunContextWrapper
 from .errors import UserError
@@ -158,7 +159,8 @@ class RunState:
         return self._record(pending, ApprovalDecision.reject(message=message, always=always))
 
     def _record(self, item: ToolApprovalItem | MCPApprovalRequestItem, d: ApprovalDecision) -> bool:
-        return self.ledger.record(item.tool_name, item.call_id, item.raw_item.arguments or "", d)
+        name = ledger_name(item) if isinstance(item, MCPApprovalRequestItem) else item.tool_name
+        return self.ledger.record(name, item.call_id, item.raw_item.arguments or "", d)
 
     def _check_edit(self, item: Any, arguments: dict[str, Any]) -> None:
         if not isinstance(item, ToolApprovalItem):

@@ -134,3 +134,31 @@ async def test_without_callback_the_request_interrupts_and_resumes(
     assert approval_responses(openai_server) == [
         {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True}
     ]
+
+
+async def test_without_callback_the_runs_approval_handler_decides(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    from jupyter_agents import ApprovalDecision, ApprovalRequest
+
+    asked: list[ApprovalRequest] = []
+
+    async def handler(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.reject("no remote calls today")
+
+    openai_server.enqueue(Reply([LIST_TOOLS, APPROVAL]), Reply([ReplyText("Understood.")]))
+    agent = Agent(name="m", model=model_for(openai_server), tools=[HostedMCPTool(CONFIG)])
+    result = await Runner.run(agent, "What is MCP?", approval_handler=handler)
+
+    assert result.final_output == "Understood."
+    (request,) = asked
+    assert (request.tool_name, request.call_id) == ("ask", "mcpr_1")
+    assert approval_responses(openai_server) == [
+        {
+            "type": "mcp_approval_response",
+            "approval_request_id": "mcpr_1",
+            "approve": False,
+            "reason": "no remote calls today",
+        }
+    ]
