@@ -89,6 +89,7 @@ def _handler(opts: CellOptions, view: Any) -> Callable[[ApprovalRequest], Any]:
             loop.call_later(approval_grace(), _refuse_if_unseen, view, request)
         return waiting
 
+    ask.runs_on_loop = True  # type: ignore[attr-defined]  # it only registers the request
     return ask
 
 

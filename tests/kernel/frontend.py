@@ -1,0 +1,170 @@
+"""A fake frontend: a real kernel driven by jupyter_client, sending what JupyterLab sends.
+
+It collects iopub messages on a thread, tracks widget models (comm_open + update messages),
+and sends custom widget messages exactly like anywidget's ``model.send`` does.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from jupyter_client import KernelManager
+
+Predicate = Callable[[], Any]
+
+
+class Frontend:
+    """One kernel and the frontend side of its widgets."""
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.km = KernelManager(kernel_name="python3")
+        kernel_env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
+        kernel_env.update(env or {})
+        self.km.start_kernel(env=kernel_env)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=60)
+        self.iopub: list[dict[str, Any]] = []
+        self.models: dict[str, dict[str, Any]] = {}
+        self.custom: dict[str, list[Any]] = {}
+        self._changed = threading.Condition()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._collect, daemon=True)
+        self._thread.start()
+        self._replies: dict[str, dict[str, Any]] = {}
+
+    def close(self) -> None:
+        self._stop.set()
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+    # -- iopub ---------------------------------------------------------------------------
+
+    def _collect(self) -> None:
+        while not self._stop.is_set():
+            try:
+                msg = self.kc.get_iopub_msg(timeout=0.1)
+            except queue.Empty:
+                continue
+            except Exception:
+                return
+            with self._changed:
+                self.iopub.append(msg)
+                self._track(msg)
+                self._changed.notify_all()
+
+    def _track(self, msg: dict[str, Any]) -> None:
+        content = msg["content"]
+        if msg["msg_type"] == "comm_open" and content.get("target_name") == "jupyter.widget":
+            self.models[content["comm_id"]] = dict(content["data"].get("state", {}))
+        elif msg["msg_type"] == "comm_msg":
+            data = content["data"]
+            comm_id = content["comm_id"]
+            if data.get("method") == "update" and comm_id in self.models:
+                self.models[comm_id].update(data.get("state", {}))
+            elif data.get("method") == "custom":
+                self.custom.setdefault(comm_id, []).append(data.get("content"))
+
+    def wait_for(self, predicate: Predicate, timeout: float = 20, what: str = "") -> Any:
+        """Wait until ``predicate()`` is truthy (re-checked on every iopub message)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                value = predicate()
+                if value:
+                    return value
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"timed out waiting for {what or predicate}")
+                self._changed.wait(min(left, 0.5))
+
+    def outputs(self, msg_id: str) -> list[dict[str, Any]]:
+        """iopub messages caused by the execute request ``msg_id``."""
+        with self._changed:
+            return [m for m in self.iopub if m["parent_header"].get("msg_id") == msg_id]
+
+    def stdout(self, msg_id: str) -> str:
+        return "".join(
+            m["content"]["text"]
+            for m in self.outputs(msg_id)
+            if m["msg_type"] == "stream" and m["content"]["name"] == "stdout"
+        )
+
+    # -- widgets -------------------------------------------------------------------------
+
+    def run_widgets(self) -> list[str]:
+        """Comm ids of run widgets, oldest first."""
+        with self._changed:
+            return [cid for cid, state in self.models.items() if "header" in state]
+
+    def widget(self, index: int = -1, timeout: float = 20) -> str:
+        """The comm id of a run widget (waits for it)."""
+        self.wait_for(
+            lambda: len(self.run_widgets()) >= (index + 1 if index >= 0 else 1),
+            timeout,
+            "a run widget",
+        )
+        return self.run_widgets()[index]
+
+    def state(self, comm_id: str) -> dict[str, Any]:
+        with self._changed:
+            return dict(self.models[comm_id])
+
+    def send_custom(self, comm_id: str, content: dict[str, Any]) -> None:
+        """What anywidget's ``model.send(content)`` sends."""
+        msg = self.kc.session.msg(
+            "comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": content}}
+        )
+        self.kc.shell_channel.send(msg)
+
+    def hello(self, comm_id: str) -> None:
+        """What the widget's JS sends once it has rendered."""
+        self.send_custom(comm_id, {"type": "hello"})
+
+    # -- shell ---------------------------------------------------------------------------
+
+    def execute(self, code: str, cell_id: str | None = None) -> str:
+        """Send an execute request (like a notebook cell) and return its msg id."""
+        content = {
+            "code": code,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": False,
+            "stop_on_error": True,
+        }
+        msg = self.kc.session.msg("execute_request", content)
+        msg["metadata"]["cellId"] = cell_id or str(uuid.uuid4())
+        self.kc.shell_channel.send(msg)
+        return str(msg["header"]["msg_id"])
+
+    def reply(self, msg_id: str, timeout: float = 30) -> dict[str, Any]:
+        """The execute_reply for ``msg_id`` (other replies are kept for later)."""
+        deadline = time.monotonic() + timeout
+        while msg_id not in self._replies:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no reply for {msg_id}")
+            try:
+                msg = self.kc.get_shell_msg(timeout=min(left, 0.5))
+            except queue.Empty:
+                continue
+            self._replies[msg["parent_header"].get("msg_id")] = msg
+        return self._replies.pop(msg_id)
+
+    def run(self, code: str, timeout: float = 30, cell_id: str | None = None) -> dict[str, Any]:
+        """Execute and wait; raises if the cell failed."""
+        msg_id = self.execute(code, cell_id)
+        reply = self.reply(msg_id, timeout)
+        if reply["content"]["status"] != "ok":
+            raise AssertionError(f"cell failed: {reply['content']}")
+        return reply
+
+    def interrupt(self) -> None:
+        self.km.interrupt_kernel()

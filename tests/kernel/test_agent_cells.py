@@ -1,0 +1,250 @@
+"""%%agent cells in a real kernel, with the frontend's comm messages played by the test."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from .conftest import kernel_value, script
+from .frontend import Frontend
+
+pytestmark = pytest.mark.kernel
+
+STORY = "%%agent\nWhat's the weather in Paris? Email it to ana@example.com."
+WEATHER_THEN_EMAIL = """[
+    [tool_call("get_weather", {"city": "Paris"}, call_id="w1")],
+    [tool_call("send_email", {"to": "ana@example.com", "body": "Sunny"}, call_id="e1")],
+    [text("It is sunny in Paris; I emailed Ana.")],
+]"""
+
+
+def start(fe: Frontend, code: str) -> tuple[str, str]:
+    """Execute an agent cell; return its msg id and the comm id of the widget it creates."""
+    before = len(fe.run_widgets())
+    msg_id = fe.execute(code)
+    return msg_id, fe.widget(before)
+
+
+def tool_card(state: dict[str, Any], call_id: str) -> dict[str, Any] | None:
+    return next(
+        (
+            b
+            for b in state.get("blocks", [])
+            if b.get("kind") == "tool" and b.get("call_id") == call_id
+        ),
+        None,
+    )
+
+
+def texts(state: dict[str, Any]) -> str:
+    return "".join(b.get("text", "") for b in state.get("blocks", []) if b.get("kind") == "text")
+
+
+def waiting_for(fe: Frontend, comm: str, call_id: str, attempt: int = 1) -> dict[str, Any]:
+    def pending() -> Any:
+        card = tool_card(fe.state(comm), call_id)
+        approval = (card or {}).get("approval") or {}
+        return approval.get("state") == "pending" and approval.get("attempt", 1) >= attempt and card
+
+    return fe.wait_for(pending, what=f"approval request for {call_id}")
+
+
+def decide(fe: Frontend, comm: str, call_id: str, approved: bool, **extra: Any) -> None:
+    fe.send_custom(
+        comm,
+        {"type": "decision", "call_id": call_id, "approved": approved, "always": False, **extra},
+    )
+
+
+def test_user_story_approve_while_the_cell_runs(fe: Frontend) -> None:
+    script(fe, WEATHER_THEN_EMAIL)
+    cell, comm = start(fe, STORY)
+    fe.hello(comm)
+    card = waiting_for(fe, comm, "e1")
+    assert fe.state(comm)["header"]["status"] == "waiting"
+    assert "ana@example.com" in card["args"]
+    weather = tool_card(fe.state(comm), "w1")
+    assert weather["status"] == "done" and "Sunny in Paris" in weather["output"]
+    assert "looking up Paris" in weather.get("printed", "")  # print() lands in the card
+    decide(fe, comm, "e1", True)
+    reply = fe.reply(cell)
+    assert reply["content"]["status"] == "ok"
+    state = fe.state(comm)
+    assert state["header"]["status"] == "done"
+    assert texts(state) == "It is sunny in Paris; I emailed Ana."
+    assert tool_card(state, "e1")["approval"]["state"] == "approved"
+    assert kernel_value(fe, "sent") == [("ana@example.com", "Sunny")]
+    assert "looking up" not in fe.stdout(cell)  # not spilled into the cell
+
+
+def test_reject_with_a_reason(fe: Frontend) -> None:
+    script(fe, WEATHER_THEN_EMAIL)
+    cell, comm = start(fe, STORY)
+    fe.hello(comm)
+    waiting_for(fe, comm, "e1")
+    decide(fe, comm, "e1", False, message="not now")
+    assert fe.reply(cell)["content"]["status"] == "ok"
+    card = tool_card(fe.state(comm), "e1")
+    assert card["status"] == "rejected" and card["approval"]["message"] == "not now"
+    assert kernel_value(fe, "sent") == []
+    last_input = kernel_value(fe, "demo.requests[-1].input[-1]['output']")
+    assert "rejected" in last_input and "not now" in last_input
+
+
+def test_edited_arguments_are_validated_before_they_run(fe: Frontend) -> None:
+    script(fe, WEATHER_THEN_EMAIL)
+    cell, comm = start(fe, STORY)
+    fe.hello(comm)
+    waiting_for(fe, comm, "e1")
+    decide(fe, comm, "e1", True, arguments={"to": 5})
+    errors = fe.wait_for(
+        lambda: [m for m in fe.custom.get(comm, []) if m.get("type") == "decision_error"],
+        what="decision_error",
+    )
+    assert errors[0]["call_id"] == "e1" and "body" in errors[0]["error"]
+    decide(fe, comm, "e1", True, arguments={"to": "bob@example.com", "body": "edited"})
+    assert fe.reply(cell)["content"]["status"] == "ok"
+    assert kernel_value(fe, "sent") == [("bob@example.com", "edited")]
+    assert tool_card(fe.state(comm), "e1")["approval"].get("edited") is True
+
+
+def test_always_approves_later_calls_of_the_tool(fe: Frontend) -> None:
+    script(
+        fe,
+        """[
+        [tool_call("send_email", {"to": "a@x.org", "body": "1"}, call_id="e1")],
+        [tool_call("send_email", {"to": "b@x.org", "body": "2"}, call_id="e2")],
+        [text("Sent both.")],
+    ]""",
+    )
+    cell, comm = start(fe, "%%agent\nEmail a and b.")
+    fe.hello(comm)
+    waiting_for(fe, comm, "e1")
+    decide(fe, comm, "e1", True, always=True)
+    assert fe.reply(cell)["content"]["status"] == "ok"
+    assert kernel_value(fe, "[to for to, _ in sent]") == ["a@x.org", "b@x.org"]
+    assert tool_card(fe.state(comm), "e2")["approval"]["state"] == "approved"
+
+
+def test_stale_and_double_clicks_do_nothing(fe: Frontend) -> None:
+    script(fe, WEATHER_THEN_EMAIL)
+    cell, comm = start(fe, STORY)
+    fe.hello(comm)
+    decide(fe, comm, "nope", True)  # unknown id, while the run streams
+    waiting_for(fe, comm, "e1")
+    decide(fe, comm, "e1", True)
+    decide(fe, comm, "e1", False)  # double click
+    assert fe.reply(cell)["content"]["status"] == "ok"
+    decide(fe, comm, "e1", False)  # late click
+    fe.run("pass")
+    assert kernel_value(fe, "sent") == [("ana@example.com", "Sunny")]
+    assert tool_card(fe.state(comm), "e1")["approval"]["state"] == "approved"
+
+
+def test_text_streams_into_the_widget_before_the_run_ends_and_stop_cancels(fe: Frontend) -> None:
+    long_text = "word " * 400
+    script(fe, f"[[text({long_text!r})]]", delay=0.01)
+    cell, comm = start(fe, "%%agent\nTalk for a while.")
+    fe.hello(comm)
+    fe.wait_for(lambda: len(texts(fe.state(comm))) > 20, what="streamed text")
+    assert fe.state(comm)["header"]["status"] == "running"
+    fe.send_custom(comm, {"type": "stop"})
+    reply = fe.reply(cell, timeout=10)
+    assert reply["content"]["status"] == "ok"
+    state = fe.state(comm)
+    assert state["header"]["status"] == "cancelled"
+    assert len(texts(state)) < len(long_text)
+    assert (
+        kernel_value(
+            fe,
+            "len(__import__('jupyter_agents.notebook.session', "
+            "fromlist=['_']).current_session().conversation('notebook'))",
+        )
+        == 0
+    )
+
+
+def test_interrupt_while_waiting_cancels_quickly_and_keeps_no_half_turn(fe: Frontend) -> None:
+    script(fe, WEATHER_THEN_EMAIL)
+    cell, comm = start(fe, STORY)
+    fe.hello(comm)
+    waiting_for(fe, comm, "e1")
+    started = time.monotonic()
+    fe.interrupt()
+    reply = fe.reply(cell, timeout=10)
+    assert time.monotonic() - started < 3
+    assert reply["content"]["status"] == "error"
+    assert fe.state(comm)["header"]["status"] == "cancelled"
+    assert kernel_value(fe, "sent") == []
+    session = "__import__('jupyter_agents.notebook.session', fromlist=['_']).current_session()"
+    assert kernel_value(fe, f"len({session}.conversation('notebook'))") == 0
+
+
+def test_run_all_keeps_order_with_a_queued_cell(fe: Frontend) -> None:
+    fe.run("order = []")
+    script(fe, WEATHER_THEN_EMAIL)
+    agent_cell, comm = start(fe, STORY)
+    next_cell = fe.execute("order.append('next')")  # queued, as Run All does
+    fe.hello(comm)
+    waiting_for(fe, comm, "e1")
+    assert fe.outputs(next_cell) == []  # the queued cell has not started
+    decide(fe, comm, "e1", True)
+    first = fe.reply(agent_cell)
+    second = fe.reply(next_cell)
+    assert first["content"]["execution_count"] < second["content"]["execution_count"]
+    assert kernel_value(fe, "order") == ["next"]
+
+
+def test_a_failing_run_stops_run_all(fe: Frontend) -> None:
+    script(fe, "[RuntimeError('model exploded')]")
+    agent_cell, comm = start(fe, "%%agent\nhi")
+    next_cell = fe.execute("ran_after_failure = True")
+    reply = fe.reply(agent_cell)
+    assert reply["content"]["status"] == "error"
+    assert "model exploded" in reply["content"]["evalue"]
+    assert fe.reply(next_cell)["content"]["status"] == "aborted"
+    assert fe.state(comm)["header"]["status"] == "failed"
+
+
+def test_headless_grace_period_rejects_with_instructions(fe: Frontend) -> None:
+    script(fe, WEATHER_THEN_EMAIL)
+    cell, comm = start(fe, STORY)  # no hello: no frontend rendered the widget
+    reply = fe.reply(cell, timeout=20)
+    assert reply["content"]["status"] == "ok"
+    card = tool_card(fe.state(comm), "e1")
+    assert card["status"] == "rejected"
+    assert "--approve auto" in card["approval"]["message"]
+    assert kernel_value(fe, "sent") == []
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("auto", 1), ("deny", 0)])
+def test_approve_auto_and_deny(fe: Frontend, mode: str, expected: int) -> None:
+    script(fe, WEATHER_THEN_EMAIL)
+    fe.run(f"%%agent --approve {mode}\nWeather, then email Ana.", timeout=20)
+    assert len(kernel_value(fe, "sent")) == expected
+
+
+def test_rerunning_a_cell_reasks_from_the_history_before_it(fe: Frontend) -> None:
+    script(fe, '[[text("A1")], [text("B1")], [text("A2")]]')
+    fe.run("%%agent --approve auto\nquestion A", cell_id="cell-a")
+    fe.run("%%agent --approve auto\nquestion B", cell_id="cell-b")
+    fe.run("%%agent --approve auto\nquestion A again", cell_id="cell-a")
+    sent_input = kernel_value(fe, "demo.requests[-1].input")
+    assert sent_input == [{"role": "user", "content": "question A again"}]
+    history = kernel_value(fe, "demo.requests[1].input")
+    assert [i.get("role") for i in history] == ["user", "assistant", "user"]
+
+
+def test_background_runs_return_at_once_and_stop_works(fe: Frontend) -> None:
+    script(fe, WEATHER_THEN_EMAIL)
+    cell, comm = start(fe, "%%agent --background\nWeather, then email Ana.")
+    assert fe.reply(cell, timeout=10)["content"]["status"] == "ok"
+    fe.hello(comm)
+    card = waiting_for(fe, comm, "e1")
+    assert card["status"] == "waiting"
+    assert fe.state(comm)["header"]["status"] == "background"  # the cell has returned
+    fe.send_custom(comm, {"type": "stop"})
+    fe.wait_for(lambda: fe.state(comm)["header"]["status"] == "cancelled", what="cancelled")
+    assert kernel_value(fe, "sent") == []
