@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 from dataclasses import dataclass
 from typing import Literal
@@ -27,6 +28,8 @@ class CellOptions:
     new: bool = False
     out: str | None = None
     approve: Literal["ask", "auto", "deny"] = "ask"
+    """How calls that need approval are decided; the default comes from the
+    ``JUPYTER_AGENTS_APPROVE`` environment variable (``ask`` when unset)."""
     background: bool = False
 
 
@@ -42,7 +45,7 @@ def _parser() -> _Parser:
     parser.add_argument("--max-turns", type=int, dest="max_turns")
     parser.add_argument("--new", action="store_true")
     parser.add_argument("--out")
-    parser.add_argument("--approve", choices=["ask", "auto", "deny"], default="ask")
+    parser.add_argument("--approve", choices=["ask", "auto", "deny"], default=None)
     parser.add_argument("--background", action="store_true")
     return parser
 
@@ -59,12 +62,17 @@ def parse_cell_options(line: str) -> CellOptions:
     for name in (args.agent, args.out):
         if name is not None and not name.isidentifier():
             raise UsageError(f"%%agent: {name!r} is not a valid Python name.")
+    approve = args.approve or os.environ.get("JUPYTER_AGENTS_APPROVE", "ask")
+    if approve not in ("ask", "auto", "deny"):
+        raise UsageError(
+            f"JUPYTER_AGENTS_APPROVE={approve!r} is not valid: use ask, auto or deny."
+        )
     return CellOptions(
         agent=args.agent,
         model=args.model,
         max_turns=args.max_turns,
         new=args.new,
         out=args.out,
-        approve=args.approve,
+        approve=approve,
         background=args.background,
     )

@@ -115,6 +115,22 @@ class Agent(Generic[TContext]):
                 enabled.append(item)
         return enabled
 
+    def _repr_markdown_(self) -> str:
+        """A readable summary for notebooks."""
+        model = (
+            self.model
+            if isinstance(self.model, str) or self.model is None
+            else type(self.model).__name__
+        )
+        tools = ", ".join(f"`{t.name}`" for t in self.tools) or "none"
+        lines = [f"**Agent** `{self.name}` · model `{model or 'default'}` · tools: {tools}"]
+        if isinstance(self.instructions, str):
+            text = self.instructions
+            lines.append("> " + (text if len(text) <= 500 else text[:500] + " …"))
+        elif self.instructions is not None:
+            lines.append("> (instructions from a function)")
+        return "\n\n".join(lines)
+
     def __repr__(self) -> str:
         model = (
             self.model

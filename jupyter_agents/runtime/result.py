@@ -77,6 +77,27 @@ class RunResult(RunResultBase):
     def __str__(self) -> str:
         return f"RunResult(final_output={self.final_output!r}, items={len(self.new_items)})"
 
+    def _repr_markdown_(self) -> str:
+        """A readable summary for notebooks."""
+        usage = self.context_wrapper.usage
+        lines = [
+            f"**RunResult** · agent `{self.last_agent.name}` · {len(self.new_items)} items · "
+            f"{usage.requests} model calls · {usage.total_tokens:,} tokens"
+        ]
+        calls = [i for i in self.new_items if i.type == "tool_call_item"]
+        if calls:
+            names = ", ".join(f"`{getattr(c.raw_item, 'name', c.raw_item.type)}`" for c in calls)
+            lines.append(f"tools called: {names}")
+        if self.interruptions:
+            waiting = ", ".join(f"`{i.tool_name}`" for i in self.interruptions)
+            lines.append(f"waiting for approval: {waiting} (use `result.to_state()`)")
+        elif self.final_output is not None:
+            text = str(self.final_output)
+            lines.append(
+                "> " + (text if len(text) <= 2000 else text[:2000] + " …").replace("\n", "\n> ")
+            )
+        return "\n\n".join(lines)
+
 
 @dataclass
 class RunErrorDetails(RunResultBase):

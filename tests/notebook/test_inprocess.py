@@ -216,3 +216,12 @@ def test_empty_cell_and_unknown_agent_are_usage_errors(shell: Any) -> None:
     assert isinstance(err, UsageError) and "not an Agent" in str(err)
     err = run(shell, "%%agent\nabout {undefined_name}").error_in_exec
     assert isinstance(err, UsageError) and "NameError" in str(err)
+
+
+def test_default_approval_mode_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUPYTER_AGENTS_APPROVE", "auto")
+    assert parse_cell_options("").approve == "auto"
+    assert parse_cell_options("--approve deny").approve == "deny"
+    monkeypatch.setenv("JUPYTER_AGENTS_APPROVE", "sometimes")
+    with pytest.raises(UsageError, match="JUPYTER_AGENTS_APPROVE"):
+        parse_cell_options("")

@@ -245,3 +245,14 @@ def test_clone_applies_changes_and_keeps_the_rest() -> None:
     copy = original.clone(name="b")
     assert (copy.name, copy.instructions, copy.tools) == ("b", "Be brief.", [add])
     assert original.name == "a"
+
+
+async def test_rich_reprs_for_notebooks() -> None:
+    model = ScriptedModel([[tool_call("add", {"a": 1, "b": 2})], [text("3")]])
+    agent = Agent(name="calc", instructions="Add numbers.", model=model, tools=[add])
+    assert agent._repr_markdown_().startswith("**Agent** `calc` · model `ScriptedModel`")
+    assert "> Add numbers." in agent._repr_markdown_()
+    result = await Runner.run(agent, "1+2")
+    shown = result._repr_markdown_()
+    assert "agent `calc` · 3 items · 2 model calls" in shown
+    assert "tools called: `add`" in shown and "> 3" in shown
