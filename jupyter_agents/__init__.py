@@ -76,7 +76,13 @@ if TYPE_CHECKING:
     )
     from .runtime.usage import Usage
 
-__all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension", *EXPORTS]
+__all__ = [
+    "__version__",
+    "last_result",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+    *EXPORTS,
+]
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -91,6 +97,14 @@ def unload_ipython_extension(ipython: Any) -> None:
     from .notebook.extension import unload
 
     unload(ipython)
+
+
+def last_result() -> Any:
+    """The result of the last ``%%agent`` cell that finished (None before the first)."""
+    from .notebook.session import current_session
+
+    session = current_session()
+    return session.last_result if session is not None else None
 
 
 def __getattr__(name: str) -> Any:
