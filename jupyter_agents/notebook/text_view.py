@@ -28,14 +28,14 @@ class TextView:
         *,
         agent: str,
         model: str,
-        ask: Callable[[str], str] = input,
+        ask: Callable[[str], str] | None = None,
         write: Callable[[str], Any] | None = None,
     ) -> None:
         self.agent, self.model = agent, model
         self.rendered = threading.Event()
         self.rendered.set()  # the terminal is always "showing" the run
         self.on_stop: Callable[[], None] | None = None
-        self._ask = ask
+        self._ask = ask or (lambda question: input(question))
         self._write = write or sys.__stdout__.write  # type: ignore[union-attr]
         self._in_text = False
         self.status = "running"

@@ -248,3 +248,20 @@ def test_background_runs_return_at_once_and_stop_works(fe: Frontend) -> None:
     fe.send_custom(comm, {"type": "stop"})
     fe.wait_for(lambda: fe.state(comm)["header"]["status"] == "cancelled", what="cancelled")
     assert kernel_value(fe, "sent") == []
+
+
+def test_displaying_a_streamed_result_shows_the_live_widget(fe: Frontend) -> None:
+    code = (
+        "from jupyter_agents import Agent, Runner\n"
+        "streamed = Runner.run_streamed(Agent(name='shown', model=ScriptedModel("
+        "[[tool_call('get_weather', {'city': 'Oslo'}, call_id='w9')], [text('Rainy.')]])), 'hi')\n"
+        "streamed"
+    )
+    cell, comm = start(fe, code)
+    assert fe.reply(cell)["content"]["status"] == "ok"
+    fe.wait_for(lambda: fe.state(comm)["header"]["status"] == "done", what="done")
+    state = fe.state(comm)
+    assert state["header"]["agent"] == "shown"
+    assert texts(state) == "Rainy."
+    assert tool_card(state, "w9")["output"] == "Sunny in Oslo"
+    assert kernel_value(fe, "streamed.final_output") == "Rainy."

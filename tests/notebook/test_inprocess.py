@@ -225,3 +225,29 @@ def test_default_approval_mode_from_the_environment(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("JUPYTER_AGENTS_APPROVE", "sometimes")
     with pytest.raises(UsageError, match="JUPYTER_AGENTS_APPROVE"):
         parse_cell_options("")
+
+
+def test_terminal_asks_for_approval_at_a_prompt(
+    shell: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    questions: list[str] = []
+
+    def answer(question: str) -> str:
+        questions.append(question)
+        return "y"
+
+    monkeypatch.setattr("builtins.input", answer)
+    run(
+        shell,
+        "from jupyter_agents import tool\n"
+        "from jupyter_agents.testing import ScriptedModel, text, tool_call\n"
+        "sent = []\n"
+        "@tool(needs_approval=True)\ndef send_email(to: str) -> str:\n"
+        "    '''Send.'''\n    sent.append(to)\n    return 'sent'\n"
+        "m = ScriptedModel([[tool_call('send_email', {'to': 'ana@x.org'})], [text('Done.')]])",
+    )
+    run(shell, "%agent model m")
+    result = run(shell, "%%agent\nEmail Ana.")
+    assert result.error_in_exec is None, result.error_in_exec
+    assert questions == ['Approve send_email({"to": "ana@x.org"})? [y]es / [n]o / [a]lways: ']
+    assert shell.user_ns["sent"] == ["ana@x.org"]
