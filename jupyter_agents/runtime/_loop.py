@@ -1,10 +1,11 @@
 """The turn loop: one loop for ``run``, ``run_sync`` and ``run_streamed``.
 
 :meth:`RunLoop.events` is an async generator of stream events. Streaming callers iterate it;
-``Runner.run`` drains it. Each turn: build the model input, call the model (streaming or not),
-turn its output into items, run the function calls concurrently, and decide the next step.
-State is kept incrementally (``model_input`` grows by the new items only), so a turn costs the
-same at turn 50 as at turn 1.
+``Runner.run`` drains it. Each turn: input guardrails (first turn), the model call (streaming or
+not), its output as items, then the next step: run the function calls (approvals, tool
+guardrails, concurrency), hand off, or finish (structured output, output guardrails). State is
+kept incrementally (``model_input`` grows by the new items only), so a turn costs the same at
+turn 50 as at turn 1.
 """
 
 from __future__ import annotations
@@ -12,60 +13,38 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._mcp_approvals import answer_mcp_request
-from ._tool_exec import ToolBatch
+from ._model_call import ModelCall
+from ._step import finish_turn, make_item, resolve_calls
+from ._util import call_maybe_async
 from .agent import Agent
 from .approvals import ApprovalHandler, ApprovalLedger
 from .context import RunContextWrapper
-from .errors import AgentsException, MaxTurnsExceeded, ModelBehaviorError, UserError
-from .events import (
-    AgentUpdatedStreamEvent,
-    RawResponsesStreamEvent,
-    RunItemEventName,
-    RunItemStreamEvent,
-    StreamEvent,
-)
+from .errors import AgentsException, InputGuardrailTripwireTriggered, MaxTurnsExceeded, UserError
+from .events import AgentUpdatedStreamEvent, StreamEvent
+from .guardrails import InputGuardrail, InputGuardrailResult, OutputGuardrailResult
+from .handoffs import Handoff
 from .items import (
     ItemHelpers,
     MCPApprovalRequestItem,
-    MCPListToolsItem,
-    MessageOutputItem,
     ModelResponse,
-    ReasoningItem,
     RunItem,
     ToolApprovalItem,
     ToolCallItem,
     TResponseInputItem,
 )
-from .models.interface import Model, ModelTracing
+from .lifecycle import HookCaller, RunHooks
+from .models.interface import Model
 from .models.provider import default_provider
-from .models.usage import usage_from_openai
 from .result import RunErrorDetails
-from .tools import FunctionTool, Tool
+from .sessions import Session
+from .tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
+from .tools import Tool
 
 if TYPE_CHECKING:
-    from .run import RunConfig
+    from .run_config import RunConfig
     from .run_state import RunState
-
-_EVENT_NAMES: dict[str, RunItemEventName] = {
-    "message_output_item": "message_output_created",
-    "tool_call_item": "tool_called",
-    "reasoning_item": "reasoning_item_created",
-    "mcp_list_tools_item": "mcp_list_tools",
-    "mcp_approval_request_item": "mcp_approval_requested",
-}
-
-
-@dataclass(frozen=True)
-class _TurnTools:
-    """The tools of one turn: what the model sees and what may be called."""
-
-    visible: list[Tool]
-    callable: dict[str, FunctionTool]
-    all_names: list[str]
 
 
 class RunLoop:
@@ -81,6 +60,10 @@ class RunLoop:
         max_turns: int,
         stream: bool,
         approval_handler: ApprovalHandler | None = None,
+        hooks: RunHooks[Any] | None = None,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        session: Session | None = None,
     ) -> None:
         self.current_agent = agent
         self.original_input = input if isinstance(input, str) else list(input)
@@ -98,11 +81,22 @@ class RunLoop:
         self.interrupt_pending = False
         self._stop_mode: Literal["immediate", "after_turn"] | None = None
         self._models: dict[int, Model] = {}
-        self.approval_handler: ApprovalHandler | None = approval_handler
+        self.approval_handler = approval_handler
         self.ledger = ApprovalLedger()
         self.interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = []
         self.pending_calls: list[ToolCallItem] = []
         self.pending_mcp: list[MCPApprovalRequestItem] = []
+        self.hooks = HookCaller(hooks, context_wrapper)
+        self.input_guardrail_results: list[InputGuardrailResult] = []
+        self.output_guardrail_results: list[OutputGuardrailResult] = []
+        self.tool_input_guardrail_results: list[ToolInputGuardrailResult] = []
+        self.tool_output_guardrail_results: list[ToolOutputGuardrailResult] = []
+        self.previous_response_id = previous_response_id
+        self.conversation_id = conversation_id
+        self._server_sent = 0
+        self._tools_used: set[int] = set()
+        self.session = session
+        self._new_input = ItemHelpers.input_to_new_input_list(input)
 
     # -- control -------------------------------------------------------------------------
 
@@ -134,26 +128,42 @@ class RunLoop:
             del self.new_items[mark[0] :]
             del self.model_input[mark[1] :]
 
-    # -- the loop ------------------------------------------------------------------------
-
     @property
     def is_interrupted(self) -> bool:
         """True when the run paused for approvals."""
         return bool(self.interruptions)
 
+    def used_tools(self, agent: Agent[Any]) -> bool:
+        """Whether ``agent`` has had a tool call in this run (for ``reset_tool_choice``)."""
+        return id(agent) in self._tools_used
+
+    def mark_tools_used(self, agent: Agent[Any]) -> None:
+        """Record that ``agent`` called tools."""
+        self._tools_used.add(id(agent))
+
+    def model_input_for_call(self) -> list[TResponseInputItem]:
+        """The input to send: everything, or only what the server has not seen yet."""
+        if self.previous_response_id is not None or self.conversation_id is not None:
+            return self.model_input[self._server_sent :]
+        return self.model_input
+
+    def server_has_seen_all(self) -> bool:
+        """Mark the model input so far as stored on the server (server-side state)."""
+        self._server_sent = len(self.model_input)
+        return True
+
+    # -- the loop ------------------------------------------------------------------------
+
     async def events(self) -> AsyncGenerator[StreamEvent, None]:
         """Run turn after turn, yielding every event, until there is a final output."""
         try:
+            if self.session is not None:
+                await self._load_session(self.session)
             yield AgentUpdatedStreamEvent(new_agent=self.current_agent)
+            await self.hooks.agent_start(self.current_agent)
             if self.pending_calls or self.pending_mcp:
-                mark = (len(self.new_items), len(self.model_input))
-                try:
-                    async with aclosing(self._resume_pending()) as events:
-                        async for event in events:
-                            yield event
-                except (asyncio.CancelledError, GeneratorExit):
-                    self._roll_back(mark)
-                    raise
+                async for event in self._guarded(self._resume_pending()):
+                    yield event
             while not self.done:
                 if self._stop_mode is not None:
                     self.mark_cancelled()
@@ -161,173 +171,130 @@ class RunLoop:
                 if self.current_turn >= self.max_turns:
                     raise MaxTurnsExceeded(f"Max turns ({self.max_turns}) exceeded")
                 self.current_turn += 1
-                mark = (len(self.new_items), len(self.model_input))
-                try:
-                    async with aclosing(self._run_turn()) as events:
-                        async for event in events:
-                            yield event
-                            if self._stop_mode == "immediate":
-                                self._roll_back(mark)
-                                self.mark_cancelled()
-                                return
-                except (asyncio.CancelledError, GeneratorExit):
-                    self._roll_back(mark)
-                    raise
+                async for event in self._guarded(self._run_turn()):
+                    yield event
+                if self.cancelled:
+                    return
+            await self._save_session()
         except AgentsException as e:
             if e.run_data is None:
                 e.run_data = self.error_details()
             raise
 
+    async def _guarded(
+        self, turn: AsyncGenerator[StreamEvent, None]
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Run one turn; on stop or cancellation, drop its unfinished items."""
+        mark = (len(self.new_items), len(self.model_input))
+        try:
+            async with aclosing(turn) as events:
+                async for event in events:
+                    yield event
+                    if self._stop_mode == "immediate":
+                        self._roll_back(mark)
+                        self.mark_cancelled()
+                        return
+        except (asyncio.CancelledError, GeneratorExit):
+            self._roll_back(mark)
+            raise
+
     async def _run_turn(self) -> AsyncGenerator[StreamEvent, None]:
         agent = self.current_agent
-        turn_tools = await self._tools_for(agent)
-        response: ModelResponse | None = None
+        tools, handoffs = await self._tools_for(agent)
+        call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
+        await call.prepare()
+        guard = await self._start_input_guardrails(agent)
         streamed: dict[int, RunItem] = {}
-        if self.stream:
-            async with aclosing(self._stream_model(agent, turn_tools.visible, streamed)) as events:
-                async for event in events:
-                    if isinstance(event, ModelResponse):
-                        response = event
-                    else:
-                        yield event
-        else:
-            response = await self._call_model(agent, turn_tools.visible)
+        response: ModelResponse | None = None
+        try:
+            if self.stream:
+                events = call.stream(streamed, lambda raw: make_item(raw, agent, handoffs))
+                async with aclosing(events):
+                    async for event in events:
+                        if isinstance(event, ModelResponse):
+                            response = event
+                        else:
+                            yield event
+                        _raise_if_tripped(guard)
+            else:
+                response = await _race(call.response(), guard)
+            if guard is not None:
+                self.input_guardrail_results.extend(await guard)
+                _raise_if_tripped(guard)
+        finally:
+            if guard is not None and not guard.done():
+                guard.cancel()
         assert response is not None
         self.raw_responses.append(response)
         self.context_wrapper.usage.add(response.usage)
+        await self.hooks.llm_end(agent, response)
+        async with aclosing(finish_turn(self, agent, response, streamed, tools, handoffs)) as steps:
+            async for event in steps:
+                yield event
 
-        calls: list[ToolCallItem] = []
-        mcp_requests: list[MCPApprovalRequestItem] = []
-        messages: list[MessageOutputItem] = []
-        hosted_activity = False
-        for index, raw in enumerate(response.output):
-            item = streamed.get(index) or _make_item(raw, agent)
-            if item is None:
-                continue
-            self.new_items.append(item)
-            self.model_input.append(item.to_input_item())
-            if index not in streamed:
-                yield RunItemStreamEvent(name=_EVENT_NAMES[item.type], item=item)
-            if isinstance(item, MessageOutputItem):
-                messages.append(item)
-            elif isinstance(item, MCPApprovalRequestItem):
-                mcp_requests.append(item)
-            elif isinstance(item, ToolCallItem):
-                if raw.type == "function_call":
-                    calls.append(item)
-                else:
-                    hosted_activity = True
-            else:
-                hosted_activity = hosted_activity or isinstance(item, MCPListToolsItem)
+    async def _start_input_guardrails(
+        self, agent: Agent[Any]
+    ) -> asyncio.Future[list[InputGuardrailResult]] | None:
+        """Input guardrails of the first turn: sequential ones now, parallel ones as a task."""
+        if self.current_turn != 1 or self.raw_responses:
+            return None
+        guards = [*agent.input_guardrails, *self.run_config.input_guardrails]
+        if not guards:
+            return None
+        before = [g for g in guards if not g.run_in_parallel]
+        if before:
+            results = await self._run_guardrails(agent, before)
+            self.input_guardrail_results.extend(results)
+            for result in results:
+                if result.output.tripwire_triggered:
+                    raise InputGuardrailTripwireTriggered(result)
+        alongside = [g for g in guards if g.run_in_parallel]
+        if not alongside:
+            return None
+        return asyncio.ensure_future(self._run_guardrails(agent, alongside))
 
-        if calls or mcp_requests:
-            async with aclosing(self._resolve(agent, turn_tools, calls, mcp_requests)) as events:
-                async for event in events:
-                    yield event
-            return
-        if not messages and hosted_activity:
-            return
-        self.final_output = ItemHelpers.text_message_output(messages[-1]) if messages else ""
-        self.done = True
-
-    async def _resolve(
-        self,
-        agent: Agent[Any],
-        turn_tools: _TurnTools,
-        calls: list[ToolCallItem],
-        mcp_requests: list[MCPApprovalRequestItem],
-    ) -> AsyncGenerator[StreamEvent, None]:
-        """Answer the turn's MCP approval requests and run its function calls."""
-        waiting_mcp: list[MCPApprovalRequestItem] = []
-        for request in mcp_requests:
-            response = await answer_mcp_request(
-                agent, request, self.ledger, self.context_wrapper, self.approval_handler
-            )
-            if response is None:
-                waiting_mcp.append(request)
-            else:
-                self.new_items.append(response)
-                self.model_input.append(response.raw_item)
-        batch = ToolBatch(
-            agent,
-            calls,
-            turn_tools.callable,
-            turn_tools.all_names,
-            self.context_wrapper,
-            self.ledger,
-            self.approval_handler,
+    async def _run_guardrails(
+        self, agent: Agent[Any], guards: list[InputGuardrail[Any]]
+    ) -> list[InputGuardrailResult]:
+        input = self.original_input
+        return list(
+            await asyncio.gather(*(g.run(agent, input, self.context_wrapper) for g in guards))
         )
-        if calls:
-            async with aclosing(batch.run()) as events:
-                async for event in events:
-                    yield event
-        for output in batch.outputs:
-            self.new_items.append(output)
-            self.model_input.append(output.raw_item)
-        if batch.interruptions or waiting_mcp:
-            waiting_ids = {item.call_id for item in batch.interruptions}
-            self.pending_calls = [c for c in calls if c.call_id in waiting_ids]
-            self.pending_mcp = waiting_mcp
-            self.interruptions = [*batch.interruptions, *waiting_mcp]
-            self.done = True
-        else:
-            self.pending_calls, self.pending_mcp, self.interruptions = [], [], []
 
     async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:
         """Continue a paused turn: the calls that waited for decisions."""
         agent = self.current_agent
-        turn_tools = await self._tools_for(agent)
+        tools, handoffs = await self._tools_for(agent)
         calls, requests = self.pending_calls, self.pending_mcp
         self.pending_calls, self.pending_mcp, self.interruptions = [], [], []
-        async with aclosing(self._resolve(agent, turn_tools, calls, requests)) as events:
-            async for event in events:
+        resolving = resolve_calls(
+            self, agent, tools, handoffs, calls, requests, [], len(self.new_items)
+        )
+        async with aclosing(resolving):
+            async for event in resolving:
                 yield event
 
-    # -- model calls ---------------------------------------------------------------------
+    async def _load_session(self, session: Session) -> None:
+        """Put the session's history in front of the new input."""
+        history = await session.get_items()
+        merge = self.run_config.session_input_callback
+        if merge is not None:
+            merged = await call_maybe_async(merge, list(history), list(self._new_input))
+            if not isinstance(merged, list):
+                raise UserError("session_input_callback must return a list of input items.")
+        else:
+            merged = [*history, *self._new_input]
+        self.original_input = merged
+        self.model_input = list(merged)
 
-    async def _model_args(self, agent: Agent[Any]) -> tuple[Model, str | None, Any]:
-        model = self._model_for(agent)
-        instructions = await agent.get_system_prompt(self.context_wrapper)
-        settings = agent.model_settings.resolve(self.run_config.model_settings)
-        return model, instructions, settings
+    async def _save_session(self) -> None:
+        """Save the new input and the run's items: all at once, and only for a finished run."""
+        if self.session is None or self.cancelled or self.interruptions:
+            return
+        items = [*self._new_input, *(item.to_input_item() for item in self.new_items)]
+        await self.session.add_items(items)
 
-    async def _call_model(self, agent: Agent[Any], tools: list[Tool]) -> ModelResponse:
-        model, instructions, settings = await self._model_args(agent)
-        return await model.get_response(
-            instructions, self.model_input, settings, tools, None, [], ModelTracing.DISABLED
-        )
-
-    async def _stream_model(
-        self, agent: Agent[Any], tools: list[Tool], streamed: dict[int, RunItem]
-    ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
-        model, instructions, settings = await self._model_args(agent)
-        stream = model.stream_response(
-            instructions, self.model_input, settings, tools, None, [], ModelTracing.DISABLED
-        )
-        final = None
-        event: Any
-        try:
-            async for event in stream:
-                yield RawResponsesStreamEvent(data=event)
-                kind = event.type
-                if kind == "response.output_item.done":
-                    item = _make_item(event.item, agent)
-                    if item is not None:
-                        streamed[event.output_index] = item
-                        yield RunItemStreamEvent(name=_EVENT_NAMES[item.type], item=item)
-                elif kind == "response.completed" or kind == "response.incomplete":
-                    final = event.response
-                elif kind == "response.failed" or kind == "error":
-                    raise ModelBehaviorError(f"The model's response failed: {_failure_text(event)}")
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
-        if final is None:
-            raise ModelBehaviorError("The model's stream ended without a response.completed event.")
-        yield ModelResponse(
-            output=list(final.output), usage=usage_from_openai(final.usage), response_id=final.id
-        )
+    # -- models and tools ----------------------------------------------------------------
 
     def _model_for(self, agent: Agent[Any]) -> Model:
         cached = self._models.get(id(agent))
@@ -337,20 +304,46 @@ class RunLoop:
         self._models[id(agent)] = model
         return model
 
-    async def _tools_for(self, agent: Agent[Any]) -> _TurnTools:
+    async def _tools_for(self, agent: Agent[Any]) -> tuple[list[Tool], list[Handoff[Any]]]:
         visible = await agent.get_all_tools(self.context_wrapper)
         visible.sort(key=lambda t: t.name)
-        names: dict[str, Tool] = {}
-        for item in visible:
-            other = names.setdefault(item.name, item)
+        handoffs = sorted(await agent.get_handoffs(self.context_wrapper), key=lambda h: h.tool_name)
+        names: dict[str, Any] = {}
+        for item in [*visible, *handoffs]:
+            name = item.name if not isinstance(item, Handoff) else item.tool_name
+            other = names.setdefault(name, item)
             if other is not item:
                 raise UserError(
-                    f"Agent {agent.name!r} has two different tools named {item.name!r}: "
+                    f"Agent {agent.name!r} has two different tools named {name!r}: "
                     f"{other!r} and {item!r}. Rename one with name_override."
                 )
-        callable_tools = {t.name: t for t in visible if isinstance(t, FunctionTool)}
-        all_names = [t.name for t in agent.tools]
-        return _TurnTools(visible=visible, callable=callable_tools, all_names=all_names)
+        return visible, handoffs
+
+
+async def _race(call: Any, guard: asyncio.Future[Any] | None) -> ModelResponse:
+    """The model call, cancelled as soon as a parallel input guardrail trips."""
+    if guard is None:
+        return await call  # type: ignore[no-any-return]
+    task = asyncio.ensure_future(call)
+    try:
+        while not task.done():
+            await asyncio.wait({task, guard}, return_when=asyncio.FIRST_COMPLETED)
+            if guard.done():
+                _raise_if_tripped(guard)
+                await task
+        return task.result()  # type: ignore[no-any-return]
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+def _raise_if_tripped(guard: asyncio.Future[list[InputGuardrailResult]] | None) -> None:
+    if guard is None or not guard.done():
+        return
+    for result in guard.result():
+        if result.output.tripwire_triggered:
+            raise InputGuardrailTripwireTriggered(result)
 
 
 def resolve_model(agent: Agent[Any], run_config: RunConfig) -> Model:
@@ -367,27 +360,6 @@ def resolve_model(agent: Agent[Any], run_config: RunConfig) -> Model:
     return provider.get_model(name if isinstance(name, str) else None)
 
 
-def _make_item(raw: Any, agent: Agent[Any]) -> RunItem | None:
-    kind = raw.type
-    if kind == "message":
-        return MessageOutputItem(agent=agent, raw_item=raw)
-    if kind == "mcp_approval_request":
-        return MCPApprovalRequestItem(agent=agent, raw_item=raw)
-    if kind == "mcp_list_tools":
-        return MCPListToolsItem(agent=agent, raw_item=raw)
-    if kind == "function_call" or kind.endswith("_call"):
-        return ToolCallItem(agent=agent, raw_item=raw)
-    if kind == "reasoning":
-        return ReasoningItem(agent=agent, raw_item=raw)
-    return None
-
-
-def _failure_text(event: Any) -> str:
-    response = getattr(event, "response", None)
-    error = getattr(response, "error", None) or event
-    return str(getattr(error, "message", None) or error)
-
-
 def resume_loop(
     state: RunState,
     agent: Agent[Any],
@@ -396,6 +368,7 @@ def resume_loop(
     max_turns: int,
     stream: bool,
     approval_handler: ApprovalHandler | None,
+    hooks: RunHooks[Any] | None = None,
 ) -> RunLoop:
     """A loop that continues a paused run from ``state``."""
     if agent.name != state.current_agent.name:
@@ -415,6 +388,7 @@ def resume_loop(
         max_turns=max_turns,
         stream=stream,
         approval_handler=approval_handler,
+        hooks=hooks,
     )
     loop.model_input = list(state.model_input)
     loop.new_items = list(state.new_items)

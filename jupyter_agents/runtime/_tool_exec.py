@@ -12,22 +12,32 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ._util import call_maybe_async
+from .agent_tool import event_sink
 from .approvals import (
     ApprovalDecision,
-    ApprovalHandler,
-    ApprovalLedger,
     ApprovalRequest,
     call_handler,
     rejection_message,
     settle,
 )
-from .context import RunContextWrapper, ToolContext
-from .errors import UserError
+from .context import ToolContext
+from .errors import (
+    ToolInputGuardrailTripwireTriggered,
+    ToolOutputGuardrailTripwireTriggered,
+    UserError,
+)
 from .events import RunItemStreamEvent
 from .items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
+from .tool_guardrails import (
+    ToolInputGuardrailData,
+    ToolInputGuardrailResult,
+    ToolOutputGuardrailData,
+    ToolOutputGuardrailResult,
+)
 from .tools import FunctionTool, ToolArgumentsError, to_model_output
 
 if TYPE_CHECKING:
+    from ._loop import RunLoop
     from .agent import Agent
 
 logger = logging.getLogger("jupyter_agents")
@@ -52,18 +62,18 @@ class ToolBatch:
         calls: Sequence[ToolCallItem],
         enabled: dict[str, FunctionTool],
         all_names: Sequence[str],
-        context_wrapper: RunContextWrapper[Any],
-        ledger: ApprovalLedger,
-        handler: ApprovalHandler | None,
+        loop: RunLoop,
     ) -> None:
         self._agent = agent
         self._calls = calls
         self._enabled = enabled
         self._all_names = all_names
-        self._context = context_wrapper
-        self._ledger = ledger
-        self._handler = handler
+        self._loop = loop
+        self._context = loop.context_wrapper
+        self._ledger = loop.ledger
+        self._handler = loop.approval_handler
         self._results: list[ToolCallOutputItem | None] = [None] * len(calls)
+        self._queue: asyncio.Queue[Any] | None = None
         self.interruptions: list[ToolApprovalItem] = []
 
     @property
@@ -73,12 +83,17 @@ class ToolBatch:
 
     async def run(self) -> AsyncGenerator[RunItemStreamEvent, None]:
         """Start every call at once; yield events as they happen."""
-        if len(self._calls) == 1:  # the common case: no task, no queue
+        forwarding = any(
+            getattr(self._enabled.get(c.raw_item.name), "forwards_events", False)
+            for c in self._calls
+        )
+        if len(self._calls) == 1 and not forwarding:  # the common case: no task, no queue
             async with aclosing(self._run_one(0, self._calls[0])) as events:
                 async for event in events:
                     yield event
             return
         queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._queue = queue
         tasks = [
             asyncio.ensure_future(self._feed(i, call, queue)) for i, call in enumerate(self._calls)
         ]
@@ -208,21 +223,69 @@ class ToolBatch:
         ctx = ToolContext.from_run_context(
             self._context, tool_name=name, tool_call_id=call_id, tool_arguments=arguments
         )
+        refused = await self._check_input(tool, ctx)
+        if refused is not None:
+            return refused
+        hooks = self._loop.hooks
+        await hooks.tool_start(self._agent, tool)
+        value = await self._call_tool(tool, ctx, arguments)
+        value = await self._check_output(tool, ctx, value)
+        await hooks.tool_end(self._agent, tool, value)
+        return value
+
+    async def _call_tool(self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str) -> Any:
+        token = event_sink.set(self._queue.put_nowait if self._queue is not None else None)
         try:
-            return await tool.on_invoke_tool(ctx, arguments)
+            invocation = tool.on_invoke_tool(ctx, arguments)
+            if tool.timeout is not None:
+                return await asyncio.wait_for(invocation, tool.timeout)
+            return await invocation
+        except asyncio.TimeoutError:
+            if tool.timeout is None:
+                raise
+            return f"Tool {tool.name!r} timed out after {tool.timeout:g} s and did not finish."
         except ToolArgumentsError as e:
             return str(e)
         except Exception as e:
             if tool.failure_error_function is None:
                 raise
-            logger.info("tool %r raised %r; the model is told", name, e)
+            logger.info("tool %r raised %r; the model is told", tool.name, e)
             try:
                 return await call_maybe_async(tool.failure_error_function, ctx, e)
             except Exception as handler_error:
                 raise UserError(
-                    f"The failure_error_function of tool {name!r} raised {handler_error!r} "
+                    f"The failure_error_function of tool {tool.name!r} raised {handler_error!r} "
                     f"while handling {e!r}."
                 ) from handler_error
+        finally:
+            event_sink.reset(token)
+
+    async def _check_input(self, tool: FunctionTool, ctx: ToolContext[Any]) -> str | None:
+        """Tool input guardrails: a message replacing the call, or None to run it."""
+        for guard in tool.tool_input_guardrails:
+            result = await guard.run(ToolInputGuardrailData(context=ctx, agent=self._agent))
+            self._loop.tool_input_guardrail_results.append(ToolInputGuardrailResult(guard, result))
+            if result.behavior == "raise_exception":
+                raise ToolInputGuardrailTripwireTriggered(guard, result)
+            if result.behavior == "reject_content":
+                return result.message or f"The call to tool {tool.name!r} was blocked."
+        return None
+
+    async def _check_output(self, tool: FunctionTool, ctx: ToolContext[Any], value: Any) -> Any:
+        """Tool output guardrails: the output the model sees."""
+        for guard in tool.tool_output_guardrails:
+            data = ToolOutputGuardrailData(context=ctx, agent=self._agent, output=value)
+            result = await guard.run(data)
+            self._loop.tool_output_guardrail_results.append(
+                ToolOutputGuardrailResult(guard, result)
+            )
+            if result.behavior == "raise_exception":
+                raise ToolOutputGuardrailTripwireTriggered(guard, result)
+            if result.behavior == "reject_content":
+                return result.message or f"The output of tool {tool.name!r} was withheld."
+            if result.replacement is not None:
+                value = result.replacement
+        return value
 
     def _missing_tool_message(self, name: str) -> str:
         if name in self._all_names:

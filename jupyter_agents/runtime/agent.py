@@ -5,16 +5,66 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeAlias, Union
+from typing import Any, Generic, Literal, TypeAlias, Union
 
 from ._util import accepts_positional, call_maybe_async
+from .agent_output import AgentOutputSchema
+from .agent_tool import agent_as_tool
 from .context import RunContextWrapper, TContext
 from .errors import UserError
+from .guardrails import InputGuardrail, OutputGuardrail
+from .handoffs import Handoff, handoff
+from .lifecycle import AgentHooks
 from .model_settings import ModelSettings
 from .models.interface import Model
 from .tools import FunctionTool, HostedTool, Tool
 
-__all__ = ["Agent", "Instructions"]
+__all__ = [
+    "Agent",
+    "FunctionToolResult",
+    "Instructions",
+    "StopAtTools",
+    "ToolUseBehavior",
+    "ToolsToFinalOutputResult",
+]
+
+
+@dataclass(frozen=True)
+class StopAtTools:
+    """Stop after a call to one of these tools; its output is the final output."""
+
+    stop_at_tool_names: list[str]
+    """The tools that end the run."""
+
+
+@dataclass(frozen=True)
+class FunctionToolResult:
+    """One function tool call of a turn and what it returned."""
+
+    tool: FunctionTool
+    output: Any
+    """What the tool returned."""
+    run_item: Any
+    """The ``ToolCallOutputItem``."""
+
+
+@dataclass(frozen=True)
+class ToolsToFinalOutputResult:
+    """What a ``tool_use_behavior`` function returns."""
+
+    is_final_output: bool
+    """True ends the run with ``final_output``."""
+
+    final_output: Any = None
+    """The final output (when ``is_final_output``)."""
+
+
+ToolUseBehavior: TypeAlias = Union[
+    Literal["run_llm_again", "stop_on_first_tool"],
+    StopAtTools,
+    Callable[[RunContextWrapper[Any], list[FunctionToolResult]], Any],
+]
+"""What happens after tool calls; see ``Agent.tool_use_behavior``."""
 
 Instructions: TypeAlias = Union[
     str,
@@ -50,6 +100,30 @@ class Agent(Generic[TContext]):
     handoff_description: str | None = None
     """A description of the agent, for when other agents can hand off to it."""
 
+    handoffs: list[Agent[Any] | Handoff[Any]] = field(default_factory=list)
+    """Agents (or ``handoff(...)`` objects) this agent can pass the conversation to."""
+
+    output_type: Any = None
+    """The type of the final output (a pydantic model, dataclass, TypedDict, primitive or list;
+    None: plain text). The model gets its strict JSON schema; the answer is validated."""
+
+    input_guardrails: list[InputGuardrail[Any]] = field(default_factory=list)
+    """Checks on the run's input (when this agent starts the run)."""
+
+    output_guardrails: list[OutputGuardrail[Any]] = field(default_factory=list)
+    """Checks on this agent's final output."""
+
+    hooks: AgentHooks[Any] | None = None
+    """Callbacks for this agent's lifecycle."""
+
+    tool_use_behavior: ToolUseBehavior = "run_llm_again"
+    """After tool calls: ``"run_llm_again"`` (the model sees the outputs), ``"stop_on_first_tool"``
+    (the first tool's output is the final output), ``StopAtTools([...])``, or a function
+    ``(run_context, tool_results) -> ToolsToFinalOutputResult`` (sync or async)."""
+
+    reset_tool_choice: bool = True
+    """After a tool call, go back to ``tool_choice="auto"`` so a forced choice cannot loop."""
+
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise UserError("Agent needs a name: Agent(name='assistant', ...).")
@@ -65,6 +139,55 @@ class Agent(Generic[TContext]):
                 f"got {type(self.model).__name__}."
             )
         self._check_tools()
+        self._check_lists()
+        self._output_schema: AgentOutputSchema | None = (
+            AgentOutputSchema(self.output_type) if self.output_type not in (None, str) else None
+        )
+
+    def _check_lists(self) -> None:
+        for item in self.handoffs:
+            if not isinstance(item, (Agent, Handoff)):
+                raise UserError(
+                    f"Agent {self.name!r}: handoffs holds {item!r}; give Agents or handoff(...)."
+                )
+        for name, kind in (
+            ("input_guardrails", InputGuardrail),
+            ("output_guardrails", OutputGuardrail),
+        ):
+            for guard in getattr(self, name):
+                if not isinstance(guard, kind):
+                    raise UserError(
+                        f"Agent {self.name!r}: {name} holds {guard!r}; decorate the function "
+                        f"with @{name[:-1]}."
+                    )
+        behavior = self.tool_use_behavior
+        if not (
+            behavior in ("run_llm_again", "stop_on_first_tool")
+            or isinstance(behavior, StopAtTools)
+            or callable(behavior)
+        ):
+            raise UserError(
+                f"Agent {self.name!r}: tool_use_behavior must be 'run_llm_again', "
+                f"'stop_on_first_tool', StopAtTools([...]) or a function, got {behavior!r}."
+            )
+
+    @property
+    def output_schema(self) -> AgentOutputSchema | None:
+        """The schema of ``output_type`` (None for plain text)."""
+        return self._output_schema
+
+    async def get_handoffs(self, run_context: RunContextWrapper[TContext]) -> list[Handoff[Any]]:
+        """The handoffs enabled for this turn, as :class:`Handoff` objects."""
+        enabled: list[Handoff[Any]] = []
+        for item in self.handoffs:
+            h = item if isinstance(item, Handoff) else handoff(item)
+            flag = h.is_enabled
+            if isinstance(flag, bool) and not flag:
+                continue
+            if not isinstance(flag, bool) and not await call_maybe_async(flag, run_context, self):
+                continue
+            enabled.append(h)
+        return enabled
 
     def _check_instructions(self) -> None:
         value = self.instructions
@@ -93,6 +216,20 @@ class Agent(Generic[TContext]):
     def clone(self, **changes: Any) -> Agent[TContext]:
         """A copy of this agent with ``changes`` applied (lists are shared, not copied)."""
         return dataclasses.replace(self, **changes)
+
+    def as_tool(
+        self,
+        tool_name: str | None = None,
+        tool_description: str | None = None,
+        custom_output_extractor: Callable[[Any], Any] | None = None,
+        max_turns: int | None = None,
+    ) -> FunctionTool:
+        """This agent as a tool another agent can call (``input``: the request, as text).
+
+        The nested run's streamed events are forwarded into the outer run's stream. The tool's
+        output is the nested run's final output (or ``custom_output_extractor(result)``).
+        """
+        return agent_as_tool(self, tool_name, tool_description, custom_output_extractor, max_turns)
 
     async def get_system_prompt(self, run_context: RunContextWrapper[TContext]) -> str | None:
         """The system prompt for this turn."""

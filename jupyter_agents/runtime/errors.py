@@ -5,7 +5,11 @@ Every exception derives from one base class::
     AgentsException
      ├── MaxTurnsExceeded      the run used up its turns; carries the run data so far
      ├── ModelBehaviorError    the model did something the run cannot continue from
-     └── UserError             the code using the library is wrong; the message says what to change
+     ├── UserError             the code using the library is wrong; the message says what to change
+     ├── InputGuardrailTripwireTriggered / OutputGuardrailTripwireTriggered
+     │                         an agent guardrail tripped; carries its result
+     └── ToolInputGuardrailTripwireTriggered / ToolOutputGuardrailTripwireTriggered
+                               a tool guardrail asked to stop the run; carries its result
 
 Control-flow signals (a paused run waiting for approval, a cancelled stream) are not errors.
 """
@@ -17,7 +21,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .result import RunErrorDetails
 
-__all__ = ["AgentsException", "MaxTurnsExceeded", "ModelBehaviorError", "UserError"]
+__all__ = [
+    "AgentsException",
+    "InputGuardrailTripwireTriggered",
+    "MaxTurnsExceeded",
+    "ModelBehaviorError",
+    "OutputGuardrailTripwireTriggered",
+    "ToolInputGuardrailTripwireTriggered",
+    "ToolOutputGuardrailTripwireTriggered",
+    "UserError",
+]
 
 
 class AgentsException(Exception):
@@ -58,3 +71,39 @@ class UserError(AgentsException):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class InputGuardrailTripwireTriggered(AgentsException):
+    """An input guardrail tripped; ``guardrail_result`` says which and why."""
+
+    def __init__(self, guardrail_result: Any) -> None:
+        name = guardrail_result.guardrail.get_name()
+        super().__init__(f"Input guardrail {name!r} triggered its tripwire")
+        self.guardrail_result = guardrail_result
+
+
+class OutputGuardrailTripwireTriggered(AgentsException):
+    """An output guardrail tripped; ``guardrail_result`` says which and why."""
+
+    def __init__(self, guardrail_result: Any) -> None:
+        name = guardrail_result.guardrail.get_name()
+        super().__init__(f"Output guardrail {name!r} triggered its tripwire")
+        self.guardrail_result = guardrail_result
+
+
+class ToolInputGuardrailTripwireTriggered(AgentsException):
+    """A tool input guardrail asked to stop the run (``raise_exception``)."""
+
+    def __init__(self, guardrail: Any, output: Any) -> None:
+        super().__init__(f"Tool input guardrail {guardrail.get_name()!r} stopped the run")
+        self.guardrail = guardrail
+        self.output = output
+
+
+class ToolOutputGuardrailTripwireTriggered(AgentsException):
+    """A tool output guardrail asked to stop the run (``raise_exception``)."""
+
+    def __init__(self, guardrail: Any, output: Any) -> None:
+        super().__init__(f"Tool output guardrail {guardrail.get_name()!r} stopped the run")
+        self.guardrail = guardrail
+        self.output = output

@@ -26,6 +26,8 @@ RunItemEventName: TypeAlias = Literal[
     "tool_called",
     "tool_output",
     "reasoning_item_created",
+    "handoff_requested",
+    "handoff_occured",
     "tool_approval_requested",
     "mcp_approval_requested",
     "mcp_list_tools",

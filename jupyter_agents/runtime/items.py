@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from .approvals import ApprovalDecision
 
 __all__ = [
+    "HandoffCallItem",
+    "HandoffOutputItem",
     "ItemHelpers",
     "MCPApprovalRequestItem",
     "MCPApprovalResponseItem",
@@ -137,6 +139,26 @@ class ToolApprovalItem(RunItemBase):
 
 
 @dataclass(eq=False)
+class HandoffCallItem(RunItemBase):
+    """The model asked to hand off to another agent (a ``transfer_to_...`` call)."""
+
+    raw_item: ResponseFunctionToolCall
+    type: Literal["handoff_call_item"] = "handoff_call_item"
+
+
+@dataclass(eq=False)
+class HandoffOutputItem(RunItemBase):
+    """A handoff happened: the output sent back for the call."""
+
+    raw_item: TResponseInputItem
+    source_agent: Agent[Any] | None = None
+    """The agent that handed off."""
+    target_agent: Agent[Any] | None = None
+    """The agent that took over."""
+    type: Literal["handoff_output_item"] = "handoff_output_item"
+
+
+@dataclass(eq=False)
 class MCPListToolsItem(RunItemBase):
     """The tools a hosted MCP server offered (Responses API ``mcp_list_tools``)."""
 
@@ -193,6 +215,8 @@ class ReasoningItem(RunItemBase):
 
 RunItem: TypeAlias = Union[
     MessageOutputItem,
+    HandoffCallItem,
+    HandoffOutputItem,
     ToolCallItem,
     ToolCallOutputItem,
     ReasoningItem,

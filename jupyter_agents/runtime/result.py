@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from .context import RunContextWrapper
 from .errors import UserError
 from .events import StreamEvent
+from .guardrails import InputGuardrailResult, OutputGuardrailResult
 from .items import (
     ItemHelpers,
     MCPApprovalRequestItem,
@@ -19,12 +20,15 @@ from .items import (
     TResponseInputItem,
 )
 from .run_state import RunState
+from .tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
 
 if TYPE_CHECKING:
     from ._loop import RunLoop
     from .agent import Agent
 
 __all__ = ["RunErrorDetails", "RunResult", "RunResultBase", "RunResultStreaming"]
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -52,6 +56,18 @@ class RunResultBase:
         items.extend(item.to_input_item() for item in self.new_items)
         return items
 
+    def final_output_as(self, cls: type[T], raise_if_incorrect_type: bool = False) -> T:
+        """The final output, typed as ``cls``.
+
+        Raises:
+            TypeError: With ``raise_if_incorrect_type``, when the output is not a ``cls``.
+        """
+        if raise_if_incorrect_type and not isinstance(self.final_output, cls):
+            raise TypeError(
+                f"The final output is a {type(self.final_output).__name__}, not a {cls.__name__}."
+            )
+        return cast(T, self.final_output)
+
     @property
     def last_response_id(self) -> str | None:
         """The id of the last model response (for ``previous_response_id``)."""
@@ -67,6 +83,18 @@ class RunResult(RunResultBase):
 
     interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = field(default_factory=list)
     """Calls waiting for approval; non-empty when the run paused instead of finishing."""
+
+    input_guardrail_results: list[InputGuardrailResult] = field(default_factory=list)
+    """Outcomes of the input guardrails."""
+
+    output_guardrail_results: list[OutputGuardrailResult] = field(default_factory=list)
+    """Outcomes of the output guardrails."""
+
+    tool_input_guardrail_results: list[ToolInputGuardrailResult] = field(default_factory=list)
+    """Outcomes of the tool input guardrails, in the order they ran."""
+
+    tool_output_guardrail_results: list[ToolOutputGuardrailResult] = field(default_factory=list)
+    """Outcomes of the tool output guardrails, in the order they ran."""
 
     _loop: RunLoop | None = field(default=None, repr=False, compare=False)
 
@@ -168,6 +196,26 @@ class RunResultStreaming(RunResultBase):
     def interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
         """Calls waiting for approval once the run paused."""
         return list(self._loop.interruptions)
+
+    @property
+    def input_guardrail_results(self) -> list[InputGuardrailResult]:
+        """Outcomes of the input guardrails."""
+        return self._loop.input_guardrail_results
+
+    @property
+    def output_guardrail_results(self) -> list[OutputGuardrailResult]:
+        """Outcomes of the output guardrails."""
+        return self._loop.output_guardrail_results
+
+    @property
+    def tool_input_guardrail_results(self) -> list[ToolInputGuardrailResult]:
+        """Outcomes of the tool input guardrails."""
+        return self._loop.tool_input_guardrail_results
+
+    @property
+    def tool_output_guardrail_results(self) -> list[ToolOutputGuardrailResult]:
+        """Outcomes of the tool output guardrails."""
+        return self._loop.tool_output_guardrail_results
 
     def to_state(self) -> RunState:
         """The paused run, to approve or reject its interruptions and resume."""

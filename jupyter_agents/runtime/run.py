@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ._loop import RunLoop, resume_loop
 from ._sync import run_blocking
 from .agent import Agent
+from .agent_tool import set_nested_runner
 from .approvals import ApprovalHandler
 from .context import RunContextWrapper
 from .errors import UserError
 from .items import TResponseInputItem
-from .model_settings import ModelSettings
-from .models.interface import Model, ModelProvider
+from .lifecycle import RunHooks
 from .result import RunResult, RunResultStreaming
+from .run_config import RunConfig
 from .run_state import RunState
+from .sessions import Session
 
 __all__ = ["DEFAULT_MAX_TURNS", "RunConfig", "Runner"]
 
@@ -23,37 +24,11 @@ DEFAULT_MAX_TURNS = 10
 """How many turns (model calls) a run may take unless told otherwise."""
 
 
-@dataclass
-class RunConfig:
-    """Settings for a whole run, overriding the agents' own."""
-
-    model: str | Model | None = None
-    """A model (name or instance) used for every agent of the run."""
-
-    model_provider: ModelProvider | None = None
-    """Turns model names into models (default: OpenAI, see ``set_default_openai_api``)."""
-
-    model_settings: ModelSettings | None = None
-    """Settings applied on top of each agent's ``model_settings``."""
-
-    workflow_name: str = "Agent workflow"
-    """A name for the run, for logs and traces."""
-
-    max_turns: int | None = None
-    """Turn limit, used when ``Runner.run`` is not given ``max_turns``."""
-
-    approval_handler: ApprovalHandler | None = None
-    """Decides on calls that need approval while the run waits; None pauses the run instead."""
-
-
 def _prepare(
     agent: Any,
     input: Any,
-    context: Any,
-    max_turns: int | None,
-    run_config: RunConfig | None,
     stream: bool,
-    approval_handler: ApprovalHandler | None,
+    options: dict[str, Any],
 ) -> RunLoop:
     if not isinstance(agent, Agent):
         raise UserError(f"Runner needs an Agent to start with, got {type(agent).__name__}.")
@@ -67,25 +42,36 @@ def _prepare(
             "(such as result.to_input_list()) or a RunState (result.to_state()), "
             f"got {type(input).__name__}."
         )
+    run_config = options["run_config"]
     config = run_config if run_config is not None else RunConfig()
     if not isinstance(config, RunConfig):
         raise UserError(f"run_config must be a RunConfig, got {type(config).__name__}.")
-    turns = max_turns if max_turns is not None else config.max_turns
+    turns = options["max_turns"] if options["max_turns"] is not None else config.max_turns
     if turns is None:
         turns = state.max_turns if state is not None else DEFAULT_MAX_TURNS
     if not isinstance(turns, int) or turns < 1:
         raise UserError(f"max_turns must be a positive integer, got {turns!r}.")
-    handler = approval_handler if approval_handler is not None else config.approval_handler
+    handler = options["approval_handler"] or config.approval_handler
+    hooks = options["hooks"]
+    if hooks is not None and not isinstance(hooks, RunHooks):
+        raise UserError("hooks must be a RunHooks instance (subclass RunHooks).")
+    session = options["session"]
+    if session is not None and not isinstance(session, Session):
+        raise UserError("session must implement the Session protocol (e.g. SQLiteSession).")
     if state is not None:
-        return resume_loop(state, agent, context, config, turns, stream, handler)
+        return resume_loop(state, agent, options["context"], config, turns, stream, handler, hooks)
     return RunLoop(
         agent=agent,
         input=input,
-        context_wrapper=RunContextWrapper(context=context),
+        context_wrapper=RunContextWrapper(context=options["context"]),
         run_config=config,
         max_turns=turns,
         stream=stream,
         approval_handler=handler,
+        hooks=hooks,
+        previous_response_id=options["previous_response_id"],
+        conversation_id=options["conversation_id"],
+        session=session,
     )
 
 
@@ -98,12 +84,29 @@ def _result(loop: RunLoop) -> RunResult:
         context_wrapper=loop.context_wrapper,
         last_agent=loop.current_agent,
         interruptions=list(loop.interruptions),
+        input_guardrail_results=loop.input_guardrail_results,
+        output_guardrail_results=loop.output_guardrail_results,
+        tool_input_guardrail_results=loop.tool_input_guardrail_results,
+        tool_output_guardrail_results=loop.tool_output_guardrail_results,
         _loop=loop,
     )
 
 
 class Runner:
-    """Runs agents. All three entry points share one turn loop."""
+    """Runs agents. All three entry points share one turn loop and take the same arguments.
+
+    Args (keyword-only after ``input``):
+        context: Your object, handed to instructions, tools, guardrails and hooks.
+        max_turns: Model calls allowed (default 10, or ``RunConfig.max_turns``).
+        run_config: Run-wide settings.
+        approval_handler: Decides on calls that need approval (else the run pauses).
+        hooks: ``RunHooks`` callbacks.
+        session: A ``Session``: its history is prepended, and the run's new input and items are
+            saved to it when the run finishes (a failed or cancelled run saves nothing).
+        previous_response_id: Continue a Responses API conversation stored on the server; only
+            new items are sent.
+        conversation_id: A Responses API conversation id; only new items are sent.
+    """
 
     @classmethod
     async def run(
@@ -115,15 +118,13 @@ class Runner:
         max_turns: int | None = None,
         run_config: RunConfig | None = None,
         approval_handler: ApprovalHandler | None = None,
+        hooks: RunHooks[Any] | None = None,
+        session: Session | None = None,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
     ) -> RunResult:
-        """Run ``starting_agent`` on ``input`` until it produces a final output.
-
-        Each turn calls the model once and runs the tools it asked for. Raises
-        ``MaxTurnsExceeded`` after ``max_turns`` turns (default 10, or ``RunConfig.max_turns``).
-        """
-        loop = _prepare(
-            starting_agent, input, context, max_turns, run_config, False, approval_handler
-        )
+        """Run ``starting_agent`` on ``input`` until it produces a final output."""
+        loop = _prepare(starting_agent, input, False, _options(locals()))
         events = loop.events()
         try:
             async for _ in events:
@@ -142,22 +143,17 @@ class Runner:
         max_turns: int | None = None,
         run_config: RunConfig | None = None,
         approval_handler: ApprovalHandler | None = None,
+        hooks: RunHooks[Any] | None = None,
+        session: Session | None = None,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
     ) -> RunResult:
         """Like :meth:`run`, from synchronous code.
 
         Works inside an already running event loop (a notebook cell): the run then happens on a
         worker thread's own loop while the caller waits.
         """
-        return run_blocking(
-            cls.run(
-                starting_agent,
-                input,
-                context=context,
-                max_turns=max_turns,
-                run_config=run_config,
-                approval_handler=approval_handler,
-            )
-        )
+        return run_blocking(cls.run(starting_agent, input, **_options(locals())))
 
     @classmethod
     def run_streamed(
@@ -169,13 +165,33 @@ class Runner:
         max_turns: int | None = None,
         run_config: RunConfig | None = None,
         approval_handler: ApprovalHandler | None = None,
+        hooks: RunHooks[Any] | None = None,
+        session: Session | None = None,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
     ) -> RunResultStreaming:
         """Start a streamed run and return at once.
 
         Iterate ``result.stream_events()`` to drive the run and see text deltas, tool calls and
         outputs as they happen; ``result.cancel()`` stops it.
         """
-        loop = _prepare(
-            starting_agent, input, context, max_turns, run_config, True, approval_handler
-        )
-        return RunResultStreaming(loop)
+        return RunResultStreaming(_prepare(starting_agent, input, True, _options(locals())))
+
+
+_OPTION_NAMES = (
+    "context",
+    "max_turns",
+    "run_config",
+    "approval_handler",
+    "hooks",
+    "session",
+    "previous_response_id",
+    "conversation_id",
+)
+
+
+def _options(values: dict[str, Any]) -> dict[str, Any]:
+    return {name: values[name] for name in _OPTION_NAMES}
+
+
+set_nested_runner(Runner.run_streamed)

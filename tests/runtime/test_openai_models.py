@@ -24,6 +24,7 @@ from jupyter_agents import (
     tool,
 )
 from jupyter_agents.runtime.models.provider import get_default_openai_api
+from jupyter_agents.runtime.retry import ModelRetryPolicy
 from jupyter_agents.testing.server import (
     FakeOpenAIServer,
     Reply,
@@ -59,10 +60,12 @@ def make_model(kind: str, server: FakeOpenAIServer) -> Any:
     return cls("gpt-test", openai_client=client_for(server))
 
 
-async def run(agent: Agent, stream: bool, prompt: str = "Weather in Paris?") -> Any:
+async def run(
+    agent: Agent, stream: bool, prompt: str = "Weather in Paris?", config: Any = None
+) -> Any:
     if not stream:
-        return await Runner.run(agent, prompt)
-    result = Runner.run_streamed(agent, prompt)
+        return await Runner.run(agent, prompt, run_config=config)
+    result = Runner.run_streamed(agent, prompt, run_config=config)
     deltas = []
     async for event in result.stream_events():
         if event.type == "raw_response_event" and event.data.type == "response.output_text.delta":
@@ -186,8 +189,9 @@ async def test_http_errors_surface_as_openai_errors(
 ) -> None:
     openai_server.enqueue(ReplyError(status, "slow down" if status == 429 else "boom"))
     agent = Agent(name="e", model=make_model(kind, openai_server))
+    no_retries = RunConfig(model_retry=ModelRetryPolicy(max_attempts=1))
     with pytest.raises(error):
-        await run(agent, stream)
+        await run(agent, stream, config=no_retries)
 
 
 async def test_chat_completions_leave_out_hosted_tools_with_a_warning(
@@ -301,3 +305,50 @@ def test_env_configured_local_server_is_used_by_default(
 async def test_missing_api_key_is_a_clear_user_error() -> None:
     with pytest.raises(UserError, match="No OpenAI API key: set OPENAI_API_KEY"):
         await Runner.run(Agent(name="nokey"), "hi")
+
+
+FAST_RETRIES = RunConfig(model_retry=ModelRetryPolicy(max_attempts=3, initial_delay=0.01))
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+async def test_rate_limits_and_server_errors_are_retried(
+    openai_server: FakeOpenAIServer, stream: bool
+) -> None:
+    openai_server.enqueue(
+        ReplyError(429, "slow down", retry_after=0.01), ReplyError(500, "oops"), "Finally."
+    )
+    agent = Agent(name="r", model=make_model("responses", openai_server))
+    result = await run(agent, stream, config=FAST_RETRIES)
+    assert result.final_output == "Finally."
+    assert len(openai_server.model_requests) == 3
+    assert result.context_wrapper.usage.requests == 1
+
+
+async def test_the_final_error_says_what_was_tried(openai_server: FakeOpenAIServer) -> None:
+    openai_server.enqueue(*(ReplyError(503, f"down {i}") for i in range(3)))
+    agent = Agent(name="r", model=make_model("chat", openai_server))
+    with pytest.raises(openai.InternalServerError) as caught:
+        await Runner.run(agent, "hi", run_config=FAST_RETRIES)
+    notes = " ".join(getattr(caught.value, "__notes__", []))
+    assert "model call failed 3 times" in notes and "HTTP 503" in notes
+    assert len(openai_server.model_requests) == 3
+
+
+async def test_client_errors_are_not_retried(openai_server: FakeOpenAIServer) -> None:
+    openai_server.enqueue(ReplyError(400, "bad request", type_="invalid_request_error"))
+    agent = Agent(name="r", model=make_model("responses", openai_server))
+    with pytest.raises(openai.BadRequestError):
+        await Runner.run(agent, "hi", run_config=FAST_RETRIES)
+    assert len(openai_server.model_requests) == 1
+
+
+async def test_a_stream_that_broke_after_delivering_is_not_retried(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    openai_server.enqueue(Reply([ReplyText("partial answer here")], abort_after_events=6))
+    agent = Agent(name="r", model=make_model("responses", openai_server))
+    result = Runner.run_streamed(agent, "hi", run_config=FAST_RETRIES)
+    with pytest.raises(openai.APIError):
+        async for _ in result.stream_events():
+            pass
+    assert len(openai_server.model_requests) == 1

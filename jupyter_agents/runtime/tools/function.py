@@ -88,6 +88,15 @@ class FunctionTool:
     """Whether a person must approve each call: a bool, or a sync/async function
     ``(run_context, arguments, call_id) -> bool`` deciding per call."""
 
+    tool_input_guardrails: list[Any] = field(default_factory=list)
+    """``ToolInputGuardrail`` checks on each call's arguments, before the tool runs."""
+
+    tool_output_guardrails: list[Any] = field(default_factory=list)
+    """``ToolOutputGuardrail`` checks on each call's output, before the model sees it."""
+
+    timeout: float | None = None
+    """Seconds a call may take; when it fires, the model is told the call timed out."""
+
     arguments_validator: Callable[[dict[str, Any]], str | None] | None = field(
         default=None, repr=False
     )
@@ -103,6 +112,10 @@ class FunctionTool:
             raise UserError(f"Tool {self.name!r}: on_invoke_tool must be an async callable.")
         if not isinstance(self.params_json_schema, dict):
             raise UserError(f"Tool {self.name!r}: params_json_schema must be a dict.")
+        if self.timeout is not None and not (
+            isinstance(self.timeout, (int, float)) and self.timeout > 0
+        ):
+            raise UserError(f"Tool {self.name!r}: timeout must be a positive number of seconds.")
         if not isinstance(self.needs_approval, bool) and not callable(self.needs_approval):
             raise UserError(
                 f"Tool {self.name!r}: needs_approval must be True, False or a function "
@@ -146,6 +159,7 @@ def _make_tool(
     strict_mode: bool,
     is_enabled: IsEnabled,
     needs_approval: NeedsApproval,
+    extra: dict[str, Any],
 ) -> FunctionTool:
     schema = function_schema(
         func,
@@ -194,6 +208,7 @@ def _make_tool(
         failure_error_function=failure_error_function,
         needs_approval=needs_approval,
         arguments_validator=validate,
+        **extra,
         func=func,
     )
 
@@ -213,6 +228,9 @@ def function_tool(
     strict_mode: bool = True,
     is_enabled: IsEnabled = True,
     needs_approval: NeedsApproval = False,
+    tool_input_guardrails: list[Any] | None = None,
+    tool_output_guardrails: list[Any] | None = None,
+    timeout: float | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -228,6 +246,9 @@ def function_tool(
     strict_mode: bool = True,
     is_enabled: IsEnabled = True,
     needs_approval: NeedsApproval = False,
+    tool_input_guardrails: list[Any] | None = None,
+    tool_output_guardrails: list[Any] | None = None,
+    timeout: float | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a Python function into a :class:`FunctionTool`; use bare or with arguments.
 
@@ -248,6 +269,9 @@ def function_tool(
         is_enabled: Whether the model sees the tool; a callable ``(ctx, agent)`` decides per turn.
         needs_approval: Whether a person must approve each call; a callable
             ``(ctx, arguments, call_id)`` decides per call.
+        tool_input_guardrails: Checks on each call's arguments before the tool runs.
+        tool_output_guardrails: Checks on each call's output before the model sees it.
+        timeout: Seconds a call may take; the model is told when it times out.
     """
 
     def decorate(f: Callable[..., Any]) -> FunctionTool:
@@ -263,6 +287,11 @@ def function_tool(
             strict_mode=strict_mode,
             is_enabled=is_enabled,
             needs_approval=needs_approval,
+            extra={
+                "tool_input_guardrails": list(tool_input_guardrails or []),
+                "tool_output_guardrails": list(tool_output_guardrails or []),
+                "timeout": timeout,
+            },
         )
         for listener in list(_tool_listeners):
             listener(made)

@@ -1,0 +1,198 @@
+"""One model call of a turn: input, settings, hooks, retries, streaming or not."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, Any
+
+from ._util import call_maybe_async
+from .agent import Agent
+from .errors import ModelBehaviorError, UserError
+from .events import RawResponsesStreamEvent, RunItemStreamEvent, StreamEvent
+from .handoffs import Handoff
+from .items import ModelResponse, RunItem, TResponseInputItem
+from .model_settings import ModelSettings
+from .models.interface import Model, ModelTracing
+from .models.usage import usage_from_openai
+from .retry import describe_error, retry_delay
+from .run_config import CallModelData, ModelInputData
+from .tools import Tool
+
+if TYPE_CHECKING:
+    from ._loop import RunLoop
+
+logger = logging.getLogger("jupyter_agents")
+
+__all__ = ["ModelCall"]
+
+
+class ModelCall:
+    """Prepares and performs one model call for ``loop``'s current agent."""
+
+    def __init__(
+        self,
+        loop: RunLoop,
+        agent: Agent[Any],
+        model: Model,
+        tools: list[Tool],
+        handoffs: list[Handoff[Any]],
+    ) -> None:
+        self.loop = loop
+        self.agent = agent
+        self.model = model
+        self.tools = tools
+        self.handoffs = handoffs
+        self.instructions: str | None = None
+        self.input: list[TResponseInputItem] = []
+        self.settings = ModelSettings()
+
+    async def prepare(self) -> None:
+        """Instructions, input (after the input filter) and settings for this call."""
+        loop, agent = self.loop, self.agent
+        self.instructions = await agent.get_system_prompt(loop.context_wrapper)
+        self.input = loop.model_input_for_call()
+        model_filter = loop.run_config.call_model_input_filter
+        if model_filter is not None:
+            data = ModelInputData(input=list(self.input), instructions=self.instructions)
+            filtered = await call_maybe_async(
+                model_filter,
+                CallModelData(model_data=data, agent=agent, context=loop.context_wrapper.context),
+            )
+            if not isinstance(filtered, ModelInputData):
+                raise UserError("call_model_input_filter must return a ModelInputData.")
+            self.input, self.instructions = filtered.input, filtered.instructions
+        settings = agent.model_settings.resolve(loop.run_config.model_settings)
+        if (
+            agent.reset_tool_choice
+            and loop.used_tools(agent)
+            and settings.tool_choice
+            not in (
+                None,
+                "auto",
+                "none",
+            )
+        ):
+            settings = settings.resolve(ModelSettings(tool_choice="auto"))
+        self.settings = settings
+        await loop.hooks.llm_start(agent, self.instructions, self.input)
+
+    def _args(self) -> tuple[Any, ...]:
+        return (
+            self.instructions,
+            self.input,
+            self.settings,
+            self.tools,
+            self.agent.output_schema,
+            self.handoffs,
+            ModelTracing.DISABLED,
+        )
+
+    def _kwargs(self) -> dict[str, Any]:
+        return {
+            "previous_response_id": self.loop.previous_response_id,
+            "conversation_id": self.loop.conversation_id,
+        }
+
+    async def response(self) -> ModelResponse:
+        """A complete response (retried as the run's policy says)."""
+        policy = self.loop.run_config.model_retry
+        failures: list[str] = []
+        for attempt in range(1, policy.max_attempts + 1):
+            try:
+                return await self.model.get_response(*self._args(), **self._kwargs())
+            except Exception as error:
+                await self._after_failure(error, attempt, failures)
+        raise AssertionError("unreachable")
+
+    async def _after_failure(self, error: Exception, attempt: int, failures: list[str]) -> None:
+        policy = self.loop.run_config.model_retry
+        failures.append(describe_error(error))
+        if attempt >= policy.max_attempts or not policy.is_retryable(error):
+            if len(failures) > 1:
+                _note(error, f"model call failed {len(failures)} times: " + "; ".join(failures))
+            raise error
+        delay = retry_delay(policy, attempt, error)
+        logger.info("model call failed (%s); retrying in %.2f s", failures[-1], delay)
+        await asyncio.sleep(delay)
+
+    async def stream(
+        self, streamed: dict[int, RunItem], make_item: Any
+    ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
+        """Stream the response's events; the last thing yielded is the ModelResponse.
+
+        A failed call is retried only while nothing of it was delivered.
+        """
+        failures: list[str] = []
+        attempt = 0
+        while True:
+            attempt += 1
+            delivered = False
+            try:
+                async for event in self._stream_once(streamed, make_item):
+                    delivered = True
+                    yield event
+                return
+            except Exception as error:
+                if delivered:
+                    raise
+                await self._after_failure(error, attempt, failures)
+
+    async def _stream_once(
+        self, streamed: dict[int, RunItem], make_item: Any
+    ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
+        stream = self.model.stream_response(*self._args(), **self._kwargs())
+        final = None
+        event: Any
+        try:
+            async for event in stream:
+                yield RawResponsesStreamEvent(data=event)
+                kind = event.type
+                if kind == "response.output_item.done":
+                    item = make_item(event.item)
+                    if item is not None:
+                        streamed[event.output_index] = item
+                        yield RunItemStreamEvent(name=item_event_name(item), item=item)
+                elif kind == "response.completed" or kind == "response.incomplete":
+                    final = event.response
+                elif kind == "response.failed" or kind == "error":
+                    raise ModelBehaviorError(f"The model's response failed: {_failure_text(event)}")
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        if final is None:
+            raise ModelBehaviorError("The model's stream ended without a response.completed event.")
+        yield ModelResponse(
+            output=list(final.output), usage=usage_from_openai(final.usage), response_id=final.id
+        )
+
+
+def item_event_name(item: RunItem) -> Any:
+    """The stream event name announcing a new item."""
+    return _EVENT_NAMES[item.type]
+
+
+_EVENT_NAMES = {
+    "message_output_item": "message_output_created",
+    "tool_call_item": "tool_called",
+    "handoff_call_item": "handoff_requested",
+    "reasoning_item": "reasoning_item_created",
+    "mcp_list_tools_item": "mcp_list_tools",
+    "mcp_approval_request_item": "mcp_approval_requested",
+}
+
+
+def _note(error: Exception, text: str) -> None:
+    add_note = getattr(error, "add_note", None)
+    if add_note is not None:  # Python 3.11+
+        add_note(text)
+    else:
+        error.retry_history = text  # type: ignore[attr-defined]
+
+
+def _failure_text(event: Any) -> str:
+    response = getattr(event, "response", None)
+    error = getattr(response, "error", None) or event
+    return str(getattr(error, "message", None) or error)

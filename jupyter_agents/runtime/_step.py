@@ -1,0 +1,282 @@
+"""After the model answered: items, then tools, a handoff, or the final output."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from ._mcp_approvals import answer_mcp_request
+from ._model_call import item_event_name
+from ._tool_exec import ToolBatch
+from ._util import call_maybe_async
+from .agent import Agent, FunctionToolResult, StopAtTools, ToolsToFinalOutputResult
+from .errors import OutputGuardrailTripwireTriggered, UserError
+from .events import AgentUpdatedStreamEvent, RunItemStreamEvent, StreamEvent
+from .handoffs import Handoff, HandoffInputData
+from .items import (
+    HandoffCallItem,
+    HandoffOutputItem,
+    ItemHelpers,
+    MCPApprovalRequestItem,
+    MCPListToolsItem,
+    MessageOutputItem,
+    ModelResponse,
+    ReasoningItem,
+    RunItem,
+    ToolCallItem,
+    ToolCallOutputItem,
+)
+from .tools import FunctionTool, Tool
+
+if TYPE_CHECKING:
+    from ._loop import RunLoop
+
+__all__ = ["finalize", "finish_turn", "make_item", "resolve_calls"]
+
+MULTIPLE_HANDOFFS = "Multiple handoffs were requested; only the first one was performed."
+
+
+def make_item(raw: Any, agent: Agent[Any], handoffs: list[Handoff[Any]]) -> RunItem | None:
+    """The run item for one model output item (None for kinds the run ignores)."""
+    kind = raw.type
+    if kind == "message":
+        return MessageOutputItem(agent=agent, raw_item=raw)
+    if kind == "function_call":
+        if any(h.tool_name == raw.name for h in handoffs):
+            return HandoffCallItem(agent=agent, raw_item=raw)
+        return ToolCallItem(agent=agent, raw_item=raw)
+    if kind == "mcp_approval_request":
+        return MCPApprovalRequestItem(agent=agent, raw_item=raw)
+    if kind == "mcp_list_tools":
+        return MCPListToolsItem(agent=agent, raw_item=raw)
+    if kind.endswith("_call"):
+        return ToolCallItem(agent=agent, raw_item=raw)
+    if kind == "reasoning":
+        return ReasoningItem(agent=agent, raw_item=raw)
+    return None
+
+
+async def finish_turn(
+    loop: RunLoop,
+    agent: Agent[Any],
+    response: ModelResponse,
+    streamed: dict[int, RunItem],
+    tools: list[Tool],
+    handoffs: list[Handoff[Any]],
+) -> AsyncGenerator[StreamEvent, None]:
+    """Record the response's items, then run its calls or finish the run."""
+    turn_start = len(loop.new_items)
+    calls: list[ToolCallItem] = []
+    handoff_calls: list[HandoffCallItem] = []
+    mcp_requests: list[MCPApprovalRequestItem] = []
+    messages: list[MessageOutputItem] = []
+    hosted_activity = False
+    for index, raw in enumerate(response.output):
+        item = streamed.get(index) or make_item(raw, agent, handoffs)
+        if item is None:
+            continue
+        loop.new_items.append(item)
+        loop.model_input.append(item.to_input_item())
+        if index not in streamed:
+            yield RunItemStreamEvent(name=item_event_name(item), item=item)
+        if isinstance(item, MessageOutputItem):
+            messages.append(item)
+        elif isinstance(item, HandoffCallItem):
+            handoff_calls.append(item)
+        elif isinstance(item, MCPApprovalRequestItem):
+            mcp_requests.append(item)
+        elif isinstance(item, ToolCallItem):
+            if raw.type == "function_call":
+                calls.append(item)
+            else:
+                hosted_activity = True
+        elif isinstance(item, MCPListToolsItem):
+            hosted_activity = True
+    _track_server_state(loop, response)
+    if calls or mcp_requests or handoff_calls:
+        steps = resolve_calls(
+            loop, agent, tools, handoffs, calls, mcp_requests, handoff_calls, turn_start
+        )
+        async with aclosing(steps):
+            async for event in steps:
+                yield event
+        return
+    if not messages and (hosted_activity or agent.output_schema is not None):
+        return  # the model has more to do: run it again
+    text = ItemHelpers.text_message_output(messages[-1]) if messages else ""
+    schema = agent.output_schema
+    await finalize(loop, agent, schema.validate_json(text) if schema is not None else text)
+
+
+def _track_server_state(loop: RunLoop, response: ModelResponse) -> None:
+    if loop.previous_response_id is None and loop.conversation_id is None:
+        return
+    loop.server_has_seen_all()
+    if loop.previous_response_id is not None and response.response_id:
+        loop.previous_response_id = response.response_id
+
+
+async def finalize(loop: RunLoop, agent: Agent[Any], output: Any) -> None:
+    """Run the output guardrails on ``output`` and end the run with it."""
+    guards = [*agent.output_guardrails, *loop.run_config.output_guardrails]
+    if guards:
+        results = await asyncio.gather(
+            *(g.run(loop.context_wrapper, agent, output) for g in guards)
+        )
+        loop.output_guardrail_results.extend(results)
+        for result in results:
+            if result.output.tripwire_triggered:
+                raise OutputGuardrailTripwireTriggered(result)
+    await loop.hooks.agent_end(agent, output)
+    loop.final_output = output
+    loop.done = True
+
+
+async def resolve_calls(
+    loop: RunLoop,
+    agent: Agent[Any],
+    tools: list[Tool],
+    handoffs: list[Handoff[Any]],
+    calls: list[ToolCallItem],
+    mcp_requests: list[MCPApprovalRequestItem],
+    handoff_calls: list[HandoffCallItem],
+    turn_start: int,
+) -> AsyncGenerator[StreamEvent, None]:
+    """Answer MCP approval requests, run the function calls, then hand off or finish."""
+    waiting_mcp: list[MCPApprovalRequestItem] = []
+    for request in mcp_requests:
+        answer = await answer_mcp_request(
+            agent, request, loop.ledger, loop.context_wrapper, loop.approval_handler
+        )
+        if answer is None:
+            waiting_mcp.append(request)
+        else:
+            loop.new_items.append(answer)
+            loop.model_input.append(answer.raw_item)
+    enabled = {t.name: t for t in tools if isinstance(t, FunctionTool)}
+    batch = ToolBatch(agent, calls, enabled, [t.name for t in agent.tools], loop)
+    if calls:
+        loop.mark_tools_used(agent)
+        async with aclosing(batch.run()) as events:
+            async for event in events:
+                yield event
+    for output in batch.outputs:
+        loop.new_items.append(output)
+        loop.model_input.append(output.raw_item)
+    if batch.interruptions or waiting_mcp:
+        waiting = {item.call_id for item in batch.interruptions}
+        loop.pending_calls = [c for c in calls if c.call_id in waiting]
+        loop.pending_mcp = waiting_mcp
+        loop.interruptions = [*batch.interruptions, *waiting_mcp]
+        loop.done = True
+        return
+    loop.pending_calls, loop.pending_mcp, loop.interruptions = [], [], []
+    if handoff_calls:
+        async for step in _hand_off(loop, agent, handoffs, handoff_calls, turn_start):
+            yield step
+        return
+    if calls:
+        decided = await _tools_final_output(loop, agent, calls, batch.outputs, enabled)
+        if decided.is_final_output:
+            await finalize(loop, agent, decided.final_output)
+
+
+async def _tools_final_output(
+    loop: RunLoop,
+    agent: Agent[Any],
+    calls: list[ToolCallItem],
+    outputs: list[ToolCallOutputItem],
+    enabled: dict[str, FunctionTool],
+) -> ToolsToFinalOutputResult:
+    behavior = agent.tool_use_behavior
+    if behavior == "run_llm_again":
+        return ToolsToFinalOutputResult(is_final_output=False)
+    by_id = {c.call_id: c for c in calls}
+    results = [
+        FunctionToolResult(tool=enabled[name], output=out.output, run_item=out)
+        for out in outputs
+        if (name := getattr(by_id.get(out.call_id), "tool_name", None)) in enabled
+    ]
+    if not results:
+        return ToolsToFinalOutputResult(is_final_output=False)
+    if behavior == "stop_on_first_tool":
+        return ToolsToFinalOutputResult(is_final_output=True, final_output=results[0].output)
+    if isinstance(behavior, StopAtTools):
+        for result in results:
+            if result.tool.name in behavior.stop_at_tool_names:
+                return ToolsToFinalOutputResult(is_final_output=True, final_output=result.output)
+        return ToolsToFinalOutputResult(is_final_output=False)
+    decided = await call_maybe_async(behavior, loop.context_wrapper, results)
+    if not isinstance(decided, ToolsToFinalOutputResult):
+        raise UserError(
+            f"Agent {agent.name!r}: the tool_use_behavior function must return "
+            f"ToolsToFinalOutputResult, got {type(decided).__name__}."
+        )
+    return decided
+
+
+async def _hand_off(
+    loop: RunLoop,
+    agent: Agent[Any],
+    handoffs: list[Handoff[Any]],
+    calls: list[HandoffCallItem],
+    turn_start: int,
+) -> AsyncGenerator[StreamEvent, None]:
+    first, extra = calls[0], calls[1:]
+    for call in extra:
+        ignored = ToolCallOutputItem(
+            agent=agent,
+            raw_item={
+                "type": "function_call_output",
+                "call_id": call.raw_item.call_id,
+                "output": MULTIPLE_HANDOFFS,
+            },
+            output=MULTIPLE_HANDOFFS,
+        )
+        loop.new_items.append(ignored)
+        loop.model_input.append(ignored.raw_item)
+        yield RunItemStreamEvent(name="tool_output", item=ignored)
+    chosen = next(h for h in handoffs if h.tool_name == first.raw_item.name)
+    target = await chosen.on_invoke_handoff(loop.context_wrapper, first.raw_item.arguments)
+    output = HandoffOutputItem(
+        agent=agent,
+        raw_item={
+            "type": "function_call_output",
+            "call_id": first.raw_item.call_id,
+            "output": chosen.get_transfer_message(target),
+        },
+        source_agent=agent,
+        target_agent=target,
+    )
+    loop.new_items.append(output)
+    loop.model_input.append(output.raw_item)
+    yield RunItemStreamEvent(name="handoff_occured", item=output)
+    await loop.hooks.handoff(agent, target)
+    input_filter = chosen.input_filter or loop.run_config.handoff_input_filter
+    if input_filter is not None:
+        await _filter_history(loop, input_filter, turn_start)
+    loop.current_agent = target
+    yield AgentUpdatedStreamEvent(new_agent=target)
+    await loop.hooks.agent_start(target)
+
+
+async def _filter_history(loop: RunLoop, input_filter: Any, turn_start: int) -> None:
+    history = loop.original_input
+    data = HandoffInputData(
+        input_history=history if isinstance(history, str) else tuple(history),
+        pre_handoff_items=tuple(loop.new_items[:turn_start]),
+        new_items=tuple(loop.new_items[turn_start:]),
+        run_context=loop.context_wrapper,
+    )
+    filtered = await call_maybe_async(input_filter, data)
+    if not isinstance(filtered, HandoffInputData):
+        raise UserError("A handoff input filter must return HandoffInputData.")
+    items = ItemHelpers.input_to_new_input_list(
+        filtered.input_history
+        if isinstance(filtered.input_history, str)
+        else list(filtered.input_history)
+    )
+    items.extend(i.to_input_item() for i in (*filtered.pre_handoff_items, *filtered.new_items))
+    loop.model_input = items

@@ -1,0 +1,204 @@
+"""Handoffs: an agent passes the conversation to another agent.
+
+Each handoff is offered to the model as a function tool named ``transfer_to_<agent_name>``.
+When the model calls one, the run switches to the target agent, which sees the conversation
+(after the handoff's input filter, if any).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Union
+
+import pydantic
+
+from ._util import accepts_positional, call_maybe_async
+from .context import RunContextWrapper, TContext
+from .errors import ModelBehaviorError, UserError
+from .tools.strict_schema import ensure_strict_json_schema
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .items import RunItem, TResponseInputItem
+
+__all__ = ["Handoff", "HandoffInputData", "HandoffInputFilter", "handoff", "handoff_filters"]
+
+
+@dataclass(frozen=True)
+class HandoffInputData:
+    """The conversation a handoff passes on, for an input filter to trim."""
+
+    input_history: str | tuple[TResponseInputItem, ...]
+    """The run's original input."""
+
+    pre_handoff_items: tuple[RunItem, ...]
+    """Items produced before the turn that handed off."""
+
+    new_items: tuple[RunItem, ...]
+    """Items of the turn that handed off (the handoff call and its output included)."""
+
+    run_context: RunContextWrapper[Any] | None = None
+    """The run context."""
+
+    def clone(self, **changes: Any) -> HandoffInputData:
+        """A copy with ``changes`` applied."""
+        return replace(self, **changes)
+
+
+HandoffInputFilter: TypeAlias = Callable[
+    [HandoffInputData], Union[HandoffInputData, Awaitable[HandoffInputData]]
+]
+"""Trims what the next agent sees (sync or async)."""
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"[^0-9a-zA-Z]+", "_", name).strip("_").lower() or "agent"
+
+
+@dataclass
+class Handoff(Generic[TContext]):
+    """A handoff to one agent, as the model sees it (a function tool) and as the run executes it."""
+
+    tool_name: str
+    """The tool name the model calls (``transfer_to_<agent>``)."""
+
+    tool_description: str
+    """The tool's description."""
+
+    input_json_schema: dict[str, Any]
+    """The JSON schema of the handoff's arguments (empty object without ``input_type``)."""
+
+    on_invoke_handoff: Callable[[RunContextWrapper[Any], str], Awaitable[Agent[Any]]]
+    """Runs the handoff with the raw JSON arguments; returns the agent to switch to."""
+
+    agent_name: str
+    """The target agent's name."""
+
+    input_filter: HandoffInputFilter | None = None
+    """Trims the conversation the target sees; overrides ``RunConfig.handoff_input_filter``."""
+
+    strict_json_schema: bool = True
+    """Whether the schema is strict."""
+
+    is_enabled: bool | Callable[[RunContextWrapper[Any], Agent[Any]], Any] = True
+    """Whether the model is offered this handoff (a callable decides per turn)."""
+
+    def get_transfer_message(self, agent: Agent[Any]) -> str:
+        """The output the model sees for the handoff call."""
+        return json.dumps({"assistant": agent.name})
+
+    @classmethod
+    def default_tool_name(cls, agent: Agent[Any]) -> str:
+        """``transfer_to_<agent name in snake case>``."""
+        return f"transfer_to_{_snake(agent.name)}"
+
+    @classmethod
+    def default_tool_description(cls, agent: Agent[Any]) -> str:
+        """A description built from the agent's name and ``handoff_description``."""
+        more = f" {agent.handoff_description}" if agent.handoff_description else ""
+        return f"Handoff to the {agent.name} agent to handle the request.{more}"
+
+
+def handoff(
+    agent: Agent[Any],
+    tool_name_override: str | None = None,
+    tool_description_override: str | None = None,
+    on_handoff: Callable[..., Any] | None = None,
+    input_type: Any = None,
+    input_filter: HandoffInputFilter | None = None,
+    is_enabled: bool | Callable[[RunContextWrapper[Any], Agent[Any]], Any] = True,
+) -> Handoff[Any]:
+    """A handoff to ``agent``.
+
+    Args:
+        agent: The agent to hand off to.
+        tool_name_override: The tool name (default ``transfer_to_<agent>``).
+        tool_description_override: The tool description.
+        on_handoff: Called when the handoff happens: ``(run_context)``, or
+            ``(run_context, input)`` with ``input_type`` (sync or async).
+        input_type: The type of the arguments the model passes (validated).
+        input_filter: Trims the conversation the target agent sees.
+        is_enabled: Whether the model is offered the handoff.
+    """
+    if input_type is not None and on_handoff is None:
+        raise UserError("handoff(input_type=...) needs on_handoff(run_context, input) too.")
+    if on_handoff is not None:
+        arity = 2 if input_type is not None else 1
+        if not accepts_positional(on_handoff, arity):
+            shape = "(run_context, input)" if arity == 2 else "(run_context)"
+            raise UserError(f"on_handoff must take {shape}.")
+    adapter = pydantic.TypeAdapter(input_type) if input_type is not None else None
+    schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+    if adapter is not None:
+        schema = ensure_strict_json_schema(adapter.json_schema())
+
+    async def invoke(context: RunContextWrapper[Any], arguments: str) -> Agent[Any]:
+        if adapter is not None and on_handoff is not None:
+            try:
+                value = adapter.validate_json(arguments or "{}")
+            except pydantic.ValidationError as e:
+                raise ModelBehaviorError(
+                    f"Invalid handoff arguments for {agent.name!r}: {e}"
+                ) from None
+            await call_maybe_async(on_handoff, context, value)
+        elif on_handoff is not None:
+            await call_maybe_async(on_handoff, context)
+        return agent
+
+    schema.setdefault("additionalProperties", False)
+    return Handoff(
+        tool_name=tool_name_override or Handoff.default_tool_name(agent),
+        tool_description=tool_description_override or Handoff.default_tool_description(agent),
+        input_json_schema=schema,
+        on_invoke_handoff=invoke,
+        agent_name=agent.name,
+        input_filter=input_filter,
+        is_enabled=is_enabled,
+    )
+
+
+class handoff_filters:
+    """Ready-made input filters."""
+
+    _TOOL_TYPES = frozenset(
+        {
+            "function_call",
+            "function_call_output",
+            "file_search_call",
+            "web_search_call",
+            "computer_call",
+            "computer_call_output",
+            "code_interpreter_call",
+            "mcp_call",
+            "mcp_list_tools",
+            "mcp_approval_request",
+            "mcp_approval_response",
+        }
+    )
+
+    @staticmethod
+    def remove_all_tools(data: HandoffInputData) -> HandoffInputData:
+        """Drop every tool call and tool output, keeping messages."""
+
+        def keep_item(item: RunItem) -> bool:
+            return item.type not in (
+                "tool_call_item",
+                "tool_call_output_item",
+                "handoff_call_item",
+                "handoff_output_item",
+                "mcp_list_tools_item",
+                "mcp_approval_request_item",
+                "mcp_approval_response_item",
+            )
+
+        history = data.input_history
+        if not isinstance(history, str):
+            history = tuple(i for i in history if i.get("type") not in handoff_filters._TOOL_TYPES)
+        return data.clone(
+            input_history=history,
+            pre_handoff_items=tuple(i for i in data.pre_handoff_items if keep_item(i)),
+            new_items=tuple(i for i in data.new_items if keep_item(i)),
+        )

@@ -1,0 +1,107 @@
+"""``RunConfig``: settings for a whole run, overriding the agents' own."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
+
+from .approvals import ApprovalHandler
+from .guardrails import InputGuardrail, OutputGuardrail
+from .handoffs import HandoffInputFilter
+from .model_settings import ModelSettings
+from .models.interface import Model, ModelProvider
+from .retry import ModelRetryPolicy
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .items import TResponseInputItem
+
+__all__ = ["CallModelData", "ModelInputData", "RunConfig", "SessionInputCallback"]
+
+
+@dataclass
+class ModelInputData:
+    """What is about to be sent to the model."""
+
+    input: list[TResponseInputItem]
+    """The input items (a copy: change it freely)."""
+
+    instructions: str | None
+    """The system prompt."""
+
+
+@dataclass
+class CallModelData:
+    """What ``RunConfig.call_model_input_filter`` receives."""
+
+    model_data: ModelInputData
+    agent: Agent[Any]
+    context: Any
+    """The user's context object."""
+
+
+CallModelInputFilter: TypeAlias = Callable[
+    [CallModelData], Union[ModelInputData, Awaitable[ModelInputData]]
+]
+SessionInputCallback: TypeAlias = Callable[
+    [list["TResponseInputItem"], list["TResponseInputItem"]],
+    Union[list["TResponseInputItem"], Awaitable[list["TResponseInputItem"]]],
+]
+"""``(history, new_input) -> input`` (sync or async): how session history and new input merge."""
+
+
+@dataclass
+class RunConfig:
+    """Settings for a whole run, overriding the agents' own."""
+
+    model: str | Model | None = None
+    """A model (name or instance) used for every agent of the run."""
+
+    model_provider: ModelProvider | None = None
+    """Turns model names into models (default: OpenAI, see ``set_default_openai_api``)."""
+
+    model_settings: ModelSettings | None = None
+    """Settings applied on top of each agent's ``model_settings``."""
+
+    workflow_name: str = "Agent workflow"
+    """A name for the run, for logs and traces."""
+
+    max_turns: int | None = None
+    """Turn limit, used when ``Runner.run`` is not given ``max_turns``."""
+
+    approval_handler: ApprovalHandler | None = None
+    """Decides on calls that need approval while the run waits; None pauses the run instead."""
+
+    handoff_input_filter: HandoffInputFilter | None = None
+    """Trims what the next agent sees on every handoff without its own ``input_filter``."""
+
+    input_guardrails: list[InputGuardrail[Any]] = field(default_factory=list)
+    """Input guardrails added to the first agent's."""
+
+    output_guardrails: list[OutputGuardrail[Any]] = field(default_factory=list)
+    """Output guardrails added to the final agent's."""
+
+    call_model_input_filter: CallModelInputFilter | None = None
+    """Edits the input and instructions just before each model call."""
+
+    session_input_callback: SessionInputCallback | None = None
+    """Merges a session's history with the new input (default: history then input)."""
+
+    model_retry: ModelRetryPolicy = field(default_factory=ModelRetryPolicy)
+    """How failed model calls are retried (``ModelRetryPolicy(max_attempts=1)`` turns it off)."""
+
+    tracing_disabled: bool = False
+    """Record no trace for this run."""
+
+    trace_include_sensitive_data: bool = True
+    """Keep inputs and outputs (prompts, tool arguments and results) in spans."""
+
+    trace_id: str | None = None
+    """The trace id (default: a new one)."""
+
+    group_id: str | None = None
+    """Groups traces of one conversation."""
+
+    trace_metadata: dict[str, Any] | None = None
+    """Extra data stored with the trace."""

@@ -1,0 +1,16 @@
+"""Sessions: conversation history that a run loads before it starts and saves when it ends.
+
+* :class:`Session` — the contract (a structural protocol); :class:`SessionABC` — the same as
+  an abstract base class.
+* :class:`InMemorySession` — history in this process's memory.
+* :class:`SQLiteSession` — history in SQLite, in memory or in a file that survives restarts,
+  crashes and concurrent writers.
+"""
+
+from __future__ import annotations
+
+from .base import Session, SessionABC
+from .memory import InMemorySession
+from .sqlite import SQLiteSession
+
+__all__ = ["InMemorySession", "SQLiteSession", "Session", "SessionABC"]

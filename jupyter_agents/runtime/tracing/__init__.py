@@ -1,0 +1,83 @@
+"""Tracing: record what a run did as a tree of timed spans, and hand it to processors.
+
+A trace covers one workflow; spans inside it cover agents, model calls, tool calls,
+guardrails and handoffs. Processors (:class:`TracingProcessor`) receive them as they start
+and end; :class:`JSONLinesExporter` writes them to a file and ``otel.OpenTelemetryExporter``
+mirrors them to OpenTelemetry. Nothing is sent anywhere by default: with no processor
+registered, or with ``set_tracing_disabled(True)``, every helper returns one shared no-op span.
+
+Example::
+
+    add_trace_processor(JSONLinesExporter("traces.jsonl"))
+    with trace("weather bot", include_sensitive_data=False):
+        with agent_span("assistant", tools=["get_weather"]):
+            with function_span("get_weather", input='{"city": "Paris"}') as span:
+                span.span_data.output = "sunny"
+"""
+
+from __future__ import annotations
+
+from ._scope import gen_span_id, gen_trace_id
+from .create import (
+    agent_span,
+    custom_span,
+    function_span,
+    generation_span,
+    get_current_span,
+    guardrail_span,
+    handoff_span,
+)
+from .otel import OpenTelemetryExporter
+from .processors import (
+    JSONLinesExporter,
+    TracingProcessor,
+    add_trace_processor,
+    flush_traces,
+    get_trace_processors,
+    set_trace_processors,
+    set_tracing_disabled,
+)
+from .span_data import (
+    AgentSpanData,
+    CustomSpanData,
+    FunctionSpanData,
+    GenerationSpanData,
+    GuardrailSpanData,
+    HandoffSpanData,
+    SpanData,
+)
+from .spans import NO_OP_SPAN, Span, SpanError
+from .traces import Trace, get_current_trace, trace
+
+__all__ = [
+    "NO_OP_SPAN",
+    "AgentSpanData",
+    "CustomSpanData",
+    "FunctionSpanData",
+    "GenerationSpanData",
+    "GuardrailSpanData",
+    "HandoffSpanData",
+    "JSONLinesExporter",
+    "OpenTelemetryExporter",
+    "Span",
+    "SpanData",
+    "SpanError",
+    "Trace",
+    "TracingProcessor",
+    "add_trace_processor",
+    "agent_span",
+    "custom_span",
+    "flush_traces",
+    "function_span",
+    "gen_span_id",
+    "gen_trace_id",
+    "generation_span",
+    "get_current_span",
+    "get_current_trace",
+    "get_trace_processors",
+    "guardrail_span",
+    "handoff_span",
+    "set_trace_processors",
+    "set_tracing_disabled",
+    "trace",
+]

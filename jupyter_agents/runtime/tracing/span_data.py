@@ -1,0 +1,139 @@
+"""What each kind of span records: one small mutable dataclass per kind.
+
+Code inside a span may fill fields in later (``span.span_data.output = result``), so the
+dataclasses are mutable. ``export()`` returns every field plus ``type``; the span drops the
+fields named in ``sensitive_fields`` when its trace was started with
+``include_sensitive_data=False``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+__all__ = [
+    "AgentSpanData",
+    "CustomSpanData",
+    "FunctionSpanData",
+    "GenerationSpanData",
+    "GuardrailSpanData",
+    "HandoffSpanData",
+    "SpanData",
+]
+
+
+@dataclass
+class SpanData:
+    """Base of the span data classes."""
+
+    type: ClassVar[str] = "span"
+    """The kind of span: ``agent``, ``generation``, ``function``, ``guardrail``, ..."""
+
+    sensitive_fields: ClassVar[tuple[str, ...]] = ()
+    """Fields left out of ``export()`` when the trace excludes sensitive data."""
+
+    def export(self) -> dict[str, Any]:
+        """Return ``type`` and every field as a plain dict (values are not copied)."""
+        data: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):
+            data[f.name] = getattr(self, f.name)
+        return data
+
+
+@dataclass
+class AgentSpanData(SpanData):
+    """One agent taking its turns, from becoming current until it hands off or finishes."""
+
+    type: ClassVar[str] = "agent"
+
+    name: str
+    """The agent's name."""
+
+    handoffs: list[str] | None = None
+    """Names of the agents it can hand off to."""
+
+    tools: list[str] | None = None
+    """Names of its tools."""
+
+    output_type: str | None = None
+    """Name of its structured output type, or ``None`` for plain text."""
+
+
+@dataclass
+class GenerationSpanData(SpanData):
+    """One model call."""
+
+    type: ClassVar[str] = "generation"
+    sensitive_fields: ClassVar[tuple[str, ...]] = ("input", "output")
+
+    model: str | None = None
+    """The model name."""
+
+    input: Any = None
+    """The messages sent to the model (sensitive)."""
+
+    output: Any = None
+    """What the model returned (sensitive)."""
+
+    model_config: dict[str, Any] | None = None
+    """Settings of the call (temperature, ...)."""
+
+    usage: dict[str, Any] | None = None
+    """Token counts, e.g. ``{"input_tokens": 10, "output_tokens": 3}``."""
+
+
+@dataclass
+class FunctionSpanData(SpanData):
+    """One tool call."""
+
+    type: ClassVar[str] = "function"
+    sensitive_fields: ClassVar[tuple[str, ...]] = ("input", "output")
+
+    name: str
+    """The tool's name."""
+
+    input: Any = None
+    """The arguments, usually the JSON string the model wrote (sensitive)."""
+
+    output: Any = None
+    """What the tool returned (sensitive)."""
+
+
+@dataclass
+class GuardrailSpanData(SpanData):
+    """One guardrail check."""
+
+    type: ClassVar[str] = "guardrail"
+
+    name: str
+    """The guardrail's name."""
+
+    triggered: bool = False
+    """Whether its tripwire fired."""
+
+
+@dataclass
+class HandoffSpanData(SpanData):
+    """Control passing from one agent to another."""
+
+    type: ClassVar[str] = "handoff"
+
+    from_agent: str | None = None
+    """The agent handing off."""
+
+    to_agent: str | None = None
+    """The agent taking over."""
+
+
+@dataclass
+class CustomSpanData(SpanData):
+    """Anything else: a name and a dict of JSON-friendly values."""
+
+    type: ClassVar[str] = "custom"
+
+    name: str
+    """What the span measures."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    """Free-form values; exported as they are, whatever ``include_sensitive_data`` says."""
