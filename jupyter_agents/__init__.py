@@ -13,7 +13,7 @@ from ._exports import EXPORTS
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from .runtime.agent import Agent
+    from .runtime.agent import Agent, FunctionToolResult, StopAtTools, ToolsToFinalOutputResult
     from .runtime.approvals import (
         ApprovalDecision,
         ApprovalHandler,
@@ -21,14 +21,35 @@ if TYPE_CHECKING:
         ApprovalRequest,
     )
     from .runtime.context import RunContextWrapper, ToolContext
-    from .runtime.errors import AgentsException, MaxTurnsExceeded, ModelBehaviorError, UserError
+    from .runtime.errors import (
+        AgentsException,
+        InputGuardrailTripwireTriggered,
+        MaxTurnsExceeded,
+        ModelBehaviorError,
+        OutputGuardrailTripwireTriggered,
+        ToolInputGuardrailTripwireTriggered,
+        ToolOutputGuardrailTripwireTriggered,
+        UserError,
+    )
     from .runtime.events import (
         AgentUpdatedStreamEvent,
         RawResponsesStreamEvent,
         RunItemStreamEvent,
         StreamEvent,
     )
+    from .runtime.guardrails import (
+        GuardrailFunctionOutput,
+        InputGuardrail,
+        InputGuardrailResult,
+        OutputGuardrail,
+        OutputGuardrailResult,
+        input_guardrail,
+        output_guardrail,
+    )
+    from .runtime.handoffs import Handoff, HandoffInputData, handoff, handoff_filters
     from .runtime.items import (
+        HandoffCallItem,
+        HandoffOutputItem,
         ItemHelpers,
         MCPApprovalRequestItem,
         MCPApprovalResponseItem,
@@ -42,6 +63,7 @@ if TYPE_CHECKING:
         ToolCallOutputItem,
         TResponseInputItem,
     )
+    from .runtime.lifecycle import AgentHooks, RunHooks
     from .runtime.model_settings import ModelSettings
     from .runtime.models.interface import Model, ModelProvider, ModelTracing
     from .runtime.models.openai_chat import OpenAIChatCompletionsModel
@@ -53,8 +75,22 @@ if TYPE_CHECKING:
         set_default_openai_key,
     )
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
-    from .runtime.run import DEFAULT_MAX_TURNS, RunConfig, Runner
+    from .runtime.retry import ModelRetryPolicy
+    from .runtime.run import DEFAULT_MAX_TURNS, Runner
+    from .runtime.run_config import CallModelData, ModelInputData, RunConfig
     from .runtime.run_state import RunState
+    from .runtime.sessions import InMemorySession, Session, SessionABC, SQLiteSession
+    from .runtime.tool_guardrails import (
+        ToolGuardrailFunctionOutput,
+        ToolInputGuardrail,
+        ToolInputGuardrailData,
+        ToolInputGuardrailResult,
+        ToolOutputGuardrail,
+        ToolOutputGuardrailData,
+        ToolOutputGuardrailResult,
+        tool_input_guardrail,
+        tool_output_guardrail,
+    )
     from .runtime.tools import (
         CodeInterpreterTool,
         FileSearchTool,

@@ -95,7 +95,8 @@ class InputGuardrail(Generic[TContext]):
 
     def get_name(self) -> str:
         """The guardrail's name."""
-        return self.name or str(getattr(self.guardrail_function, "__name__", "input_guardrail"))
+        default = getattr(self.guardrail_function, "__name__", "input_guardrail")
+        return self.name or str(default)
 
     async def run(
         self,
@@ -120,7 +121,8 @@ class OutputGuardrail(Generic[TContext]):
 
     def get_name(self) -> str:
         """The guardrail's name."""
-        return self.name or str(getattr(self.guardrail_function, "__name__", "output_guardrail"))
+        default = getattr(self.guardrail_function, "__name__", "output_guardrail")
+        return self.name or str(default)
 
     async def run(
         self, context: RunContextWrapper[Any], agent: Agent[Any], agent_output: Any

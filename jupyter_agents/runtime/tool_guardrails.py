@@ -120,7 +120,9 @@ class ToolInputGuardrail:
 
     def get_name(self) -> str:
         """The guardrail's name."""
-        return self.name or str(getattr(self.guardrail_function, "__name__", "tool_input_guardrail"))
+        return self.name or str(
+            getattr(self.guardrail_function, "__name__", "tool_input_guardrail")
+        )
 
     async def run(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         """Run the check."""
@@ -136,7 +138,9 @@ class ToolOutputGuardrail:
 
     def get_name(self) -> str:
         """The guardrail's name."""
-        return self.name or str(getattr(self.guardrail_function, "__name__", "tool_output_guardrail"))
+        return self.name or str(
+            getattr(self.guardrail_function, "__name__", "tool_output_guardrail")
+        )
 
     async def run(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
         """Run the check."""

@@ -122,6 +122,15 @@ class ModelRequest:
 
     previous_response_id: str | None = None
     conversation_id: str | None = None
+    output_schema: Any = None
+    """The final output's schema (``AgentOutputSchema``), or None for text."""
+    handoffs: list[Any] = field(default_factory=list)
+    """The handoffs offered (``Handoff`` objects)."""
+
+    @property
+    def handoff_names(self) -> list[str]:
+        """Tool names of the handoffs offered."""
+        return [h.tool_name for h in self.handoffs]
 
     @property
     def tool_names(self) -> list[str]:
@@ -237,6 +246,8 @@ class ScriptedModel(Model):
 
     def _request(self, args: tuple[Any, ...], kwargs: dict[str, Any], stream: bool) -> ModelRequest:
         instructions, input, settings, tools = args[:4]
+        output_schema = args[4] if len(args) > 4 else kwargs.get("output_schema")
+        handoffs = args[5] if len(args) > 5 else kwargs.get("handoffs")
         return ModelRequest(
             system_instructions=instructions,
             input=_copy_input(input),
@@ -245,6 +256,8 @@ class ScriptedModel(Model):
             stream=stream,
             previous_response_id=kwargs.get("previous_response_id"),
             conversation_id=kwargs.get("conversation_id"),
+            output_schema=output_schema,
+            handoffs=list(handoffs or []),
         )
 
     async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 from ..model_settings import ModelSettings
@@ -23,8 +24,20 @@ def settings_params(settings: ModelSettings) -> dict[str, Any]:
     return params
 
 
-def responses_tools(tools: list[Tool]) -> list[dict[str, Any]]:
-    """Tools as Responses API ``tools`` entries."""
+def _handoff_tools(handoffs: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": h.tool_name,
+            "description": h.tool_description,
+            "parameters": h.input_json_schema,
+            "strict": h.strict_json_schema,
+        }
+        for h in handoffs
+    ]
+
+
+def responses_tools(tools: list[Tool], handoffs: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """Tools (and handoffs, as function tools) as Responses API ``tools`` entries."""
     converted: list[dict[str, Any]] = []
     for t in tools:
         if isinstance(t, FunctionTool):
@@ -39,11 +52,17 @@ def responses_tools(tools: list[Tool]) -> list[dict[str, Any]]:
             )
         elif isinstance(t, HostedTool):
             converted.append(t.to_tool_param())
+    converted.extend({"type": "function", **h} for h in _handoff_tools(list(handoffs)))
     return converted
 
 
-def chat_tools(tools: list[Tool], warned: set[str]) -> list[dict[str, Any]]:
-    """Function tools as Chat Completions ``tools``; others are left out with a warning."""
+def chat_tools(
+    tools: list[Tool],
+    warned: set[str],
+    handoffs: list[Any] = (),  # type: ignore[assignment]
+) -> list[dict[str, Any]]:
+    """Function tools and handoffs as Chat Completions ``tools``; others are left out with a
+    warning."""
     converted: list[dict[str, Any]] = []
     skipped: list[str] = []
     for t in tools:
@@ -61,6 +80,7 @@ def chat_tools(tools: list[Tool], warned: set[str]) -> list[dict[str, Any]]:
             )
         else:
             skipped.append(t.name)
+    converted.extend({"type": "function", "function": h} for h in _handoff_tools(list(handoffs)))
     new = [name for name in skipped if name not in warned]
     if new:
         warned.update(new)
@@ -71,3 +91,15 @@ def chat_tools(tools: list[Tool], warned: set[str]) -> list[dict[str, Any]]:
             stacklevel=4,
         )
     return converted
+
+
+def response_format(output_schema: Any) -> dict[str, Any] | None:
+    """The JSON-schema output format for a structured final output (None for text)."""
+    if output_schema is None:
+        return None
+    return {
+        "type": "json_schema",
+        "name": output_schema.name,
+        "schema": output_schema.json_schema,
+        "strict": output_schema.strict_json_schema,
+    }

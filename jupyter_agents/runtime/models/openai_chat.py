@@ -14,7 +14,7 @@ from ..model_settings import ModelSettings
 from ..tools import Tool
 from ._chat_convert import to_chat_messages
 from ._chat_stream import ChatStreamConverter
-from ._openai_params import chat_tools, settings_params
+from ._openai_params import chat_tools, response_format, settings_params
 from ._responses_build import function_call_item, message_item
 from .interface import Model, ModelTracing
 from .provider import ClientPool, shared_client_pool
@@ -66,12 +66,14 @@ class OpenAIChatCompletionsModel(Model):
         settings: ModelSettings,
         tools: list[Tool],
         stream: bool,
+        output_schema: Any = None,
+        handoffs: list[Any] | None = None,
     ) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
             "messages": to_chat_messages(system_instructions, input),
         }
-        converted = chat_tools(tools, self._warned)
+        converted = chat_tools(tools, self._warned, handoffs or [])
         if converted:
             params["tools"] = converted
             if settings.parallel_tool_calls is not None:
@@ -95,6 +97,12 @@ class OpenAIChatCompletionsModel(Model):
             "reasoning_effort": (settings.reasoning or {}).get("effort"),
         }
         params.update({k: v for k, v in simple.items() if v is not None})
+        fmt = response_format(output_schema)
+        if fmt is not None:
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {k: v for k, v in fmt.items() if k != "type"},
+            }
         if stream:
             params["stream"] = True
             if settings.include_usage is not False:
@@ -116,7 +124,9 @@ class OpenAIChatCompletionsModel(Model):
         conversation_id: str | None = None,
         prompt: Any | None = None,
     ) -> ModelResponse:
-        params = self._params(system_instructions, input, model_settings, tools, stream=False)
+        params = self._params(
+            system_instructions, input, model_settings, tools, False, output_schema, handoffs
+        )
         completion = await self._client().chat.completions.create(**params)
         message = completion.choices[0].message if completion.choices else None
         output: list[Any] = []
@@ -151,7 +161,9 @@ class OpenAIChatCompletionsModel(Model):
         conversation_id: str | None = None,
         prompt: Any | None = None,
     ) -> AsyncIterator[TResponseStreamEvent]:
-        params = self._params(system_instructions, input, model_settings, tools, stream=True)
+        params = self._params(
+            system_instructions, input, model_settings, tools, True, output_schema, handoffs
+        )
         stream = await self._client().chat.completions.create(**params)
         converter = ChatStreamConverter(self.model)
         try:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..items import ModelResponse, TResponseInputItem, TResponseStreamEvent
 from ..model_settings import ModelSettings
 from ..tools import HostedTool, Tool
-from ._openai_params import responses_tools, settings_params
+from ._openai_params import response_format, responses_tools, settings_params
 from .interface import Model, ModelTracing
 from .provider import ClientPool, shared_client_pool
 from .usage import usage_from_openai
@@ -56,12 +56,14 @@ class OpenAIResponsesModel(Model):
         tools: list[Tool],
         previous_response_id: str | None,
         conversation_id: str | None,
+        output_schema: Any = None,
+        handoffs: list[Any] | None = None,
     ) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "input": input}
         if system_instructions is not None:
             params["instructions"] = system_instructions
-        if tools:
-            params["tools"] = responses_tools(tools)
+        if tools or handoffs:
+            params["tools"] = responses_tools(tools, handoffs or [])
             if settings.parallel_tool_calls is not None:
                 params["parallel_tool_calls"] = settings.parallel_tool_calls
         if settings.tool_choice is not None:
@@ -79,8 +81,14 @@ class OpenAIResponsesModel(Model):
             "conversation": conversation_id,
         }
         params.update({k: v for k, v in simple.items() if v is not None})
+        text: dict[str, Any] = {}
         if settings.verbosity is not None:
-            params["text"] = {"verbosity": settings.verbosity}
+            text["verbosity"] = settings.verbosity
+        fmt = response_format(output_schema)
+        if fmt is not None:
+            text["format"] = fmt
+        if text:
+            params["text"] = text
         params.update(settings_params(settings))
         return params
 
@@ -105,6 +113,8 @@ class OpenAIResponsesModel(Model):
             tools,
             previous_response_id,
             conversation_id,
+            output_schema,
+            handoffs,
         )
         response = await self._client().responses.create(**params)
         return ModelResponse(
@@ -134,6 +144,8 @@ class OpenAIResponsesModel(Model):
             tools,
             previous_response_id,
             conversation_id,
+            output_schema,
+            handoffs,
         )
         stream = await self._client().responses.create(**params, stream=True)
         try:

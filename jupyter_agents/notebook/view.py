@@ -1,0 +1,434 @@
+"""``RunView``: turns the stream events of a run into widget state, and clicks into decisions.
+
+State changes are cheap dict edits; the widget is synced at most once per ``flush_interval``
+(the first change after a quiet spell goes out at once, later ones wait for the interval), and
+exactly once more in :meth:`RunView.finish`. The state schema and the message contract are
+documented in :mod:`jupyter_agents.notebook.widget`.
+
+Threads: the run calls the view on its event loop; tools may print from worker threads; widget
+messages may arrive on a kernel subshell thread. Every state edit holds one lock, and message
+handlers only hand their work to the run's loop (``call_soon_threadsafe``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
+from ..runtime.usage import Usage
+from . import transcript
+from .transcript import clip, compact_json, is_tool_error, message_text, output_text
+from .widget import RunState, RunWidget, SyncPacer
+
+__all__ = ["RunView"]
+
+logger = logging.getLogger(__name__)
+
+
+class RunView:
+    """The live view of one run: a widget, an approval inbox, and the adapter between them.
+
+    Attributes:
+        widget: The :class:`RunWidget` to display.
+        inbox: The run's approval handler; a waiting request turns its tool card into an
+            approval card, and a click (or :meth:`decide`) answers it.
+        rendered: Set once a frontend view rendered and said hello (the kernel answered).
+        on_stop: Called, on the run's loop, when Stop is clicked.
+        syncs: How many state syncs were sent (one comm message each).
+    """
+
+    def __init__(
+        self,
+        *,
+        agent: str,
+        model: str,
+        flush_interval: float = 0.25,
+        max_output_chars: int = 4000,
+        loop: asyncio.AbstractEventLoop | None = None,
+        max_args_chars: int = 2000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Create the view (not displayed yet).
+
+        Args:
+            agent: Name of the agent the run starts with.
+            model: Model label for the header.
+            flush_interval: Seconds between widget syncs while events stream in.
+            max_output_chars: Tool output (and printed text) kept in the state.
+            loop: The run's event loop; by default the loop running when the view is
+                created or first fed an event.
+            max_args_chars: Tool arguments (compact JSON) kept in the state.
+            clock: Monotonic clock in seconds (durations and sync pacing); for tests.
+        """
+        self.max_output_chars = max_output_chars
+        self.max_args_chars = max_args_chars
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._pacer = SyncPacer(
+            self._sync, interval=flush_interval, lock=self._lock, loop=loop, clock=clock
+        )
+        header = {
+            "v": 1,
+            "agent": agent,
+            "model": model,
+            "status": "running",
+            "detail": None,
+            "started_at": int(time.time() * 1000),
+            "ended_at": None,
+            "tokens": None,
+            "live": True,
+        }
+        self._state = RunState(header, self._pacer.changed)
+        self._header = header
+        self._requests: dict[str, ApprovalRequest] = {}
+        self._started: dict[str, float] = {}
+        self._unstarted: list[str] = []
+        self._finished = False
+        self._agent_seen = False
+        self._handed_to: str | None = None
+        self._handle: Any = None
+        self.syncs = 0
+        self.widget = RunWidget(header=dict(header), blocks=[])
+        self.inbox = ApprovalInbox(on_request=self._on_request)
+        self.rendered = threading.Event()
+        self.on_stop: Callable[[], None] | None = None
+        self.widget.on_message(self._on_message)
+
+    # -- public API ----------------------------------------------------------------------
+
+    def display(self) -> None:
+        """Show the widget in the current cell output (keeps the display handle)."""
+        from IPython.display import display
+
+        self._handle = display(self.widget, display_id=True)  # type: ignore[no-untyped-call]
+
+    def on_event(self, event: Any) -> None:
+        """Apply one stream event of the run (call them in order)."""
+        with self._lock:
+            self._pacer.capture_loop()
+            try:
+                self._apply(event)
+            except Exception as e:  # a display problem must never break the run
+                logger.debug("RunView could not apply %r", event, exc_info=True)
+                self._state.add("notice", level="error", text=f"could not display an event: {e!r}")
+
+    def set_status(self, status: str, detail: str | None = None) -> None:
+        """Set the run status (running, waiting, done, failed, cancelled, background)."""
+        with self._lock:
+            self._header.update(status=status, detail=detail)
+            self._state.changed()
+
+    def set_usage(self, usage: Usage) -> None:
+        """Show the run's token usage in the header."""
+        with self._lock:
+            tokens = {
+                "input": usage.input_tokens,
+                "output": usage.output_tokens,
+                "total": usage.total_tokens,
+            }
+            if tokens != self._header["tokens"]:
+                self._header["tokens"] = tokens
+                self._state.changed()
+
+    def tool_output_text(self, call_id: str, text: str) -> None:
+        """Append what a running tool printed to its card (any thread)."""
+        if not text:
+            return
+        with self._lock:
+            card = self._state.card(call_id)
+            printed = (card.get("printed") or "") + text
+            excess = len(printed) - self.max_output_chars
+            if excess > 0:
+                printed = printed[excess:]
+                card["printed_cut"] = (card.get("printed_cut") or 0) + excess
+            card["printed"] = printed
+            self._state.changed(card)
+
+    def add_notice(self, text: str, level: str = "info") -> None:
+        """Add a line to the view (level: info, warning or error)."""
+        with self._lock:
+            self._state.add("notice", level=level, text=text)
+
+    def decide(self, call_id: str, decision: ApprovalDecision) -> bool:
+        """Decide a waiting call and show it on its card; False if nothing was waiting."""
+        with self._lock:
+            if not self.inbox.decide(call_id, decision):
+                return False
+            self._requests.pop(call_id, None)
+            card = self._state.card(call_id)
+            card["approval"] = {
+                "state": "approved" if decision.approved else "rejected",
+                "always": decision.always,
+                "message": decision.message,
+                "edited": decision.arguments is not None,
+            }
+            if decision.approved:
+                card["status"] = "running"
+                self._started[call_id] = self._clock()
+            else:
+                card["status"] = "rejected"
+                self._started.pop(call_id, None)  # it never runs: no duration
+            if self._header["status"] == "waiting" and not self._requests:
+                self._header["status"] = "running"
+            self._state.changed(card)
+            return True
+
+    def finish(self, status: str, detail: str | None = None) -> None:
+        """End the view: exact final sync, then a display bundle with static transcripts.
+
+        Calls after the first do nothing.
+        """
+        with self._lock:
+            if self._finished:
+                return
+            self._finished = self._state.final = True
+            self._header.update(
+                status=status, detail=detail, live=False, ended_at=int(time.time() * 1000)
+            )
+            for card in self._state.blocks.values():
+                approval = card.get("approval")
+                if approval is not None and approval["state"] == "pending":
+                    card["approval"] = {"state": "expired"}
+                    card["rev"] += 1
+                if card.get("status") in ("running", "waiting"):
+                    card["status"] = "cancelled"
+                    card["rev"] += 1
+            self._requests.clear()
+            self._pacer.dirty = True
+            self.flush()
+            bundle = self._bundle()
+        if self._handle is not None:
+            self._handle.update(bundle, raw=True)
+
+    def transcript_markdown(self) -> str:
+        """The run as markdown (compact, model text escaped)."""
+        with self._lock:
+            return transcript.to_markdown(*self._state.snapshot())
+
+    def transcript_html(self) -> str:
+        """The run as static HTML (escaped, no scripts, no remote resources)."""
+        with self._lock:
+            return transcript.to_html(*self._state.snapshot())
+
+    def flush(self) -> None:
+        """Sync the widget now if anything changed."""
+        self._pacer.flush()
+
+    def _sync(self) -> None:
+        header, blocks = self._state.snapshot()
+        with self.widget.hold_sync():  # one comm message for both traits
+            self.widget.header = header
+            self.widget.blocks = blocks
+        self.syncs += 1
+
+    # -- events --------------------------------------------------------------------------
+
+    def _apply(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "raw_response_event":
+            self._raw(event.data)
+        elif kind == "run_item_stream_event":
+            self._item(event.name, event.item)
+        elif kind == "agent_updated_stream_event":
+            name = getattr(event.new_agent, "name", "?")
+            if name != self._header["agent"]:
+                # The first event names the starting agent; a handoff_occured already showed.
+                if self._agent_seen and name != self._handed_to:
+                    self._state.add("event", label="handoff", text=f"→ {name}")
+                self._header["agent"] = name
+                self._state.changed()
+            self._agent_seen = True
+        else:
+            self._state.add("event", label=str(kind), text="")
+
+    def _raw(self, data: Any) -> None:
+        kind = getattr(data, "type", None)
+        if kind == "response.output_text.delta":
+            self._state.append_text(f"t:{data.item_id}", data.delta)
+        elif kind == "response.completed":
+            now = self._clock()  # function calls run once the response is complete
+            for call_id in self._unstarted:
+                self._started[call_id] = now
+            self._unstarted.clear()
+
+    def _item(self, name: str, item: Any) -> None:
+        raw = getattr(item, "raw_item", None)
+        if name == "message_output_created":
+            key = f"t:{getattr(raw, 'id', None) or self._state.next_id()}"
+            agent = getattr(getattr(item, "agent", None), "name", None)
+            self._state.set_text(key, message_text(raw), agent=agent)
+        elif name == "reasoning_item_created":
+            summary = getattr(raw, "summary", None) or []
+            text = "\n\n".join(getattr(s, "text", "") for s in summary).strip()
+            if text:
+                self._state.add("reasoning", key=f"r:{getattr(raw, 'id', '')}", text=text)
+        elif name == "tool_called":
+            self._tool_called(raw)
+        elif name == "tool_approval_requested":
+            card = self._state.card(item.call_id, item.tool_name)
+            if card.get("approval") is None:
+                card["approval"] = {"state": "pending", "attempt": 1}
+            card["status"] = "waiting"
+            self._state.changed(card)
+        elif name == "tool_output":
+            self._tool_output(item)
+        elif name == "handoff_requested":
+            pass  # handoff_occured follows with both agents
+        elif name == "handoff_occured":
+            source = getattr(getattr(item, "source_agent", None), "name", "?")
+            self._handed_to = getattr(getattr(item, "target_agent", None), "name", "?")
+            self._state.add("event", label="handoff", text=f"{source} → {self._handed_to}")
+        elif name == "mcp_list_tools":
+            tools = ", ".join(t.name for t in getattr(raw, "tools", None) or [])
+            label = getattr(raw, "server_label", "MCP")
+            self._state.add("event", label="MCP tools", text=f"{label}: {tools or 'none'}")
+        elif name == "mcp_approval_requested":
+            text = f"{getattr(raw, 'server_label', '')}.{getattr(raw, 'name', '?')} waits"
+            self._state.add("event", label="MCP approval", text=text)
+        else:
+            self._state.add("event", label=str(name), text=type(item).__name__)
+
+    def _tool_called(self, raw: Any) -> None:
+        call_id = getattr(raw, "call_id", None) or getattr(raw, "id", None) or self._state.next_id()
+        kind = getattr(raw, "type", "tool")
+        card = self._state.card(call_id, getattr(raw, "name", None) or kind.removesuffix("_call"))
+        arguments = getattr(raw, "arguments", None)
+        if arguments is None and hasattr(raw, "model_dump"):
+            arguments = {
+                k: v
+                for k, v in raw.model_dump(mode="json", exclude_none=True).items()
+                if k not in ("id", "type", "status", "output", "error")
+            }
+        card["args"], card["args_cut"] = clip(compact_json(arguments or {}), self.max_args_chars)
+        if kind == "function_call":
+            self._started[call_id] = self._clock()
+            self._unstarted.append(call_id)
+        else:  # hosted tools finished inside the model's response
+            error = getattr(raw, "error", None)
+            output = getattr(raw, "output", None)
+            card["status"] = "error" if error or getattr(raw, "status", "") == "failed" else "done"
+            if error or output:
+                card["output"], card["output_cut"] = clip(
+                    output_text(error or output), self.max_output_chars
+                )
+        self._state.changed(card)
+
+    def _tool_output(self, item: Any) -> None:
+        card = self._state.card(item.call_id)
+        text = output_text(item.raw_item.get("output", ""))
+        decision: ApprovalDecision | None = getattr(item, "approval", None)
+        if decision is not None and not decision.approved:
+            card["status"] = "rejected"
+        else:
+            card["status"] = "error" if is_tool_error(text) else "done"
+        if decision is not None and (card.get("approval") or {}).get("state") != (
+            "approved" if decision.approved else "rejected"
+        ):
+            card["approval"] = {
+                "state": "approved" if decision.approved else "rejected",
+                "always": decision.always,
+                "message": decision.message,
+            }
+        started = self._started.pop(item.call_id, None)
+        if started is not None and card["status"] != "rejected":
+            card["ms"] = round((self._clock() - started) * 1000)
+        card["output"], card["output_cut"] = clip(text, self.max_output_chars)
+        self._state.changed(card)
+
+    # -- approvals and messages ----------------------------------------------------------
+
+    def _on_request(self, request: ApprovalRequest) -> None:
+        with self._lock:
+            self._pacer.capture_loop()
+            self._requests[request.call_id] = request
+            card = self._state.card(request.call_id, request.tool_name)
+            if not card.get("args"):
+                card["args"], card["args_cut"] = clip(
+                    compact_json(request.arguments), self.max_args_chars
+                )
+            attempt = (card.get("approval") or {}).get("attempt", 0) + 1
+            card["approval"] = {
+                "state": "pending",
+                "attempt": attempt,
+                "interactive": True,
+                "arguments": json.dumps(request.arguments, ensure_ascii=False, default=str),
+                "schema": request.json_schema,
+                "error": request.error,
+            }
+            card["status"] = "waiting"
+            if self._header["status"] == "running":
+                self._header["status"] = "waiting"
+            self._state.changed(card)
+
+    def _on_message(self, content: dict[str, Any]) -> None:
+        """Handle a frontend message (any thread): hand it to the run's loop."""
+        handlers = {"hello": self._hello, "decision": self._decision, "stop": self._stop}
+        handler = handlers.get(content.get("type"))  # type: ignore[arg-type]
+        if handler is None:
+            return
+
+        def work() -> None:
+            try:
+                handler(content)
+            except Exception as e:  # never print from a handler: the text would not reach the cell
+                logger.debug("RunView could not handle %r", content, exc_info=True)
+                self.add_notice(f"could not handle a click: {e!r}", "error")
+
+        self._pacer.call_on_loop(work)
+
+    def _hello(self, _content: dict[str, Any]) -> None:
+        self.rendered.set()
+        self.widget.reply({"type": "alive"})
+
+    def _stop(self, _content: dict[str, Any]) -> None:
+        if self.on_stop is not None and not self._finished:
+            self.on_stop()
+
+    def _decision(self, content: dict[str, Any]) -> None:
+        call_id = content.get("call_id")
+        request = self._requests.get(call_id) if isinstance(call_id, str) else None
+        if request is None:
+            return  # stale, repeated or unknown: the state already says what happened
+        always = content.get("always") is True
+        if content.get("approved") is not True:
+            message = content.get("message")
+            message = message.strip()[:2000] if isinstance(message, str) else None
+            self.decide(request.call_id, ApprovalDecision.reject(message or None, always=always))
+            return
+        arguments = content.get("arguments")
+        if arguments is not None:
+            try:
+                problem = (
+                    request.validate(arguments)
+                    if isinstance(arguments, dict)
+                    else "the edited arguments must be a JSON object"
+                )
+            except Exception as e:
+                problem = f"{type(e).__name__}: {e}"
+            if problem is not None:
+                self._refuse_edit(request.call_id, problem)
+                return
+        self.decide(request.call_id, ApprovalDecision.approve(always=always, arguments=arguments))
+
+    def _refuse_edit(self, call_id: str, problem: str) -> None:
+        with self._lock:
+            card = self._state.card(call_id)
+            if card.get("approval"):
+                card["approval"]["error"] = problem
+                self._state.changed(card)
+        self.widget.reply({"type": "decision_error", "call_id": call_id, "error": problem})
+
+    def _bundle(self) -> dict[str, Any]:
+        view = self.widget._repr_mimebundle_()
+        data: dict[str, Any] = dict(view[0]) if view else {}
+        header, blocks = self._state.snapshot()
+        data["text/plain"] = transcript.summary_line(header, blocks)
+        data["text/html"] = transcript.to_html(header, blocks)
+        data["text/markdown"] = transcript.to_markdown(header, blocks)
+        return data

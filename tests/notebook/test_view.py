@@ -1,0 +1,652 @@
+"""RunView without a browser: stream events → widget state, sync pacing, approvals, transcripts."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from html.parser import HTMLParser
+from types import SimpleNamespace as NS
+from typing import Any
+
+import nbformat
+import pytest
+
+from jupyter_agents import Agent, ApprovalDecision, Runner, ToolContext, Usage, tool
+from jupyter_agents.notebook import transcript
+from jupyter_agents.notebook._markdown import render_markdown
+from jupyter_agents.notebook.view import RunView
+from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+class FakeLoop:
+    """Just enough of an event loop for the pacer: a clock, timers and a ready queue."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.timers: list[tuple[float, Callable[[], None], NS]] = []
+        self.ready: list[Callable[[], None]] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> NS:
+        handle = NS(cancelled=False)
+        handle.cancel = lambda: setattr(handle, "cancelled", True)
+        self.timers.append((self.now + delay, callback, handle))
+        return handle
+
+    def call_soon_threadsafe(self, callback: Callable[[], None]) -> None:
+        self.ready.append(callback)
+
+    def is_closed(self) -> bool:
+        return False
+
+    def is_running(self) -> bool:
+        return True
+
+    def advance(self, seconds: float = 0.0) -> None:
+        """Move the clock, running ready callbacks and each timer at its due time."""
+        end = self.now + seconds
+        while True:
+            while self.ready:
+                self.ready.pop(0)()
+            due = [t for t in self.timers if t[0] <= end + 1e-9]
+            if not due:
+                break
+            first = min(due, key=lambda t: t[0])
+            self.timers.remove(first)
+            self.now = max(self.now, first[0])
+            if not first[2].cancelled:
+                first[1]()
+        self.now = end
+
+
+def record_messages(view: RunView) -> list[dict[str, Any]]:
+    """Every comm message the widget sends (state updates and custom messages)."""
+    sent: list[dict[str, Any]] = []
+    original = view.widget._send
+
+    def spy(msg: dict[str, Any], buffers: Any = None) -> None:
+        sent.append(msg)
+        original(msg, buffers)
+
+    view.widget._send = spy
+    return sent
+
+
+def replies(view: RunView) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    view.widget.send = lambda content, buffers=None: out.append(content)  # type: ignore[method-assign]
+    return out
+
+
+def frontend(view: RunView, **content: Any) -> None:
+    """A custom message from the JS view, as ipywidgets delivers it."""
+    view.widget._dispatch(view.widget, content, [])
+
+
+def delta(item_id: str, chunk: str) -> NS:
+    data = NS(type="response.output_text.delta", item_id=item_id, delta=chunk)
+    return NS(type="raw_response_event", data=data)
+
+
+def item_event(name: str, **item: Any) -> NS:
+    return NS(type="run_item_stream_event", name=name, item=NS(**item))
+
+
+def blocks(view: RunView) -> dict[str, dict[str, Any]]:
+    """The synced blocks by id, with the defaults the frontend assumes filled in."""
+    view.flush()
+    out = {}
+    for b in view.widget.blocks:
+        kind = b.get("kind", "tool")
+        out[b["id"]] = {"kind": kind, **({"status": "done"} if kind == "tool" else {}), **b}
+    return out
+
+
+async def drive(view: RunView, agent: Agent[Any], status: str = "done", **kwargs: Any) -> Any:
+    result = Runner.run_streamed(agent, "go", approval_handler=view.inbox, **kwargs)
+    async for event in result.stream_events():
+        view.on_event(event)
+    view.set_usage(result.context_wrapper.usage)
+    view.finish(status)
+    return result
+
+
+@tool
+def get_weather(ctx: ToolContext[Any], city: str) -> str:
+    """Weather."""
+    return f"sunny in {city}"
+
+
+@tool
+def divide(a: float, b: float) -> float:
+    """Divide."""
+    return a / b
+
+
+sent_emails: list[str] = []
+
+
+@tool(needs_approval=True)
+def send_email(to: str, subject: str) -> str:
+    """Send an email."""
+    sent_emails.append(to)
+    return f"sent to {to}"
+
+
+# -- events → state -----------------------------------------------------------------------------
+
+
+async def test_a_run_becomes_blocks() -> None:
+    model = ScriptedModel(
+        [
+            [
+                reasoning("Check the weather first."),
+                text("Let me look."),
+                tool_call("get_weather", {"city": "Paris"}, "w1"),
+                tool_call("divide", {"a": 1, "b": 0}, "d1"),
+                tool_call("missing_tool", {}, "m1"),
+            ],
+            [text("It is **sunny**.")],
+        ]
+    )
+    view = RunView(agent="bot", model="m")
+    agent = Agent(name="bot", model=model, tools=[get_weather, divide])
+    await drive(view, agent)
+    state = blocks(view)
+    kinds = [b.get("kind", "tool") for b in state.values()]
+    assert kinds == ["reasoning", "text", "tool", "tool", "tool", "text"]
+    assert state["r:rs_1"]["text"] == "Check the weather first."
+    assert state["t:msg_2"]["text"] == "Let me look."
+    weather = state["w1"]
+    assert weather["name"] == "get_weather" and weather["status"] == "done"
+    assert weather["args"] == '{"city":"Paris"}'
+    assert weather["output"] == "sunny in Paris" and weather["ms"] >= 0
+    assert state["d1"]["status"] == "error"
+    assert state["m1"]["status"] == "error"
+    assert "output_cut" not in weather and "approval" not in weather  # empty fields left out
+    header = view.widget.header
+    assert header["status"] == "done" and header["live"] is False
+    assert header["tokens"]["total"] > 0 and header["ended_at"] >= header["started_at"]
+    assert list(state.values())[-1]["text"] == "It is **sunny**."
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "An error occurred while running the tool. Please try again. Error: boom",
+        "Invalid arguments for tool 'x': a: Field required.",
+        "The arguments for tool 'x' are not valid JSON. Call the tool again.",
+        "Tool 'nope' does not exist. Available tools: a, b.",
+    ],
+)
+def test_runtime_error_messages_mark_the_card_as_error(output: str) -> None:
+    view = RunView(agent="a", model="m")
+    view.on_event(item_event("tool_output", call_id="c1", raw_item={"output": output}))
+    assert blocks(view)["c1"]["status"] == "error"
+
+
+def test_rejected_output_and_durations_from_the_monotonic_clock() -> None:
+    now = [10.0]
+    view = RunView(agent="a", model="m", clock=lambda: now[0])
+    call = NS(type="function_call", name="t", call_id="c1", arguments='{"x": 1}')
+    view.on_event(item_event("tool_called", raw_item=call))
+    now[0] = 12.0  # the model still streams: the tool has not started
+    view.on_event(NS(type="raw_response_event", data=NS(type="response.completed")))
+    now[0] = 12.25
+    view.on_event(item_event("tool_output", call_id="c1", raw_item={"output": "ok"}))
+    assert blocks(view)["c1"]["ms"] == 250
+    rejected = ApprovalDecision.reject("no")
+    out = {"output": "The user rejected this call"}
+    view.on_event(item_event("tool_output", call_id="c2", raw_item=out, approval=rejected))
+    card = blocks(view)["c2"]
+    assert card["status"] == "rejected"
+    assert card["approval"] == {"state": "rejected", "message": "no"}
+
+
+def test_unknown_events_render_a_generic_line_and_never_raise() -> None:
+    view = RunView(agent="a", model="m")
+    view.on_event(item_event("guardrail_tripped", raw_item=None))
+    view.on_event(NS(type="something_new"))
+    view.on_event(NS(type="raw_response_event", data=NS(type="response.audio.delta")))
+    view.on_event(item_event("tool_output", raw_item={}))  # broken item: no call_id
+    kinds = [(b["kind"], b.get("label"), b.get("level")) for b in blocks(view).values()]
+    assert kinds[:2] == [("event", "guardrail_tripped", None), ("event", "something_new", None)]
+    assert kinds[2] == ("notice", None, "error")
+
+
+def test_a_handoff_is_one_line() -> None:
+    view = RunView(agent="triage", model="m")
+    view.on_event(NS(type="agent_updated_stream_event", new_agent=NS(name="triage")))
+    view.on_event(item_event("handoff_requested", raw_item=NS(name="transfer_to_billing")))
+    source, target = NS(name="triage"), NS(name="billing")
+    view.on_event(item_event("handoff_occured", source_agent=source, target_agent=target))
+    view.on_event(NS(type="agent_updated_stream_event", new_agent=target))
+    (line,) = blocks(view).values()
+    assert (line["label"], line["text"]) == ("handoff", "triage → billing")
+    assert view.widget.header["agent"] == "billing"
+
+
+def test_handoffs_and_hosted_tools() -> None:
+    view = RunView(agent="triage", model="m")
+    view.on_event(NS(type="agent_updated_stream_event", new_agent=NS(name="triage")))
+    view.on_event(NS(type="agent_updated_stream_event", new_agent=NS(name="billing")))
+    hosted = NS(type="web_search_call", id="ws_1", status="completed")
+    view.on_event(item_event("tool_called", raw_item=hosted))
+    state = list(blocks(view).values())
+    assert [b["kind"] for b in state] == ["event", "tool"]
+    assert state[0]["text"] == "→ billing" and view.widget.header["agent"] == "billing"
+    assert state[1]["name"] == "web_search" and state[1]["status"] == "done"
+
+
+def test_a_call_id_that_clashes_with_another_block_gets_its_own_card() -> None:
+    view = RunView(agent="a", model="m")
+    view.on_event(delta("x", "hi"))
+    call = NS(type="function_call", name="t", call_id="t:x", arguments="{}")
+    view.on_event(item_event("tool_called", raw_item=call))
+    text_block, card = blocks(view).values()
+    assert (text_block["id"], text_block["text"]) == ("t:x", "hi")
+    assert (card["id"], card["call_id"], card["status"]) == ("c:t:x", "t:x", "running")
+
+
+def test_printed_output_from_worker_threads_keeps_the_tail() -> None:
+    view = RunView(agent="a", model="m", max_output_chars=50)
+    workers = [
+        threading.Thread(
+            target=lambda: [view.tool_output_text("c1", "x" * 9 + "\n") for _ in range(10)]
+        )
+        for _ in range(4)
+    ]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    card = blocks(view)["c1"]
+    assert len(card["printed"]) == 50 and card["printed_cut"] == 400 - 50
+
+
+def test_usage_status_and_notices() -> None:
+    view = RunView(agent="a", model="m")
+    view.set_usage(Usage(input_tokens=10, output_tokens=5, total_tokens=15))
+    view.set_status("background")
+    view.add_notice("rejected automatically: send_email", "warning")
+    view.flush()
+    assert view.widget.header["tokens"] == {"input": 10, "output": 5, "total": 15}
+    assert view.widget.header["status"] == "background"
+    (notice,) = view.widget.blocks
+    assert (notice["kind"], notice["level"]) == ("notice", "warning")
+
+
+# -- sync pacing ----------------------------------------------------------------------------------
+
+
+def test_deltas_are_coalesced_to_one_sync_per_interval() -> None:
+    loop = FakeLoop()
+    view = RunView(agent="a", model="m", loop=loop, clock=loop.time)  # type: ignore[arg-type]
+    messages = record_messages(view)
+    shown: list[tuple[float, int]] = []
+    view.widget.observe(
+        lambda c: shown.append((loop.now, sum(len(b.get("text", "")) for b in c["new"]))), "blocks"
+    )
+    for i in range(5000):  # 5,000 deltas over 5 s
+        view.on_event(delta("m1", "ab"))
+        loop.advance(0.001)
+        if i % 1000 == 0:  # a tool call now and then changes nothing about the pace
+            view.on_event(item_event("tool_output", call_id=f"c{i}", raw_item={"output": "x"}))
+    loop.advance(1)
+    view.finish("done")
+    updates = [m for m in messages if m["method"] == "update"]
+    assert 18 <= len(updates) <= 5 / 0.25 + 2  # ~4 per second, never one per delta
+    assert all(set(m["state"]) <= {"header", "blocks"} for m in updates)
+    assert shown[-1][1] == 10_000  # exact at the end
+    streaming = [s for s in shown if s[0] <= 5.0 + 1e-6]
+    for (t0, n0), (t1, _) in itertools.pairwise(streaming):  # each delta shown within 0.25 s
+        assert t1 - t0 <= 0.25 + 1e-6
+        assert n0 >= 2 * int((t0 - 0.25) * 1000)
+
+
+def test_first_change_after_a_quiet_spell_goes_out_at_once() -> None:
+    loop = FakeLoop()
+    view = RunView(agent="a", model="m", loop=loop, clock=loop.time)  # type: ignore[arg-type]
+    view.add_notice("hi")
+    loop.advance()
+    assert view.syncs == 1
+    view.add_notice("again")
+    loop.advance(0.1)
+    assert view.syncs == 1
+    loop.advance(0.15)
+    assert view.syncs == 2
+
+
+def test_without_a_loop_syncs_are_still_paced_and_finish_is_exact() -> None:
+    now = [0.0]
+    view = RunView(agent="a", model="m", clock=lambda: now[0])
+    for _ in range(1000):
+        view.on_event(delta("m1", "x"))
+        now[0] += 0.001
+    assert view.syncs == 4  # at 0, 0.25, 0.5, 0.75 s
+    view.finish("done")
+    assert view.widget.blocks[0]["text"] == "x" * 1000
+
+
+async def test_comm_messages_per_second_with_5000_fast_deltas() -> None:
+    view = RunView(agent="a", model="m")
+    messages = record_messages(view)
+    start = time.perf_counter()
+    for _ in range(5000):
+        view.on_event(delta("m1", "word "))
+        await asyncio.sleep(0)
+    elapsed = time.perf_counter() - start
+    view.finish("done")
+    updates = [m for m in messages if m["method"] == "update"]
+    rate = len(updates) / max(elapsed, 1.0)
+    print(f"\n5,000 deltas in {elapsed * 1000:.0f} ms -> {len(updates)} comm messages")
+    assert len(updates) <= 30 * max(elapsed, 1.0)
+    assert rate <= 30
+
+
+async def test_paced_stream_stays_under_30_messages_per_second() -> None:
+    view = RunView(agent="a", model="m")
+    messages = record_messages(view)
+    start = time.perf_counter()
+    while time.perf_counter() - start < 1.0:  # a delta every ~millisecond for one second
+        view.on_event(delta("m1", "tok "))
+        await asyncio.sleep(0.001)
+    view.finish("done")
+    updates = [m for m in messages if m["method"] == "update"]
+    print(f"\n1 s of deltas -> {len(updates)} comm messages")
+    assert 3 <= len(updates) <= 7
+
+
+# -- approvals and messages -------------------------------------------------------------------
+
+
+async def test_approval_from_the_frontend_runs_the_call() -> None:
+    sent_emails.clear()
+    view = RunView(agent="a", model="m")
+    out = replies(view)
+    model = ScriptedModel(
+        [[tool_call("send_email", {"to": "a@b.c", "subject": "s"}, "c1")], ["ok"]]
+    )
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[send_email])))
+    while not view.inbox.pending:
+        await asyncio.sleep(0.001)
+    card = blocks(view)["c1"]
+    assert card["status"] == "waiting" and view.widget.header["status"] == "waiting"
+    approval = card["approval"]
+    assert approval["state"] == "pending" and approval["interactive"] and approval["attempt"] == 1
+    assert json.loads(approval["arguments"]) == {"to": "a@b.c", "subject": "s"}
+    assert approval["schema"]["properties"]["to"]["type"] == "string"
+    frontend(view, type="hello")
+    assert view.rendered.is_set() and out == [{"type": "alive"}]
+    frontend(view, type="decision", call_id="c1", approved=True, always=True)
+    frontend(view, type="decision", call_id="c1", approved=False, always=False)  # double click
+    frontend(view, type="decision", call_id="nope", approved=True)  # unknown
+    await asyncio.wait_for(run, 5)
+    assert sent_emails == ["a@b.c"]
+    card = blocks(view)["c1"]
+    assert card["status"] == "done" and card["approval"] == {"state": "approved", "always": True}
+    assert "schema" not in card["approval"]  # dropped once decided: saved notebooks stay small
+    assert view.decide("c1", ApprovalDecision.approve()) is False  # stale
+
+
+async def test_edited_arguments_are_validated_before_deciding() -> None:
+    sent_emails.clear()
+    view = RunView(agent="a", model="m")
+    out = replies(view)
+    model = ScriptedModel(
+        [[tool_call("send_email", {"to": "a@b.c", "subject": "s"}, "c1")], ["ok"]]
+    )
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[send_email])))
+    while not view.inbox.pending:
+        await asyncio.sleep(0.001)
+    frontend(view, type="decision", call_id="c1", approved=True, arguments={"to": 5})
+    frontend(view, type="decision", call_id="c1", approved=True, arguments=["not", "a", "dict"])
+    assert [m["type"] for m in out] == ["decision_error", "decision_error"]
+    assert "subject" in out[0]["error"] and out[0]["call_id"] == "c1"
+    assert "JSON object" in out[1]["error"]
+    assert [r.call_id for r in view.inbox.pending] == ["c1"]  # still waiting
+    assert blocks(view)["c1"]["approval"]["error"] == out[1]["error"]
+    edited = {"to": "boss@b.c", "subject": "s2"}
+    frontend(view, type="decision", call_id="c1", approved=True, arguments=edited)
+    await asyncio.wait_for(run, 5)
+    assert sent_emails == ["boss@b.c"]
+    assert blocks(view)["c1"]["approval"] == {"state": "approved", "edited": True}
+
+
+async def test_reject_with_message_and_programmatic_decide() -> None:
+    view = RunView(agent="a", model="m")
+    model = ScriptedModel(
+        [
+            [
+                tool_call("send_email", {"to": "a@b.c", "subject": "s"}, "c1"),
+                tool_call("send_email", {"to": "x@y.z", "subject": "s"}, "c2"),
+            ],
+            ["ok"],
+        ]
+    )
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[send_email])))
+    while len(view.inbox.pending) < 2:
+        await asyncio.sleep(0.001)
+    frontend(view, type="decision", call_id="c1", approved=False, always=False, message=" spam ")
+    assert view.decide("c2", ApprovalDecision.reject("headless: nobody saw it")) is True
+    assert view.decide("c2", ApprovalDecision.approve()) is False
+    result = await asyncio.wait_for(run, 5)
+    cards = blocks(view)
+    assert cards["c1"]["status"] == "rejected"
+    assert cards["c1"]["approval"] == {"state": "rejected", "message": "spam"}
+    assert cards["c2"]["approval"]["message"] == "headless: nobody saw it"
+    outputs = [i.raw_item["output"] for i in result.new_items if i.type == "tool_call_output_item"]
+    assert "Reason: spam" in outputs[0]
+
+
+async def test_messages_from_another_thread_are_handled_on_the_loop() -> None:
+    view = RunView(agent="a", model="m")
+    threads: list[int] = []
+    view.on_stop = lambda: threads.append(threading.get_ident())
+    worker = threading.Thread(target=lambda: frontend(view, type="stop"))
+    worker.start()
+    worker.join()
+    assert threads == []  # handed over, not run on the subshell thread
+    await asyncio.sleep(0.01)
+    assert threads == [threading.get_ident()]
+    view.finish("cancelled", "stopped")
+    frontend(view, type="stop")
+    await asyncio.sleep(0.01)
+    assert len(threads) == 1  # a finished run ignores Stop
+
+
+def test_a_failing_handler_becomes_a_notice_not_a_traceback() -> None:
+    view = RunView(agent="a", model="m")
+
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    view.on_stop = broken
+    frontend(view, type="stop")  # no loop: handled inline, and must not raise
+    frontend(view, type="no-such-message")
+    (notice,) = blocks(view).values()
+    assert notice["level"] == "error" and "boom" in notice["text"]
+
+
+async def test_finish_replaces_the_display_once_with_transcripts() -> None:
+    view = RunView(agent="a", model="m")
+    updates: list[dict[str, Any]] = []
+    view._handle = NS(update=lambda bundle, raw: updates.append(bundle))
+    model = ScriptedModel(
+        [[tool_call("send_email", {"to": "a@b.c", "subject": "s"}, "c1")], ["ok"]]
+    )
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[send_email])))
+    while not view.inbox.pending:
+        await asyncio.sleep(0.001)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    view.finish("cancelled", "interrupted")
+    view.finish("done")
+    (bundle,) = updates
+    assert set(bundle) == {
+        "application/vnd.jupyter.widget-view+json",
+        "text/plain",
+        "text/html",
+        "text/markdown",
+    }
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == view.widget.model_id
+    assert view.widget.header["status"] == "cancelled"
+    card = view.widget.blocks[0]
+    assert card["status"] == "cancelled" and card["approval"] == {"state": "expired"}
+    assert "interrupted" in bundle["text/plain"]
+
+
+# -- transcripts ------------------------------------------------------------------------------
+
+PAYLOADS = [
+    "<script>alert(1)</script>",
+    '<img src=x onerror="alert(1)">',
+    "[x](javascript:alert(1))",
+    "[x](JAVASCRIPT:alert(1))",
+    "[x](&#106;avascript:alert(1))",
+    "![t](https://remote.example/t.png)",
+    "![d](data:image/png;base64,AAAA)",
+    "<iframe src=https://remote.example></iframe>",
+    '<svg onload="alert(1)">',
+    "<style>*{background:url(https://remote.example/x)}</style>",
+]
+
+
+def payload_view() -> RunView:
+    view = RunView(agent="<b>agent</b>", model="<i>m</i>")
+    joined = "\n\n".join(PAYLOADS)
+    view.on_event(
+        item_event(
+            "message_output_created",
+            raw_item=NS(id="m1", content=[NS(type="output_text", text=joined)]),
+            agent=NS(name="a"),
+        )
+    )
+    for i, payload in enumerate(PAYLOADS):
+        call = NS(
+            type="function_call",
+            name=payload,
+            call_id=f"c{i}",
+            arguments=json.dumps({"p": payload}),
+        )
+        view.on_event(item_event("tool_called", raw_item=call))
+        view.on_event(item_event("tool_output", call_id=f"c{i}", raw_item={"output": payload * 3}))
+    view.add_notice(PAYLOADS[1], "error")
+    view.finish("failed", PAYLOADS[0])
+    return view
+
+
+class Tags(HTMLParser):
+    """The tags and attributes of an HTML fragment."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attrs: list[tuple[str, str]] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attrs += [(k, v or "") for k, v in attrs]
+
+
+def test_html_transcript_is_escaped_and_self_contained() -> None:
+    html = payload_view().transcript_html()
+    found = Tags(html)
+    allowed = {"div", "b", "i", "p", "code", "pre", "span", "a", "details", "summary", "br"}
+    assert found.tags <= allowed | {"strong", "em", "ul", "ol", "li", "h1", "h2", "h3", "del"}
+    assert {name for name, _ in found.attrs} <= {"style", "class", "href", "target", "rel"}
+    for name, value in found.attrs:
+        if name == "href":
+            assert value.startswith(("https://", "http://", "mailto:"))
+        if name == "style":
+            assert "url(" not in value and "@import" not in value
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_markdown_transcript_defangs_html_images_and_links() -> None:
+    md = payload_view().transcript_markdown()
+    prose = re.sub(r"(?ms)^ *```+text$.*?^ *```+$", "", md)  # fenced tool output: literal
+    prose = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", prose)  # code spans: literal
+    assert not re.search(r"<[a-z/!]", prose, re.I)  # no raw HTML outside code
+    assert "](javascript" not in prose.lower() and "](&#106;" not in prose
+    assert "![" not in prose  # images never load; they become links
+    assert "[🖼 t](https://remote.example/t.png)" in prose
+    assert "&lt;script>alert(1)&lt;/script>" in prose
+
+
+def test_markdown_renderer() -> None:
+    html = render_markdown(
+        "# T\n**b** *i* `c<d>` ~~s~~\n\n- a\n  - b\n1. x\n\n```py\n<p>\n```\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n"
+        "[ok](https://x.org/a_(b)) [no](javascript:x) <https://y.org> ![i](https://z.org/i.png)"
+    )
+    assert html.startswith("<h1>T</h1><p><strong>b</strong> <em>i</em> <code>c&lt;d&gt;</code>")
+    assert "<del>s</del>" in html and "<ul><li>a<ul><li>b</li></ul></li></ul>" in html
+    assert "<ol><li>x</li></ol>" in html and "<pre><code>&lt;p&gt;</code></pre>" in html
+    assert "<table><thead><tr><th>a</th><th>b</th></tr></thead>" in html
+    assert (
+        '<a href="https://x.org/a_(b)" target="_blank" rel="noopener noreferrer nofollow">ok</a>'
+        in html
+    )
+    assert " no " in html and "javascript" not in html
+    assert ">🖼 i</a>" in html and "<img" not in html
+
+
+def saved_notebook(calls: int) -> bytes:
+    """A saved notebook holding one finished run with ``calls`` tool calls, as nbclient
+    writes it: the final display bundle in the cell, the widget state in the metadata."""
+    view = RunView(agent="assistant", model="gpt-4.1")
+    bundles: list[dict[str, Any]] = []
+    view._handle = NS(update=lambda bundle, raw: bundles.append(bundle))
+    message = NS(id="msg_1", content=[NS(type="output_text", text="Checking a few cities.")])
+    view.on_event(item_event("message_output_created", raw_item=message, agent=NS(name="a")))
+    for i in range(calls):
+        args = json.dumps({"city": f"City {i}", "units": "metric"})
+        call = NS(type="function_call", name="get_weather", call_id=f"call_{i:04d}", arguments=args)
+        view.on_event(item_event("tool_called", raw_item=call))
+        out = {"output": f"City {i}: sunny, 21 °C, wind 10 km/h from the north-west."}
+        view.on_event(item_event("tool_output", call_id=f"call_{i:04d}", raw_item=out))
+    view.set_usage(Usage(input_tokens=12345, output_tokens=678, total_tokens=13023))
+    view.finish("done")
+    cell = nbformat.v4.new_code_cell("%%agent\nweather please")
+    cell.outputs = [nbformat.v4.new_output("display_data", data=bundles[0])]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    state = view.widget.get_state()
+    model = {"model_name": "AnyModel", "model_module": "anywidget", "state": state}
+    nb.metadata["widgets"] = {
+        "application/vnd.jupyter.widget-state+json": {
+            "version_major": 2,
+            "version_minor": 0,
+            "state": {view.widget.model_id: model},
+        }
+    }
+    return nbformat.writes(nb).encode()
+
+
+def test_saved_notebook_size_per_100_tool_calls() -> None:
+    per_100 = len(saved_notebook(100)) - len(saved_notebook(0))
+    print(f"\nsaved notebook: +{per_100:,} bytes per 100 tool calls (state + transcripts)")
+    assert per_100 <= 50_000
+
+
+def test_transcript_of_long_outputs_is_cut() -> None:
+    view = RunView(agent="a", model="m")
+    call = NS(type="function_call", name="t", call_id="c1", arguments="{}")
+    view.on_event(item_event("tool_called", raw_item=call))
+    view.on_event(item_event("tool_output", call_id="c1", raw_item={"output": "y" * 3000}))
+    view.finish("done")
+    assert "y" * 501 not in view.transcript_html()
+    assert "y" * 501 not in view.transcript_markdown()
+    assert "y" * 3000 in view.widget.blocks[0]["output"]
+    assert transcript.summary_line(view.widget.header, view.widget.blocks).startswith("Agent run a")

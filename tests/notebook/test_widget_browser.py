@@ -1,0 +1,574 @@
+"""The widget's ES module in headless Chromium, without JupyterLab.
+
+A static page (served from a temp dir on 127.0.0.1) imports ``run_view.js`` and renders it with a
+fake anywidget model. A bridge plays the kernel's part: it feeds the page the state a real
+:class:`RunView` syncs, and hands the page's messages to that view, so each test drives a real run
+(``ScriptedModel``) through the whole contract. Every request that is not for the local server is
+recorded and refused. Screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_agents import Agent, ApprovalDecision, Runner, ToolContext, tool
+from jupyter_agents.notebook.view import RunView
+from jupyter_agents.notebook.widget import STATIC
+from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
+
+try:
+    from playwright.async_api import Page, async_playwright, expect
+except ImportError:  # CI installs it; here it is optional
+    async_playwright = None
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's Chromium: apt-get install -y chromium"
+    ),
+    pytest.mark.skipif(
+        async_playwright is None, reason="needs Python Playwright: pip install playwright"
+    ),
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+THEME = Path(sys.prefix) / "share/jupyter/lab/themes/@jupyterlab/theme-light-extension/index.css"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PAGE = """<!doctype html><html><head><meta charset="utf-8">
+<link rel="stylesheet" href="theme.css"><link rel="stylesheet" href="run_view.css">
+<style>body{margin:0;padding:16px;background:var(--jp-layout-color0,#fff)}
+#root{width:760px}</style></head><body><div id="root"></div>
+<script type="module">
+import widget from "./run_view.js";
+window.__pwned = false;
+window.alert = window.confirm = window.prompt = () => { window.__pwned = true; };
+window.mount = (state) => {
+  const handlers = new Map();
+  const fire = (event, ...args) => (handlers.get(event) || []).forEach((f) => f(...args));
+  const model = {
+    state, sent: [],
+    get: (key) => model.state[key],
+    on: (event, f) => handlers.set(event, [...(handlers.get(event) || []), f]),
+    off: (event, f) => handlers.set(event, (handlers.get(event) || []).filter((g) => g !== f)),
+    send: (msg) => { model.sent.push(JSON.parse(JSON.stringify(msg))); window.pySend?.(msg); },
+    emit: (msg) => fire("msg:custom", msg, []),
+    set: (patch) => Object.entries(patch).forEach(([k, v]) => {
+      model.state[k] = v;
+      fire("change:" + k);
+    }),
+  };
+  window.model = model;
+  window.cleanup = widget.render({ model, el: document.getElementById("root") });
+};
+window.ready = true;
+</script></body></html>"""
+
+
+SITE_ROOT: list[Path] = [Path()]
+TRANSCRIPT_PAGE = """<!doctype html><html><head><meta charset="utf-8"><script>
+window.__pwned = false;
+window.alert = window.confirm = window.prompt = () => { window.__pwned = true; };
+</script></head>
+<body style="margin:0;padding:16px;width:760px;font:14px system-ui">%s</body></html>"""
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The page and the widget's files, served on 127.0.0.1 (``SITE_ROOT`` holds them)."""
+    root = SITE_ROOT[0] = tmp_path_factory.mktemp("site")
+    (root / "index.html").write_text(PAGE)
+    (root / "theme.css").write_text(THEME.read_text() if THEME.exists() else "")
+    for name in ("run_view.js", "run_view.css"):
+        shutil.copy(STATIC / name, root / name)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+class Lab:
+    """One page with the widget, and the fake kernel side of its comm."""
+
+    def __init__(self, page: Page, origin: str) -> None:
+        self.page = page
+        self.origin = origin
+        self.remote: list[str] = []
+        self.errors: list[str] = []
+        self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._pump = asyncio.ensure_future(self._run_pump())
+
+    async def _run_pump(self) -> None:
+        """Deliver kernel → page traffic in order, like a comm."""
+        while True:
+            script, arg = await self._queue.get()
+            await self.page.evaluate(script, arg)
+            self._queue.task_done()
+
+    async def mount(self, view: RunView | None = None, alive: bool = True, **state: Any) -> None:
+        """Render the widget: for ``view`` (bridged, answering hello) or for a fixed ``state``."""
+        if view is None:
+            await self.page.evaluate("s => mount(s)", state)
+            return
+        widget = view.widget
+        widget.send = lambda content, buffers=None: self.put("m => model.emit(m)", content)
+        widget.observe(lambda _change: self.push(view), names=["header", "blocks"])
+        if alive:
+            await self.page.expose_function("pySend", lambda msg: widget._dispatch(widget, msg, []))
+        await self.page.evaluate(
+            "s => mount(s)", {"header": widget.header, "blocks": widget.blocks}
+        )
+
+    def put(self, script: str, arg: Any) -> None:
+        self._queue.put_nowait((script, arg))
+
+    def push(self, view: RunView) -> None:
+        self.put("s => model.set(s)", {"header": view.widget.header, "blocks": view.widget.blocks})
+
+    async def settle(self) -> None:
+        await self._queue.join()
+
+    async def sent(self) -> list[dict[str, Any]]:
+        return list(await self.page.evaluate("() => model.sent"))
+
+    async def shot(self, name: str) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        await self.page.locator(".ja-run").screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+@pytest.fixture
+async def lab(site: str) -> AsyncIterator[Lab]:
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        page = await browser.new_page(viewport={"width": 800, "height": 900})
+        harness = Lab(page, site)
+
+        async def route(r: Any) -> None:
+            if r.request.url.startswith(site + "/"):
+                await r.continue_()
+            else:
+                harness.remote.append(r.request.url)
+                await r.abort()
+
+        await page.route("**/*", route)
+        page.on("pageerror", lambda e: harness.errors.append(str(e)))
+        page.on("dialog", lambda d: harness.errors.append("dialog: " + d.message))
+        await page.goto(site + "/index.html")
+        await page.wait_for_function("window.ready === true")
+        try:
+            yield harness
+            assert harness.errors == []
+        finally:
+            harness._pump.cancel()
+            await browser.close()
+
+
+async def drive(view: RunView, agent: Agent[Any], prompt: str = "go", **kwargs: Any) -> Any:
+    """Run ``agent`` streamed into ``view``, as the notebook layer does."""
+    result = Runner.run_streamed(agent, prompt, approval_handler=view.inbox, **kwargs)
+    async for event in result.stream_events():
+        view.on_event(event)
+    view.set_usage(result.context_wrapper.usage)
+    view.finish("done")
+    return result
+
+
+# -- tools used by the runs -------------------------------------------------------------------
+
+VIEWS: dict[str, RunView] = {}
+emails: list[dict[str, Any]] = []
+
+
+@tool
+def get_weather(ctx: ToolContext[Any], city: str) -> str:
+    """The weather in a city."""
+    VIEWS["current"].tool_output_text(ctx.tool_call_id, f"fetching {city}…\n")
+    return f"Sunny, 21 °C in {city}"
+
+
+@tool
+def read_log(lines: int) -> str:
+    """A long log."""
+    return "\n".join(f"line {i}: " + "x" * 60 for i in range(lines))
+
+
+@tool
+def divide(a: float, b: float) -> float:
+    """Divide."""
+    return a / b
+
+
+@tool(needs_approval=True)
+def send_email(to: str, subject: str) -> str:
+    """Send an email."""
+    emails.append({"to": to, "subject": subject})
+    return f"sent to {to}"
+
+
+def make_view() -> RunView:
+    view = RunView(agent="assistant", model="gpt-test", flush_interval=0.05)
+    VIEWS["current"] = view
+    return view
+
+
+STORY = (
+    "## Plan\nI will check the **weather** in `Paris`, read the log, and try a division.\n\n"
+    "- step one\n- step two with a [link](https://example.org/docs)\n\n"
+    "```python\nprint('hello')\n```\n"
+)
+
+
+async def test_streamed_text_and_tool_cards(lab: Lab) -> None:
+    view = make_view()
+    model = ScriptedModel(
+        [
+            [
+                reasoning("The user wants weather; call the tool."),
+                text(STORY),
+                tool_call("get_weather", {"city": "Paris"}),
+                tool_call("read_log", {"lines": 80}),
+                tool_call("divide", {"a": 1, "b": 0}),
+            ],
+            [text("All done: **21 °C** in Paris.")],
+        ],
+        delay=0.01,
+        chunk_size=3,
+    )
+    agent = Agent(name="assistant", model=model, tools=[get_weather, read_log, divide])
+    await lab.mount(view)
+    run = asyncio.ensure_future(drive(view, agent))
+    text_block = lab.page.locator(".ja-text").first
+    await expect(text_block).to_contain_text("I will check the")
+    assert not run.done(), "the text should be on screen while it streams"
+    assert await lab.page.locator(".ja-streaming").count() == 1
+    await lab.shot("streaming")
+    await run
+    await lab.settle()
+
+    page = lab.page
+    await expect(page.locator(".ja-pill")).to_have_text("done")
+    await expect(page.locator(".ja-tool")).to_have_count(3)
+    weather, log, division = (page.locator(".ja-tool").nth(i) for i in range(3))
+    await expect(weather.locator(".ja-name")).to_have_text("get_weather")
+    await expect(weather.locator(".ja-args1")).to_have_text('{"city":"Paris"}')
+    assert (await weather.locator(".ja-ms").inner_text()).endswith("ms")
+    await expect(weather).to_have_class("ja-tool ja-st-done")
+    assert not await weather.locator(".ja-out").is_visible()  # collapsed until clicked
+    await weather.locator("summary").click()
+    await expect(weather.locator(".ja-out")).to_have_text("Sunny, 21 °C in Paris")
+    await expect(weather.locator(".ja-args")).to_have_text('{\n  "city": "Paris"\n}')
+    await expect(weather.locator(".ja-printed")).to_have_text("fetching Paris…\n")
+    await log.locator("summary").click()
+    assert (await log.locator(".ja-out").inner_text()).startswith("line 0: xxx")
+    await expect(division).to_have_class("ja-tool ja-st-error")
+    await expect(division.locator(".ja-out")).to_be_visible()  # errors open by themselves
+    color = await division.locator(".ja-out").evaluate("e => getComputedStyle(e).color")
+    assert color == "rgb(211, 47, 47)"  # --jp-error-color1
+    await expect(page.locator(".ja-reasoning")).to_contain_text("Reasoning")
+    await expect(page.locator(".ja-text h2")).to_have_text("Plan")
+    link = page.locator(".ja-text a")
+    assert await link.get_attribute("rel") == "noopener noreferrer nofollow"
+    assert await link.get_attribute("target") == "_blank"
+    assert await page.locator(".ja-streaming").count() == 0
+    await expect(page.locator(".ja-stop")).to_be_hidden()
+    await lab.shot("run_done")
+
+
+async def test_truncated_output_is_flagged(lab: Lab) -> None:
+    view = make_view()
+    view.max_output_chars = 300
+    model = ScriptedModel([[tool_call("read_log", {"lines": 40})], [text("ok")]])
+    await lab.mount(view)
+    await drive(view, Agent(name="a", model=model, tools=[read_log]))
+    await lab.settle()
+    card = lab.page.locator(".ja-tool")
+    await card.locator("summary").click()
+    await expect(card.locator(".ja-cut")).to_have_text("Output truncated: 2,789 characters in all.")
+
+
+async def test_approve_sends_one_decision_and_the_run_goes_on(lab: Lab) -> None:
+    emails.clear()
+    view = make_view()
+    model = ScriptedModel(
+        [[tool_call("send_email", {"to": "ana@example.com", "subject": "Hi"}, "c1")], ["Sent."]]
+    )
+    await lab.mount(view)
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[send_email])))
+    card = lab.page.locator(".ja-tool")
+    approve = card.get_by_role("button", name="Approve")
+    await expect(approve).to_be_enabled()
+    await expect(lab.page.locator(".ja-pill")).to_have_text("waiting for approval")
+    await expect(card.locator(".ja-args")).to_be_visible()
+    await lab.shot("approval_pending")
+    await approve.dblclick()
+    await asyncio.wait_for(run, 10)
+    await lab.settle()
+    decisions = [m for m in await lab.sent() if m["type"] == "decision"]
+    assert decisions == [{"type": "decision", "call_id": "c1", "approved": True, "always": False}]
+    assert emails == [{"to": "ana@example.com", "subject": "Hi"}]
+    await expect(card.locator(".ja-decided")).to_have_text("✓ Approved")
+    await expect(card).to_have_class("ja-tool ja-st-done")
+    await lab.shot("approval_approved")
+
+
+async def test_reject_with_reason_and_always(lab: Lab) -> None:
+    emails.clear()
+    view = make_view()
+    model = ScriptedModel(
+        [[tool_call("send_email", {"to": "x@y.z", "subject": "S"}, "c2")], ["ok"]]
+    )
+    await lab.mount(view)
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[send_email])))
+    card = lab.page.locator(".ja-tool")
+    await card.locator(".ja-reason").fill("not to strangers")
+    await card.locator(".ja-always input").check()
+    await card.get_by_role("button", name="Reject").dblclick()
+    await asyncio.wait_for(run, 10)
+    await lab.settle()
+    decisions = [m for m in await lab.sent() if m["type"] == "decision"]
+    assert decisions == [
+        {
+            "type": "decision",
+            "call_id": "c2",
+            "approved": False,
+            "always": True,
+            "message": "not to strangers",
+        }
+    ]
+    assert emails == []
+    await expect(card).to_have_class("ja-tool ja-st-rejected")
+    await expect(card.locator(".ja-decided")).to_have_text("⊘ Rejected (always): not to strangers")
+    view.add_notice("send_email was rejected: later calls are rejected too.", "warning")
+    view.flush()
+    await lab.settle()
+    await lab.shot("approval_rejected")
+
+
+async def test_edit_arguments(lab: Lab) -> None:
+    emails.clear()
+    view = make_view()
+    model = ScriptedModel([[tool_call("send_email", {"to": "a@b.c", "subject": "S"}, "c3")], ["k"]])
+    await lab.mount(view)
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[send_email])))
+    card = lab.page.locator(".ja-tool")
+    await card.get_by_role("button", name="Edit arguments").click()
+    editor = card.locator("textarea")
+    await expect(editor).to_have_value('{\n  "to": "a@b.c",\n  "subject": "S"\n}')
+    await expect(card.locator(".ja-hint")).to_have_text("to: string · subject: string")
+    await editor.fill("{not json")
+    await card.get_by_role("button", name="Approve with edits").click()
+    await expect(card.locator(".ja-err")).to_contain_text("Not valid JSON")
+    assert [m for m in await lab.sent() if m["type"] == "decision"] == []
+    await editor.fill('{"to": 5}')
+    await card.get_by_role("button", name="Approve with edits").click()
+    await expect(card.locator(".ja-err")).to_contain_text("subject")  # refused by the kernel
+    await expect(card.get_by_role("button", name="Approve with edits")).to_be_enabled()
+    await lab.shot("approval_edit_error")
+    await editor.fill('{"to": "boss@b.c", "subject": "Edited"}')
+    await card.get_by_role("button", name="Approve with edits").click()
+    await asyncio.wait_for(run, 10)
+    await lab.settle()
+    assert emails == [{"to": "boss@b.c", "subject": "Edited"}]
+    decisions = [m for m in await lab.sent() if m["type"] == "decision"]
+    assert [d.get("arguments") for d in decisions] == [
+        {"to": 5},
+        {"to": "boss@b.c", "subject": "Edited"},
+    ]
+    await expect(card.locator(".ja-decided")).to_have_text("✓ Approved with edited arguments")
+
+
+async def test_stop_sends_once(lab: Lab) -> None:
+    view = make_view()
+    stops: list[int] = []
+    view.on_stop = lambda: stops.append(1)
+    await lab.mount(view)
+    stop = lab.page.get_by_role("button", name="■ Stop")
+    await expect(stop).to_be_enabled()
+    await stop.dblclick()
+    await expect(lab.page.locator(".ja-stop")).to_have_text("Stopping…")
+    await lab.settle()
+    assert [m for m in await lab.sent() if m["type"] == "stop"] == [{"type": "stop"}]
+    assert stops == [1]
+    assert view.rendered.is_set()
+
+
+PENDING = {
+    "header": {
+        "v": 1,
+        "agent": "assistant",
+        "model": "gpt-test",
+        "status": "waiting",
+        "started_at": 1_700_000_000_000,
+        "live": True,
+    },
+    "blocks": [
+        {"id": "t:1", "kind": "text", "rev": 1, "text": "I need to send an email."},
+        {
+            "id": "c:c1",
+            "kind": "tool",
+            "rev": 1,
+            "call_id": "c1",
+            "name": "send_email",
+            "status": "waiting",
+            "args": '{\n  "to": "a@b.c"\n}',
+            "approval": {"state": "pending", "attempt": 1, "interactive": True, "arguments": "{}"},
+        },
+    ],
+}
+
+
+async def test_without_a_kernel_nothing_is_clickable(lab: Lab) -> None:
+    await lab.mount(**PENDING)  # nobody answers hello
+    page = lab.page
+    for name in ("Approve", "Reject", "Edit arguments", "■ Stop"):
+        await expect(page.get_by_role("button", name=name)).to_be_disabled()
+    note = page.locator(".ja-offline")
+    await expect(note).to_be_hidden()
+    await expect(note).to_be_visible(timeout=4000)
+    await expect(note).to_have_text("Not connected to a running kernel: buttons are disabled.")
+    await page.get_by_role("button", name="Approve").click(force=True)
+    assert await lab.sent() == [{"type": "hello"}]
+    await lab.shot("no_kernel")
+
+
+async def test_saved_finished_run_has_no_buttons(lab: Lab) -> None:
+    header = {**PENDING["header"], "status": "done", "live": False, "ended_at": 1_700_000_012_300}
+    blocks = [PENDING["blocks"][0]]
+    await lab.mount(header=header, blocks=blocks)
+    await expect(lab.page.locator(".ja-meta").first).to_have_text("12 s")
+    assert await lab.page.locator("button:visible").count() == 0
+    await lab.page.wait_for_timeout(2200)
+    await expect(lab.page.locator(".ja-offline")).to_be_hidden()
+
+
+PAYLOADS = [
+    "<script>window.__pwned = true</script>",
+    '<img src=x onerror="window.__pwned = true">',
+    '<img src="https://remote.example/pixel.png">',
+    '<svg onload="window.__pwned = true"><circle r="5"/></svg>',
+    '<iframe src="javascript:window.__pwned = true"></iframe>',
+    '<iframe srcdoc="<script>parent.__pwned = true</script>"></iframe>',
+    "<style>body { background: url(https://remote.example/bg.png) }</style>",
+    '<link rel="stylesheet" href="https://remote.example/x.css">',
+    '<a href="javascript:window.__pwned = true">click</a>',
+    '<meta http-equiv="refresh" content="0;url=javascript:window.__pwned=true">',
+    "[click](javascript:window.__pwned=true)",
+    "[click](JaVaScRiPt:window.__pwned=true)",
+    "[click](java\tscript:alert(1))",
+    "[click](&#106;avascript:alert(1))",
+    "[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "[relative](//remote.example/x)",
+    "![pixel](https://remote.example/track.png)",
+    "![svg](data:image/svg+xml,<svg onload=alert(1)>)",
+    "<javascript:alert(1)>",
+    "&lt;script&gt;window.__pwned = true&lt;/script&gt;",
+    "`<script>alert(1)</script>` and ```<img src=x onerror=alert(1)>```",
+    "**<img src=x onerror=alert(1)>**",
+]
+
+
+async def test_injection_payloads_stay_text(lab: Lab) -> None:
+    joined = "\n\n".join(PAYLOADS)
+    calls = [
+        tool_call("echo", {"text": p, "<img src=x onerror=alert(1)>": p}, f"p{i}")
+        for i, p in enumerate(PAYLOADS[:6])
+    ]
+    calls.append(tool_call('<img src=x onerror="window.__pwned=true">', {}, "bad-name"))
+
+    @tool
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+
+    view = make_view()
+    model = ScriptedModel([[reasoning(joined), text(joined), *calls], [text(joined)]])
+    await lab.mount(view)
+    await drive(view, Agent(name="a", model=model, tools=[echo]))
+    view.add_notice(PAYLOADS[1], "error")
+    view.flush()
+    await lab.settle()
+    page = lab.page
+    for summary in await page.locator("summary").all():
+        await summary.click()
+    await page.wait_for_load_state("networkidle")
+    await page.wait_for_timeout(300)
+    await lab.shot("injection")
+    assert await page.evaluate("window.__pwned") is False
+    assert lab.remote == []
+    bad = await page.evaluate(
+        """() => [...document.querySelectorAll('.ja-run *')].flatMap((e) => [
+          ...['SCRIPT','IFRAME','IMG','SVG','svg','STYLE','LINK','META','OBJECT','EMBED','FORM']
+            .filter((t) => e.tagName === t).map((t) => 'tag ' + t),
+          ...[...e.attributes].filter((a) => a.name.startsWith('on')).map((a) => 'attr ' + a.name),
+          ...(e.tagName === 'A' && !/^(https?:|mailto:)/.test(e.getAttribute('href') || ''))
+            ? ['href ' + e.getAttribute('href')] : [],
+        ])"""
+    )
+    assert bad == []
+    assert (
+        "<script>window.__pwned = true</script>"
+        in await page.locator(".ja-text").first.inner_text()
+    )
+
+
+async def test_static_transcripts_are_inert_and_readable(lab: Lab) -> None:
+    emails.clear()
+    view = make_view()
+    model = ScriptedModel(
+        [
+            [
+                text(STORY + "\n\n" + "\n\n".join(PAYLOADS)),
+                tool_call("get_weather", {"city": "Paris"}),
+                tool_call("read_log", {"lines": 12}),
+                tool_call("divide", {"a": 1, "b": 0}),
+                tool_call("send_email", {"to": "x@y.z", "subject": PAYLOADS[1]}, "mail"),
+            ],
+            [text("Done: it is **sunny** in Paris.")],
+        ]
+    )
+    agent = Agent(name="assistant", model=model, tools=[get_weather, read_log, divide, send_email])
+    run = asyncio.ensure_future(drive(view, agent))
+    while not view.inbox.pending:
+        await asyncio.sleep(0.01)
+    view.decide("mail", ApprovalDecision.reject("not today"))
+    await run
+    (SITE_ROOT[0] / "transcript.html").write_text(TRANSCRIPT_PAGE % view.transcript_html())
+    page = lab.page
+    await page.goto(lab.origin + "/transcript.html")
+    for summary in await page.locator("summary").all():
+        await summary.click()
+    await page.wait_for_load_state("networkidle")
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.locator(".jupyter-agents-transcript").screenshot(
+        path=str(ARTIFACTS / "transcript_html.png")
+    )
+    assert await page.evaluate("window.__pwned") is False
+    assert lab.remote == []
+    tags = await page.evaluate(
+        "() => [...new Set([...document.querySelectorAll('body *')].map((e) => e.tagName))]"
+    )
+    assert {"SCRIPT", "IMG", "IFRAME", "SVG", "STYLE", "LINK", "META"}.isdisjoint(tags)
+    text_content = await page.locator(".jupyter-agents-transcript").inner_text()
+    assert "get_weather(city='Paris')" in text_content and "float division by zero" in text_content
