@@ -64,9 +64,7 @@ def parse_cell_options(line: str) -> CellOptions:
             raise UsageError(f"%%agent: {name!r} is not a valid Python name.")
     approve = args.approve or os.environ.get("JUPYTER_AGENTS_APPROVE", "ask")
     if approve not in ("ask", "auto", "deny"):
-        raise UsageError(
-            f"JUPYTER_AGENTS_APPROVE={approve!r} is not valid: use ask, auto or deny."
-        )
+        raise UsageError(f"JUPYTER_AGENTS_APPROVE={approve!r} is not valid: use ask, auto or deny.")
     return CellOptions(
         agent=args.agent,
         model=args.model,
