@@ -56,6 +56,7 @@ def kernel_value(fe: Frontend, expression: str) -> Any:
     """Evaluate ``expression`` in the kernel (via user_expressions)."""
     msg_id = fe.kc.execute("", user_expressions={"v": expression})
     reply = fe.reply(msg_id)
+    assert reply["content"]["status"] == "ok", reply["content"]
     value = reply["content"]["user_expressions"]["v"]
     if value["status"] != "ok":
         raise AssertionError(value)

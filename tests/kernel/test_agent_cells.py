@@ -28,14 +28,19 @@ def start(fe: Frontend, code: str) -> tuple[str, str]:
 
 
 def tool_card(state: dict[str, Any], call_id: str) -> dict[str, Any] | None:
-    return next(
-        (
-            b
-            for b in state.get("blocks", [])
-            if b.get("kind") == "tool" and b.get("call_id") == call_id
-        ),
-        None,
-    )
+    """The tool card for ``call_id`` with the defaults the frontend fills in (see widget.py)."""
+    for block in state.get("blocks", []):
+        if block.get("kind", "tool") != "tool":
+            continue
+        if block.get("call_id", block.get("id")) == call_id:
+            return {"kind": "tool", "status": "done", "call_id": call_id, **block}
+    return None
+
+
+def final_state(fe: Frontend, comm: str) -> dict[str, Any]:
+    """The widget state once the run has ended (its last sync may trail the cell's reply)."""
+    fe.wait_for(lambda: fe.state(comm)["header"].get("live") is False, what="the final state")
+    return fe.state(comm)
 
 
 def texts(state: dict[str, Any]) -> str:
@@ -71,7 +76,7 @@ def test_user_story_approve_while_the_cell_runs(fe: Frontend) -> None:
     decide(fe, comm, "e1", True)
     reply = fe.reply(cell)
     assert reply["content"]["status"] == "ok"
-    state = fe.state(comm)
+    state = final_state(fe, comm)
     assert state["header"]["status"] == "done"
     assert texts(state) == "It is sunny in Paris; I emailed Ana."
     assert tool_card(state, "e1")["approval"]["state"] == "approved"
@@ -86,7 +91,7 @@ def test_reject_with_a_reason(fe: Frontend) -> None:
     waiting_for(fe, comm, "e1")
     decide(fe, comm, "e1", False, message="not now")
     assert fe.reply(cell)["content"]["status"] == "ok"
-    card = tool_card(fe.state(comm), "e1")
+    card = tool_card(final_state(fe, comm), "e1")
     assert card["status"] == "rejected" and card["approval"]["message"] == "not now"
     assert kernel_value(fe, "sent") == []
     last_input = kernel_value(fe, "demo.requests[-1].input[-1]['output']")
@@ -107,7 +112,7 @@ def test_edited_arguments_are_validated_before_they_run(fe: Frontend) -> None:
     decide(fe, comm, "e1", True, arguments={"to": "bob@example.com", "body": "edited"})
     assert fe.reply(cell)["content"]["status"] == "ok"
     assert kernel_value(fe, "sent") == [("bob@example.com", "edited")]
-    assert tool_card(fe.state(comm), "e1")["approval"].get("edited") is True
+    assert tool_card(final_state(fe, comm), "e1")["approval"].get("edited") is True
 
 
 def test_always_approves_later_calls_of_the_tool(fe: Frontend) -> None:
@@ -125,7 +130,7 @@ def test_always_approves_later_calls_of_the_tool(fe: Frontend) -> None:
     decide(fe, comm, "e1", True, always=True)
     assert fe.reply(cell)["content"]["status"] == "ok"
     assert kernel_value(fe, "[to for to, _ in sent]") == ["a@x.org", "b@x.org"]
-    assert tool_card(fe.state(comm), "e2")["approval"]["state"] == "approved"
+    assert tool_card(final_state(fe, comm), "e2")["approval"]["state"] == "approved"
 
 
 def test_stale_and_double_clicks_do_nothing(fe: Frontend) -> None:
@@ -140,7 +145,7 @@ def test_stale_and_double_clicks_do_nothing(fe: Frontend) -> None:
     decide(fe, comm, "e1", False)  # late click
     fe.run("pass")
     assert kernel_value(fe, "sent") == [("ana@example.com", "Sunny")]
-    assert tool_card(fe.state(comm), "e1")["approval"]["state"] == "approved"
+    assert tool_card(final_state(fe, comm), "e1")["approval"]["state"] == "approved"
 
 
 def test_text_streams_into_the_widget_before_the_run_ends_and_stop_cancels(fe: Frontend) -> None:
@@ -153,7 +158,7 @@ def test_text_streams_into_the_widget_before_the_run_ends_and_stop_cancels(fe: F
     fe.send_custom(comm, {"type": "stop"})
     reply = fe.reply(cell, timeout=10)
     assert reply["content"]["status"] == "ok"
-    state = fe.state(comm)
+    state = final_state(fe, comm)
     assert state["header"]["status"] == "cancelled"
     assert len(texts(state)) < len(long_text)
     assert (
@@ -176,7 +181,7 @@ def test_interrupt_while_waiting_cancels_quickly_and_keeps_no_half_turn(fe: Fron
     reply = fe.reply(cell, timeout=10)
     assert time.monotonic() - started < 3
     assert reply["content"]["status"] == "error"
-    assert fe.state(comm)["header"]["status"] == "cancelled"
+    assert final_state(fe, comm)["header"]["status"] == "cancelled"
     assert kernel_value(fe, "sent") == []
     session = "__import__('jupyter_agents.notebook.session', fromlist=['_']).current_session()"
     assert kernel_value(fe, f"len({session}.conversation('notebook'))") == 0
@@ -199,13 +204,15 @@ def test_run_all_keeps_order_with_a_queued_cell(fe: Frontend) -> None:
 
 def test_a_failing_run_stops_run_all(fe: Frontend) -> None:
     script(fe, "[RuntimeError('model exploded')]")
-    agent_cell, comm = start(fe, "%%agent\nhi")
-    next_cell = fe.execute("ran_after_failure = True")
+    before = len(fe.run_widgets())
+    agent_cell = fe.execute("%%agent\nhi")
+    next_cell = fe.execute("ran_after_failure = True")  # queued behind it, as Run All does
+    comm = fe.widget(before)
     reply = fe.reply(agent_cell)
     assert reply["content"]["status"] == "error"
     assert "model exploded" in reply["content"]["evalue"]
     assert fe.reply(next_cell)["content"]["status"] == "aborted"
-    assert fe.state(comm)["header"]["status"] == "failed"
+    assert final_state(fe, comm)["header"]["status"] == "failed"
 
 
 def test_headless_grace_period_rejects_with_instructions(fe: Frontend) -> None:
@@ -213,7 +220,7 @@ def test_headless_grace_period_rejects_with_instructions(fe: Frontend) -> None:
     cell, comm = start(fe, STORY)  # no hello: no frontend rendered the widget
     reply = fe.reply(cell, timeout=20)
     assert reply["content"]["status"] == "ok"
-    card = tool_card(fe.state(comm), "e1")
+    card = tool_card(final_state(fe, comm), "e1")
     assert card["status"] == "rejected"
     assert "--approve auto" in card["approval"]["message"]
     assert kernel_value(fe, "sent") == []
@@ -253,14 +260,14 @@ def test_background_runs_return_at_once_and_stop_works(fe: Frontend) -> None:
 def test_displaying_a_streamed_result_shows_the_live_widget(fe: Frontend) -> None:
     code = (
         "from jupyter_agents import Agent, Runner\n"
-        "streamed = Runner.run_streamed(Agent(name='shown', model=ScriptedModel("
+        "streamed = Runner.run_streamed(Agent(name='shown', tools=[get_weather], model=ScriptedModel("
         "[[tool_call('get_weather', {'city': 'Oslo'}, call_id='w9')], [text('Rainy.')]])), 'hi')\n"
         "streamed"
     )
     cell, comm = start(fe, code)
     assert fe.reply(cell)["content"]["status"] == "ok"
     fe.wait_for(lambda: fe.state(comm)["header"]["status"] == "done", what="done")
-    state = fe.state(comm)
+    state = final_state(fe, comm)
     assert state["header"]["agent"] == "shown"
     assert texts(state) == "Rainy."
     assert tool_card(state, "w9")["output"] == "Sunny in Oslo"

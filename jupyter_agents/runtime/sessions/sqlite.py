@@ -68,10 +68,11 @@ class SQLiteSession(SessionABC):
         # later, in another process
         print(await SQLiteSession("user-42", "history.db").get_items())
 
-    All database work runs on worker threads (``asyncio.to_thread``), never on the event loop.
-    A file database uses one connection per thread; ``":memory:"`` uses one shared connection
-    behind a lock, and its data lives only as long as this object. See the module docstring for
-    the durability settings.
+    The coroutines do their database work on worker threads (``asyncio.to_thread``), never on
+    the event loop; only the constructor (open, create tables) and :meth:`close` run on the
+    calling thread. A file database uses one connection per thread; ``":memory:"`` uses one
+    shared connection behind a lock, and its data lives only as long as this object. See the
+    module docstring for the durability settings.
     """
 
     def __init__(

@@ -73,11 +73,6 @@ class Span(Generic[TSpanData]):
         self._trace = trace
         self._token: Any = None
 
-    @property
-    def trace(self) -> Trace:
-        """The trace it belongs to."""
-        return self._trace
-
     def start(self, mark_as_current: bool = False) -> None:
         """Start the span: stamp ``started_at`` and tell the processors. Repeats do nothing.
 
@@ -230,11 +225,6 @@ class _NoOpSpan(Span[Any]):
         tb: TracebackType | None,
     ) -> None:
         return None
-
-    @property
-    def trace(self) -> Trace:
-        """Not available: the no-op span belongs to no trace."""
-        raise AttributeError("the no-op span belongs to no trace")
 
 
 NO_OP_SPAN: Span[Any] = _NoOpSpan()
