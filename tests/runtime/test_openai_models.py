@@ -352,3 +352,31 @@ async def test_a_stream_that_broke_after_delivering_is_not_retried(
         async for _ in result.stream_events():
             pass
     assert len(openai_server.model_requests) == 1
+
+
+@pytest.mark.parametrize("kind", ["responses", "chat"])
+async def test_structured_output_and_handoffs_on_the_wire(
+    openai_server: FakeOpenAIServer, kind: str
+) -> None:
+    import pydantic
+
+    class Answer(pydantic.BaseModel):
+        city: str
+
+    openai_server.enqueue('{"city": "Paris"}')
+    helper = Agent(name="helper")
+    agent = Agent(
+        name="s", model=make_model(kind, openai_server), output_type=Answer, handoffs=[helper]
+    )
+    result = await Runner.run(agent, "where?")
+    assert result.final_output == Answer(city="Paris")
+    body = openai_server.model_requests[0].body
+    if kind == "responses":
+        fmt = body["text"]["format"]
+        assert (fmt["type"], fmt["name"], fmt["strict"]) == ("json_schema", "Answer", True)
+        assert fmt["schema"]["required"] == ["city"]
+        assert body["tools"][0]["name"] == "transfer_to_helper"
+    else:
+        fmt = body["response_format"]
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "Answer"
+        assert body["tools"][0]["function"]["name"] == "transfer_to_helper"
