@@ -17,11 +17,11 @@ __all__ = ["load", "unload"]
 
 def _banner(session: NotebookSession, live: bool) -> str:
     if session.model is not None or session.has_credentials():
-        model = f"model {session.model_label()}; change it with `%agent model NAME`"
+        model = f"model {session.model_label()}; change it with %agent model NAME"
     else:
         model = (
             "no model configured: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), "
-            "or `%agent model VAR` with a Model such as jupyter_agents.testing.ScriptedModel"
+            "or %agent model VAR with a Model such as jupyter_agents.testing.ScriptedModel"
         )
     in_kernel = getattr(session.shell, "kernel", None) is not None
     mode = (

@@ -132,10 +132,9 @@ def _decision(block: Block) -> str:
     state = approval.get("state")
     if state not in ("approved", "rejected", "expired"):
         return ""
-    words = [
-        state if state != "expired" else "no decision",
-        "always" if approval.get("always") else "",
-    ]
+    words = [state if state != "expired" else "no decision"]
+    if approval.get("always"):
+        words.append("always")
     reason = f": {approval['message']}" if approval.get("message") else ""
     return f"{' '.join(words)}{reason}"
 

@@ -205,6 +205,7 @@ class RunView:
             bundle = self._bundle()
         if self._handle is not None:
             self._handle.update(bundle, raw=True)
+            self.widget.close()  # nothing shows it any more; free it in kernel and frontend
 
     def transcript_markdown(self) -> str:
         """The run as markdown (compact, model text escaped)."""
@@ -425,8 +426,10 @@ class RunView:
         self.widget.reply({"type": "decision_error", "call_id": call_id, "error": problem})
 
     def _bundle(self) -> dict[str, Any]:
-        view = self.widget._repr_mimebundle_()
-        data: dict[str, Any] = dict(view[0]) if view else {}
+        # The final output is the static transcript only. A widget view in a saved notebook
+        # renders as "model not found" once its kernel is gone (JupyterLab does not save widget
+        # state by default, and it does not fall back to the other formats).
+        data: dict[str, Any] = {}
         header, blocks = self._state.snapshot()
         data["text/plain"] = transcript.summary_line(header, blocks)
         data["text/html"] = transcript.to_html(header, blocks)
