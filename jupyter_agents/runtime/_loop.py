@@ -41,6 +41,7 @@ from .result import RunErrorDetails
 from .sessions import Session
 from .tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
 from .tools import Tool
+from .tracing import NO_OP_SPAN, Span, Trace, agent_span, guardrail_span, trace
 
 if TYPE_CHECKING:
     from .run_config import RunConfig
@@ -97,6 +98,8 @@ class RunLoop:
         self._tools_used: set[int] = set()
         self.session = session
         self._new_input = ItemHelpers.input_to_new_input_list(input)
+        self.trace: Trace = trace("", disabled=True)
+        self.agent_span: Span[Any] = NO_OP_SPAN
 
     # -- control -------------------------------------------------------------------------
 
@@ -154,8 +157,51 @@ class RunLoop:
 
     # -- the loop ------------------------------------------------------------------------
 
+    def start_agent_span(self, agent: Agent[Any]) -> None:
+        """Close the current agent's span and open one for ``agent``."""
+        self.agent_span.finish()
+        self.agent_span = agent_span(
+            agent.name,
+            tools=[t.name for t in agent.tools],
+            output_type=getattr(agent.output_type, "__name__", None),
+            handoffs=[getattr(h, "agent_name", getattr(h, "name", "")) for h in agent.handoffs],
+            parent=self.trace,
+        )
+        self.agent_span.start()
+
+    def _start_trace(self) -> None:
+        config = self.run_config
+        self.trace = trace(
+            config.workflow_name,
+            trace_id=config.trace_id,
+            group_id=config.group_id,
+            metadata=config.trace_metadata,
+            disabled=config.tracing_disabled,
+            include_sensitive_data=config.trace_include_sensitive_data,
+        )
+        self.trace.start(mark_as_current=True)
+        self.start_agent_span(self.current_agent)
+
+    def _end_trace(self, error: BaseException | None) -> None:
+        if error is not None and not isinstance(error, (GeneratorExit, asyncio.CancelledError)):
+            self.agent_span.set_error(f"{type(error).__name__}: {error}")
+        self.agent_span.finish()
+        self.trace.finish(reset_current=True)
+
     async def events(self) -> AsyncGenerator[StreamEvent, None]:
         """Run turn after turn, yielding every event, until there is a final output."""
+        self._start_trace()
+        error: BaseException | None = None
+        try:
+            async for event in self._events():
+                yield event
+        except BaseException as e:
+            error = e
+            raise
+        finally:
+            self._end_trace(error)
+
+    async def _events(self) -> AsyncGenerator[StreamEvent, None]:
         try:
             if self.session is not None:
                 await self._load_session(self.session)
@@ -256,10 +302,13 @@ class RunLoop:
     async def _run_guardrails(
         self, agent: Agent[Any], guards: list[InputGuardrail[Any]]
     ) -> list[InputGuardrailResult]:
-        input = self.original_input
-        return list(
-            await asyncio.gather(*(g.run(agent, input, self.context_wrapper) for g in guards))
-        )
+        async def one(guard: InputGuardrail[Any]) -> InputGuardrailResult:
+            with guardrail_span(guard.get_name(), parent=self.agent_span) as span:
+                result = await guard.run(agent, self.original_input, self.context_wrapper)
+                span.span_data.triggered = result.output.tripwire_triggered
+            return result
+
+        return list(await asyncio.gather(*(one(g) for g in guards)))
 
     async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:
         """Continue a paused turn: the calls that waited for decisions."""

@@ -19,6 +19,7 @@ from .models.usage import usage_from_openai
 from .retry import describe_error, retry_delay
 from .run_config import CallModelData, ModelInputData
 from .tools import Tool
+from .tracing import NO_OP_SPAN, Span, generation_span
 
 if TYPE_CHECKING:
     from ._loop import RunLoop
@@ -95,15 +96,49 @@ class ModelCall:
             "conversation_id": self.loop.conversation_id,
         }
 
+    def _span(self) -> Span[Any]:
+        parent = self.loop.agent_span
+        if parent is NO_OP_SPAN:  # tracing off: skip even building the span's data
+            return NO_OP_SPAN
+        span = generation_span(
+            model=getattr(self.model, "model", None) or getattr(self.model, "name", None),
+            input=list(self.input),  # a copy: the run's list keeps growing
+            model_config=self.settings.to_json_dict(),
+            parent=parent,
+        )
+        span.start()
+        return span
+
+    @staticmethod
+    def _end_span(span: Span[Any], response: ModelResponse | None, error: Any) -> None:
+        if response is not None:
+            span.span_data.output = [_dump(o) for o in response.output]
+            usage = response.usage
+            span.span_data.usage = {
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+            }
+        if error is not None:
+            span.set_error(f"{type(error).__name__}: {error}")
+        span.finish()
+
     async def response(self) -> ModelResponse:
         """A complete response (retried as the run's policy says)."""
         policy = self.loop.run_config.model_retry
         failures: list[str] = []
-        for attempt in range(1, policy.max_attempts + 1):
-            try:
-                return await self.model.get_response(*self._args(), **self._kwargs())
-            except Exception as error:
-                await self._after_failure(error, attempt, failures)
+        span = self._span()
+        try:
+            for attempt in range(1, policy.max_attempts + 1):
+                try:
+                    response = await self.model.get_response(*self._args(), **self._kwargs())
+                except Exception as error:
+                    await self._after_failure(error, attempt, failures)
+                    continue
+                self._end_span(span, response, None)
+                return response
+        except BaseException as error:
+            self._end_span(span, None, error)
+            raise
         raise AssertionError("unreachable")
 
     async def _after_failure(self, error: Exception, attempt: int, failures: list[str]) -> None:
@@ -126,18 +161,27 @@ class ModelCall:
         """
         failures: list[str] = []
         attempt = 0
-        while True:
-            attempt += 1
-            delivered = False
-            try:
-                async for event in self._stream_once(streamed, make_item):
-                    delivered = True
-                    yield event
-                return
-            except Exception as error:
-                if delivered:
-                    raise
-                await self._after_failure(error, attempt, failures)
+        span = self._span()
+        response: ModelResponse | None = None
+        try:
+            while True:
+                attempt += 1
+                delivered = False
+                try:
+                    async for event in self._stream_once(streamed, make_item):
+                        delivered = True
+                        if isinstance(event, ModelResponse):
+                            response = event
+                        yield event
+                    break
+                except Exception as error:
+                    if delivered:
+                        raise
+                    await self._after_failure(error, attempt, failures)
+        except BaseException as error:
+            self._end_span(span, None, error)
+            raise
+        self._end_span(span, response, None)
 
     async def _stream_once(
         self, streamed: dict[int, RunItem], make_item: Any
@@ -182,6 +226,11 @@ _EVENT_NAMES = {
     "mcp_list_tools_item": "mcp_list_tools",
     "mcp_approval_request_item": "mcp_approval_requested",
 }
+
+
+def _dump(item: Any) -> Any:
+    dump = getattr(item, "model_dump", None)
+    return dump(exclude_unset=True, mode="json") if dump is not None else item
 
 
 def _note(error: Exception, text: str) -> None:

@@ -29,6 +29,7 @@ from .items import (
     ToolCallOutputItem,
 )
 from .tools import FunctionTool, Tool
+from .tracing import guardrail_span, handoff_span
 
 if TYPE_CHECKING:
     from ._loop import RunLoop
@@ -122,9 +123,14 @@ async def finalize(loop: RunLoop, agent: Agent[Any], output: Any) -> None:
     """Run the output guardrails on ``output`` and end the run with it."""
     guards = [*agent.output_guardrails, *loop.run_config.output_guardrails]
     if guards:
-        results = await asyncio.gather(
-            *(g.run(loop.context_wrapper, agent, output) for g in guards)
-        )
+
+        async def one(guard: Any) -> Any:
+            with guardrail_span(guard.get_name(), parent=loop.agent_span) as span:
+                result = await guard.run(loop.context_wrapper, agent, output)
+                span.span_data.triggered = result.output.tripwire_triggered
+            return result
+
+        results = await asyncio.gather(*(one(g) for g in guards))
         loop.output_guardrail_results.extend(results)
         for result in results:
             if result.output.tripwire_triggered:
@@ -252,12 +258,16 @@ async def _hand_off(
     )
     loop.new_items.append(output)
     loop.model_input.append(output.raw_item)
+    span = handoff_span(from_agent=agent.name, to_agent=target.name, parent=loop.agent_span)
+    span.start()
+    span.finish()
     yield RunItemStreamEvent(name="handoff_occured", item=output)
     await loop.hooks.handoff(agent, target)
     input_filter = chosen.input_filter or loop.run_config.handoff_input_filter
     if input_filter is not None:
         await _filter_history(loop, input_filter, turn_start)
     loop.current_agent = target
+    loop.start_agent_span(target)
     yield AgentUpdatedStreamEvent(new_agent=target)
     await loop.hooks.agent_start(target)
 

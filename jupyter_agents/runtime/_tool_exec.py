@@ -35,6 +35,7 @@ from .tool_guardrails import (
     ToolOutputGuardrailResult,
 )
 from .tools import FunctionTool, ToolArgumentsError, to_model_output
+from .tracing import function_span
 
 if TYPE_CHECKING:
     from ._loop import RunLoop
@@ -228,8 +229,10 @@ class ToolBatch:
             return refused
         hooks = self._loop.hooks
         await hooks.tool_start(self._agent, tool)
-        value = await self._call_tool(tool, ctx, arguments)
-        value = await self._check_output(tool, ctx, value)
+        with function_span(name, input=arguments, parent=self._loop.agent_span) as span:
+            value = await self._call_tool(tool, ctx, arguments)
+            value = await self._check_output(tool, ctx, value)
+            span.span_data.output = value if isinstance(value, str) else repr(value)
         await hooks.tool_end(self._agent, tool, value)
         return value
 

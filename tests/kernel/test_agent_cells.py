@@ -260,8 +260,10 @@ def test_background_runs_return_at_once_and_stop_works(fe: Frontend) -> None:
 def test_displaying_a_streamed_result_shows_the_live_widget(fe: Frontend) -> None:
     code = (
         "from jupyter_agents import Agent, Runner\n"
-        "streamed = Runner.run_streamed(Agent(name='shown', tools=[get_weather], model=ScriptedModel("
-        "[[tool_call('get_weather', {'city': 'Oslo'}, call_id='w9')], [text('Rainy.')]])), 'hi')\n"
+        "model = ScriptedModel([[tool_call('get_weather', {'city': 'Oslo'}, call_id='w9')],"
+        " [text('Rainy.')]])\n"
+        "streamed = Runner.run_streamed(Agent(name='shown', tools=[get_weather], model=model),"
+        " 'hi')\n"
         "streamed"
     )
     cell, comm = start(fe, code)
