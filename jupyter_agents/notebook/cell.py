@@ -112,14 +112,17 @@ def _make_view(session: NotebookSession, agent: Agent[Any], model_label: str) ->
 
 @dataclasses.dataclass
 class _Prepared:
-    result: RunResultStreaming
     view: Any
-    history: list[dict[str, Any]]
     cell: str
     agent: Agent[Any]
+    prompt: str
+    model: Any
+    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    result: RunResultStreaming | None = None
 
 
 def _prepare(line: str, body: str) -> tuple[NotebookSession, CellOptions, _Prepared]:
+    """Check the cell (usage errors are raised here, at once) and make its view."""
     session = _session()
     opts = parse_cell_options(line)
     agent = session.agent_named(opts.agent)
@@ -131,26 +134,29 @@ def _prepare(line: str, body: str) -> tuple[NotebookSession, CellOptions, _Prepa
         raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
     model = session.resolve_model(opts.model) if opts.model else None
     label = session.model_label(model if model is not None else agent.model)
-    cell = session.current_cell()
-    conversation = session.conversation(agent.name)
-    if opts.new:
-        conversation.clear()
-    history = conversation.history_before(cell)
     view = _make_view(session, agent, label)
-    result = Runner.run_streamed(
-        _with_tool_output(agent, view),
-        [*history, {"role": "user", "content": prompt}],
+    return session, opts, _Prepared(view, session.current_cell(), agent, prompt, model)
+
+
+async def _start(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
+    """Load the conversation and start the streamed run."""
+    conversation = session.conversation(run.agent.name)
+    if opts.new:
+        await conversation.clear()
+    run.history = await conversation.history_before(run.cell)
+    run.result = Runner.run_streamed(
+        _with_tool_output(run.agent, run.view),
+        [*run.history, {"role": "user", "content": run.prompt}],
         max_turns=opts.max_turns,
-        run_config=RunConfig(model=model),
-        approval_handler=_handler(opts, view),
+        run_config=RunConfig(model=run.model),
+        approval_handler=_handler(opts, run.view),
     )
-    view.on_stop = result.cancel
-    return session, opts, _Prepared(result, view, history, cell, agent)
+    run.view.on_stop = run.result.cancel
 
 
 async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
     """Feed the run's events to its view; record the turn when it succeeds."""
-    result, view = run.result, run.view
+    view = run.view
 
     async def tick() -> None:
         while True:
@@ -158,6 +164,9 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
 
     ticker = asyncio.ensure_future(tick())
     try:
+        await _start(session, opts, run)
+        result = run.result
+        assert result is not None
         async for event in result.stream_events():
             view.on_event(event)
             if event.type == "raw_response_event" and event.data.type == "response.completed":
@@ -175,7 +184,7 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
         view.finish("cancelled", "stopped")
         return
     items = result.to_input_list()[len(run.history) :]
-    session.conversation(run.agent.name).record(run.cell, items)
+    await session.conversation(run.agent.name).record(run.cell, items)
     session.last_result = result
     if opts.out:
         session.shell.user_ns[opts.out] = result

@@ -1,7 +1,8 @@
-"""Notebook conversations: one history per agent, organised by the cell that added each turn.
+"""Notebook conversations: one session per agent, organised by the cell that added each turn.
 
-Re-running a cell re-asks from the conversation as it was before that cell, so the history
-never holds a duplicated turn. A failed or cancelled run adds nothing.
+The history lives in a runtime :class:`~jupyter_agents.runtime.sessions.Session` (in memory by
+default). Re-running a cell re-asks from the conversation as it was before that cell, so the
+history never holds a duplicated turn; a failed or cancelled run adds nothing.
 """
 
 from __future__ import annotations
@@ -9,41 +10,61 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..runtime.sessions import InMemorySession, Session
+
 __all__ = ["Conversation"]
 
 
 @dataclass
 class _Turn:
     cell: str
-    items: list[dict[str, Any]]
+    size: int
+    """How many session items the turn added."""
 
 
 @dataclass
 class Conversation:
     """The turns of one agent's conversation in this notebook."""
 
+    session: Session = field(default_factory=lambda: InMemorySession("notebook"))
+    """Where the items are stored."""
+
     turns: list[_Turn] = field(default_factory=list)
 
-    def history_before(self, cell: str) -> list[dict[str, Any]]:
-        """Input items of every turn before ``cell``'s own (all turns if it has none)."""
-        items: list[dict[str, Any]] = []
+    def _offset(self, cell: str) -> int | None:
+        offset = 0
         for turn in self.turns:
             if turn.cell == cell:
-                break
-            items.extend(turn.items)
-        return items
+                return offset
+            offset += turn.size
+        return None
 
-    def record(self, cell: str, items: list[dict[str, Any]]) -> None:
+    async def history_before(self, cell: str) -> list[dict[str, Any]]:
+        """Input items of every turn before ``cell``'s own (all turns if it has none)."""
+        items = await self.session.get_items()
+        offset = self._offset(cell)
+        return items if offset is None else items[:offset]
+
+    async def record(self, cell: str, items: list[dict[str, Any]]) -> None:
         """Store ``cell``'s turn, dropping that cell's earlier turn and every turn after it."""
-        for index, turn in enumerate(self.turns):
-            if turn.cell == cell:
-                del self.turns[index:]
-                break
-        self.turns.append(_Turn(cell, list(items)))
+        offset = self._offset(cell)
+        if offset is not None:
+            kept = (await self.session.get_items())[:offset]
+            await self.session.clear_session()
+            if kept:
+                await self.session.add_items(kept)
+            self.turns = self.turns[: [t.cell for t in self.turns].index(cell)]
+        await self.session.add_items(list(items))
+        self.turns.append(_Turn(cell, len(items)))
 
-    def clear(self) -> None:
+    async def clear(self) -> None:
         """Forget everything."""
+        await self.session.clear_session()
         self.turns.clear()
+
+    async def items(self) -> list[dict[str, Any]]:
+        """Every item of the conversation."""
+        return await self.session.get_items()
 
     def __len__(self) -> int:
         return len(self.turns)

@@ -8,6 +8,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.display import Markdown, display
 
+from ..runtime._sync import run_blocking
 from ..runtime.items import ItemHelpers
 from .session import NotebookSession
 
@@ -42,16 +43,16 @@ def _history(session: NotebookSession, agent: str) -> str:
     if not conversation:
         return f"No conversation yet for agent {agent!r}."
     parts: list[str] = []
-    for turn in conversation.turns:
-        for item in turn.items:
-            role = item.get("role")
-            if role == "user" and isinstance(item.get("content"), str):
-                parts.append(f"**you** ({turn.cell}): {item['content']}")
-            elif item.get("type") == "message":
-                text = "".join(p.get("text", "") for p in item.get("content", []))
-                parts.append(f"**{agent}**: {text}")
-            elif item.get("type") == "function_call":
-                parts.append(f"`{item['name']}({item.get('arguments', '')})`")
+    items = run_blocking(conversation.items())
+    for item in items:
+        role = item.get("role")
+        if role == "user" and isinstance(item.get("content"), str):
+            parts.append(f"**you**: {item['content']}")
+        elif item.get("type") == "message":
+            text = "".join(p.get("text", "") for p in item.get("content", []))
+            parts.append(f"**{agent}**: {text}")
+        elif item.get("type") == "function_call":
+            parts.append(f"`{item['name']}({item.get('arguments', '')})`")
     return "\n\n".join(parts)
 
 
@@ -89,7 +90,7 @@ def agent_line_magic(session: NotebookSession, line: str) -> Any:
             display(Markdown(_table(session.toolbox.rows(), columns)))
     elif command == "new":
         name = rest[0] if rest else "notebook"
-        session.conversation(name).clear()
+        run_blocking(session.conversation(name).clear())
         print(f"jupyter_agents: new conversation for {name!r}")
     elif command == "history":
         display(Markdown(_history(session, rest[0] if rest else "notebook")))

@@ -195,17 +195,22 @@ def test_agent_cell_in_a_terminal_shell_streams_text(shell: Any, capsys: Any) ->
     assert current_session().last_result is res
 
 
-def test_conversation_records_per_cell_and_rerun_replaces() -> None:
+async def test_conversation_records_per_cell_and_rerun_replaces() -> None:
     conv = Conversation()
-    conv.record("a", [{"role": "user", "content": "1"}])
-    conv.record("b", [{"role": "user", "content": "2"}])
-    assert [i["content"] for i in conv.history_before("c")] == ["1", "2"]
-    assert [i["content"] for i in conv.history_before("b")] == ["1"]
-    conv.record("b", [{"role": "user", "content": "2'"}])
+
+    async def contents(cell: str) -> list[str]:
+        return [i["content"] for i in await conv.history_before(cell)]
+
+    await conv.record("a", [{"role": "user", "content": "1"}])
+    await conv.record("b", [{"role": "user", "content": "2"}])
+    assert await contents("c") == ["1", "2"]
+    assert await contents("b") == ["1"]
+    await conv.record("b", [{"role": "user", "content": "2'"}])
     assert [t.cell for t in conv.turns] == ["a", "b"]
-    assert conv.turns[-1].items[0]["content"] == "2'"
-    conv.record("a", [{"role": "user", "content": "1'"}])
+    assert [i["content"] for i in await conv.items()] == ["1", "2'"]
+    await conv.record("a", [{"role": "user", "content": "1'"}])
     assert [t.cell for t in conv.turns] == ["a"]
+    assert [i["content"] for i in await conv.session.get_items()] == ["1'"]
 
 
 def test_empty_cell_and_unknown_agent_are_usage_errors(shell: Any) -> None:
