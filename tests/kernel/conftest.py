@@ -53,9 +53,16 @@ def script(fe: Frontend, turns: str, delay: float = 0.0) -> None:
 
 
 def kernel_value(fe: Frontend, expression: str) -> Any:
-    """Evaluate ``expression`` in the kernel (via user_expressions)."""
-    msg_id = fe.kc.execute("", user_expressions={"v": expression})
-    reply = fe.reply(msg_id)
+    """Evaluate ``expression`` in the kernel (via user_expressions).
+
+    Right after a cell fails, ipykernel aborts the requests already on their way (as it does
+    for the rest of a Run All); such a request is sent again.
+    """
+    for _ in range(5):
+        msg_id = fe.kc.execute("", user_expressions={"v": expression})
+        reply = fe.reply(msg_id)
+        if reply["content"]["status"] != "aborted":
+            break
     assert reply["content"]["status"] == "ok", reply["content"]
     value = reply["content"]["user_expressions"]["v"]
     if value["status"] != "ok":
