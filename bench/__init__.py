@@ -1,0 +1,1 @@
+"""Benchmarks of jupyter_agents against openai-agents. Run ``python -m bench.run``."""
