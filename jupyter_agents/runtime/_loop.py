@@ -160,6 +160,8 @@ class RunLoop:
     def start_agent_span(self, agent: Agent[Any]) -> None:
         """Close the current agent's span and open one for ``agent``."""
         self.agent_span.finish()
+        if not self.trace.recording:
+            return
         self.agent_span = agent_span(
             agent.name,
             tools=[t.name for t in agent.tools],

@@ -111,6 +111,8 @@ class ModelCall:
 
     @staticmethod
     def _end_span(span: Span[Any], response: ModelResponse | None, error: Any) -> None:
+        if span is NO_OP_SPAN:
+            return
         if response is not None:
             span.span_data.output = [_dump(o) for o in response.output]
             usage = response.usage
