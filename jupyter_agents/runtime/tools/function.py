@@ -169,7 +169,6 @@ def _make_tool(
         use_docstring_info=use_docstring_info,
         strict_json_schema=strict_mode,
     )
-    model = schema.params_pydantic_model
     is_async = inspect.iscoroutinefunction(func)
 
     async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:
@@ -181,7 +180,7 @@ def _make_tool(
                 "Call the tool again with a JSON object."
             ) from None
         try:
-            parsed = model.model_validate(data)
+            parsed = schema.params_pydantic_model.model_validate(data)
         except pydantic.ValidationError as e:
             raise ToolArgumentsError(_describe_validation_error(schema.name, e)) from None
         args, kwargs = schema.to_call_args(parsed)
@@ -193,7 +192,7 @@ def _make_tool(
 
     def validate(arguments: dict[str, Any]) -> str | None:
         try:
-            model.model_validate(arguments)
+            schema.params_pydantic_model.model_validate(arguments)
         except pydantic.ValidationError as e:
             return _describe_validation_error(schema.name, e, for_model=False)
         return None

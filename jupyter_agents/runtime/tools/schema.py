@@ -14,7 +14,7 @@ import inspect
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, NamedTuple, get_args, get_origin, get_type_hints
 
 import pydantic
@@ -23,6 +23,7 @@ from pydantic.fields import FieldInfo
 from ..context import RunContextWrapper
 from ..errors import ModelBehaviorError, UserError
 from ._docstrings import DocstringStyle, generate_func_documentation
+from ._fast_schema import fast_params_schema
 from .strict_schema import StrictSchemaError, describe_schema_path, ensure_strict_json_schema
 
 __all__ = ["DocstringStyle", "FuncSchema", "function_schema"]
@@ -43,9 +44,6 @@ class FuncSchema:
     description: str | None
     """The tool description, from the docstring unless overridden."""
 
-    params_pydantic_model: type[pydantic.BaseModel]
-    """Validates the model's arguments; one field per parameter (the context excluded)."""
-
     params_json_schema: dict[str, Any]
     """JSON schema of the arguments, strict when :attr:`strict_json_schema` is set."""
 
@@ -58,6 +56,17 @@ class FuncSchema:
 
     strict_json_schema: bool = True
     """Whether :attr:`params_json_schema` was made strict."""
+
+    model_factory: Callable[[], type[pydantic.BaseModel]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """Builds the arguments model (deferred: many tools are never called)."""
+
+    @functools.cached_property
+    def params_pydantic_model(self) -> type[pydantic.BaseModel]:
+        """Validates the model's arguments; one field per parameter (the context excluded)."""
+        assert self.model_factory is not None
+        return self.model_factory()
 
     def to_call_args(self, data: pydantic.BaseModel) -> tuple[list[Any], dict[str, Any]]:
         """Turn validated arguments into ``(args, kwargs)`` for calling the function.
@@ -144,16 +153,40 @@ def function_schema(
         _field_spec(name, param, hints, descriptions, strict_json_schema)
         for param in (params[1:] if takes_context else params)
     )
-    model, json_schema = _params_model(name, specs, strict_json_schema)
+    json_schema = _fast_schema(name, specs, strict_json_schema)
+    if json_schema is not None:
+        factory = functools.partial(_model_only, name, specs, strict_json_schema)
+    else:  # pydantic's path: build now, so a bad type fails at decoration time
+        model, json_schema = _params_model(name, specs, strict_json_schema)
+        factory = functools.partial(_identity, model)
     return FuncSchema(
         name=name,
         description=description_override or (doc.description if doc else None),
-        params_pydantic_model=model,
         params_json_schema=json_schema,
         signature=signature,
         takes_context=takes_context,
         strict_json_schema=strict_json_schema,
+        model_factory=factory,
     )
+
+
+def _identity(model: type[pydantic.BaseModel]) -> type[pydantic.BaseModel]:
+    return model
+
+
+def _model_only(tool: str, specs: tuple[_FieldSpec, ...], strict: bool) -> type[pydantic.BaseModel]:
+    return _params_model(tool, specs, strict)[0]
+
+
+def _fast_schema(tool: str, specs: tuple[_FieldSpec, ...], strict: bool) -> dict[str, Any] | None:
+    rows = [(s.param, s.kind, s.annotation, s.default, s.description) for s in specs]
+    schema = fast_params_schema(tool, rows)
+    if schema is None or not strict:
+        return schema
+    try:
+        return ensure_strict_json_schema(schema)
+    except StrictSchemaError as exc:
+        raise UserError(_describe_strict_error(tool, exc)) from exc
 
 
 class _FieldSpec(NamedTuple):
