@@ -48,7 +48,7 @@ class RunView:
         *,
         agent: str,
         model: str,
-        flush_interval: float = 0.25,
+        flush_interval: float = 0.08,
         max_output_chars: int = 4000,
         loop: asyncio.AbstractEventLoop | None = None,
         max_args_chars: int = 2000,

@@ -290,7 +290,7 @@ def test_usage_status_and_notices() -> None:
 
 def test_deltas_are_coalesced_to_one_sync_per_interval() -> None:
     loop = FakeLoop()
-    view = RunView(agent="a", model="m", loop=loop, clock=loop.time)  # type: ignore[arg-type]
+    view = RunView(agent="a", model="m", loop=loop, clock=loop.time, flush_interval=0.25)  # type: ignore[arg-type]
     messages = record_messages(view)
     shown: list[tuple[float, int]] = []
     view.widget.observe(
@@ -315,7 +315,7 @@ def test_deltas_are_coalesced_to_one_sync_per_interval() -> None:
 
 def test_first_change_after_a_quiet_spell_goes_out_at_once() -> None:
     loop = FakeLoop()
-    view = RunView(agent="a", model="m", loop=loop, clock=loop.time)  # type: ignore[arg-type]
+    view = RunView(agent="a", model="m", loop=loop, clock=loop.time, flush_interval=0.25)  # type: ignore[arg-type]
     view.add_notice("hi")
     loop.advance()
     assert view.syncs == 1
@@ -328,7 +328,7 @@ def test_first_change_after_a_quiet_spell_goes_out_at_once() -> None:
 
 def test_without_a_loop_syncs_are_still_paced_and_finish_is_exact() -> None:
     now = [0.0]
-    view = RunView(agent="a", model="m", clock=lambda: now[0])
+    view = RunView(agent="a", model="m", clock=lambda: now[0], flush_interval=0.25)
     for _ in range(1000):
         view.on_event(delta("m1", "x"))
         now[0] += 0.001
@@ -354,7 +354,7 @@ async def test_comm_messages_per_second_with_5000_fast_deltas() -> None:
 
 
 async def test_paced_stream_stays_under_30_messages_per_second() -> None:
-    view = RunView(agent="a", model="m")
+    view = RunView(agent="a", model="m", flush_interval=0.25)
     messages = record_messages(view)
     start = time.perf_counter()
     while time.perf_counter() - start < 1.0:  # a delta every ~millisecond for one second
@@ -640,3 +640,20 @@ def test_transcript_of_long_outputs_is_cut() -> None:
     assert "y" * 501 not in view.transcript_markdown()
     assert "y" * 3000 in view.widget.blocks[0]["output"]
     assert transcript.summary_line(view.widget.header, view.widget.blocks).startswith("Agent run a")
+
+
+def test_the_default_pace_meets_the_notebook_targets() -> None:
+    """At most 30 messages per second, and every delta on screen within 100 ms."""
+    loop = FakeLoop()
+    view = RunView(agent="a", model="m", loop=loop, clock=loop.time)  # type: ignore[arg-type]
+    shown: list[tuple[float, int]] = []
+    view.widget.observe(
+        lambda c: shown.append((loop.now, sum(len(b.get("text", "")) for b in c["new"]))), "blocks"
+    )
+    for _ in range(5000):  # 5,000 deltas over 5 s
+        view.on_event(delta("m1", "ab"))
+        loop.advance(0.001)
+    per_second = [sum(1 for t, _ in shown if second <= t < second + 1) for second in range(5)]
+    assert max(per_second) <= 30
+    for (t0, _), (t1, _) in itertools.pairwise(shown):
+        assert t1 - t0 <= 0.1 + 1e-6
