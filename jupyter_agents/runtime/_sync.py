@@ -44,8 +44,8 @@ def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
 
     Without a running loop in this thread, the coroutine runs on this thread's own loop. Inside a
     running loop (a notebook cell), it runs on a worker thread's loop, in a copy of the caller's
-    context so prints and context variables follow it; the running loop is never patched or re-entered. Ctrl-C (or a
-    kernel interrupt) cancels the run and waits for it to clean up.
+    context so prints and context variables follow it; the running loop is never patched or
+    re-entered. Ctrl-C (or a kernel interrupt) cancels the run and waits for it to clean up.
     """
     try:
         asyncio.get_running_loop()
