@@ -191,19 +191,13 @@ class RunLoop:
         self.trace.finish(reset_current=True)
 
     async def events(self) -> AsyncGenerator[StreamEvent, None]:
-        """Run turn after turn, yielding every event, until there is a final output."""
+        """Run turn after turn, yielding every event, until there is a final output.
+
+        One generator on purpose: every raw model event passes through here, so each extra
+        layer costs on the hottest path.
+        """
         self._start_trace()
         error: BaseException | None = None
-        try:
-            async for event in self._events():
-                yield event
-        except BaseException as e:
-            error = e
-            raise
-        finally:
-            self._end_trace(error)
-
-    async def _events(self) -> AsyncGenerator[StreamEvent, None]:
         try:
             if self.session is not None:
                 await self._load_session(self.session)
@@ -219,15 +213,30 @@ class RunLoop:
                 if self.current_turn >= self.max_turns:
                     raise MaxTurnsExceeded(f"Max turns ({self.max_turns}) exceeded")
                 self.current_turn += 1
-                async for event in self._guarded(self._run_turn()):
-                    yield event
-                if self.cancelled:
-                    return
+                mark = (len(self.new_items), len(self.model_input))
+                turn = self._run_turn()
+                try:
+                    async with aclosing(turn):
+                        async for event in turn:
+                            yield event
+                            if self._stop_mode == "immediate":
+                                self._roll_back(mark)
+                                self.mark_cancelled()
+                                return
+                except (asyncio.CancelledError, GeneratorExit):
+                    self._roll_back(mark)
+                    raise
             await self._save_session()
         except AgentsException as e:
             if e.run_data is None:
                 e.run_data = self.error_details()
+            error = e
             raise
+        except BaseException as e:
+            error = e
+            raise
+        finally:
+            self._end_trace(error)
 
     async def _guarded(
         self, turn: AsyncGenerator[StreamEvent, None]
@@ -259,11 +268,12 @@ class RunLoop:
                 events = call.stream(streamed, lambda raw: make_item(raw, agent, handoffs))
                 async with aclosing(events):
                     async for event in events:
-                        if isinstance(event, ModelResponse):
+                        if type(event) is ModelResponse:
                             response = event
                         else:
                             yield event
-                        _raise_if_tripped(guard)
+                        if guard is not None and guard.done():
+                            _raise_if_tripped(guard)
             else:
                 response = await _race(call.response(), guard)
             if guard is not None:

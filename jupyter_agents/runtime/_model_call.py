@@ -159,60 +159,59 @@ class ModelCall:
     ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
         """Stream the response's events; the last thing yielded is the ModelResponse.
 
-        A failed call is retried only while nothing of it was delivered.
+        A failed call is retried only while nothing of it was delivered. One generator on
+        purpose: every raw event of the run passes through here.
         """
         failures: list[str] = []
         attempt = 0
         span = self._span()
         response: ModelResponse | None = None
+        final: Any = None
+        event: Any
         try:
             while True:
                 attempt += 1
                 delivered = False
+                source = self.model.stream_response(*self._args(), **self._kwargs())
                 try:
-                    async for event in self._stream_once(streamed, make_item):
+                    async for event in source:
                         delivered = True
-                        if isinstance(event, ModelResponse):
-                            response = event
-                        yield event
+                        yield RawResponsesStreamEvent(data=event)
+                        kind = event.type
+                        if kind == "response.output_item.done":
+                            item = make_item(event.item)
+                            if item is not None:
+                                streamed[event.output_index] = item
+                                yield RunItemStreamEvent(name=item_event_name(item), item=item)
+                        elif kind == "response.completed" or kind == "response.incomplete":
+                            final = event.response
+                        elif kind == "response.failed" or kind == "error":
+                            raise ModelBehaviorError(
+                                f"The model's response failed: {_failure_text(event)}"
+                            )
                     break
                 except Exception as error:
                     if delivered:
                         raise
                     await self._after_failure(error, attempt, failures)
+                finally:
+                    aclose = getattr(source, "aclose", None)
+                    if aclose is not None:
+                        await aclose()
+            if final is None:
+                raise ModelBehaviorError(
+                    "The model's stream ended without a response.completed event."
+                )
+            response = ModelResponse(
+                output=list(final.output),
+                usage=usage_from_openai(final.usage),
+                response_id=final.id,
+            )
         except BaseException as error:
             self._end_span(span, None, error)
             raise
         self._end_span(span, response, None)
-
-    async def _stream_once(
-        self, streamed: dict[int, RunItem], make_item: Any
-    ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
-        stream = self.model.stream_response(*self._args(), **self._kwargs())
-        final = None
-        event: Any
-        try:
-            async for event in stream:
-                yield RawResponsesStreamEvent(data=event)
-                kind = event.type
-                if kind == "response.output_item.done":
-                    item = make_item(event.item)
-                    if item is not None:
-                        streamed[event.output_index] = item
-                        yield RunItemStreamEvent(name=item_event_name(item), item=item)
-                elif kind == "response.completed" or kind == "response.incomplete":
-                    final = event.response
-                elif kind == "response.failed" or kind == "error":
-                    raise ModelBehaviorError(f"The model's response failed: {_failure_text(event)}")
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
-        if final is None:
-            raise ModelBehaviorError("The model's stream ended without a response.completed event.")
-        yield ModelResponse(
-            output=list(final.output), usage=usage_from_openai(final.usage), response_id=final.id
-        )
+        yield response
 
 
 def item_event_name(item: RunItem) -> Any:
