@@ -203,11 +203,21 @@ def test_run_all_keeps_order_with_a_queued_cell(fe: Frontend) -> None:
 
 
 def test_a_failing_run_stops_run_all(fe: Frontend) -> None:
-    script(fe, "[RuntimeError('model exploded')]")
+    # The run waits for an approval before it fails, so the next cell is surely queued.
+    script(
+        fe,
+        """[
+        [tool_call("send_email", {"to": "a@x.org", "body": "1"}, call_id="e1")],
+        RuntimeError("model exploded"),
+    ]""",
+    )
     before = len(fe.run_widgets())
     agent_cell = fe.execute("%%agent\nhi")
     next_cell = fe.execute("ran_after_failure = True")  # queued behind it, as Run All does
     comm = fe.widget(before)
+    fe.hello(comm)
+    waiting_for(fe, comm, "e1")
+    decide(fe, comm, "e1", True)
     reply = fe.reply(agent_cell)
     assert reply["content"]["status"] == "error"
     assert "model exploded" in reply["content"]["evalue"]
