@@ -8,7 +8,8 @@ From the repository root::
 
 Each workload runs in its own subprocess per runtime. Rounds interleave the two runtimes
 (ours, peer, then peer, ours, ...) so both see the same machine load; the samples of all rounds
-are pooled. Without openai-agents installed the peer columns stay empty.
+are pooled. Without openai-agents installed the peer columns stay empty. Workloads in
+``OURS_ONLY`` (N1, the notebook layer) run for jupyter_agents alone.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["METRICS", "WORKLOADS", "main"]
+__all__ = ["METRICS", "OURS_ONLY", "WORKLOADS", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "bench" / "results" / "latest.json"
@@ -44,8 +45,12 @@ WORKLOADS: dict[str, str] = {
     "W5": "w5",
     "W6": "w6",
     "SYNC": "sync_loop",
+    "N1": "n1",
 }
 """Workload id -> module under ``bench.workloads``."""
+
+OURS_ONLY = frozenset({"N1"})
+"""Workloads the peer cannot run (N1 needs the notebook layer, which the peer does not have)."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,21 @@ METRICS: list[Metric] = [
     _m("W6", "rss_growth_kib", "RSS growth per 1k runs", "KiB"),
     _m("SYNC", "works", "run_sync in a running loop works", "bool", Target("min", 1), up=True),
     _m("SYNC", "wall_ms", "run_sync in a running loop, wall", "ms"),
+    _m("N1", "comm_per_s_max", "comm msgs/s, busiest 1-s window", "msg/s", _max(30)),
+    _m("N1", "comm_msgs", "comm msgs per run", "msgs"),
+    _m("N1", "comm_kib", "widget state sent per run", "KiB"),
+    _m("N1", "delta_ms", "delta -> its comm msg (all deltas)", "ms"),
+    _m("N1", "delta_max_ms", "delta -> its comm msg, worst", "ms", _max(100)),
+    _m("N1", "recv_delta_max_ms", "delta -> frontend receipt, worst", "ms"),
+    _m("N1", "stream_s", "stream length (1 ms per delta)", "s"),
+    _m("N1", "comm_per_s_max_nodelay", "no delay: comm msgs/s, busiest 1 s", "msg/s", _max(30)),
+    _m("N1", "comm_msgs_nodelay", "no delay: comm msgs per run", "msgs"),
+    _m("N1", "delta_ms_nodelay", "no delay: delta -> comm msg", "ms"),
+    _m("N1", "delta_max_ms_nodelay", "no delay: delta -> comm msg, worst", "ms", _max(100)),
+    _m("N1", "stream_s_nodelay", "no delay: stream length", "s"),
+    _m("N1", "nb_kb_per_100_tools", "saved nb per 100 tools (nbclient)", "KB", _max(50)),
+    _m("N1", "nb_kb_per_100_tools_outputs", "saved nb per 100 tools, outputs", "KB", _max(50)),
+    _m("N1", "load_ext_s", "%load_ext in a fresh kernel", "s", _max(0.5)),
 ]
 """Every row of the table, in order, with its targets from benchmarks.md."""
 
@@ -203,6 +223,8 @@ def collect(
     for round_ in range(repeat):
         for workload in workloads:
             order = impls if round_ % 2 == 0 else impls[::-1]
+            if workload in OURS_ONLY:
+                order = [impl for impl in order if impl == "ours"]
             for impl in order:
                 print(f"[{round_ + 1}/{repeat}] {workload} {impl} ...", end="", file=sys.stderr)
                 sys.stderr.flush()

@@ -1,7 +1,8 @@
 """CI smoke test of the benchmarks: ``python -m bench.run --quick`` runs every workload.
 
 No timing is asserted; only that each workload runs and produces numbers. openai-agents (the
-peer) is optional: without it the peer columns are empty.
+peer) is optional: without it the peer columns are empty. N1 (the notebook layer) is ours only
+and starts real kernels, so it has its own test, marked ``kernel``.
 """
 
 from __future__ import annotations
@@ -11,19 +12,21 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKLOADS = {"W1", "W2", "W3", "W4", "W5", "W6", "SYNC"}
+RUNTIME_WORKLOADS = {"W1", "W2", "W3", "W4", "W5", "W6", "SYNC"}
 
 
-@pytest.mark.timeout(150)
-def test_quick_run_covers_every_workload(tmp_path: Path) -> None:
+def quick_run(tmp_path: Path, workloads: set[str]) -> tuple[dict[str, Any], str]:
+    """``bench.run --quick --only ...``: its results (checked for errors) and its stdout."""
     out = tmp_path / "results.json"
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_BASE_URL"}
+    only = ",".join(sorted(workloads))
     proc = subprocess.run(
-        [sys.executable, "-m", "bench.run", "--quick", "--out", str(out)],
+        [sys.executable, "-m", "bench.run", "--quick", "--only", only, "--out", str(out)],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -31,19 +34,40 @@ def test_quick_run_covers_every_workload(tmp_path: Path) -> None:
         timeout=140,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    results = json.loads(out.read_text())
+    results: dict[str, Any] = json.loads(out.read_text())
     assert results["errors"] == []
     rows = results["rows"]
-    assert {row["workload"] for row in rows} == WORKLOADS
-    for workload in WORKLOADS:
+    assert {row["workload"] for row in rows} == workloads
+    for workload in workloads:
         measured = [row for row in rows if row["workload"] == workload and row["ours"]]
         assert measured, f"no numbers for {workload} (ours)"
         for row in measured:
             assert isinstance(row["ours"]["median"], (int, float))
-    peer_ran = "peer" in results["meta"]["impls"]
-    for workload in WORKLOADS:
-        has_peer = any(row["peer"] for row in rows if row["workload"] == workload)
-        assert has_peer == peer_ran, workload
     for run in results["runs"]:
         assert run["info"]["network_attempts"] == [], (run["workload"], run["impl"])
-    assert "| W1 " in proc.stdout
+    return results, proc.stdout
+
+
+@pytest.mark.timeout(150)
+def test_quick_run_covers_every_runtime_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, RUNTIME_WORKLOADS)
+    peer_ran = "peer" in results["meta"]["impls"]
+    for workload in RUNTIME_WORKLOADS:
+        has_peer = any(row["peer"] for row in results["rows"] if row["workload"] == workload)
+        assert has_peer == peer_ran, workload
+    assert "| W1 " in stdout
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(150)
+def test_quick_run_covers_the_notebook_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, {"N1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    assert all(row["peer"] is None for row in rows.values())  # ours only
+    assert [run["impl"] for run in results["runs"]] == ["ours"]
+    assert rows["comm_msgs"]["ours"]["median"] >= 1
+    assert rows["delta_ms"]["ours"]["n"] == 200  # every delta of the quick run was matched
+    assert rows["delta_max_ms"]["ours"]["n"] == 1
+    assert rows["nb_kb_per_100_tools"]["ours"]["median"] > 0
+    assert rows["load_ext_s"]["ours"]["median"] > 0
+    assert "| N1 " in stdout
