@@ -194,6 +194,13 @@ class SyncPacer:
         """Note a change (``lock`` held): sync now or schedule one."""
         self.dirty = True
         if self._timer is not None or self._arming:
+            if (
+                self._timer is not None
+                and self.clock() - self._last >= self.interval
+                and self.in_loop()
+            ):
+                self.flush()  # the loop is too busy to run the timer (a stream that never
+                # yields): sync inline, so the screen still follows
             return
         loop = self.loop if self.loop is not None and not self.loop.is_closed() else None
         if loop is None:

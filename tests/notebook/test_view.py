@@ -657,3 +657,17 @@ def test_the_default_pace_meets_the_notebook_targets() -> None:
     assert max(per_second) <= 30
     for (t0, _), (t1, _) in itertools.pairwise(shown):
         assert t1 - t0 <= 0.1 + 1e-6
+
+
+async def test_a_stream_that_never_yields_still_syncs_on_time() -> None:
+    """The pacer's timer cannot fire while the loop is busy; overdue syncs go out inline."""
+    now = [0.0]
+    view = RunView(agent="a", model="m", clock=lambda: now[0])
+    shown: list[float] = []
+    view.widget.observe(lambda change: shown.append(now[0]), "blocks")
+    for _ in range(2000):  # 2,000 deltas, 1 ms apart, without ever yielding to the loop
+        view.on_event(delta("m1", "x"))
+        now[0] += 0.001
+    assert len(shown) >= 20
+    assert all(b - a <= 0.08 + 0.0011 for a, b in itertools.pairwise(shown))
+    view.finish("done")
