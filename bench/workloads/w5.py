@@ -8,7 +8,7 @@ from outside, bytecode caches warm (one untimed process first):
   decorator (ours loads its runtime lazily on first attribute access).
 - ``bare_python_s``: ``python -c pass`` (the floor, the same for both).
 
-``%load_ext jupyter_agents`` is not measured: the notebook layer does not exist yet.
+``%load_ext jupyter_agents`` in a fresh kernel is measured by N1 (``bench/workloads/n1.py``).
 """
 
 from __future__ import annotations
