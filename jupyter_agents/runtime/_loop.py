@@ -268,7 +268,7 @@ class RunLoop:
                 events = call.stream(streamed, lambda raw: make_item(raw, agent, handoffs))
                 async with aclosing(events):
                     async for event in events:
-                        if type(event) is ModelResponse:
+                        if isinstance(event, ModelResponse):
                             response = event
                         else:
                             yield event
