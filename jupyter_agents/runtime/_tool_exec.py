@@ -76,6 +76,7 @@ class ToolBatch:
         self._results: list[ToolCallOutputItem | None] = [None] * len(calls)
         self._queue: asyncio.Queue[Any] | None = None
         self.interruptions: list[ToolApprovalItem] = []
+        self._always: dict[str, asyncio.Event] = {}
 
     @property
     def outputs(self) -> list[ToolCallOutputItem]:
@@ -154,8 +155,10 @@ class ToolBatch:
                 if self._handler is None:
                     self.interruptions.append(item)
                     return
-                decision = await self._settle(tool, request, answer)
+                decision = await self._decision(tool, request, answer)
                 self._ledger.record(name, call_id, arguments, decision)
+                if decision.always:
+                    self._standing(name).set()
             if decision.approved and decision.arguments is not None:
                 arguments = json.dumps(decision.arguments)
         if decision is not None and not decision.approved:
@@ -192,6 +195,30 @@ class ToolBatch:
             json_schema=tool.params_json_schema,
             validator=tool.validate_arguments,
         )
+
+    def _standing(self, tool_name: str) -> asyncio.Event:
+        """Set when an "always" decision for ``tool_name`` arrives during this batch."""
+        return self._always.setdefault(tool_name, asyncio.Event())
+
+    async def _decision(
+        self, tool: FunctionTool, request: ApprovalRequest, answer: Any
+    ) -> ApprovalDecision:
+        """The handler's decision, or an "always" decision made meanwhile for another call of
+        the same tool in this batch (the request is then withdrawn)."""
+        standing = self._standing(request.tool_name)
+        asked = asyncio.ensure_future(self._settle(tool, request, answer))
+        waiting = asyncio.ensure_future(standing.wait())
+        try:
+            await asyncio.wait({asked, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+            if not asked.done():
+                asked.cancel()
+                _withdraw(answer)
+                await asyncio.gather(asked, return_exceptions=True)
+        if not asked.cancelled():
+            return asked.result()  # the handler's decision (or its error)
+        return self._ledger.always[request.tool_name]
 
     async def _settle(
         self, tool: FunctionTool, request: ApprovalRequest, answer: Any

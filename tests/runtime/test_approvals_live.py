@@ -330,3 +330,23 @@ async def test_stopping_right_at_the_request_withdraws_it() -> None:
     assert inbox.pending == []
     assert inbox.decide("c1", True) is False
     assert sent == [] and result.is_cancelled
+
+
+async def test_always_also_settles_calls_of_the_tool_waiting_in_the_same_turn() -> None:
+    inbox = ApprovalInbox()
+    model = ScriptedModel(
+        [
+            [email_call("a@x.org", "c1"), email_call("b@x.org", "c2"), email_call("c@x.org", "c3")],
+            [text("ok")],
+        ]
+    )
+    run = asyncio.create_task(
+        Runner.run(Agent(name="m", model=model, tools=[send_email]), "x", approval_handler=inbox)
+    )
+    while len(inbox.pending) < 3:
+        await asyncio.sleep(0)
+    assert inbox.decide("c2", ApprovalDecision.approve(always=True))
+    result = await asyncio.wait_for(run, timeout=5)
+    assert sorted(m["to"] for m in sent) == ["a@x.org", "b@x.org", "c@x.org"]
+    assert inbox.pending == []
+    assert all(i.approval.approved for i in result.new_items if i.type == "tool_call_output_item")

@@ -122,7 +122,7 @@ def test_interruptions_with_random_decisions(turns: list[Any], data: st.DataObje
     assert len(gated_ids) == len(set(gated_ids))  # nothing ran twice
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(turns=calls_strategy, data=st.data())
 def test_live_decisions_with_cancellation(turns: list[Any], data: st.DataObject) -> None:
     executed: list[tuple[str, str]] = []
@@ -145,8 +145,10 @@ def test_live_decisions_with_cancellation(turns: list[Any], data: st.DataObject)
             decisions += 1
             action = data.draw(st.sampled_from(ACTIONS[:4]))
             approve, always = action.startswith("approve"), action.endswith("always")
-            assert inbox.decide(item.call_id, ApprovalDecision(approve, always=always))
-            oracle.decide(item.tool_name, item.call_id, approve, always)
+            if inbox.decide(item.call_id, ApprovalDecision(approve, always=always)):
+                oracle.decide(item.tool_name, item.call_id, approve, always)
+            else:  # an "always" for this tool settled the call first
+                assert item.tool_name in oracle.always
             assert inbox.decide(item.call_id, True) is False  # double click
         assert inbox.pending == []
         if result.is_cancelled:
