@@ -26,6 +26,7 @@ from .events import AgentUpdatedStreamEvent, StreamEvent
 from .guardrails import InputGuardrail, InputGuardrailResult, OutputGuardrailResult
 from .handoffs import Handoff
 from .items import (
+    HandoffCallItem,
     ItemHelpers,
     MCPApprovalRequestItem,
     ModelResponse,
@@ -87,6 +88,7 @@ class RunLoop:
         self.interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = []
         self.pending_calls: list[ToolCallItem] = []
         self.pending_mcp: list[MCPApprovalRequestItem] = []
+        self.pending_handoffs: list[HandoffCallItem] = []
         self.hooks = HookCaller(hooks, context_wrapper)
         self.input_guardrail_results: list[InputGuardrailResult] = []
         self.output_guardrail_results: list[OutputGuardrailResult] = []
@@ -327,9 +329,16 @@ class RunLoop:
         agent = self.current_agent
         tools, handoffs = await self._tools_for(agent)
         calls, requests = self.pending_calls, self.pending_mcp
+        handoff_calls = self.pending_handoffs
         self.pending_calls, self.pending_mcp, self.interruptions = [], [], []
+        self.pending_handoffs = []
+        paused = [*calls, *requests, *handoff_calls]
+        turn_start = min(
+            (i for i, item in enumerate(self.new_items) if item in paused),
+            default=len(self.new_items),
+        )
         resolving = resolve_calls(
-            self, agent, tools, handoffs, calls, requests, [], len(self.new_items)
+            self, agent, tools, handoffs, calls, requests, handoff_calls, turn_start
         )
         async with aclosing(resolving):
             async for event in resolving:
@@ -457,4 +466,5 @@ def resume_loop(
     loop.ledger = ApprovalLedger.from_json(state.ledger.to_json())
     loop.pending_calls = list(state.pending_calls)
     loop.pending_mcp = list(state.pending_mcp)
+    loop.pending_handoffs = list(state.pending_handoffs)
     return loop

@@ -175,10 +175,12 @@ async def resolve_calls(
         waiting = {item.call_id for item in batch.interruptions}
         loop.pending_calls = [c for c in calls if c.call_id in waiting]
         loop.pending_mcp = waiting_mcp
+        loop.pending_handoffs = list(handoff_calls)  # performed once the calls are decided
         loop.interruptions = [*batch.interruptions, *waiting_mcp]
         loop.done = True
         return
     loop.pending_calls, loop.pending_mcp, loop.interruptions = [], [], []
+    loop.pending_handoffs = []
     if handoff_calls:
         async for step in _hand_off(loop, agent, handoffs, handoff_calls, turn_start):
             yield step

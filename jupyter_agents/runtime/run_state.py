@@ -11,6 +11,7 @@ from .approvals import ApprovalDecision, ApprovalLedger
 from .context import RunContextWrapper
 from .errors import UserError
 from .items import (
+    HandoffCallItem,
     MCPApprovalRequestItem,
     MCPApprovalResponseItem,
     MCPListToolsItem,
@@ -38,6 +39,7 @@ STATE_VERSION = 1
 _ITEM_TYPES: dict[str, type[Any]] = {
     cls.type: cls
     for cls in (
+        HandoffCallItem,
         MessageOutputItem,
         ToolCallItem,
         ToolCallOutputItem,
@@ -70,6 +72,7 @@ class RunState:
         ledger: ApprovalLedger,
         pending_calls: list[ToolCallItem],
         pending_mcp: list[MCPApprovalRequestItem],
+        pending_handoffs: list[HandoffCallItem],
         interruptions: list[ToolApprovalItem | MCPApprovalRequestItem],
     ) -> None:
         self.current_agent = current_agent
@@ -82,6 +85,7 @@ class RunState:
         self.ledger = ledger
         self.pending_calls = pending_calls
         self.pending_mcp = pending_mcp
+        self.pending_handoffs = pending_handoffs
         self._interruptions = interruptions
         self._resumed = False
 
@@ -99,6 +103,7 @@ class RunState:
             ledger=ApprovalLedger.from_json(loop.ledger.to_json()),
             pending_calls=list(loop.pending_calls),
             pending_mcp=list(loop.pending_mcp),
+            pending_handoffs=list(loop.pending_handoffs),
             interruptions=list(loop.interruptions),
         )
 
@@ -202,6 +207,7 @@ class RunState:
             "ledger": self.ledger.to_json(),
             "pending_calls": [c.call_id for c in self.pending_calls],
             "pending_mcp": [r.call_id for r in self.pending_mcp],
+            "pending_handoffs": [h.raw_item.call_id for h in self.pending_handoffs],
         }
         return json.dumps(data, default=str)
 
@@ -219,6 +225,8 @@ class RunState:
         mcp = {i.call_id: i for i in items if isinstance(i, MCPApprovalRequestItem)}
         pending_calls = [calls[c] for c in data["pending_calls"]]
         pending_mcp = [mcp[c] for c in data["pending_mcp"]]
+        handoffs = {i.raw_item.call_id: i for i in items if isinstance(i, HandoffCallItem)}
+        pending_handoffs = [handoffs[c] for c in data.get("pending_handoffs", [])]
         interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = [
             ToolApprovalItem(
                 agent=agent,
@@ -249,6 +257,7 @@ class RunState:
             ledger=ApprovalLedger.from_json(data["ledger"]),
             pending_calls=pending_calls,
             pending_mcp=pending_mcp,
+            pending_handoffs=pending_handoffs,
             interruptions=interruptions,
         )
 

@@ -212,3 +212,26 @@ def test_decision_options_are_keyword_only() -> None:
     with pytest.raises(UserError, match="always must be True or False"):
         ApprovalDecision.approve(always="yes")  # type: ignore[arg-type]
     assert ApprovalDecision.reject("why").message == "why"
+
+
+async def test_a_handoff_in_a_paused_turn_happens_on_resume() -> None:
+    from jupyter_agents.testing import ScriptedModel, text, tool_call
+
+    from .approval_agents import send_email
+
+    billing = Agent(name="billing", model=ScriptedModel([[text("Billing here.")]]))
+    agent = Agent(
+        name="mail",
+        tools=[send_email],
+        handoffs=[billing],
+        model=ScriptedModel([[email("ana@example.com", "c1"), tool_call("transfer_to_billing")]]),
+    )
+    paused = await Runner.run(agent, "email and hand off")
+    state = RunState.from_json(agent, paused.to_state().to_json())
+    state.approve("c1")
+    resumed = await Runner.run(agent, state)
+    assert resumed.final_output == "Billing here." and resumed.last_agent is billing
+    sent_input = billing.model.requests[0].input
+    calls = [i["call_id"] for i in sent_input if i.get("type") == "function_call"]
+    outputs = [i["call_id"] for i in sent_input if i.get("type") == "function_call_output"]
+    assert sorted(calls) == sorted(outputs)  # the handoff call got its output too
