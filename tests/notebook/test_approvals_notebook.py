@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import nbclient
 import nbformat
 import pytest
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "approvals.ipynb"
-CELL_TIMEOUT = 60
-"""Seconds each cell (and the kernel start) may take."""
-
-RUN_TIMEOUT = 4 * CELL_TIMEOUT
-"""Seconds executing the whole notebook may take (normally a few)."""
-
-OPENAI_ENV = (
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "OPENAI_DEFAULT_MODEL",
-    "JUPYTER_AGENTS_OPENAI_API",
+from .notebook_helpers import (
+    NOTEBOOKS,
+    RUN_TIMEOUT,
+    assert_clean,
+    assert_stored_without_outputs,
+    stdout,
 )
+from .notebook_helpers import execute as run_notebook
+
+NOTEBOOK = NOTEBOOKS / "approvals.ipynb"
 
 EMAIL_ANA = "  -> email sent to ana@example.com: 'The report is ready.'"
 PAYMENT_REJECTED = (
@@ -29,32 +23,9 @@ PAYMENT_REJECTED = (
 )
 
 
-def execute(monkeypatch: pytest.MonkeyPatch) -> nbformat.NotebookNode:
-    """Run the notebook in a fresh python3 kernel with no OpenAI settings (so offline, with the
-    scripted model); a cell error fails the test with the cell's traceback."""
-    for name in OPENAI_ENV:
-        monkeypatch.delenv(name, raising=False)
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(
-        nb,
-        kernel_name="python3",
-        timeout=CELL_TIMEOUT,
-        startup_timeout=CELL_TIMEOUT,
-        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
-    )
-    client.execute()
-    return nb
-
-
-def cell(nb: nbformat.NotebookNode, cell_id: str) -> nbformat.NotebookNode:
-    """The code cell with id ``cell_id``."""
-    return next(c for c in nb.cells if c.get("id") == cell_id)
-
-
-def stdout(nb: nbformat.NotebookNode, cell_id: str) -> str:
-    """Everything the cell printed."""
-    outputs = cell(nb, cell_id).outputs
-    return "".join(o.text for o in outputs if o.output_type == "stream" and o.name == "stdout")
+def execute(monkeypatch: pytest.MonkeyPatch, **env: str) -> nbformat.NotebookNode:
+    """Run approvals.ipynb offline (or with the given OpenAI settings)."""
+    return run_notebook(NOTEBOOK, monkeypatch, **env)
 
 
 def lines(nb: nbformat.NotebookNode, cell_id: str) -> list[str]:
@@ -62,27 +33,10 @@ def lines(nb: nbformat.NotebookNode, cell_id: str) -> list[str]:
     return stdout(nb, cell_id).splitlines()
 
 
-def assert_clean(nb: nbformat.NotebookNode) -> None:
-    """Every code cell ran, and none errored or wrote to stderr."""
-    for c in nb.cells:
-        if c.cell_type != "code":
-            continue
-        assert c.execution_count is not None, f"cell {c.id} did not run"
-        for output in c.outputs:
-            assert output.output_type != "error", f"cell {c.id}: {output.get('ename')}"
-            if output.output_type == "stream":
-                assert output.name == "stdout", f"cell {c.id} wrote to stderr: {output.text}"
-
-
 def test_stored_without_outputs() -> None:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    nbformat.validate(nb)
-    assert nb.metadata.kernelspec.name == "python3"
+    nb = assert_stored_without_outputs(NOTEBOOK)
     ids = [c.get("id") for c in nb.cells]
     assert all(ids) and len(set(ids)) == len(ids), "every cell needs its own fixed id"
-    for c in nb.cells:
-        if c.cell_type == "code":
-            assert c.outputs == [] and c.execution_count is None, f"cell {c.id} has outputs"
 
 
 @pytest.mark.kernel
