@@ -62,7 +62,7 @@ async def answer_mcp_request(
     """
     raw = request.raw_item
     name = ledger_name(request)
-    decision = ledger.lookup(name, request.call_id, raw.arguments or "")
+    decision = ledger.take(name, request.call_id, raw.arguments or "")
     if decision is None:
         server = _server(agent, raw.server_label)
         if server is not None and server.on_approval_request is not None:
@@ -82,7 +82,7 @@ async def answer_mcp_request(
             decision = ApprovalDecision(decision.approved, decision.always, None, decision.message)
         else:
             return None
-        ledger.record(name, request.call_id, raw.arguments or "", decision)
+        ledger.remember_always(name, decision)
     response: dict[str, Any] = {
         "type": "mcp_approval_response",
         "approval_request_id": request.call_id,

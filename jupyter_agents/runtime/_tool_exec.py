@@ -27,7 +27,8 @@ from .errors import (
     UserError,
 )
 from .events import RunItemStreamEvent
-from .items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
+from .items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem, ToolError, ToolStatus
+from .tool_errors import timeout_message, tool_error
 from .tool_guardrails import (
     ToolInputGuardrailData,
     ToolInputGuardrailResult,
@@ -133,15 +134,19 @@ class ToolBatch:
         tool = self._enabled.get(name)
         decision: ApprovalDecision | None = None
         parsed = _parse_object(arguments)
-        if (
-            tool is not None
-            and parsed is not None
-            and await self._needs_approval(tool, parsed, call_id)
-        ):
-            decision = self._ledger.lookup(name, call_id, arguments)
+        outcome: _Outcome
+        if tool is not None and parsed is None:
+            # Not a JSON object: an error to the model, before any approval or invocation.
+            outcome = _Outcome.failed(_not_an_object(name, arguments), "ToolArgumentsError")
+        elif tool is not None and await self._needs_approval(tool, parsed or {}, call_id):
+            decision = self._ledger.take(name, call_id, arguments)
             if decision is None:
                 item = ToolApprovalItem(
-                    agent=self._agent, raw_item=raw, tool_name=name, arguments=parsed
+                    agent=self._agent,
+                    raw_item=raw,
+                    tool_name=name,
+                    arguments=parsed or {},
+                    call_item=call,
                 )
                 request = self._request(tool, item)
                 # Ask before announcing, so a decision sent in reply to the event finds the
@@ -156,15 +161,18 @@ class ToolBatch:
                     self.interruptions.append(item)
                     return
                 decision = await self._decision(tool, request, answer)
-                self._ledger.record(name, call_id, arguments, decision)
+                self._ledger.remember_always(name, decision)
                 if decision.always:
                     self._standing(name).set()
             if decision.approved and decision.arguments is not None:
                 arguments = json.dumps(decision.arguments)
-        if decision is not None and not decision.approved:
-            value: Any = rejection_message(name, decision.message)
+            if decision.approved:
+                outcome = await self._invoke(name, call_id, arguments)
+            else:
+                outcome = _Outcome(rejection_message(name, decision.message), "rejected")
         else:
-            value = await self._invoke(name, call_id, arguments)
+            outcome = await self._invoke(name, call_id, arguments)
+        value = outcome.value
         output = ToolCallOutputItem(
             agent=self._agent,
             raw_item={
@@ -174,6 +182,9 @@ class ToolBatch:
             },
             output=value,
             approval=decision,
+            status=outcome.status,
+            error=outcome.error,
+            call_item=call,
         )
         self._results[index] = output
         yield RunItemStreamEvent(name="tool_output", item=output)
@@ -194,6 +205,7 @@ class ToolBatch:
             call_id=item.call_id,
             json_schema=tool.params_json_schema,
             validator=tool.validate_arguments,
+            call_item=item.call_item,
         )
 
     def _standing(self, tool_name: str) -> asyncio.Event:
@@ -214,8 +226,10 @@ class ToolBatch:
             waiting.cancel()
             if not asked.done():
                 asked.cancel()
-                _withdraw(answer)
                 await asyncio.gather(asked, return_exceptions=True)
+                # Only after the task let go of it: closing a coroutine the task is still
+                # awaiting makes the task fail with "cannot reuse already awaited coroutine".
+                _withdraw(answer)
         if not asked.cancelled():
             return asked.result()  # the handler's decision (or its error)
         return self._ledger.always[request.tool_name]
@@ -239,54 +253,61 @@ class ToolBatch:
             request = dataclasses.replace(request, error=problem)
         return ApprovalDecision.reject(message=f"the edited arguments were invalid ({problem})")
 
-    async def _invoke(self, name: str, call_id: str, arguments: str) -> Any:
+    async def _invoke(self, name: str, call_id: str, arguments: str) -> _Outcome:
         tool = self._enabled.get(name)
         if tool is None:
-            return self._missing_tool_message(name)
+            return _Outcome.failed(self._missing_tool_message(name), "ToolNotFound")
         if arguments.strip() and _parse_json(arguments) is _INVALID:
-            return (
+            return _Outcome.failed(
                 f"The arguments for tool {name!r} are not valid JSON. "
-                "Call the tool again with a JSON object."
+                "Call the tool again with a JSON object.",
+                "ToolArgumentsError",
             )
         ctx = ToolContext.from_run_context(
             self._context, tool_name=name, tool_call_id=call_id, tool_arguments=arguments
         )
         refused = await self._check_input(tool, ctx)
         if refused is not None:
-            return refused
+            return _Outcome(refused, "blocked")
         hooks = self._loop.hooks
         await hooks.tool_start(self._agent, tool)
         with function_span(name, input=arguments, parent=self._loop.agent_span) as span:
-            value = await self._call_tool(tool, ctx, arguments)
-            value = await self._check_output(tool, ctx, value)
+            outcome = await self._call_tool(tool, ctx, arguments)
+            if outcome.status == "ok":
+                outcome = await self._check_output(tool, ctx, outcome)
+            value = outcome.value
             span.span_data.output = value if isinstance(value, str) else repr(value)
         await hooks.tool_end(self._agent, tool, value)
-        return value
+        return outcome
 
-    async def _call_tool(self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str) -> Any:
+    async def _call_tool(
+        self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str
+    ) -> _Outcome:
         token = event_sink.set(self._queue.put_nowait if self._queue is not None else None)
         try:
             invocation = tool.on_invoke_tool(ctx, arguments)
             if tool.timeout is not None:
-                return await asyncio.wait_for(invocation, tool.timeout)
-            return await invocation
+                return _Outcome(await asyncio.wait_for(invocation, tool.timeout))
+            return _Outcome(await invocation)
         except asyncio.TimeoutError:
             if tool.timeout is None:
                 raise
-            return f"Tool {tool.name!r} timed out after {tool.timeout:g} s and did not finish."
+            message = timeout_message(tool)
+            return _Outcome(message, "timeout", ToolError("timeout", message))
         except ToolArgumentsError as e:
-            return str(e)
+            return _Outcome.failed(str(e), "ToolArgumentsError")
         except Exception as e:
             if tool.failure_error_function is None:
                 raise
             logger.info("tool %r raised %r; the model is told", tool.name, e)
             try:
-                return await call_maybe_async(tool.failure_error_function, ctx, e)
+                told = await call_maybe_async(tool.failure_error_function, ctx, e)
             except Exception as handler_error:
                 raise UserError(
                     f"The failure_error_function of tool {tool.name!r} raised {handler_error!r} "
                     f"while handling {e!r}."
                 ) from handler_error
+            return _Outcome(told, "error", tool_error(e))
         finally:
             event_sink.reset(token)
 
@@ -301,8 +322,11 @@ class ToolBatch:
                 return result.message or f"The call to tool {tool.name!r} was blocked."
         return None
 
-    async def _check_output(self, tool: FunctionTool, ctx: ToolContext[Any], value: Any) -> Any:
+    async def _check_output(
+        self, tool: FunctionTool, ctx: ToolContext[Any], outcome: _Outcome
+    ) -> _Outcome:
         """Tool output guardrails: the output the model sees."""
+        value = outcome.value
         for guard in tool.tool_output_guardrails:
             data = ToolOutputGuardrailData(context=ctx, agent=self._agent, output=value)
             result = await guard.run(data)
@@ -312,10 +336,11 @@ class ToolBatch:
             if result.behavior == "raise_exception":
                 raise ToolOutputGuardrailTripwireTriggered(guard, result)
             if result.behavior == "reject_content":
-                return result.message or f"The output of tool {tool.name!r} was withheld."
+                withheld = result.message or f"The output of tool {tool.name!r} was withheld."
+                return _Outcome(withheld, "blocked")
             if result.replacement is not None:
                 value = result.replacement
-        return value
+        return _Outcome(value)
 
     def _missing_tool_message(self, name: str) -> str:
         if name in self._all_names:
@@ -325,6 +350,33 @@ class ToolBatch:
 
 
 _INVALID = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Outcome:
+    """What a call produced: the value the model sees, and how the call ended."""
+
+    value: Any
+    status: ToolStatus = "ok"
+    error: ToolError | None = None
+
+    @classmethod
+    def failed(cls, message: str, kind: str) -> _Outcome:
+        """An error the run itself found (bad arguments, unknown tool): the model is told."""
+        return cls(message, "error", ToolError(kind, message))
+
+
+def _not_an_object(name: str, arguments: str) -> str:
+    if _parse_json(arguments) is _INVALID:
+        return (
+            f"The arguments for tool {name!r} are not valid JSON. "
+            "Call the tool again with a JSON object."
+        )
+    shown = arguments if len(arguments) <= 40 else arguments[:40] + "..."
+    return (
+        f"The arguments for tool {name!r} must be a JSON object, got {shown}. "
+        "Call the tool again with a JSON object."
+    )
 
 
 def _withdraw(answer: Any) -> None:
@@ -343,5 +395,6 @@ def _parse_json(text: str) -> Any:
 
 
 def _parse_object(text: str) -> dict[str, Any] | None:
+    """The arguments as a dict; None when they are not a JSON object (invalid JSON included)."""
     value = _parse_json(text) if text.strip() else {}
     return value if isinstance(value, dict) else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from .errors import UserError
 
 if TYPE_CHECKING:
     from .agent import Agent
+    from .items import ToolCallItem
 
 __all__ = [
     "ApprovalDecision",
@@ -31,6 +33,8 @@ __all__ = [
     "NeedsApproval",
     "rejection_message",
 ]
+
+_request_ids = itertools.count(1)
 
 NeedsApproval: TypeAlias = Union[bool, Callable[[Any, dict[str, Any], str], Any]]
 """``True``/``False``, or a sync/async ``(run_context, arguments, call_id) -> bool``."""
@@ -61,6 +65,13 @@ class ApprovalRequest:
     validator: Callable[[dict[str, Any]], str | None] | None = field(
         default=None, repr=False, compare=False
     )
+
+    request_id: str = field(default_factory=lambda: f"approval-{next(_request_ids)}")
+    """Unique per request in this process, even when a model repeats a call id: user
+    interfaces deliver decisions with it (:meth:`ApprovalInbox.decide`)."""
+
+    call_item: ToolCallItem | None = field(default=None, repr=False, compare=False)
+    """The call this request is about (the same object the run emitted), when known."""
 
     def validate(self, arguments: dict[str, Any]) -> str | None:
         """Check edited arguments against the tool's schema: None if valid, else the problem."""
@@ -160,8 +171,8 @@ class ApprovalInbox:
     """An approval handler that waits for decisions delivered from elsewhere.
 
     User interfaces use it: the run awaits :meth:`__call__`; a button click (on any thread)
-    calls :meth:`decide` with the call id. Decisions for calls that are not waiting (stale,
-    repeated or unknown ids) are ignored and :meth:`decide` returns False.
+    calls :meth:`decide` with the request's ``request_id``. Decisions for requests that are not
+    waiting (stale, repeated or unknown ids) are ignored and :meth:`decide` returns False.
     """
 
     def __init__(self, on_request: Callable[[ApprovalRequest], Any] | None = None) -> None:
@@ -185,8 +196,8 @@ class ApprovalInbox:
         with self._lock:
             return [
                 request
-                for call_id, request in self._requests.items()
-                if not self._waiting[call_id][1].done()
+                for key, request in self._requests.items()
+                if not self._waiting[key][1].done()
             ]
 
     def __call__(self, request: ApprovalRequest) -> asyncio.Future[Any]:
@@ -196,28 +207,34 @@ class ApprovalInbox:
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        call_id = request.call_id
+        key = request.request_id
         with self._lock:
-            self._waiting[call_id] = (loop, future)
-            self._requests[call_id] = request
+            self._waiting[key] = (loop, future)
+            self._requests[key] = request
 
         def forget(done: asyncio.Future[Any]) -> None:
             with self._lock:
-                if self._waiting.get(call_id, (None, None))[1] is done:
-                    del self._waiting[call_id]
-                    del self._requests[call_id]
+                if self._waiting.get(key, (None, None))[1] is done:
+                    del self._waiting[key]
+                    del self._requests[key]
 
         future.add_done_callback(forget)
         if self._on_request is not None:
             self._on_request(request)
         return future
 
-    def decide(self, call_id: str, decision: ApprovalDecision | bool) -> bool:
-        """Deliver a decision; True if a call was waiting for it. Safe from any thread."""
+    def decide(self, request_id: str, decision: ApprovalDecision | bool) -> bool:
+        """Deliver a decision for the request ``request_id``; True if it was waiting.
+
+        A call id is accepted too when exactly one waiting request has it. Safe from any
+        thread.
+        """
         decision = ApprovalDecision.coerce(decision)
         with self._lock:
-            entry = self._waiting.pop(call_id, None)
-            self._requests.pop(call_id, None)
+            key = self._key(request_id)
+            entry = self._waiting.pop(key, None) if key is not None else None
+            if key is not None:
+                self._requests.pop(key, None)
         if entry is None or entry[1].done():
             return False
         loop, future = entry
@@ -236,6 +253,12 @@ class ApprovalInbox:
             loop.call_soon_threadsafe(resolve)
         return True
 
+    def _key(self, id_: str) -> str | None:
+        if id_ in self._waiting:
+            return id_
+        matches = [k for k, r in self._requests.items() if r.call_id == id_]
+        return matches[0] if len(matches) == 1 else None
+
 
 @dataclass(frozen=True)
 class _Recorded:
@@ -246,36 +269,48 @@ class _Recorded:
 
 @dataclass
 class ApprovalLedger:
-    """The decisions of one run: per call id, and "always" per tool. First decision wins."""
+    """The decisions of one run: per call, each used once; and "always" per tool.
+
+    A per-call decision comes from :meth:`RunState.approve` / :meth:`RunState.reject` and is
+    consumed by the one call it was made for (same call id, tool and arguments): a model that
+    repeats the call later is asked again. Only "always" decisions stand.
+    """
 
     always: dict[str, ApprovalDecision] = field(default_factory=dict)
     """Standing decisions by tool name."""
 
     calls: dict[str, _Recorded] = field(default_factory=dict)
-    """Decisions for specific calls, by call id, bound to the tool and raw arguments."""
+    """Decisions not used yet, by call id, bound to the tool and raw arguments."""
 
-    def lookup(self, tool_name: str, call_id: str, arguments: str) -> ApprovalDecision | None:
-        """The decision for this call, if one was made (for it, or "always" for its tool)."""
+    def take(self, tool_name: str, call_id: str, arguments: str) -> ApprovalDecision | None:
+        """The decision for this call, used up; else the tool's standing decision, or None."""
         recorded = self.calls.get(call_id)
         if recorded is not None and (recorded.tool_name, recorded.arguments) == (
             tool_name,
             arguments,
         ):
+            del self.calls[call_id]
+            self.remember_always(tool_name, recorded.decision)
             return recorded.decision
         return self.always.get(tool_name)
 
     def record(
         self, tool_name: str, call_id: str, arguments: str, decision: ApprovalDecision
     ) -> bool:
-        """Store a decision; False (and nothing stored) if the call was already decided."""
+        """Store a decision for one call; False (nothing stored) if it already has one."""
         if call_id in self.calls:
             return False
         self.calls[call_id] = _Recorded(decision, tool_name, arguments)
+        self.remember_always(tool_name, decision)
+        return True
+
+    def remember_always(self, tool_name: str, decision: ApprovalDecision) -> None:
+        """Keep ``decision`` as the tool's standing decision when it says "always" (the first
+        such decision wins)."""
         if decision.always and tool_name not in self.always:
             self.always[tool_name] = ApprovalDecision(
                 approved=decision.approved, always=True, message=decision.message
             )
-        return True
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-compatible form."""

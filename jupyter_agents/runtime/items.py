@@ -44,7 +44,29 @@ __all__ = [
     "ToolApprovalItem",
     "ToolCallItem",
     "ToolCallOutputItem",
+    "ToolError",
+    "ToolStatus",
 ]
+
+ToolStatus: TypeAlias = Literal["ok", "error", "timeout", "rejected", "blocked", "cancelled"]
+"""How a tool call ended: it returned (``ok``), raised or was refused by its own checks
+(``error``), ran out of time (``timeout``), was rejected by a person (``rejected``), was blocked by
+a tool guardrail (``blocked``) or was stopped with the run (``cancelled``)."""
+
+
+@dataclass(frozen=True)
+class ToolError:
+    """Why a tool call failed, for people: never sent to the model."""
+
+    type: str
+    """The exception's class name (``"ValueError"``), or a short kind such as ``"timeout"``."""
+
+    message: str
+    """The exception's message."""
+
+    traceback: str | None = None
+    """The traceback of the user's own tool code (library frames left out), when there is one."""
+
 
 TResponseInputItem: TypeAlias = dict[str, Any]
 """One item of model input, in the Responses API's input format (a plain dict)."""
@@ -113,6 +135,12 @@ class ToolCallOutputItem(RunItemBase):
     """The tool's own return value, before it was converted for the model."""
     approval: ApprovalDecision | None = None
     """The decision that let the call run or refused it, when the call needed approval."""
+    status: ToolStatus = "ok"
+    """How the call ended; user interfaces show this, never a guess from the output text."""
+    error: ToolError | None = None
+    """What went wrong, for ``error`` and ``timeout`` outputs (kept out of what the model sees)."""
+    call_item: ToolCallItem | None = None
+    """The call this output answers (the same object the run emitted), when known."""
     type: Literal["tool_call_output_item"] = "tool_call_output_item"
 
     @property
@@ -130,7 +158,14 @@ class ToolApprovalItem(RunItemBase):
     """The tool the model wants to run."""
     arguments: dict[str, Any] = field(default_factory=dict)
     """The arguments the model sent, parsed."""
+    call_item: ToolCallItem | None = None
+    """The call waiting (the same object the run emitted), when known."""
     type: Literal["tool_approval_item"] = "tool_approval_item"
+
+    @property
+    def name(self) -> str:
+        """The tool's name (the SDK's spelling of :attr:`tool_name`)."""
+        return self.tool_name
 
     @property
     def call_id(self) -> str:

@@ -262,7 +262,8 @@ async def test_tool_timeout_tells_the_model() -> None:
 
     model = ScriptedModel([[tool_call("hang")], ["gave up"]])
     result = await Runner.run(Agent(name="t", model=model, tools=[hang]), "go")
-    assert result.new_items[1].output == "Tool 'hang' timed out after 0.05 s and did not finish."
+    assert result.new_items[1].output == "Tool 'hang' did not finish within 0.05 s and was stopped."
+    assert result.new_items[1].status == "timeout"
     with pytest.raises(UserError, match="timeout"):
         tool(timeout=-1)(lambda: None)
 

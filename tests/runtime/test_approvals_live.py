@@ -158,7 +158,7 @@ async def test_edited_arguments_are_validated_and_then_used() -> None:
 
     assert sent == [{"to": "bob@example.com", "body": "edited"}]
     assert attempts[0].error is None
-    assert "body: Field required" in attempts[1].error
+    assert "body: required" in attempts[1].error
 
 
 async def test_invalid_edits_are_never_run() -> None:

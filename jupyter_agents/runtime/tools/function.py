@@ -123,10 +123,12 @@ class FunctionTool:
             )
 
     def validate_arguments(self, arguments: dict[str, Any]) -> str | None:
-        """Check arguments against the tool's schema: None when valid, else the problem."""
-        if self.arguments_validator is not None:
-            return self.arguments_validator(arguments)
-        return check_arguments(arguments, self.params_json_schema)
+        """Check arguments against the tool's JSON schema, strictly (no coercion, no extra
+        keys): None when valid, else the problem."""
+        problem = check_arguments(arguments, self.params_json_schema)
+        if problem is None and self.arguments_validator is not None:
+            problem = self.arguments_validator(arguments)
+        return problem
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly (handy to try a tool by hand)."""
