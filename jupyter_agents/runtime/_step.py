@@ -12,7 +12,7 @@ from ._model_call import item_event_name
 from ._tool_exec import ToolBatch
 from ._util import call_maybe_async
 from .agent import Agent, FunctionToolResult, StopAtTools, ToolsToFinalOutputResult
-from .errors import OutputGuardrailTripwireTriggered, UserError
+from .errors import ModelBehaviorError, OutputGuardrailTripwireTriggered, UserError
 from .events import AgentUpdatedStreamEvent, RunItemStreamEvent, StreamEvent
 from .handoffs import Handoff, HandoffInputData
 from .items import (
@@ -68,6 +68,7 @@ async def finish_turn(
     handoffs: list[Handoff[Any]],
 ) -> AsyncGenerator[StreamEvent, None]:
     """Record the response's items, then run its calls or finish the run."""
+    _refuse_duplicate_call_ids(response)
     turn_start = len(loop.new_items)
     calls: list[ToolCallItem] = []
     handoff_calls: list[HandoffCallItem] = []
@@ -109,6 +110,22 @@ async def finish_turn(
     text = ItemHelpers.text_message_output(messages[-1]) if messages else ""
     schema = agent.output_schema
     await finalize(loop, agent, schema.validate_json(text) if schema is not None else text)
+
+
+def _refuse_duplicate_call_ids(response: ModelResponse) -> None:
+    """Two calls with one id in a response could not be told apart (an approval for one would
+    run the other): the response is refused."""
+    seen: set[str] = set()
+    for raw in response.output:
+        call_id = getattr(raw, "call_id", None) if raw.type != "mcp_approval_request" else raw.id
+        if not call_id:
+            continue
+        if call_id in seen:
+            raise ModelBehaviorError(
+                f"The model sent two tool calls with the same call id {call_id!r} in one "
+                "response; none of them ran."
+            )
+        seen.add(call_id)
 
 
 def _track_server_state(loop: RunLoop, response: ModelResponse) -> None:

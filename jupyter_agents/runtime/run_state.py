@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from ._mcp_approvals import ledger_name
+from ._state_schema import check_saved_state, damaged
 from .approvals import ApprovalDecision, ApprovalLedger
 from .context import RunContextWrapper
 from .errors import UserError
@@ -35,6 +38,12 @@ __all__ = ["STATE_FORMAT", "STATE_VERSION", "RunState"]
 STATE_FORMAT = "jupyter_agents.run_state"
 STATE_VERSION = 1
 """Bumped whenever the JSON layout changes; older readers refuse newer states."""
+
+_STATUSES = ("ok", "error", "timeout", "rejected", "blocked", "cancelled")
+
+_resumed_ids: set[str] = set()
+"""Ids of the states this process resumed: resuming the same saved JSON twice is refused."""
+_resumed_lock = threading.Lock()
 
 _ITEM_TYPES: dict[str, type[Any]] = {
     cls.type: cls
@@ -74,7 +83,10 @@ class RunState:
         pending_mcp: list[MCPApprovalRequestItem],
         pending_handoffs: list[HandoffCallItem],
         interruptions: list[ToolApprovalItem | MCPApprovalRequestItem],
+        state_id: str | None = None,
     ) -> None:
+        self.state_id = state_id or uuid.uuid4().hex
+        """Identifies this pause; a state (or its JSON) resumes once per process."""
         self.current_agent = current_agent
         self.original_input = original_input
         self.model_input = model_input
@@ -118,13 +130,16 @@ class RunState:
         return [i for i in self._interruptions if i.call_id not in self.ledger.calls]
 
     def mark_resumed(self) -> None:
-        """Record that a run resumed from this state; a second resume is refused."""
-        if self._resumed:
-            raise UserError(
-                "This RunState was already resumed. Continue from the new result instead "
-                "(result.to_state()), so no approved call runs twice."
-            )
-        self._resumed = True
+        """Record that a run resumed from this state; a second resume is refused, also of
+        another copy loaded from the same JSON in this process."""
+        with _resumed_lock:
+            if self._resumed or self.state_id in _resumed_ids:
+                raise UserError(
+                    "This RunState was already resumed. Continue from the new result instead "
+                    "(result.to_state()), so no approved call runs twice."
+                )
+            self._resumed = True
+            _resumed_ids.add(self.state_id)
 
     def _pending(self, item: Any) -> ToolApprovalItem | MCPApprovalRequestItem | None:
         call_id = getattr(item, "call_id", item)
@@ -190,6 +205,7 @@ class RunState:
         data = {
             "format": STATE_FORMAT,
             "version": STATE_VERSION,
+            "state_id": self.state_id,
             "current_agent": self.current_agent.name,
             "original_input": self.original_input,
             "model_input": self.model_input,
@@ -214,19 +230,19 @@ class RunState:
     @classmethod
     def from_json(cls, agent: Agent[Any], text: str, context: Any = None) -> RunState:
         """Rebuild a state saved by :meth:`to_json`; ``agent`` is the agent that was running."""
-        data = _load_checked(text)
+        data = check_saved_state(_load_checked(text))
         if data["current_agent"] != agent.name:
             raise UserError(
                 f"This state was saved while agent {data['current_agent']!r} was running; "
                 f"pass that agent to RunState.from_json, not {agent.name!r}."
             )
-        items = [_load_item(raw, agent) for raw in data["new_items"]]
+        items = [_load_item(raw, agent, n) for n, raw in enumerate(data["new_items"])]
         calls = {i.call_id: i for i in items if isinstance(i, ToolCallItem) and i.call_id}
         mcp = {i.call_id: i for i in items if isinstance(i, MCPApprovalRequestItem)}
-        pending_calls = [calls[c] for c in data["pending_calls"]]
-        pending_mcp = [mcp[c] for c in data["pending_mcp"]]
         handoffs = {i.raw_item.call_id: i for i in items if isinstance(i, HandoffCallItem)}
-        pending_handoffs = [handoffs[c] for c in data.get("pending_handoffs", [])]
+        pending_calls = _pending(calls, data["pending_calls"], "pending_calls")
+        pending_mcp = _pending(mcp, data["pending_mcp"], "pending_mcp")
+        pending_handoffs = _pending(handoffs, data["pending_handoffs"], "pending_handoffs")
         interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = [
             ToolApprovalItem(
                 agent=agent,
@@ -259,6 +275,7 @@ class RunState:
             pending_mcp=pending_mcp,
             pending_handoffs=pending_handoffs,
             interruptions=interruptions,
+            state_id=data.get("state_id"),
         )
 
     def __repr__(self) -> str:
@@ -267,6 +284,16 @@ class RunState:
             f"RunState(agent={self.current_agent.name!r}, turn={self.current_turn}, "
             f"waiting=[{waiting}])"
         )
+
+
+def _pending(known: dict[Any, Any], ids: list[str], field: str) -> list[Any]:
+    missing = [c for c in ids if c not in known]
+    if missing:
+        raise damaged(f"{field} names call {missing[0]!r}, which is not among new_items")
+    found = [known[c] for c in ids]
+    if field == "pending_calls" and any(c.raw_item.type != "function_call" for c in found):
+        raise damaged(f"{field} names a call that is not a function call")
+    return found
 
 
 def _parse(arguments: str | None) -> dict[str, Any]:
@@ -300,27 +327,51 @@ def _dump_item(item: RunItem) -> dict[str, Any]:
         "agent": item.agent.name,
         "raw": item.to_input_item(),
     }
-    if isinstance(item, ToolCallOutputItem) and item.approval is not None:
-        entry["approved"] = item.approval.approved
+    if isinstance(item, ToolCallOutputItem):
+        if item.approval is not None:
+            entry["approved"] = item.approval.approved
+        if item.status != "ok":
+            entry["status"] = item.status
     return entry
 
 
-def _load_item(entry: dict[str, Any], agent: Agent[Any]) -> RunItem:
-    from openai.types.responses import ResponseOutputItem
-    from pydantic import TypeAdapter
+def _load_item(entry: dict[str, Any], agent: Agent[Any], index: int) -> RunItem:
+    from pydantic import ValidationError
 
     cls = _ITEM_TYPES.get(entry["type"])
     if cls is None:
         raise UserError(f"Unknown item type {entry['type']!r} in a saved RunState.")
+    try:
+        return _build_item(cls, entry, agent)
+    except (ValidationError, KeyError, TypeError, AttributeError) as e:
+        problem = str(e).splitlines()[0]
+        raise damaged(f"new_items.{index} ({entry['type']}) is malformed ({problem})") from None
+
+
+def _build_item(cls: type[Any], entry: dict[str, Any], agent: Agent[Any]) -> RunItem:
+    from openai.types.responses import ResponseOutputItem
+    from pydantic import TypeAdapter
+
     raw = entry["raw"]
     if cls in (ToolCallOutputItem, MCPApprovalResponseItem):
         if cls is ToolCallOutputItem:
             approved = entry.get("approved")
             approval = None if approved is None else ApprovalDecision(approved=bool(approved))
+            if not isinstance(raw.get("call_id"), str):
+                raise TypeError("a tool output needs a string call_id")
+            status = entry.get("status", "ok")
+            if status not in _STATUSES:
+                raise TypeError(f"unknown status {status!r}")
             return ToolCallOutputItem(
-                agent=agent, raw_item=raw, output=raw.get("output"), approval=approval
+                agent=agent,
+                raw_item=raw,
+                output=raw.get("output"),
+                approval=approval,
+                status=status,
             )
         return MCPApprovalResponseItem(agent=agent, raw_item=raw)
     parsed = TypeAdapter(ResponseOutputItem).validate_python(raw)
+    if cls is HandoffCallItem and parsed.type != "function_call":
+        raise TypeError("a handoff must be a function_call")
     item: RunItem = cls(agent=agent, raw_item=parsed)
     return item
