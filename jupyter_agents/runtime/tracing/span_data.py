@@ -12,6 +12,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .redact import redact_model_config
+
 __all__ = [
     "AgentSpanData",
     "CustomSpanData",
@@ -77,10 +79,16 @@ class GenerationSpanData(SpanData):
     """What the model returned (sensitive)."""
 
     model_config: dict[str, Any] | None = None
-    """Settings of the call (temperature, ...)."""
+    """Settings of the call (temperature, ...); header values and secret-looking query and body
+    entries are always redacted."""
 
     usage: dict[str, Any] | None = None
     """Token counts, e.g. ``{"input_tokens": 10, "output_tokens": 3}``."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "model_config":
+            value = redact_model_config(value)
+        super().__setattr__(name, value)
 
 
 @dataclass
