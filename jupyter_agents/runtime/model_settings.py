@@ -75,11 +75,20 @@ class ModelSettings:
     extra_args: dict[str, Any] | None = None
     """Extra keyword arguments passed to the client call as they are."""
 
+    timeout: float | None = None
+    """Seconds one model request may take (default: ``DEFAULT_MODEL_TIMEOUT``, 300 s, with 10 s
+    to connect). Retries are ``RunConfig.model_retry``'s alone: the ``openai`` client's own
+    retries are off."""
+
     def __post_init__(self) -> None:
         if self.temperature is not None and not 0 <= self.temperature <= 2:
             raise UserError(f"temperature must be between 0 and 2, got {self.temperature}")
         if self.top_p is not None and not 0 <= self.top_p <= 1:
             raise UserError(f"top_p must be between 0 and 1, got {self.top_p}")
+        if self.timeout is not None and not (
+            isinstance(self.timeout, (int, float)) and self.timeout > 0
+        ):
+            raise UserError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise UserError(f"max_tokens must be at least 1, got {self.max_tokens}")
 

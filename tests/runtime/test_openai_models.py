@@ -380,3 +380,37 @@ async def test_structured_output_and_handoffs_on_the_wire(
         fmt = body["response_format"]
         assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "Answer"
         assert body["tools"][0]["function"]["name"] == "transfer_to_helper"
+
+
+NO_RETRIES = RunConfig(model_retry=ModelRetryPolicy(max_attempts=1))
+
+
+@pytest.mark.parametrize("given_client", [False, True], ids=["provider", "user-client"])
+async def test_one_retry_layer_max_attempts_1_sends_one_request(
+    openai_server: FakeOpenAIServer, given_client: bool
+) -> None:
+    """The openai client's own retries (2 by default) are off: RunConfig.model_retry alone."""
+    openai_server.enqueue(*(ReplyError(503, f"down {i}") for i in range(3)))
+    if given_client:  # a client built with the openai package's defaults (max_retries=2)
+        client = openai.AsyncOpenAI(base_url=openai_server.base_url, api_key=openai_server.api_key)
+        model: Any = OpenAIChatCompletionsModel("gpt-test", openai_client=client)
+    else:
+        provider = OpenAIProvider(base_url=openai_server.base_url, api_key=openai_server.api_key)
+        model = provider.get_model("gpt-test")
+    with pytest.raises(openai.InternalServerError):
+        await Runner.run(Agent(name="r", model=model), "hi", run_config=NO_RETRIES)
+    assert len(openai_server.model_requests) == 1
+    openai_server.reset()  # the two replies a second layer of retries would have taken
+
+
+async def test_model_settings_timeout_bounds_one_request(openai_server: FakeOpenAIServer) -> None:
+    openai_server.enqueue(ReplyHang())
+    agent = Agent(
+        name="t",
+        model=make_model("responses", openai_server),
+        model_settings=ModelSettings(timeout=0.3),
+    )
+    with pytest.raises(openai.APITimeoutError):
+        await asyncio.wait_for(Runner.run(agent, "hi", run_config=NO_RETRIES), timeout=30)
+    with pytest.raises(UserError, match="timeout must be a positive number"):
+        ModelSettings(timeout=0)

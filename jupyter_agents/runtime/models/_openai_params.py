@@ -19,6 +19,8 @@ def settings_params(settings: ModelSettings) -> dict[str, Any]:
         params["extra_query"] = settings.extra_query
     if settings.extra_body:
         params["extra_body"] = settings.extra_body
+    if settings.timeout is not None:
+        params["timeout"] = settings.timeout
     if settings.extra_args:
         params.update(settings.extra_args)
     return params

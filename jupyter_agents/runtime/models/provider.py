@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DEFAULT_MODEL_TIMEOUT",
     "OpenAIProvider",
     "default_provider",
     "get_default_openai_api",
@@ -37,6 +38,9 @@ __all__ = [
 
 DEFAULT_MODEL = "gpt-4.1"
 """The model used when neither the agent nor the run names one (``OPENAI_DEFAULT_MODEL`` wins)."""
+
+DEFAULT_MODEL_TIMEOUT = 300.0
+"""Seconds one model request may take by default (``ModelSettings.timeout`` changes it)."""
 
 OpenAIAPI = Literal["responses", "chat_completions"]
 
@@ -137,10 +141,11 @@ class ClientPool:
 
         base = self._base or _settings["client"]
         if base is not None:
+            # One retry layer: RunConfig.model_retry. The client's own retries would multiply it.
             if not self._base_taken:
                 self._base_taken = True
-                return base
-            return base.copy(http_client=openai.DefaultAsyncHttpxClient())
+                return base.with_options(max_retries=0)
+            return base.copy(http_client=openai.DefaultAsyncHttpxClient(), max_retries=0)
         api_key = self._api_key or _settings["key"] or os.environ.get("OPENAI_API_KEY")
         base_url = self._base_url or os.environ.get("OPENAI_BASE_URL") or None
         if not api_key:
@@ -151,7 +156,12 @@ class ClientPool:
                     "agent a model such as jupyter_agents.testing.ScriptedModel."
                 )
             api_key = "unused"  # local servers usually ignore the key but the client needs one
-        return openai.AsyncOpenAI(api_key=api_key, base_url=base_url)
+        return openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=openai.Timeout(DEFAULT_MODEL_TIMEOUT, connect=10.0),
+        )
 
 
 class OpenAIProvider(ModelProvider):
