@@ -284,15 +284,18 @@ class ToolBatch:
         self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str
     ) -> _Outcome:
         token = event_sink.set(self._queue.put_nowait if self._queue is not None else None)
+        timeout = tool.timeout if tool.timeout is not None else self._loop.run_config.tool_timeout
         try:
             invocation = tool.on_invoke_tool(ctx, arguments)
-            if tool.timeout is not None:
-                return _Outcome(await asyncio.wait_for(invocation, tool.timeout))
-            return _Outcome(await invocation)
-        except asyncio.TimeoutError:
-            if tool.timeout is None:
-                raise
-            message = timeout_message(tool)
+            if timeout is None:
+                return _Outcome(await invocation)
+            started = asyncio.get_running_loop().time()
+            try:
+                return _Outcome(await asyncio.wait_for(invocation, timeout))
+            except asyncio.TimeoutError:
+                if asyncio.get_running_loop().time() - started < timeout:
+                    raise  # the tool's own TimeoutError, not ours
+            message = timeout_message(tool, timeout)
             return _Outcome(message, "timeout", ToolError("timeout", message))
         except ToolArgumentsError as e:
             return _Outcome.failed(str(e), "ToolArgumentsError")

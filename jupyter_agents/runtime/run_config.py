@@ -17,7 +17,16 @@ if TYPE_CHECKING:
     from .agent import Agent
     from .items import TResponseInputItem
 
-__all__ = ["CallModelData", "ModelInputData", "RunConfig", "SessionInputCallback"]
+__all__ = [
+    "DEFAULT_TOOL_TIMEOUT",
+    "CallModelData",
+    "ModelInputData",
+    "RunConfig",
+    "SessionInputCallback",
+]
+
+DEFAULT_TOOL_TIMEOUT = 600.0
+"""Seconds a function tool call may take unless the tool or ``RunConfig.tool_timeout`` says."""
 
 
 @dataclass
@@ -87,6 +96,10 @@ class RunConfig:
 
     session_input_callback: SessionInputCallback | None = None
     """Merges a session's history with the new input (default: history then input)."""
+
+    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
+    """Seconds a function tool call may take when the tool sets no ``timeout`` of its own
+    (None: no limit). A sync tool on a thread may still finish after it; see ``killable``."""
 
     model_retry: ModelRetryPolicy = field(default_factory=ModelRetryPolicy)
     """How failed model calls are retried (``ModelRetryPolicy(max_attempts=1)`` turns it off)."""

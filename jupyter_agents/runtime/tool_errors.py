@@ -11,15 +11,15 @@ from .items import ToolError
 if TYPE_CHECKING:
     from .tools import FunctionTool
 
-__all__ = ["timeout_message", "tool_error"]
+__all__ = ["timeout_message", "tool_error", "user_traceback"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _ASYNCIO_DIR = os.path.dirname(os.path.abspath(traceback.__file__)) + os.sep + "asyncio"
 
 
-def timeout_message(tool: FunctionTool) -> str:
+def timeout_message(tool: FunctionTool, timeout: float) -> str:
     """What the model sees when ``tool`` ran out of time; truthful about a thread that goes on."""
-    seconds = f"{tool.timeout:g} s"
+    seconds = f"{timeout:g} s"
     if getattr(tool, "runs_in_thread", False) and not getattr(tool, "killable", False):
         return (
             f"Tool {tool.name!r} did not finish within {seconds}; the run stopped waiting for "
@@ -30,16 +30,26 @@ def timeout_message(tool: FunctionTool) -> str:
 
 def tool_error(error: BaseException) -> ToolError:
     """The exception as a :class:`ToolError`, with the traceback of the user's own frames."""
+    child = getattr(error, "traceback_text", None)  # a killable tool's child process
+    if isinstance(child, str):
+        return ToolError(
+            getattr(error, "type_name", "Exception"), str(error.args[0]), child or None
+        )
+    return ToolError(type(error).__name__, str(error), user_traceback(error))
+
+
+def user_traceback(error: BaseException) -> str | None:
+    """The traceback of ``error`` through the user's own code (this library's frames and
+    asyncio's left out); None when no such frame exists."""
     frames = [
         frame
         for frame in traceback.extract_tb(error.__traceback__)
         if not _is_internal(frame.filename)
     ]
-    text = None
-    if frames:
-        text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
-        text += "".join(traceback.format_exception_only(type(error), error))
-    return ToolError(type(error).__name__, str(error), text)
+    if not frames:
+        return None
+    text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
+    return text + "".join(traceback.format_exception_only(type(error), error))
 
 
 def _is_internal(filename: str) -> bool:

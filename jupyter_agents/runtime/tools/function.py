@@ -15,6 +15,7 @@ from ..approvals import NeedsApproval
 from ..context import RunContextWrapper, ToolContext
 from ..errors import UserError
 from ._json_validate import check_arguments
+from ._process import can_fork, run_in_process
 from .schema import function_schema
 
 if TYPE_CHECKING:
@@ -95,7 +96,14 @@ class FunctionTool:
     """``ToolOutputGuardrail`` checks on each call's output, before the model sees it."""
 
     timeout: float | None = None
-    """Seconds a call may take; when it fires, the model is told the call timed out."""
+    """Seconds a call may take; when it fires, the model is told the call timed out. None:
+    the run's ``RunConfig.tool_timeout`` (600 s by default)."""
+
+    runs_in_thread: bool = False
+    """A sync function run on a worker thread: a timeout cannot stop it, only stop waiting."""
+
+    killable: bool = False
+    """Runs in a child process that a timeout or Stop kills (``@tool(killable=True)``)."""
 
     arguments_validator: Callable[[dict[str, Any]], str | None] | None = field(
         default=None, repr=False
@@ -172,6 +180,14 @@ def _make_tool(
         strict_json_schema=strict_mode,
     )
     is_async = inspect.iscoroutinefunction(func)
+    killable = bool(extra.get("killable"))
+    if killable and is_async:
+        raise UserError(
+            f"Tool {schema.name!r}: killable=True is for plain (sync) functions; an async tool "
+            "is already stopped when it times out."
+        )
+    if killable and not can_fork():
+        raise UserError("killable=True needs a platform with fork() (Linux or macOS).")
 
     async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:
         try:
@@ -190,6 +206,8 @@ def _make_tool(
             args = [ctx, *args]
         if is_async:
             return await func(*args, **kwargs)
+        if killable:
+            return await run_in_process(func, *args, **kwargs)
         return await run_in_thread(func, *args, **kwargs)
 
     def validate(arguments: dict[str, Any]) -> str | None:
@@ -209,6 +227,7 @@ def _make_tool(
         failure_error_function=failure_error_function,
         needs_approval=needs_approval,
         arguments_validator=validate,
+        runs_in_thread=not is_async and not killable,
         **extra,
         func=func,
     )
@@ -232,6 +251,7 @@ def function_tool(
     tool_input_guardrails: list[Any] | None = None,
     tool_output_guardrails: list[Any] | None = None,
     timeout: float | None = None,
+    killable: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -250,6 +270,7 @@ def function_tool(
     tool_input_guardrails: list[Any] | None = None,
     tool_output_guardrails: list[Any] | None = None,
     timeout: float | None = None,
+    killable: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a Python function into a :class:`FunctionTool`; use bare or with arguments.
 
@@ -272,7 +293,11 @@ def function_tool(
             ``(ctx, arguments, call_id)`` decides per call.
         tool_input_guardrails: Checks on each call's arguments before the tool runs.
         tool_output_guardrails: Checks on each call's output before the model sees it.
-        timeout: Seconds a call may take; the model is told when it times out.
+        timeout: Seconds a call may take; the model is told when it times out (default: the
+            run's ``RunConfig.tool_timeout``). A sync function on a thread cannot be stopped:
+            it may still finish later. Use ``killable=True`` when it must be.
+        killable: Run the (sync) function in a forked child process that a timeout or Stop
+            kills. Its result must be picklable, and it cannot change the caller's variables.
     """
 
     def decorate(f: Callable[..., Any]) -> FunctionTool:
@@ -292,6 +317,7 @@ def function_tool(
                 "tool_input_guardrails": list(tool_input_guardrails or []),
                 "tool_output_guardrails": list(tool_output_guardrails or []),
                 "timeout": timeout,
+                "killable": killable,
             },
         )
         for listener in list(_tool_listeners):
