@@ -89,6 +89,8 @@ class RunLoop:
         self.pending_calls: list[ToolCallItem] = []
         self.pending_mcp: list[MCPApprovalRequestItem] = []
         self.pending_handoffs: list[HandoffCallItem] = []
+        self.nested_states: dict[str, RunState] = {}
+        """Paused nested runs of agent tools, by the outer call id."""
         self.hooks = HookCaller(hooks, context_wrapper)
         self.input_guardrail_results: list[InputGuardrailResult] = []
         self.output_guardrail_results: list[OutputGuardrailResult] = []
@@ -467,4 +469,5 @@ def resume_loop(
     loop.pending_calls = list(state.pending_calls)
     loop.pending_mcp = list(state.pending_mcp)
     loop.pending_handoffs = list(state.pending_handoffs)
+    loop.nested_states = dict(state.nested)
     return loop

@@ -69,6 +69,7 @@ class _State(_Model):
     pending_calls: list[StrictStr]
     pending_mcp: list[StrictStr]
     pending_handoffs: list[StrictStr] = Field(default_factory=list)
+    nested: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
 def damaged(problem: str) -> UserError:

@@ -189,7 +189,8 @@ async def resolve_calls(
         loop.new_items.append(output)
         loop.model_input.append(output.raw_item)
     if batch.interruptions or waiting_mcp:
-        waiting = {item.call_id for item in batch.interruptions}
+        waiting = {item.call_id for item in batch.interruptions} | set(batch.nested)
+        loop.nested_states = batch.nested
         loop.pending_calls = [c for c in calls if c.call_id in waiting]
         loop.pending_mcp = waiting_mcp
         loop.pending_handoffs = list(handoff_calls)  # performed once the calls are decided
@@ -198,6 +199,7 @@ async def resolve_calls(
         return
     loop.pending_calls, loop.pending_mcp, loop.interruptions = [], [], []
     loop.pending_handoffs = []
+    loop.nested_states = {}
     if handoff_calls:
         async for step in _hand_off(loop, agent, handoffs, handoff_calls, turn_start):
             yield step

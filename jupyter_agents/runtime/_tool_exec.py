@@ -12,7 +12,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ._util import call_maybe_async
-from .agent_tool import event_sink
+from .agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
 from .approvals import (
     ApprovalDecision,
     ApprovalRequest,
@@ -41,6 +41,7 @@ from .tracing import function_span
 if TYPE_CHECKING:
     from ._loop import RunLoop
     from .agent import Agent
+    from .run_state import RunState
 
 logger = logging.getLogger("jupyter_agents")
 
@@ -77,6 +78,8 @@ class ToolBatch:
         self._results: list[ToolCallOutputItem | None] = [None] * len(calls)
         self._queue: asyncio.Queue[Any] | None = None
         self.interruptions: list[ToolApprovalItem] = []
+        self.nested: dict[str, RunState] = {}
+        """Paused nested runs of agent tools, by the outer call id."""
         self._always: dict[str, asyncio.Event] = {}
 
     @property
@@ -134,10 +137,10 @@ class ToolBatch:
         tool = self._enabled.get(name)
         decision: ApprovalDecision | None = None
         parsed = _parse_object(arguments)
-        outcome: _Outcome
+        ran: _Outcome | None
         if tool is not None and parsed is None:
             # Not a JSON object: an error to the model, before any approval or invocation.
-            outcome = _Outcome.failed(_not_an_object(name, arguments), "ToolArgumentsError")
+            ran = _Outcome.failed(_not_an_object(name, arguments), "ToolArgumentsError")
         elif tool is not None and await self._needs_approval(tool, parsed or {}, call_id):
             decision = self._ledger.take(name, call_id, arguments)
             if decision is None:
@@ -167,11 +170,14 @@ class ToolBatch:
             if decision.approved and decision.arguments is not None:
                 arguments = json.dumps(decision.arguments)
             if decision.approved:
-                outcome = await self._invoke(name, call_id, arguments)
+                ran = await self._invoke_or_pause(name, call_id, arguments)
             else:
-                outcome = _Outcome(rejection_message(name, decision.message), "rejected")
+                ran = _Outcome(rejection_message(name, decision.message), "rejected")
         else:
-            outcome = await self._invoke(name, call_id, arguments)
+            ran = await self._invoke_or_pause(name, call_id, arguments)
+        if ran is None:
+            return  # an agent tool's nested run paused: its calls are this run's interruptions
+        outcome = ran
         value = outcome.value
         output = ToolCallOutputItem(
             agent=self._agent,
@@ -188,6 +194,21 @@ class ToolBatch:
         )
         self._results[index] = output
         yield RunItemStreamEvent(name="tool_output", item=output)
+
+    async def _invoke_or_pause(self, name: str, call_id: str, arguments: str) -> _Outcome | None:
+        """Run the call; None when it is an agent tool whose nested run paused for approvals
+        (the outer run then pauses with the nested calls as its interruptions)."""
+        token = nested_resume.set(self._loop.nested_states.pop(call_id, None))
+        try:
+            return await self._invoke(name, call_id, arguments)
+        except NestedRunPaused as paused:
+            self.nested[call_id] = paused.state
+            self.interruptions.extend(
+                i for i in paused.state.interruptions if isinstance(i, ToolApprovalItem)
+            )
+            return None
+        finally:
+            nested_resume.reset(token)
 
     async def _needs_approval(
         self, tool: FunctionTool, arguments: dict[str, Any], call_id: str
@@ -284,6 +305,7 @@ class ToolBatch:
         self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str
     ) -> _Outcome:
         token = event_sink.set(self._queue.put_nowait if self._queue is not None else None)
+        handler_token = outer_approval_handler.set(self._handler)
         timeout = tool.timeout if tool.timeout is not None else self._loop.run_config.tool_timeout
         try:
             invocation = tool.on_invoke_tool(ctx, arguments)
@@ -299,6 +321,8 @@ class ToolBatch:
             return _Outcome(message, "timeout", ToolError("timeout", message))
         except ToolArgumentsError as e:
             return _Outcome.failed(str(e), "ToolArgumentsError")
+        except NestedRunPaused:
+            raise
         except Exception as e:
             if tool.failure_error_function is None:
                 raise
@@ -313,6 +337,7 @@ class ToolBatch:
             return _Outcome(told, "error", tool_error(e))
         finally:
             event_sink.reset(token)
+            outer_approval_handler.reset(handler_token)
 
     async def _check_input(self, tool: FunctionTool, ctx: ToolContext[Any]) -> str | None:
         """Tool input guardrails: a message replacing the call, or None to run it."""

@@ -84,6 +84,7 @@ class RunState:
         pending_handoffs: list[HandoffCallItem],
         interruptions: list[ToolApprovalItem | MCPApprovalRequestItem],
         state_id: str | None = None,
+        nested: dict[str, RunState] | None = None,
     ) -> None:
         self.state_id = state_id or uuid.uuid4().hex
         """Identifies this pause; a state (or its JSON) resumes once per process."""
@@ -99,6 +100,9 @@ class RunState:
         self.pending_mcp = pending_mcp
         self.pending_handoffs = pending_handoffs
         self._interruptions = interruptions
+        self.nested: dict[str, RunState] = dict(nested or {})
+        """Paused runs of agent tools (``Agent.as_tool``), by the outer call id: their waiting
+        calls are among :attr:`interruptions`, and decisions on them go to them."""
         self._resumed = False
 
     @classmethod
@@ -117,6 +121,7 @@ class RunState:
             pending_mcp=list(loop.pending_mcp),
             pending_handoffs=list(loop.pending_handoffs),
             interruptions=list(loop.interruptions),
+            nested=dict(loop.nested_states),
         )
 
     @property
@@ -127,7 +132,18 @@ class RunState:
     @property
     def undecided(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
         """The interruptions without a decision yet; they interrupt the resumed run again."""
-        return [i for i in self._interruptions if i.call_id not in self.ledger.calls]
+        return [i for i in self._interruptions if i.call_id not in self._owner(i).ledger.calls]
+
+    def get_interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
+        """The calls that paused the run (the SDK's name for :attr:`interruptions`)."""
+        return self.interruptions
+
+    def _owner(self, item: Any) -> RunState:
+        """The state a waiting call belongs to: this one, or a paused agent tool's run."""
+        for state in self.nested.values():
+            if any(i is item for i in state.interruptions):
+                return state._owner(item)
+        return self
 
     def mark_resumed(self) -> None:
         """Record that a run resumed from this state; a second resume is refused, also of
@@ -142,6 +158,8 @@ class RunState:
             _resumed_ids.add(self.state_id)
 
     def _pending(self, item: Any) -> ToolApprovalItem | MCPApprovalRequestItem | None:
+        if any(i is item for i in self._interruptions):
+            return item  # type: ignore[no-any-return]
         call_id = getattr(item, "call_id", item)
         return next((i for i in self._interruptions if i.call_id == call_id), None)
 
@@ -162,7 +180,7 @@ class RunState:
         if pending is None:
             return False
         if arguments is not None:
-            self._check_edit(pending, arguments)
+            self._owner(pending)._check_edit(pending, arguments)
         return self._record(pending, ApprovalDecision.approve(always=always, arguments=arguments))
 
     def reject(
@@ -180,7 +198,8 @@ class RunState:
 
     def _record(self, item: ToolApprovalItem | MCPApprovalRequestItem, d: ApprovalDecision) -> bool:
         name = ledger_name(item) if isinstance(item, MCPApprovalRequestItem) else item.tool_name
-        return self.ledger.record(name, item.call_id, item.raw_item.arguments or "", d)
+        ledger = self._owner(item).ledger
+        return ledger.record(name, item.call_id, item.raw_item.arguments or "", d)
 
     def _check_edit(self, item: Any, arguments: dict[str, Any]) -> None:
         if not isinstance(item, ToolApprovalItem):
@@ -224,6 +243,7 @@ class RunState:
             "pending_calls": [c.call_id for c in self.pending_calls],
             "pending_mcp": [r.call_id for r in self.pending_mcp],
             "pending_handoffs": [h.raw_item.call_id for h in self.pending_handoffs],
+            "nested": {call_id: json.loads(st.to_json()) for call_id, st in self.nested.items()},
         }
         return json.dumps(data, default=str)
 
@@ -243,15 +263,21 @@ class RunState:
         pending_calls = _pending(calls, data["pending_calls"], "pending_calls")
         pending_mcp = _pending(mcp, data["pending_mcp"], "pending_mcp")
         pending_handoffs = _pending(handoffs, data["pending_handoffs"], "pending_handoffs")
-        interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = [
-            ToolApprovalItem(
-                agent=agent,
-                raw_item=c.raw_item,
-                tool_name=c.raw_item.name,
-                arguments=_parse(c.raw_item.arguments),
-            )
-            for c in pending_calls
-        ]
+        nested = _load_nested(agent, data["nested"], pending_calls, context)
+        interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = []
+        for c in pending_calls:
+            if c.call_id in nested:
+                interruptions.extend(nested[c.call_id].interruptions)
+            else:
+                interruptions.append(
+                    ToolApprovalItem(
+                        agent=agent,
+                        raw_item=c.raw_item,
+                        tool_name=c.raw_item.name,
+                        arguments=_parse(c.raw_item.arguments),
+                        call_item=c,
+                    )
+                )
         interruptions.extend(pending_mcp)
         u = data["usage"]
         usage = Usage(
@@ -276,6 +302,7 @@ class RunState:
             pending_handoffs=pending_handoffs,
             interruptions=interruptions,
             state_id=data.get("state_id"),
+            nested=nested,
         )
 
     def __repr__(self) -> str:
@@ -284,6 +311,26 @@ class RunState:
             f"RunState(agent={self.current_agent.name!r}, turn={self.current_turn}, "
             f"waiting=[{waiting}])"
         )
+
+
+def _load_nested(
+    agent: Agent[Any], saved: dict[str, Any], pending_calls: list[ToolCallItem], context: Any
+) -> dict[str, RunState]:
+    """The paused runs of agent tools, rebuilt with the agents those tools run."""
+    nested: dict[str, RunState] = {}
+    for call_id, data in saved.items():
+        call = next((c for c in pending_calls if c.call_id == call_id), None)
+        if call is None:
+            raise damaged(f"nested names call {call_id!r}, which is not a pending call")
+        tool = next((t for t in agent.tools if getattr(t, "name", None) == call.tool_name), None)
+        inner = getattr(tool, "agent", None)
+        if inner is None:
+            raise UserError(
+                f"This state holds a paused run of agent tool {call.tool_name!r}, but agent "
+                f"{agent.name!r} has no such agent tool now."
+            )
+        nested[call_id] = RunState.from_json(inner, json.dumps(data), context)
+    return nested
 
 
 def _pending(known: dict[Any, Any], ids: list[str], field: str) -> list[Any]:
