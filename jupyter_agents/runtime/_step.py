@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+import logging
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from .items import (
     ToolCallOutputItem,
 )
 from .tools import FunctionTool, Tool
+from .tools.kinds import kind_for_call, kind_for_tool
 from .tracing import guardrail_span, handoff_span
 
 if TYPE_CHECKING:
@@ -36,26 +38,33 @@ if TYPE_CHECKING:
 
 __all__ = ["finalize", "finish_turn", "make_item", "resolve_calls"]
 
+logger = logging.getLogger("jupyter_agents")
+
 MULTIPLE_HANDOFFS = "Multiple handoffs were requested; only the first one was performed."
 
 
 def make_item(raw: Any, agent: Agent[Any], handoffs: list[Handoff[Any]]) -> RunItem | None:
-    """The run item for one model output item (None for kinds the run ignores)."""
+    """The run item for one model output item (None for context items the run keeps no item
+    for). A call type no tool kind claims is a ``ModelBehaviorError``."""
     kind = raw.type
     if kind == "message":
         return MessageOutputItem(agent=agent, raw_item=raw)
-    if kind == "function_call":
-        if any(h.tool_name == raw.name for h in handoffs):
-            return HandoffCallItem(agent=agent, raw_item=raw)
+    if kind == "function_call" and any(h.tool_name == raw.name for h in handoffs):
+        return HandoffCallItem(agent=agent, raw_item=raw)
+    if kind_for_call(kind) is not None:
         return ToolCallItem(agent=agent, raw_item=raw)
     if kind == "mcp_approval_request":
         return MCPApprovalRequestItem(agent=agent, raw_item=raw)
     if kind == "mcp_list_tools":
         return MCPListToolsItem(agent=agent, raw_item=raw)
-    if kind.endswith("_call"):
-        return ToolCallItem(agent=agent, raw_item=raw)
     if kind == "reasoning":
         return ReasoningItem(agent=agent, raw_item=raw)
+    if kind.endswith("_call"):
+        raise ModelBehaviorError(
+            f"The model sent a {kind!r} item, but no tool of agent {agent.name!r} handles that "
+            "kind of call (give the agent the matching tool)."
+        )
+    logger.warning("Ignoring a %r item of the model's response: nothing handles it.", kind)
     return None
 
 
@@ -90,7 +99,8 @@ async def finish_turn(
         elif isinstance(item, MCPApprovalRequestItem):
             mcp_requests.append(item)
         elif isinstance(item, ToolCallItem):
-            if raw.type == "function_call":
+            call_kind = kind_for_call(raw.type)
+            if call_kind is not None and call_kind.executable:
                 calls.append(item)
             else:
                 hosted_activity = True
@@ -178,7 +188,9 @@ async def resolve_calls(
         else:
             loop.new_items.append(answer)
             loop.model_input.append(answer.raw_item)
-    enabled = {t.name: t for t in tools if isinstance(t, FunctionTool)}
+    enabled: dict[str, Any] = {
+        t.name: t for t in tools if getattr(kind_for_tool(t), "executable", False)
+    }
     batch = ToolBatch(agent, calls, enabled, [t.name for t in agent.tools], loop)
     if calls:
         loop.mark_tools_used(agent)
@@ -215,7 +227,7 @@ async def _tools_final_output(
     agent: Agent[Any],
     calls: list[ToolCallItem],
     outputs: list[ToolCallOutputItem],
-    enabled: dict[str, FunctionTool],
+    enabled: Mapping[str, Any],
 ) -> ToolsToFinalOutputResult:
     behavior = agent.tool_use_behavior
     if behavior == "run_llm_again":
@@ -224,7 +236,9 @@ async def _tools_final_output(
     results = [
         FunctionToolResult(tool=enabled[name], output=out.output, run_item=out)
         for out in outputs
-        if (name := getattr(by_id.get(out.call_id), "tool_name", None)) in enabled
+        if isinstance(
+            enabled.get(name := getattr(by_id.get(out.call_id), "tool_name", "")), FunctionTool
+        )
     ]
     if not results:
         return ToolsToFinalOutputResult(is_final_output=False)

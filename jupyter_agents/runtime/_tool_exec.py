@@ -22,6 +22,7 @@ from .approvals import (
 )
 from .context import ToolContext
 from .errors import (
+    ModelBehaviorError,
     ToolInputGuardrailTripwireTriggered,
     ToolOutputGuardrailTripwireTriggered,
     UserError,
@@ -35,7 +36,8 @@ from .tool_guardrails import (
     ToolOutputGuardrailData,
     ToolOutputGuardrailResult,
 )
-from .tools import FunctionTool, ToolArgumentsError, to_model_output
+from .tools import ToolArgumentsError
+from .tools.kinds import LocalTool, ToolKind, kind_for_call, kind_for_tool
 from .tracing import function_span
 
 if TYPE_CHECKING:
@@ -63,7 +65,7 @@ class ToolBatch:
         self,
         agent: Agent[Any],
         calls: Sequence[ToolCallItem],
-        enabled: dict[str, FunctionTool],
+        enabled: dict[str, LocalTool],
         all_names: Sequence[str],
         loop: RunLoop,
     ) -> None:
@@ -90,7 +92,7 @@ class ToolBatch:
     async def run(self) -> AsyncGenerator[RunItemStreamEvent, None]:
         """Start every call at once; yield events as they happen."""
         forwarding = any(
-            getattr(self._enabled.get(c.raw_item.name), "forwards_events", False)
+            getattr(self._enabled.get(c.tool_name or ""), "forwards_events", False)
             for c in self._calls
         )
         if len(self._calls) == 1 and not forwarding:  # the common case: no task, no queue
@@ -132,23 +134,27 @@ class ToolBatch:
     async def _run_one(
         self, index: int, call: ToolCallItem
     ) -> AsyncGenerator[RunItemStreamEvent, None]:
-        raw = call.raw_item
-        name, call_id, arguments = raw.name, raw.call_id, raw.arguments or ""
-        tool = self._enabled.get(name)
+        kind = _kind_of(call)
+        parsed_call = kind.parse_call(call.raw_item)
+        name, call_id, arguments = parsed_call.name, parsed_call.call_id, parsed_call.arguments
+        tool = self._tool_for(kind, name)
         decision: ApprovalDecision | None = None
-        parsed = _parse_object(arguments)
+        problem = kind.argument_problem(tool, arguments) if tool is not None else None
         ran: _Outcome | None
-        if tool is not None and parsed is None:
-            # Not a JSON object: an error to the model, before any approval or invocation.
-            ran = _Outcome.failed(_not_an_object(name, arguments), "ToolArgumentsError")
-        elif tool is not None and await self._needs_approval(tool, parsed or {}, call_id):
+        if problem is not None:
+            # Unusable arguments (e.g. not a JSON object): an error to the model, before any
+            # approval or invocation.
+            ran = _Outcome.failed(problem, "ToolArgumentsError")
+        elif tool is not None and await self._needs_approval(
+            tool, kind.parsed_arguments(arguments), call_id
+        ):
             decision = self._ledger.take(name, call_id, arguments)
             if decision is None:
                 item = ToolApprovalItem(
                     agent=self._agent,
-                    raw_item=raw,
+                    raw_item=call.raw_item,
                     tool_name=name,
-                    arguments=parsed or {},
+                    arguments=kind.parsed_arguments(arguments),
                     call_item=call,
                 )
                 request = self._request(tool, item)
@@ -170,23 +176,18 @@ class ToolBatch:
             if decision.approved and decision.arguments is not None:
                 arguments = json.dumps(decision.arguments)
             if decision.approved:
-                ran = await self._invoke_or_pause(name, call_id, arguments)
+                ran = await self._invoke_or_pause(kind, name, call_id, arguments)
             else:
                 ran = _Outcome(rejection_message(name, decision.message), "rejected")
         else:
-            ran = await self._invoke_or_pause(name, call_id, arguments)
+            ran = await self._invoke_or_pause(kind, name, call_id, arguments)
         if ran is None:
             return  # an agent tool's nested run paused: its calls are this run's interruptions
         outcome = ran
-        value = outcome.value
         output = ToolCallOutputItem(
             agent=self._agent,
-            raw_item={
-                "type": "function_call_output",
-                "call_id": call_id,
-                "output": to_model_output(value),
-            },
-            output=value,
+            raw_item=kind.output_item(parsed_call, outcome.value),
+            output=outcome.value,
             approval=decision,
             status=outcome.status,
             error=outcome.error,
@@ -195,12 +196,19 @@ class ToolBatch:
         self._results[index] = output
         yield RunItemStreamEvent(name="tool_output", item=output)
 
-    async def _invoke_or_pause(self, name: str, call_id: str, arguments: str) -> _Outcome | None:
+    def _tool_for(self, kind: ToolKind, name: str) -> Any | None:
+        """The enabled tool of ``kind`` called ``name``, if the agent offers it now."""
+        tool = self._enabled.get(name)
+        return tool if tool is not None and kind_for_tool(tool) is kind else None
+
+    async def _invoke_or_pause(
+        self, kind: ToolKind, name: str, call_id: str, arguments: str
+    ) -> _Outcome | None:
         """Run the call; None when it is an agent tool whose nested run paused for approvals
         (the outer run then pauses with the nested calls as its interruptions)."""
         token = nested_resume.set(self._loop.nested_states.pop(call_id, None))
         try:
-            return await self._invoke(name, call_id, arguments)
+            return await self._invoke(kind, name, call_id, arguments)
         except NestedRunPaused as paused:
             self.nested[call_id] = paused.state
             self.interruptions.extend(
@@ -211,21 +219,21 @@ class ToolBatch:
             nested_resume.reset(token)
 
     async def _needs_approval(
-        self, tool: FunctionTool, arguments: dict[str, Any], call_id: str
+        self, tool: LocalTool, arguments: dict[str, Any], call_id: str
     ) -> bool:
         flag = tool.needs_approval
         if isinstance(flag, bool):
             return flag
         return bool(await call_maybe_async(flag, self._context, arguments, call_id))
 
-    def _request(self, tool: FunctionTool, item: ToolApprovalItem) -> ApprovalRequest:
+    def _request(self, tool: LocalTool, item: ToolApprovalItem) -> ApprovalRequest:
         return ApprovalRequest(
             agent=self._agent,
             tool_name=item.tool_name,
             arguments=item.arguments,
             call_id=item.call_id,
-            json_schema=tool.params_json_schema,
-            validator=tool.validate_arguments,
+            json_schema=getattr(tool, "params_json_schema", {}),
+            validator=getattr(tool, "validate_arguments", None),
             call_item=item.call_item,
         )
 
@@ -234,7 +242,7 @@ class ToolBatch:
         return self._always.setdefault(tool_name, asyncio.Event())
 
     async def _decision(
-        self, tool: FunctionTool, request: ApprovalRequest, answer: Any
+        self, tool: LocalTool, request: ApprovalRequest, answer: Any
     ) -> ApprovalDecision:
         """The handler's decision, or an "always" decision made meanwhile for another call of
         the same tool in this batch (the request is then withdrawn)."""
@@ -256,7 +264,7 @@ class ToolBatch:
         return self._ledger.always[request.tool_name]
 
     async def _settle(
-        self, tool: FunctionTool, request: ApprovalRequest, answer: Any
+        self, tool: LocalTool, request: ApprovalRequest, answer: Any
     ) -> ApprovalDecision:
         """The handler's decision; invalid edited arguments are refused and asked again."""
         assert self._handler is not None
@@ -267,23 +275,20 @@ class ToolBatch:
             decision = await settle(answer)
             if not decision.approved or decision.arguments is None:
                 return decision
-            problem = tool.validate_arguments(decision.arguments)
+            problem = request.validate(decision.arguments)
             if problem is None:
                 return decision
             logger.info("edited arguments for %r refused: %s", request.tool_name, problem)
             request = dataclasses.replace(request, error=problem)
         return ApprovalDecision.reject(message=f"the edited arguments were invalid ({problem})")
 
-    async def _invoke(self, name: str, call_id: str, arguments: str) -> _Outcome:
-        tool = self._enabled.get(name)
+    async def _invoke(self, kind: ToolKind, name: str, call_id: str, arguments: str) -> _Outcome:
+        tool = self._tool_for(kind, name)
         if tool is None:
             return _Outcome.failed(self._missing_tool_message(name), "ToolNotFound")
-        if arguments.strip() and _parse_json(arguments) is _INVALID:
-            return _Outcome.failed(
-                f"The arguments for tool {name!r} are not valid JSON. "
-                "Call the tool again with a JSON object.",
-                "ToolArgumentsError",
-            )
+        problem = kind.argument_problem(tool, arguments)
+        if problem is not None:  # edited arguments were checked already; this is a safety net
+            return _Outcome.failed(problem, "ToolArgumentsError")
         ctx = ToolContext.from_run_context(
             self._context, tool_name=name, tool_call_id=call_id, tool_arguments=arguments
         )
@@ -293,7 +298,7 @@ class ToolBatch:
         hooks = self._loop.hooks
         await hooks.tool_start(self._agent, tool)
         with function_span(name, input=arguments, parent=self._loop.agent_span) as span:
-            outcome = await self._call_tool(tool, ctx, arguments)
+            outcome = await self._call_tool(kind, tool, ctx, arguments)
             if outcome.status == "ok":
                 outcome = await self._check_output(tool, ctx, outcome)
             value = outcome.value
@@ -302,13 +307,15 @@ class ToolBatch:
         return outcome
 
     async def _call_tool(
-        self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str
+        self, kind: ToolKind, tool: Any, ctx: ToolContext[Any], arguments: str
     ) -> _Outcome:
         token = event_sink.set(self._queue.put_nowait if self._queue is not None else None)
         handler_token = outer_approval_handler.set(self._handler)
-        timeout = tool.timeout if tool.timeout is not None else self._loop.run_config.tool_timeout
+        timeout = getattr(tool, "timeout", None)
+        if timeout is None:
+            timeout = self._loop.run_config.tool_timeout
         try:
-            invocation = tool.on_invoke_tool(ctx, arguments)
+            invocation = kind.invoke(tool, ctx, arguments)
             if timeout is None:
                 return _Outcome(await invocation)
             started = asyncio.get_running_loop().time()
@@ -324,7 +331,7 @@ class ToolBatch:
         except NestedRunPaused:
             raise
         except Exception as e:
-            if tool.failure_error_function is None:
+            if getattr(tool, "failure_error_function", None) is None:
                 raise
             logger.info("tool %r raised %r; the model is told", tool.name, e)
             try:
@@ -339,9 +346,9 @@ class ToolBatch:
             event_sink.reset(token)
             outer_approval_handler.reset(handler_token)
 
-    async def _check_input(self, tool: FunctionTool, ctx: ToolContext[Any]) -> str | None:
+    async def _check_input(self, tool: LocalTool, ctx: ToolContext[Any]) -> str | None:
         """Tool input guardrails: a message replacing the call, or None to run it."""
-        for guard in tool.tool_input_guardrails:
+        for guard in getattr(tool, "tool_input_guardrails", ()):
             result = await guard.run(ToolInputGuardrailData(context=ctx, agent=self._agent))
             self._loop.tool_input_guardrail_results.append(ToolInputGuardrailResult(guard, result))
             if result.behavior == "raise_exception":
@@ -351,11 +358,11 @@ class ToolBatch:
         return None
 
     async def _check_output(
-        self, tool: FunctionTool, ctx: ToolContext[Any], outcome: _Outcome
+        self, tool: LocalTool, ctx: ToolContext[Any], outcome: _Outcome
     ) -> _Outcome:
         """Tool output guardrails: the output the model sees."""
         value = outcome.value
-        for guard in tool.tool_output_guardrails:
+        for guard in getattr(tool, "tool_output_guardrails", ()):
             data = ToolOutputGuardrailData(context=ctx, agent=self._agent, output=value)
             result = await guard.run(data)
             self._loop.tool_output_guardrail_results.append(
@@ -377,9 +384,6 @@ class ToolBatch:
         return f"Tool {name!r} does not exist. Available tools: {available}."
 
 
-_INVALID = object()
-
-
 @dataclasses.dataclass(frozen=True)
 class _Outcome:
     """What a call produced: the value the model sees, and how the call ended."""
@@ -394,19 +398,6 @@ class _Outcome:
         return cls(message, "error", ToolError(kind, message))
 
 
-def _not_an_object(name: str, arguments: str) -> str:
-    if _parse_json(arguments) is _INVALID:
-        return (
-            f"The arguments for tool {name!r} are not valid JSON. "
-            "Call the tool again with a JSON object."
-        )
-    shown = arguments if len(arguments) <= 40 else arguments[:40] + "..."
-    return (
-        f"The arguments for tool {name!r} must be a JSON object, got {shown}. "
-        "Call the tool again with a JSON object."
-    )
-
-
 def _withdraw(answer: Any) -> None:
     """Drop a handler's answer that will never be awaited (the run stopped first)."""
     if isinstance(answer, asyncio.Future):
@@ -415,14 +406,8 @@ def _withdraw(answer: Any) -> None:
         answer.close()
 
 
-def _parse_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return _INVALID
-
-
-def _parse_object(text: str) -> dict[str, Any] | None:
-    """The arguments as a dict; None when they are not a JSON object (invalid JSON included)."""
-    value = _parse_json(text) if text.strip() else {}
-    return value if isinstance(value, dict) else None
+def _kind_of(call: ToolCallItem) -> ToolKind:
+    kind = kind_for_call(call.raw_item.type)
+    if kind is None or not kind.executable:  # finish_turn only sends executable calls
+        raise ModelBehaviorError(f"No tool kind runs {call.raw_item.type!r} items.")
+    return kind

@@ -17,7 +17,8 @@ from .handoffs import Handoff, handoff
 from .lifecycle import AgentHooks
 from .model_settings import ModelSettings
 from .models.interface import Model
-from .tools import FunctionTool, HostedTool, Tool
+from .tools import FunctionTool, Tool
+from .tools.kinds import kind_for_tool
 
 __all__ = [
     "Agent",
@@ -208,7 +209,7 @@ class Agent(Generic[TContext]):
         if not isinstance(self.tools, list):
             raise UserError(f"Agent {self.name!r}: tools must be a list.")
         for item in self.tools:
-            if isinstance(item, (FunctionTool, HostedTool)):
+            if kind_for_tool(item) is not None:
                 continue
             hint = " Decorate it with @tool first." if callable(item) else ""
             raise UserError(f"Agent {self.name!r}: {item!r} is not a tool.{hint}")

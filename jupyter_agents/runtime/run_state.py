@@ -26,7 +26,7 @@ from .items import (
     ToolCallOutputItem,
     TResponseInputItem,
 )
-from .tools import FunctionTool
+from .tools.kinds import ToolKind, kind_for_call
 from .usage import InputTokensDetails, OutputTokensDetails, Usage
 
 if TYPE_CHECKING:
@@ -199,20 +199,14 @@ class RunState:
     def _record(self, item: ToolApprovalItem | MCPApprovalRequestItem, d: ApprovalDecision) -> bool:
         name = ledger_name(item) if isinstance(item, MCPApprovalRequestItem) else item.tool_name
         ledger = self._owner(item).ledger
-        return ledger.record(name, item.call_id, item.raw_item.arguments or "", d)
+        return ledger.record(name, item.call_id, _raw_arguments(item), d)
 
     def _check_edit(self, item: Any, arguments: dict[str, Any]) -> None:
         if not isinstance(item, ToolApprovalItem):
             raise UserError("Arguments of hosted MCP calls cannot be edited.")
-        tool = next(
-            (
-                t
-                for t in self.current_agent.tools
-                if isinstance(t, FunctionTool) and t.name == item.tool_name
-            ),
-            None,
-        )
-        problem = tool.validate_arguments(arguments) if tool is not None else None
+        tool = next((t for t in self.current_agent.tools if t.name == item.tool_name), None)
+        validate = getattr(tool, "validate_arguments", None)
+        problem = validate(arguments) if validate is not None else None
         if problem:
             raise UserError(f"Edited arguments refused: {problem}")
 
@@ -269,12 +263,14 @@ class RunState:
             if c.call_id in nested:
                 interruptions.extend(nested[c.call_id].interruptions)
             else:
+                kind = _call_kind(c)
+                parsed = kind.parse_call(c.raw_item)
                 interruptions.append(
                     ToolApprovalItem(
                         agent=agent,
                         raw_item=c.raw_item,
-                        tool_name=c.raw_item.name,
-                        arguments=_parse(c.raw_item.arguments),
+                        tool_name=parsed.name,
+                        arguments=kind.parsed_arguments(parsed.arguments),
                         call_item=c,
                     )
                 )
@@ -338,17 +334,28 @@ def _pending(known: dict[Any, Any], ids: list[str], field: str) -> list[Any]:
     if missing:
         raise damaged(f"{field} names call {missing[0]!r}, which is not among new_items")
     found = [known[c] for c in ids]
-    if field == "pending_calls" and any(c.raw_item.type != "function_call" for c in found):
-        raise damaged(f"{field} names a call that is not a function call")
+    if field == "pending_calls" and not all(
+        getattr(kind_for_call(c.raw_item.type), "executable", False) for c in found
+    ):
+        raise damaged(f"{field} names a call that no tool kind runs here")
     return found
 
 
-def _parse(arguments: str | None) -> dict[str, Any]:
-    try:
-        value = json.loads(arguments) if arguments else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+def _call_kind(call: ToolCallItem) -> ToolKind:
+    kind = kind_for_call(call.raw_item.type)
+    if kind is None:
+        raise damaged(f"no tool kind handles {call.raw_item.type!r} calls")
+    return kind
+
+
+def _raw_arguments(item: ToolApprovalItem | MCPApprovalRequestItem) -> str:
+    """The arguments text a decision binds to, as the model sent it."""
+    if isinstance(item, MCPApprovalRequestItem):
+        return str(item.raw_item.arguments or "")
+    kind = kind_for_call(item.raw_item.type)
+    if kind is None:
+        return str(getattr(item.raw_item, "arguments", "") or "")
+    return kind.parse_call(item.raw_item).arguments
 
 
 def _load_checked(text: str) -> dict[str, Any]:

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from .scripted import (
     ModelRequest,
+    ScriptedItem,
     ScriptedModel,
     ScriptedReasoning,
     ScriptedText,
     ScriptedToolCall,
+    output_item,
     reasoning,
     text,
     tool_call,
@@ -18,10 +20,12 @@ from .scripted import (
 
 __all__ = [
     "ModelRequest",
+    "ScriptedItem",
     "ScriptedModel",
     "ScriptedReasoning",
     "ScriptedText",
     "ScriptedToolCall",
+    "output_item",
     "reasoning",
     "text",
     "tool_call",

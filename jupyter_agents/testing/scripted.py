@@ -32,17 +32,20 @@ from ..runtime.models._responses_build import (
     reasoning_item,
 )
 from ..runtime.models.interface import Model
-from ..runtime.tools import FunctionTool, HostedTool, Tool
+from ..runtime.tools import Tool
+from ..runtime.tools.kinds import kind_for_tool
 from ..runtime.usage import Usage
 
 __all__ = [
     "ModelRequest",
+    "ScriptedItem",
     "ScriptedModel",
     "ScriptedOutput",
     "ScriptedReasoning",
     "ScriptedText",
     "ScriptedToolCall",
     "Turn",
+    "output_item",
     "reasoning",
     "text",
     "tool_call",
@@ -72,7 +75,15 @@ class ScriptedReasoning:
     summary: str
 
 
-ScriptedOutput: TypeAlias = Union[ScriptedText, ScriptedToolCall, ScriptedReasoning]
+@dataclass(frozen=True)
+class ScriptedItem:
+    """The model emits one Responses API output item given as a dict (any type: a
+    ``shell_call``, an ``apply_patch_call``, a hosted tool's call, ...)."""
+
+    raw: dict[str, Any]
+
+
+ScriptedOutput: TypeAlias = Union[ScriptedText, ScriptedToolCall, ScriptedReasoning, ScriptedItem]
 Turn: TypeAlias = Union[
     str,
     ScriptedOutput,
@@ -99,6 +110,11 @@ def tool_call(
 def reasoning(summary: str) -> ScriptedReasoning:
     """A reasoning summary output."""
     return ScriptedReasoning(summary)
+
+
+def output_item(raw: dict[str, Any]) -> ScriptedItem:
+    """Any Responses API output item, as the API would send it (checked against its type)."""
+    return ScriptedItem(dict(raw))
 
 
 @dataclass
@@ -142,17 +158,13 @@ class ModelRequest:
         """The tools as the model would see them."""
         schemas: list[dict[str, Any]] = []
         for t in self.tools:
-            if isinstance(t, FunctionTool):
-                schemas.append(
-                    {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.params_json_schema,
-                        "strict": t.strict_json_schema,
-                    }
-                )
-            elif isinstance(t, HostedTool):
-                schemas.append(t.to_tool_param())
+            kind = kind_for_tool(t)
+            if kind is None:
+                continue
+            param = kind.responses_param(t)
+            if param.get("type") == "function":
+                param = {k: v for k, v in param.items() if k != "type"}
+            schemas.append(param)
         return schemas
 
 
@@ -208,7 +220,7 @@ class ScriptedModel(Model):
         turn = self._turns[index]
         if isinstance(turn, BaseException):
             raise turn
-        if callable(turn) and not isinstance(turn, (ScriptedText, ScriptedToolCall)):
+        if callable(turn) and not isinstance(turn, (ScriptedText, ScriptedToolCall, ScriptedItem)):
             turn = turn(request)
         return [self._build(output) for output in _as_outputs(turn)]
 
@@ -225,8 +237,21 @@ class ScriptedModel(Model):
             )
         if isinstance(output, ScriptedReasoning):
             return reasoning_item(output.summary, f"rs_{n}")
+        if isinstance(output, ScriptedItem):
+            from openai.types.responses import ResponseOutputItem
+            from pydantic import TypeAdapter, ValidationError
+
+            try:
+                return TypeAdapter(ResponseOutputItem).validate_python(output.raw)
+            except ValidationError as e:
+                first = e.errors(include_url=False)[0]
+                raise UserError(
+                    f"ScriptedModel: output_item({output.raw.get('type')!r}) is not a valid "
+                    f"Responses API output item ({first['msg']} at {first['loc']})."
+                ) from None
         raise UserError(
-            f"ScriptedModel: a turn holds {output!r}; use text(), tool_call() or reasoning()."
+            f"ScriptedModel: a turn holds {output!r}; use text(), tool_call(), reasoning() or "
+            "output_item()."
         )
 
     def _usage(self, request: ModelRequest, output: list[Any]) -> Usage:
@@ -297,7 +322,7 @@ def _copy_input(items: Sequence[TResponseInputItem] | str) -> list[TResponseInpu
 def _as_outputs(turn: Any) -> list[Any]:
     if isinstance(turn, str):
         return [ScriptedText(turn)]
-    if isinstance(turn, (ScriptedText, ScriptedToolCall, ScriptedReasoning)):
+    if isinstance(turn, (ScriptedText, ScriptedToolCall, ScriptedReasoning, ScriptedItem)):
         return [turn]
     return [ScriptedText(o) if isinstance(o, str) else o for o in turn]
 

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..model_settings import ModelSettings
-from ..tools import FunctionTool, HostedTool, Tool
+from ..tools import Tool
+from ..tools.kinds import kind_for_tool
 
 
 def settings_params(settings: ModelSettings) -> dict[str, Any]:
@@ -42,18 +43,9 @@ def responses_tools(tools: list[Tool], handoffs: Sequence[Any] = ()) -> list[dic
     """Tools (and handoffs, as function tools) as Responses API ``tools`` entries."""
     converted: list[dict[str, Any]] = []
     for t in tools:
-        if isinstance(t, FunctionTool):
-            converted.append(
-                {
-                    "type": "function",
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.params_json_schema,
-                    "strict": t.strict_json_schema,
-                }
-            )
-        elif isinstance(t, HostedTool):
-            converted.append(t.to_tool_param())
+        kind = kind_for_tool(t)
+        if kind is not None:
+            converted.append(kind.responses_param(t))
     converted.extend({"type": "function", **h} for h in _handoff_tools(list(handoffs)))
     return converted
 
@@ -63,23 +55,15 @@ def chat_tools(
     warned: set[str],
     handoffs: list[Any] = (),  # type: ignore[assignment]
 ) -> list[dict[str, Any]]:
-    """Function tools and handoffs as Chat Completions ``tools``; others are left out with a
-    warning."""
+    """Tools and handoffs as Chat Completions ``tools``: every kind that can be a function tool;
+    the others are left out with a warning."""
     converted: list[dict[str, Any]] = []
     skipped: list[str] = []
     for t in tools:
-        if isinstance(t, FunctionTool):
-            converted.append(
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.params_json_schema,
-                        "strict": t.strict_json_schema,
-                    },
-                }
-            )
+        kind = kind_for_tool(t)
+        param = kind.chat_param(t) if kind is not None else None
+        if param is not None:
+            converted.append(param)
         else:
             skipped.append(t.name)
     converted.extend({"type": "function", "function": h} for h in _handoff_tools(list(handoffs)))

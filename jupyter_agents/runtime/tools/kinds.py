@@ -1,0 +1,315 @@
+"""The tool-kind seam: everything the run needs to know about one kind of tool, in one place.
+
+A :class:`ToolKind` says how its tools are offered on the wire (the Responses API ``tools``
+entry, and the Chat Completions form where the kind can be a function tool), which model output
+item types are its calls, how a call is read, how it runs and what output item answers it, and
+how a person sees it (:class:`ToolDisplay`, plain data the notebook layer renders). Approval is
+the same for every kind: a tool's ``needs_approval`` (bool or callable) decides.
+
+A new kind of tool is one module with its tool class and its kind, plus one
+:func:`register_tool_kind` call. Hosted tools are declarations run by the provider: their kind
+claims their call types but has no executor. A call type nobody claims is a
+``ModelBehaviorError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from ..errors import ModelBehaviorError
+from .function import FunctionTool
+from .hosted import HostedTool
+from .outputs import to_model_output
+
+if TYPE_CHECKING:
+    from ..approvals import NeedsApproval
+    from ..context import ToolContext
+
+__all__ = [
+    "DisplayPart",
+    "LocalTool",
+    "ParsedCall",
+    "ToolDisplay",
+    "ToolKind",
+    "describe_call",
+    "kind_for_call",
+    "kind_for_tool",
+    "register_tool_kind",
+    "tool_kinds",
+]
+
+
+class LocalTool(Protocol):
+    """What the run needs of a tool it executes (any kind). Tools may also offer
+    ``params_json_schema`` and ``validate_arguments`` (for edited arguments), guardrail lists,
+    ``failure_error_function``, ``timeout`` and ``forwards_events``."""
+
+    name: str
+    needs_approval: NeedsApproval
+
+
+PartType = Literal["text", "code", "terminal", "diff", "image", "json", "error"]
+
+
+@dataclass(frozen=True)
+class DisplayPart:
+    """One piece of a call's arguments or output, typed so a user interface can render it."""
+
+    type: PartType
+    """How to show it: prose, code, terminal output, a diff, an image, JSON, or an error."""
+
+    text: str = ""
+    """The content (for ``image``: a ``data:`` URL or a path inside the workspace)."""
+
+    language: str | None = None
+    """For ``code``: the language, e.g. ``"python"``."""
+
+
+@dataclass(frozen=True)
+class ToolDisplay:
+    """How a person sees one tool call; plain data, no widgets."""
+
+    kind: str
+    """The tool kind's name (``"function"``, ``"hosted"``, ...)."""
+
+    title: str
+    """A short title, usually the tool's name."""
+
+    arguments: Any = None
+    """The arguments as the model sent them (parsed JSON when they parse)."""
+
+    parts: tuple[DisplayPart, ...] = ()
+    """The output, in order; empty while the call runs."""
+
+
+@dataclass(frozen=True)
+class ParsedCall:
+    """A call read off a model output item."""
+
+    name: str
+    """The tool name the call names (the kind's name for kinds with one tool)."""
+
+    call_id: str
+    """The id the output item must answer."""
+
+    arguments: str
+    """The raw arguments text (JSON for function tools)."""
+
+
+@dataclass
+class ToolKind:
+    """One kind of tool. Subclass it (or instantiate it for hosted-style kinds) and register.
+
+    The defaults describe a kind with no executor (hosted): its calls are shown and recorded,
+    never run here.
+    """
+
+    name: str
+    """Unique name, e.g. ``"function"``."""
+
+    tool_classes: tuple[type, ...]
+    """Tool objects of these classes belong to the kind."""
+
+    call_types: tuple[str, ...] = ()
+    """Model output item types that are calls of this kind."""
+
+    executable: bool = False
+    """Whether calls run in this process (False: the provider ran them)."""
+
+    def responses_param(self, tool: Any) -> dict[str, Any]:
+        """The tool as a Responses API ``tools`` entry."""
+        return dict(tool.to_tool_param())
+
+    def chat_param(self, tool: Any) -> dict[str, Any] | None:
+        """The tool as a Chat Completions ``tools`` entry; None when it cannot be one."""
+        return None
+
+    def parse_call(self, raw: Any) -> ParsedCall:
+        """Read a call item of this kind."""
+        call_id = getattr(raw, "call_id", None) or getattr(raw, "id", None) or ""
+        name = getattr(raw, "name", None) or raw.type.removesuffix("_call")
+        return ParsedCall(name=str(name), call_id=str(call_id), arguments="")
+
+    def find_tool(self, tools: Sequence[Any], call: ParsedCall) -> Any | None:
+        """The agent's tool this call is for (None: not offered now)."""
+        return next((t for t in tools if getattr(t, "name", None) == call.name), None)
+
+    def argument_problem(self, tool: Any, arguments: str) -> str | None:
+        """Why ``arguments`` cannot be used at all (checked before approval); None if usable."""
+        return None
+
+    def parsed_arguments(self, arguments: str) -> dict[str, Any]:
+        """The arguments as a dict, for approval requests and displays."""
+        return {}
+
+    async def invoke(self, tool: Any, ctx: ToolContext[Any], arguments: str) -> Any:
+        """Run the call; returns the tool's own value."""
+        raise ModelBehaviorError(f"Tools of kind {self.name!r} run at the provider, not here.")
+
+    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+        """The input item that answers ``call`` with ``value``."""
+        raise ModelBehaviorError(f"Tools of kind {self.name!r} run at the provider, not here.")
+
+    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+        """How a person sees the call (and its output, once there is one)."""
+        call = self.parse_call(raw)
+        parts = () if output is None else (_text_part(output),)
+        return ToolDisplay(kind=self.name, title=call.name, arguments=None, parts=parts)
+
+
+class FunctionKind(ToolKind):
+    """Function tools: JSON arguments in, any value out; offered on both wire formats."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            name="function",
+            tool_classes=(FunctionTool,),
+            call_types=("function_call",),
+            executable=True,
+        )
+
+    def responses_param(self, tool: FunctionTool) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.params_json_schema,
+            "strict": tool.strict_json_schema,
+        }
+
+    def chat_param(self, tool: FunctionTool) -> dict[str, Any] | None:
+        return {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.params_json_schema,
+                "strict": tool.strict_json_schema,
+            },
+        }
+
+    def parse_call(self, raw: Any) -> ParsedCall:
+        return ParsedCall(name=raw.name, call_id=raw.call_id, arguments=raw.arguments or "")
+
+    def argument_problem(self, tool: Any, arguments: str) -> str | None:
+        if not arguments.strip():
+            return None
+        try:
+            value = json.loads(arguments)
+        except ValueError:
+            return (
+                f"The arguments for tool {tool.name!r} are not valid JSON. "
+                "Call the tool again with a JSON object."
+            )
+        if isinstance(value, dict):
+            return None
+        shown = arguments if len(arguments) <= 40 else arguments[:40] + "..."
+        return (
+            f"The arguments for tool {tool.name!r} must be a JSON object, got {shown}. "
+            "Call the tool again with a JSON object."
+        )
+
+    def parsed_arguments(self, arguments: str) -> dict[str, Any]:
+        try:
+            value = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    async def invoke(self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str) -> Any:
+        return await tool.on_invoke_tool(ctx, arguments)
+
+    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+        return {
+            "type": "function_call_output",
+            "call_id": call.call_id,
+            "output": to_model_output(value),
+        }
+
+    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+        call = self.parse_call(raw)
+        try:
+            arguments: Any = json.loads(call.arguments) if call.arguments.strip() else {}
+        except ValueError:
+            arguments = call.arguments
+        parts = () if output is None else (_text_part(output),)
+        return ToolDisplay(kind=self.name, title=call.name, arguments=arguments, parts=parts)
+
+
+def _text_part(output: Any) -> DisplayPart:
+    if isinstance(output, str):
+        return DisplayPart("text", output)
+    try:
+        return DisplayPart("json", json.dumps(output, indent=2, default=str))
+    except (TypeError, ValueError):
+        return DisplayPart("text", repr(output))
+
+
+@dataclass
+class _Registry:
+    kinds: list[ToolKind] = field(default_factory=list)
+    by_call_type: dict[str, ToolKind] = field(default_factory=dict)
+
+
+_registry = _Registry()
+
+
+def register_tool_kind(kind: ToolKind) -> None:
+    """Make ``kind`` known to every run (a later kind claiming the same class or call type
+    replaces the earlier claim)."""
+    _registry.kinds = [k for k in _registry.kinds if k.name != kind.name] + [kind]
+    for call_type in kind.call_types:
+        _registry.by_call_type[call_type] = kind
+
+
+def tool_kinds() -> tuple[ToolKind, ...]:
+    """Every registered kind."""
+    return tuple(_registry.kinds)
+
+
+def kind_for_tool(tool: Any) -> ToolKind | None:
+    """The kind ``tool`` belongs to (the most recently registered match), or None."""
+    for kind in reversed(_registry.kinds):
+        if isinstance(tool, kind.tool_classes):
+            return kind
+    return None
+
+
+def kind_for_call(call_type: str) -> ToolKind | None:
+    """The kind whose calls have output item type ``call_type``, or None."""
+    return _registry.by_call_type.get(call_type)
+
+
+def describe_call(call_item: Any, output_item: Any = None) -> ToolDisplay:
+    """How a person sees a run's tool call item (and its output item, once there is one)."""
+    raw = call_item.raw_item
+    kind = kind_for_call(raw.type)
+    output = getattr(output_item, "output", None) if output_item is not None else None
+    if kind is None:
+        name = getattr(raw, "name", None) or raw.type
+        return ToolDisplay(kind="unknown", title=str(name))
+    return kind.describe(raw, output)
+
+
+FUNCTION = FunctionKind()
+"""The kind of function tools (``@tool``)."""
+
+HOSTED = ToolKind(
+    name="hosted",
+    tool_classes=(HostedTool,),
+    call_types=(
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "tool_search_call",
+    ),
+)
+"""Hosted tools: declarations the provider runs; their calls are shown, never run here."""
+
+register_tool_kind(FUNCTION)
+register_tool_kind(HOSTED)

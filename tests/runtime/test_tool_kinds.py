@@ -1,0 +1,164 @@
+"""The tool-kind seam: a new kind of tool is one kind object plus one registration."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from jupyter_agents import Agent, ModelBehaviorError, Runner, tool
+from jupyter_agents.runtime.models._openai_params import chat_tools, responses_tools
+from jupyter_agents.runtime.tools.kinds import (
+    FUNCTION,
+    DisplayPart,
+    ParsedCall,
+    ToolDisplay,
+    ToolKind,
+    describe_call,
+    kind_for_call,
+    register_tool_kind,
+    tool_kinds,
+)
+from jupyter_agents.testing import ScriptedModel, output_item, text
+
+
+@dataclass
+class EchoTool:
+    """A tool of a made-up kind: the model sends free text, the tool shouts it back."""
+
+    name: str = "echo"
+    needs_approval: Any = False
+
+
+class EchoKind(ToolKind):
+    def __init__(self) -> None:
+        super().__init__(
+            name="echo", tool_classes=(EchoTool,), call_types=("custom_tool_call",), executable=True
+        )
+
+    def responses_param(self, tool: EchoTool) -> dict[str, Any]:
+        return {"type": "custom", "name": tool.name}
+
+    def parse_call(self, raw: Any) -> ParsedCall:
+        return ParsedCall(name=raw.name, call_id=raw.call_id, arguments=raw.input)
+
+    def parsed_arguments(self, arguments: str) -> dict[str, Any]:
+        return {"input": arguments}
+
+    async def invoke(self, tool: EchoTool, ctx: Any, arguments: str) -> Any:
+        return arguments.upper()
+
+    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+        return {"type": "custom_tool_call_output", "call_id": call.call_id, "output": value}
+
+    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+        parts = () if output is None else (DisplayPart("terminal", output),)
+        return ToolDisplay("echo", raw.name, raw.input, parts)
+
+
+@pytest.fixture
+def echo_kind() -> Iterator[EchoKind]:
+    kind = EchoKind()
+    before = tool_kinds()
+    register_tool_kind(kind)
+    yield kind
+    from jupyter_agents.runtime.tools import kinds
+
+    kinds._registry.kinds = list(before)
+    kinds._registry.by_call_type.pop("custom_tool_call", None)
+
+
+def echo_call(text_: str, call_id: str = "e1") -> Any:
+    return output_item(
+        {"type": "custom_tool_call", "call_id": call_id, "name": "echo", "input": text_}
+    )
+
+
+async def test_a_registered_kind_is_offered_run_and_answered(echo_kind: EchoKind) -> None:
+    model = ScriptedModel([[echo_call("hello")], [text("done")]])
+    result = await Runner.run(Agent(name="a", model=model, tools=[EchoTool()]), "go")
+    assert model.requests[0].tools[0].name == "echo"
+    call, output = result.new_items[0], result.new_items[1]
+    assert output.output == "HELLO" and output.status == "ok"
+    assert output.raw_item == {
+        "type": "custom_tool_call_output",
+        "call_id": "e1",
+        "output": "HELLO",
+    }
+    assert model.requests[1].input[-1] == output.raw_item
+    display = describe_call(call, output)
+    assert display == ToolDisplay("echo", "echo", "hello", (DisplayPart("terminal", "HELLO"),))
+    assert responses_tools([EchoTool()]) == [{"type": "custom", "name": "echo"}]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert chat_tools([EchoTool()], set()) == []
+    assert "left out: echo" in str(caught[0].message)
+
+
+async def test_approval_is_the_same_for_every_kind(echo_kind: EchoKind) -> None:
+    model = ScriptedModel([[echo_call("rm -rf")], [text("done")]])
+    agent = Agent(name="a", model=model, tools=[EchoTool(needs_approval=True)])
+    first = await Runner.run(agent, "go")
+    (waiting,) = first.interruptions
+    assert (waiting.tool_name, waiting.arguments) == ("echo", {"input": "rm -rf"})
+    state = first.to_state()
+    state.reject(waiting, message="no")
+    resumed = await Runner.run(agent, state)
+    (output,) = [i for i in resumed.new_items if i.type == "tool_call_output_item"]
+    assert output.status == "rejected" and output.raw_item["type"] == "custom_tool_call_output"
+
+
+async def test_a_call_type_nobody_claims_is_a_model_behavior_error() -> None:
+    shell = output_item(
+        {
+            "type": "shell_call",
+            "call_id": "s1",
+            "id": "sh_1",
+            "status": "completed",
+            "action": {"commands": ["ls"], "max_output_length": None, "timeout_ms": None},
+        }
+    )
+    model = ScriptedModel([[shell]])
+    with pytest.raises(ModelBehaviorError, match="'shell_call' item, but no tool"):
+        await Runner.run(Agent(name="a", model=model), "go")
+
+
+async def test_hosted_calls_are_claimed_and_never_run_here(caplog: Any) -> None:
+    search = output_item(
+        {
+            "type": "web_search_call",
+            "id": "ws_1",
+            "status": "completed",
+            "action": {"type": "search", "query": "jupyter"},
+        }
+    )
+    model = ScriptedModel([[search], [text("found it")]])
+    result = await Runner.run(Agent(name="a", model=model), "go")
+    assert kind_for_call("web_search_call").executable is False
+    assert [i.type for i in result.new_items] == ["tool_call_item", "message_output_item"]
+    assert result.final_output == "found it"
+
+
+def test_function_tools_describe_their_arguments() -> None:
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    assert FUNCTION.responses_param(add)["name"] == "add"
+    assert FUNCTION.chat_param(add)["function"]["name"] == "add"
+
+
+async def test_unknown_context_items_are_logged_not_silently_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    compaction = output_item({"type": "compaction", "id": "c_1", "encrypted_content": "x"})
+    model = ScriptedModel([[compaction, text("hi")]])
+    with caplog.at_level(logging.WARNING, logger="jupyter_agents"):
+        result = await Runner.run(Agent(name="a", model=model), "go")
+    assert result.final_output == "hi"
+    assert "Ignoring a 'compaction' item" in caplog.text
