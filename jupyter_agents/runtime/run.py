@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from typing import Any
+
+from typing_extensions import TypedDict, Unpack
 
 from ._loop import RunLoop, resume_loop
 from ._sync import run_blocking
@@ -18,18 +22,52 @@ from .run_config import RunConfig
 from .run_state import RunState
 from .sessions import Session
 
-__all__ = ["DEFAULT_MAX_TURNS", "RunConfig", "Runner"]
+__all__ = ["DEFAULT_MAX_TURNS", "RunConfig", "RunKwargs", "RunOptions", "Runner"]
 
 DEFAULT_MAX_TURNS = 10
 """How many turns (model calls) a run may take unless told otherwise."""
 
 
-def _prepare(
-    agent: Any,
-    input: Any,
-    stream: bool,
-    options: dict[str, Any],
-) -> RunLoop:
+class RunKwargs(TypedDict, total=False):
+    """The keyword arguments every ``Runner`` entry point takes (see :class:`Runner`)."""
+
+    context: Any
+    max_turns: int | None
+    run_config: RunConfig | None
+    approval_handler: ApprovalHandler | None
+    hooks: RunHooks[Any] | None
+    session: Session | None
+    previous_response_id: str | None
+    conversation_id: str | None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options of one run, as one typed value (built from :class:`RunKwargs`)."""
+
+    context: Any = None
+    max_turns: int | None = None
+    run_config: RunConfig | None = None
+    approval_handler: ApprovalHandler | None = None
+    hooks: RunHooks[Any] | None = None
+    session: Session | None = None
+    previous_response_id: str | None = None
+    conversation_id: str | None = None
+
+    @classmethod
+    def of(cls, kwargs: Mapping[str, Any]) -> RunOptions:
+        """Options from keyword arguments; an unknown name is a ``UserError``."""
+        unknown = sorted(set(kwargs) - _OPTION_NAMES)
+        if unknown:
+            known = ", ".join(sorted(_OPTION_NAMES))
+            raise UserError(f"Runner got unknown option(s) {', '.join(unknown)}; known: {known}.")
+        return cls(**kwargs)
+
+
+_OPTION_NAMES = frozenset(f.name for f in fields(RunOptions))
+
+
+def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLoop:
     if not isinstance(agent, Agent):
         raise UserError(f"Runner needs an Agent to start with, got {type(agent).__name__}.")
     state = input if isinstance(input, RunState) else None
@@ -42,35 +80,35 @@ def _prepare(
             "(such as result.to_input_list()) or a RunState (result.to_state()), "
             f"got {type(input).__name__}."
         )
-    run_config = options["run_config"]
+    run_config = options.run_config
     config = run_config if run_config is not None else RunConfig()
     if not isinstance(config, RunConfig):
         raise UserError(f"run_config must be a RunConfig, got {type(config).__name__}.")
-    turns = options["max_turns"] if options["max_turns"] is not None else config.max_turns
+    turns = options.max_turns if options.max_turns is not None else config.max_turns
     if turns is None:
         turns = state.max_turns if state is not None else DEFAULT_MAX_TURNS
     if not isinstance(turns, int) or turns < 1:
         raise UserError(f"max_turns must be a positive integer, got {turns!r}.")
-    handler = options["approval_handler"] or config.approval_handler
-    hooks = options["hooks"]
+    handler = options.approval_handler or config.approval_handler
+    hooks = options.hooks
     if hooks is not None and not isinstance(hooks, RunHooks):
         raise UserError("hooks must be a RunHooks instance (subclass RunHooks).")
-    session = options["session"]
+    session = options.session
     if session is not None and not isinstance(session, Session):
         raise UserError("session must implement the Session protocol (e.g. SQLiteSession).")
     if state is not None:
-        return resume_loop(state, agent, options["context"], config, turns, stream, handler, hooks)
+        return resume_loop(state, agent, options.context, config, turns, stream, handler, hooks)
     return RunLoop(
         agent=agent,
         input=input,
-        context_wrapper=RunContextWrapper(context=options["context"]),
+        context_wrapper=RunContextWrapper(context=options.context),
         run_config=config,
         max_turns=turns,
         stream=stream,
         approval_handler=handler,
         hooks=hooks,
-        previous_response_id=options["previous_response_id"],
-        conversation_id=options["conversation_id"],
+        previous_response_id=options.previous_response_id,
+        conversation_id=options.conversation_id,
         session=session,
     )
 
@@ -113,18 +151,10 @@ class Runner:
         cls,
         starting_agent: Agent[Any],
         input: str | list[TResponseInputItem] | RunState,
-        *,
-        context: Any = None,
-        max_turns: int | None = None,
-        run_config: RunConfig | None = None,
-        approval_handler: ApprovalHandler | None = None,
-        hooks: RunHooks[Any] | None = None,
-        session: Session | None = None,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
+        **options: Unpack[RunKwargs],
     ) -> RunResult:
         """Run ``starting_agent`` on ``input`` until it produces a final output."""
-        loop = _prepare(starting_agent, input, False, _options(locals()))
+        loop = _prepare(starting_agent, input, False, RunOptions.of(options))
         events = loop.events()
         try:
             async for _ in events:
@@ -138,60 +168,29 @@ class Runner:
         cls,
         starting_agent: Agent[Any],
         input: str | list[TResponseInputItem] | RunState,
-        *,
-        context: Any = None,
-        max_turns: int | None = None,
-        run_config: RunConfig | None = None,
-        approval_handler: ApprovalHandler | None = None,
-        hooks: RunHooks[Any] | None = None,
-        session: Session | None = None,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
+        **options: Unpack[RunKwargs],
     ) -> RunResult:
         """Like :meth:`run`, from synchronous code.
 
         Works inside an already running event loop (a notebook cell): the run then happens on a
         worker thread's own loop while the caller waits.
         """
-        return run_blocking(cls.run(starting_agent, input, **_options(locals())))
+        RunOptions.of(options)  # bad options fail here, in the caller's thread
+        return run_blocking(cls.run(starting_agent, input, **options))
 
     @classmethod
     def run_streamed(
         cls,
         starting_agent: Agent[Any],
         input: str | list[TResponseInputItem] | RunState,
-        *,
-        context: Any = None,
-        max_turns: int | None = None,
-        run_config: RunConfig | None = None,
-        approval_handler: ApprovalHandler | None = None,
-        hooks: RunHooks[Any] | None = None,
-        session: Session | None = None,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
+        **options: Unpack[RunKwargs],
     ) -> RunResultStreaming:
         """Start a streamed run and return at once.
 
         Iterate ``result.stream_events()`` to drive the run and see text deltas, tool calls and
         outputs as they happen; ``result.cancel()`` stops it.
         """
-        return RunResultStreaming(_prepare(starting_agent, input, True, _options(locals())))
-
-
-_OPTION_NAMES = (
-    "context",
-    "max_turns",
-    "run_config",
-    "approval_handler",
-    "hooks",
-    "session",
-    "previous_response_id",
-    "conversation_id",
-)
-
-
-def _options(values: dict[str, Any]) -> dict[str, Any]:
-    return {name: values[name] for name in _OPTION_NAMES}
+        return RunResultStreaming(_prepare(starting_agent, input, True, RunOptions.of(options)))
 
 
 set_nested_runner(Runner.run_streamed)

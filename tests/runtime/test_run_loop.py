@@ -256,3 +256,15 @@ async def test_rich_reprs_for_notebooks() -> None:
     shown = result._repr_markdown_()
     assert "agent `calc` · 3 items · 2 model calls" in shown
     assert "tools called: `add`" in shown and "> 3" in shown
+
+
+async def test_runner_options_are_one_typed_value_and_unknown_ones_are_refused() -> None:
+    from jupyter_agents.runtime.run import RunOptions
+
+    agent = Agent(name="o", model=ScriptedModel([["hi"]]))
+    with pytest.raises(UserError, match="unknown option\\(s\\) max_turn;"):
+        await Runner.run(agent, "x", max_turn=3)  # type: ignore[call-arg]
+    with pytest.raises(UserError, match="unknown option"):
+        Runner.run_sync(agent, "x", contxt=1)  # type: ignore[call-arg]
+    assert RunOptions.of({"max_turns": 2}).max_turns == 2
+    assert (await Runner.run(agent, "x", max_turns=2)).final_output == "hi"
