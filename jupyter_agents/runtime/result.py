@@ -23,7 +23,7 @@ from .run_state import RunState
 from .tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
 
 if TYPE_CHECKING:
-    from ._loop import RunLoop
+    from ._run.loop import RunLoop
     from .agent import Agent
 
 __all__ = ["RunErrorDetails", "RunResult", "RunResultBase", "RunResultStreaming"]

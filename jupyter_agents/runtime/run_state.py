@@ -8,8 +8,8 @@ import threading
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from ._mcp_approvals import ledger_name
-from ._state_schema import check_saved_state, damaged
+from ._run.mcp_approvals import ledger_name
+from ._run.state_schema import check_saved_state, damaged
 from .approvals import ApprovalDecision, ApprovalLedger
 from .context import RunContextWrapper
 from .errors import UserError
@@ -30,7 +30,7 @@ from .tools.kinds import ToolKind, kind_for_call
 from .usage import InputTokensDetails, OutputTokensDetails, Usage
 
 if TYPE_CHECKING:
-    from ._loop import RunLoop
+    from ._run.loop import RunLoop
     from .agent import Agent
 
 __all__ = ["STATE_FORMAT", "STATE_VERSION", "RunState"]

@@ -11,39 +11,39 @@ from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from ._util import call_maybe_async
-from .agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
-from .approvals import (
+from .._util import call_maybe_async
+from ..agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
+from ..approvals import (
     ApprovalDecision,
     ApprovalRequest,
     call_handler,
     rejection_message,
     settle,
 )
-from .context import ToolContext
-from .errors import (
+from ..context import ToolContext
+from ..errors import (
     ModelBehaviorError,
     ToolInputGuardrailTripwireTriggered,
     ToolOutputGuardrailTripwireTriggered,
     UserError,
 )
-from .events import RunItemStreamEvent
-from .items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem, ToolError, ToolStatus
-from .tool_errors import timeout_message, tool_error
-from .tool_guardrails import (
+from ..events import RunItemStreamEvent
+from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem, ToolError, ToolStatus
+from ..tool_errors import timeout_message, tool_error
+from ..tool_guardrails import (
     ToolInputGuardrailData,
     ToolInputGuardrailResult,
     ToolOutputGuardrailData,
     ToolOutputGuardrailResult,
 )
-from .tools import ToolArgumentsError
-from .tools.kinds import LocalTool, ToolKind, kind_for_call, kind_for_tool
-from .tracing import function_span
+from ..tools import ToolArgumentsError
+from ..tools.kinds import LocalTool, ToolKind, kind_for_call, kind_for_tool
+from ..tracing import function_span
 
 if TYPE_CHECKING:
-    from ._loop import RunLoop
-    from .agent import Agent
-    from .run_state import RunState
+    from ..agent import Agent
+    from ..run_state import RunState
+    from .loop import RunLoop
 
 logger = logging.getLogger("jupyter_agents")
 

@@ -15,17 +15,15 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._model_call import ModelCall
-from ._step import finish_turn, make_item, resolve_calls
-from ._util import call_maybe_async
-from .agent import Agent
-from .approvals import ApprovalHandler, ApprovalLedger
-from .context import RunContextWrapper
-from .errors import AgentsException, InputGuardrailTripwireTriggered, MaxTurnsExceeded, UserError
-from .events import AgentUpdatedStreamEvent, StreamEvent
-from .guardrails import InputGuardrail, InputGuardrailResult, OutputGuardrailResult
-from .handoffs import Handoff
-from .items import (
+from .._util import call_maybe_async
+from ..agent import Agent
+from ..approvals import ApprovalHandler, ApprovalLedger
+from ..context import RunContextWrapper
+from ..errors import AgentsException, InputGuardrailTripwireTriggered, MaxTurnsExceeded, UserError
+from ..events import AgentUpdatedStreamEvent, StreamEvent
+from ..guardrails import InputGuardrail, InputGuardrailResult, OutputGuardrailResult
+from ..handoffs import Handoff
+from ..items import (
     HandoffCallItem,
     ItemHelpers,
     MCPApprovalRequestItem,
@@ -35,18 +33,20 @@ from .items import (
     ToolCallItem,
     TResponseInputItem,
 )
-from .lifecycle import HookCaller, RunHooks
-from .models.interface import Model
-from .models.provider import default_provider
-from .result import RunErrorDetails
-from .sessions import Session
-from .tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
-from .tools import Tool
-from .tracing import NO_OP_SPAN, Span, Trace, agent_span, guardrail_span, trace
+from ..lifecycle import HookCaller, RunHooks
+from ..models.interface import Model
+from ..models.provider import default_provider
+from ..result import RunErrorDetails
+from ..sessions import Session
+from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
+from ..tools import Tool
+from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, guardrail_span, trace
+from .model_call import ModelCall
+from .step import finish_turn, make_item, resolve_calls
 
 if TYPE_CHECKING:
-    from .run_config import RunConfig
-    from .run_state import RunState
+    from ..run_config import RunConfig
+    from ..run_state import RunState
 
 
 class RunLoop:

@@ -11,7 +11,7 @@ from typing import Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from pydantic import ValidationError as _ValidationError
 
-from .errors import UserError
+from ..errors import UserError
 
 __all__ = ["check_saved_state", "damaged"]
 

@@ -8,15 +8,12 @@ from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from ._mcp_approvals import answer_mcp_request
-from ._model_call import item_event_name
-from ._tool_exec import ToolBatch
-from ._util import call_maybe_async
-from .agent import Agent, FunctionToolResult, StopAtTools, ToolsToFinalOutputResult
-from .errors import ModelBehaviorError, OutputGuardrailTripwireTriggered, UserError
-from .events import AgentUpdatedStreamEvent, RunItemStreamEvent, StreamEvent
-from .handoffs import Handoff, HandoffInputData
-from .items import (
+from .._util import call_maybe_async
+from ..agent import Agent, FunctionToolResult, StopAtTools, ToolsToFinalOutputResult
+from ..errors import ModelBehaviorError, OutputGuardrailTripwireTriggered, UserError
+from ..events import AgentUpdatedStreamEvent, RunItemStreamEvent, StreamEvent
+from ..handoffs import Handoff, HandoffInputData
+from ..items import (
     HandoffCallItem,
     HandoffOutputItem,
     ItemHelpers,
@@ -29,12 +26,15 @@ from .items import (
     ToolCallItem,
     ToolCallOutputItem,
 )
-from .tools import FunctionTool, Tool
-from .tools.kinds import kind_for_call, kind_for_tool
-from .tracing import guardrail_span, handoff_span
+from ..tools import FunctionTool, Tool
+from ..tools.kinds import kind_for_call, kind_for_tool
+from ..tracing import guardrail_span, handoff_span
+from .mcp_approvals import answer_mcp_request
+from .model_call import item_event_name
+from .tool_batch import ToolBatch
 
 if TYPE_CHECKING:
-    from ._loop import RunLoop
+    from .loop import RunLoop
 
 __all__ = ["finalize", "finish_turn", "make_item", "resolve_calls"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._util import call_maybe_async
-from .approvals import (
+from .._util import call_maybe_async
+from ..approvals import (
     ApprovalDecision,
     ApprovalHandler,
     ApprovalLedger,
@@ -13,13 +13,13 @@ from .approvals import (
     call_handler,
     settle,
 )
-from .context import RunContextWrapper
-from .errors import UserError
-from .items import MCPApprovalRequestItem, MCPApprovalResponseItem
-from .tools import HostedMCPTool, MCPToolApprovalRequest
+from ..context import RunContextWrapper
+from ..errors import UserError
+from ..items import MCPApprovalRequestItem, MCPApprovalResponseItem
+from ..tools import HostedMCPTool, MCPToolApprovalRequest
 
 if TYPE_CHECKING:
-    from .agent import Agent
+    from ..agent import Agent
 
 
 def _server(agent: Agent[Any], label: str) -> HostedMCPTool | None:

@@ -7,22 +7,22 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
-from ._util import call_maybe_async
-from .agent import Agent
-from .errors import ModelBehaviorError, UserError
-from .events import RawResponsesStreamEvent, RunItemStreamEvent, StreamEvent
-from .handoffs import Handoff
-from .items import ModelResponse, RunItem, TResponseInputItem
-from .model_settings import ModelSettings
-from .models.interface import Model, ModelTracing
-from .models.usage import usage_from_openai
-from .retry import describe_error, retry_delay
-from .run_config import CallModelData, ModelInputData
-from .tools import Tool
-from .tracing import NO_OP_SPAN, Span, generation_span
+from .._util import call_maybe_async
+from ..agent import Agent
+from ..errors import ModelBehaviorError, UserError
+from ..events import RawResponsesStreamEvent, RunItemStreamEvent, StreamEvent
+from ..handoffs import Handoff
+from ..items import ModelResponse, RunItem, TResponseInputItem
+from ..model_settings import ModelSettings
+from ..models.interface import Model, ModelTracing
+from ..models.usage import usage_from_openai
+from ..retry import describe_error, retry_delay
+from ..run_config import CallModelData, ModelInputData
+from ..tools import Tool
+from ..tracing import NO_OP_SPAN, Span, generation_span
 
 if TYPE_CHECKING:
-    from ._loop import RunLoop
+    from .loop import RunLoop
 
 logger = logging.getLogger("jupyter_agents")
 
