@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import threading
 import uuid
 from typing import TYPE_CHECKING, Any
 
 from ._run.mcp_approvals import ledger_name
+from ._run.progress import Paused, RunProgress
 from ._run.state_schema import check_saved_state, damaged
 from .approvals import ApprovalDecision, ApprovalLedger
 from .context import RunContextWrapper
@@ -68,61 +68,84 @@ class RunState:
     interrupt the resumed run again.
     """
 
-    def __init__(
-        self,
-        *,
-        current_agent: Agent[Any],
-        original_input: str | list[TResponseInputItem],
-        model_input: list[TResponseInputItem],
-        new_items: list[RunItem],
-        context_wrapper: RunContextWrapper[Any],
-        current_turn: int,
-        max_turns: int,
-        ledger: ApprovalLedger,
-        pending_calls: list[ToolCallItem],
-        pending_mcp: list[MCPApprovalRequestItem],
-        pending_handoffs: list[HandoffCallItem],
-        interruptions: list[ToolApprovalItem | MCPApprovalRequestItem],
-        state_id: str | None = None,
-        nested: dict[str, RunState] | None = None,
-    ) -> None:
+    def __init__(self, progress: RunProgress, state_id: str | None = None) -> None:
+        """Wrap a paused run's progress (get states from ``result.to_state()`` or
+        :meth:`from_json`, not by hand)."""
+        self.progress = progress
+        """Everything the run had done when it paused: what is saved and resumed."""
         self.state_id = state_id or uuid.uuid4().hex
         """Identifies this pause; a state (or its JSON) resumes once per process."""
-        self.current_agent = current_agent
-        self.original_input = original_input
-        self.model_input = model_input
-        self.new_items = new_items
-        self.context_wrapper = context_wrapper
-        self.current_turn = current_turn
-        self.max_turns = max_turns
-        self.ledger = ledger
-        self.pending_calls = pending_calls
-        self.pending_mcp = pending_mcp
-        self.pending_handoffs = pending_handoffs
-        self._interruptions = interruptions
-        self.nested: dict[str, RunState] = dict(nested or {})
-        """Paused runs of agent tools (``Agent.as_tool``), by the outer call id: their waiting
-        calls are among :attr:`interruptions`, and decisions on them go to them."""
         self._resumed = False
 
     @classmethod
     def from_loop(cls, loop: RunLoop) -> RunState:
-        """The state of a loop that paused (copies, so the result stays as it was)."""
-        return cls(
-            current_agent=loop.current_agent,
-            original_input=copy.deepcopy(loop.original_input),
-            model_input=list(loop.model_input),
-            new_items=list(loop.new_items),
-            context_wrapper=loop.context_wrapper,
-            current_turn=loop.current_turn,
-            max_turns=loop.max_turns,
-            ledger=ApprovalLedger.from_json(loop.ledger.to_json()),
-            pending_calls=list(loop.pending_calls),
-            pending_mcp=list(loop.pending_mcp),
-            pending_handoffs=list(loop.pending_handoffs),
-            interruptions=list(loop.interruptions),
-            nested=dict(loop.nested_states),
-        )
+        """The state of a loop that paused (a snapshot, so the result stays as it was)."""
+        return cls(loop.progress.snapshot())
+
+    @property
+    def current_agent(self) -> Agent[Any]:
+        """The agent that was running."""
+        return self.progress.current_agent
+
+    @property
+    def original_input(self) -> str | list[TResponseInputItem]:
+        """The run's input."""
+        return self.progress.original_input
+
+    @property
+    def model_input(self) -> list[TResponseInputItem]:
+        """What the next model call gets."""
+        return self.progress.model_input
+
+    @property
+    def new_items(self) -> list[RunItem]:
+        """The items the run produced before it paused."""
+        return self.progress.new_items
+
+    @property
+    def context_wrapper(self) -> RunContextWrapper[Any]:
+        """The context and usage so far."""
+        return self.progress.context_wrapper
+
+    @property
+    def current_turn(self) -> int:
+        """Turns taken."""
+        return self.progress.current_turn
+
+    @property
+    def max_turns(self) -> int:
+        """The run's turn limit (a resume may give another)."""
+        return self.progress.max_turns
+
+    @property
+    def ledger(self) -> ApprovalLedger:
+        """Decisions made and not used yet."""
+        return self.progress.ledger
+
+    @property
+    def pending_calls(self) -> list[ToolCallItem]:
+        """Calls that run (or are refused) once decided."""
+        return self.progress.paused.calls
+
+    @property
+    def pending_mcp(self) -> list[MCPApprovalRequestItem]:
+        """Hosted MCP approval requests waiting."""
+        return self.progress.paused.mcp
+
+    @property
+    def pending_handoffs(self) -> list[HandoffCallItem]:
+        """Handoffs performed once the calls are decided."""
+        return self.progress.paused.handoffs
+
+    @property
+    def nested(self) -> dict[str, RunState]:
+        """Paused runs of agent tools (``Agent.as_tool``), by the outer call id: their waiting
+        calls are among :attr:`interruptions`, and decisions on them go to them."""
+        return self.progress.paused.nested
+
+    @property
+    def _interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
+        return self.progress.paused.interruptions
 
     @property
     def interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
@@ -285,20 +308,18 @@ class RunState:
             output_tokens_details=OutputTokensDetails(u["reasoning_tokens"]),
         )
         return cls(
-            current_agent=agent,
-            original_input=data["original_input"],
-            model_input=data["model_input"],
-            new_items=items,
-            context_wrapper=RunContextWrapper(context=context, usage=usage),
-            current_turn=data["current_turn"],
-            max_turns=data["max_turns"],
-            ledger=ApprovalLedger.from_json(data["ledger"]),
-            pending_calls=pending_calls,
-            pending_mcp=pending_mcp,
-            pending_handoffs=pending_handoffs,
-            interruptions=interruptions,
+            RunProgress(
+                current_agent=agent,
+                original_input=data["original_input"],
+                model_input=data["model_input"],
+                context_wrapper=RunContextWrapper(context=context, usage=usage),
+                max_turns=data["max_turns"],
+                new_items=items,
+                current_turn=data["current_turn"],
+                ledger=ApprovalLedger.from_json(data["ledger"]),
+                paused=Paused(pending_calls, pending_mcp, pending_handoffs, interruptions, nested),
+            ),
             state_id=data.get("state_id"),
-            nested=nested,
         )
 
     def __repr__(self) -> str:

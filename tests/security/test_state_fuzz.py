@@ -115,3 +115,12 @@ def test_arbitrary_text_is_a_user_error(text_: str) -> None:
 def test_the_error_names_the_problem(path: tuple[Any, ...], value: Any, says: str) -> None:
     with pytest.raises(UserError, match=says.replace(".", r"\.")):
         RunState.from_json(agent(), json.dumps(_mutate(SAVED, path, "replace", value)))
+
+
+def test_json_saved_before_state_ids_and_nested_runs_still_loads() -> None:
+    older = {k: v for k, v in SAVED.items() if k not in ("state_id", "nested")}
+    for entry in older["new_items"]:
+        entry.pop("status", None)
+    state = RunState.from_json(agent(), json.dumps(older))
+    assert [i.call_id for i in state.undecided] == []  # c1 was approved before saving
+    assert state.state_id and state.nested == {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .._util import call_maybe_async
 from ..agent import Agent
@@ -24,13 +24,11 @@ from ..events import AgentUpdatedStreamEvent, StreamEvent
 from ..guardrails import InputGuardrail, InputGuardrailResult, OutputGuardrailResult
 from ..handoffs import Handoff
 from ..items import (
-    HandoffCallItem,
     ItemHelpers,
     MCPApprovalRequestItem,
     ModelResponse,
     RunItem,
     ToolApprovalItem,
-    ToolCallItem,
     TResponseInputItem,
 )
 from ..lifecycle import HookCaller, RunHooks
@@ -42,15 +40,43 @@ from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResul
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, guardrail_span, trace
 from .model_call import ModelCall
+from .progress import FinalOutput, HandedOff, Interrupted, NextStep, Paused, RunAgain, RunProgress
 from .step import finish_turn, make_item, resolve_calls
+
+_STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
 
 if TYPE_CHECKING:
     from ..run_config import RunConfig
     from ..run_state import RunState
 
 
+T = TypeVar("T")
+
+
+class _InProgress(Generic[T]):
+    """A loop attribute that lives in the loop's :class:`RunProgress` (one place for state)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, loop: RunLoop, owner: type | None = None) -> T:
+        return getattr(loop.progress, self.name)  # type: ignore[no-any-return]
+
+    def __set__(self, loop: RunLoop, value: T) -> None:
+        setattr(loop.progress, self.name, value)
+
+
 class RunLoop:
-    """The state and the turn loop of one run."""
+    """The turn loop of one run; what it has done lives in :attr:`progress`."""
+
+    current_agent: _InProgress[Agent[Any]] = _InProgress()
+    original_input: _InProgress[str | list[TResponseInputItem]] = _InProgress()
+    model_input: _InProgress[list[TResponseInputItem]] = _InProgress()
+    new_items: _InProgress[list[RunItem]] = _InProgress()
+    current_turn: _InProgress[int] = _InProgress()
+    max_turns: _InProgress[int] = _InProgress()
+    ledger: _InProgress[ApprovalLedger] = _InProgress()
+    context_wrapper: _InProgress[RunContextWrapper[Any]] = _InProgress()
 
     def __init__(
         self,
@@ -67,16 +93,17 @@ class RunLoop:
         conversation_id: str | None = None,
         session: Session | None = None,
     ) -> None:
-        self.current_agent = agent
-        self.original_input = input if isinstance(input, str) else list(input)
-        self.model_input: list[TResponseInputItem] = ItemHelpers.input_to_new_input_list(input)
-        self.context_wrapper = context_wrapper
+        self.progress = RunProgress(
+            current_agent=agent,
+            original_input=input if isinstance(input, str) else list(input),
+            model_input=ItemHelpers.input_to_new_input_list(input),
+            context_wrapper=context_wrapper,
+            max_turns=max_turns,
+        )
+        """What the run has done; a paused run's ``RunState`` is a snapshot of it."""
         self.run_config = run_config
-        self.max_turns = max_turns
         self.stream = stream
-        self.new_items: list[RunItem] = []
         self.raw_responses: list[ModelResponse] = []
-        self.current_turn = 0
         self.final_output: Any = None
         self.done = False
         self.cancelled = False
@@ -84,13 +111,6 @@ class RunLoop:
         self._stop_mode: Literal["immediate", "after_turn"] | None = None
         self._models: dict[int, Model] = {}
         self.approval_handler = approval_handler
-        self.ledger = ApprovalLedger()
-        self.interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = []
-        self.pending_calls: list[ToolCallItem] = []
-        self.pending_mcp: list[MCPApprovalRequestItem] = []
-        self.pending_handoffs: list[HandoffCallItem] = []
-        self.nested_states: dict[str, RunState] = {}
-        """Paused nested runs of agent tools, by the outer call id."""
         self.hooks = HookCaller(hooks, context_wrapper)
         self.input_guardrail_results: list[InputGuardrailResult] = []
         self.output_guardrail_results: list[OutputGuardrailResult] = []
@@ -136,9 +156,33 @@ class RunLoop:
             del self.model_input[mark[1] :]
 
     @property
+    def interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
+        """What waits for a person's decision (empty unless the run paused)."""
+        return self.progress.paused.interruptions
+
+    @property
+    def nested_states(self) -> dict[str, RunState]:
+        """Paused runs of agent tools, by the outer call id."""
+        return self.progress.paused.nested
+
+    @property
     def is_interrupted(self) -> bool:
         """True when the run paused for approvals."""
         return bool(self.interruptions)
+
+    async def take(self, step: NextStep) -> AsyncGenerator[StreamEvent, None]:
+        """Apply the step a turn ended with (events: the new agent after a handoff)."""
+        if isinstance(step, FinalOutput):
+            self.final_output = step.output
+            self.done = True
+        elif isinstance(step, Interrupted):
+            self.progress.paused = step.paused
+            self.done = True
+        elif isinstance(step, HandedOff):
+            self.current_agent = step.agent
+            self.start_agent_span(step.agent)
+            yield AgentUpdatedStreamEvent(new_agent=step.agent)
+            await self.hooks.agent_start(step.agent)
 
     def used_tools(self, agent: Agent[Any]) -> bool:
         """Whether ``agent`` has had a tool call in this run (for ``reset_tool_choice``)."""
@@ -207,7 +251,7 @@ class RunLoop:
                 await self._load_session(self.session)
             yield AgentUpdatedStreamEvent(new_agent=self.current_agent)
             await self.hooks.agent_start(self.current_agent)
-            if self.pending_calls or self.pending_mcp:
+            if self.progress.paused:
                 async for event in self._guarded(self._resume_pending()):
                     yield event
             while not self.done:
@@ -291,8 +335,12 @@ class RunLoop:
         self.context_wrapper.usage.add(response.usage)
         await self.hooks.llm_end(agent, response)
         async with aclosing(finish_turn(self, agent, response, streamed, tools, handoffs)) as steps:
-            async for event in steps:
-                yield event
+            async for out in steps:
+                if isinstance(out, _STEPS):
+                    async for step_event in self.take(out):
+                        yield step_event
+                else:
+                    yield out
 
     async def _start_input_guardrails(
         self, agent: Agent[Any]
@@ -330,10 +378,9 @@ class RunLoop:
         """Continue a paused turn: the calls that waited for decisions."""
         agent = self.current_agent
         tools, handoffs = await self._tools_for(agent)
-        calls, requests = self.pending_calls, self.pending_mcp
-        handoff_calls = self.pending_handoffs
-        self.pending_calls, self.pending_mcp, self.interruptions = [], [], []
-        self.pending_handoffs = []
+        waiting = self.progress.paused
+        calls, requests, handoff_calls = waiting.calls, waiting.mcp, waiting.handoffs
+        self.progress.paused = Paused(nested=waiting.nested)  # read (and emptied) by the batch
         paused = [*calls, *requests, *handoff_calls]
         turn_start = min(
             (i for i, item in enumerate(self.new_items) if item in paused),
@@ -344,7 +391,11 @@ class RunLoop:
         )
         async with aclosing(resolving):
             async for event in resolving:
-                yield event
+                if isinstance(event, _STEPS):
+                    async for step_event in self.take(event):
+                        yield step_event
+                else:
+                    yield event
 
     async def _load_session(self, session: Session) -> None:
         """Put the session's history in front of the new input."""
@@ -449,25 +500,22 @@ def resume_loop(
             f"resume it with that agent, not {agent.name!r}."
         )
     state.mark_resumed()
-    wrapper = state.context_wrapper
-    if context is not None:
-        wrapper = RunContextWrapper(context=context, usage=wrapper.usage)
     loop = RunLoop(
         agent=agent,
         input=state.original_input,
-        context_wrapper=wrapper,
+        context_wrapper=state.context_wrapper,
         run_config=run_config,
         max_turns=max_turns,
         stream=stream,
         approval_handler=approval_handler,
         hooks=hooks,
     )
-    loop.model_input = list(state.model_input)
-    loop.new_items = list(state.new_items)
-    loop.current_turn = state.current_turn
-    loop.ledger = ApprovalLedger.from_json(state.ledger.to_json())
-    loop.pending_calls = list(state.pending_calls)
-    loop.pending_mcp = list(state.pending_mcp)
-    loop.pending_handoffs = list(state.pending_handoffs)
-    loop.nested_states = dict(state.nested)
+    progress = state.progress.snapshot()
+    progress.max_turns = max_turns
+    if context is not None:
+        progress.context_wrapper = RunContextWrapper(
+            context=context, usage=progress.context_wrapper.usage
+        )
+        loop.hooks = HookCaller(hooks, progress.context_wrapper)
+    loop.progress = progress
     return loop

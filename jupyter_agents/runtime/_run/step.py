@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .._util import call_maybe_async
 from ..agent import Agent, FunctionToolResult, StopAtTools, ToolsToFinalOutputResult
 from ..errors import ModelBehaviorError, OutputGuardrailTripwireTriggered, UserError
-from ..events import AgentUpdatedStreamEvent, RunItemStreamEvent, StreamEvent
+from ..events import RunItemStreamEvent, StreamEvent
 from ..handoffs import Handoff, HandoffInputData
 from ..items import (
     HandoffCallItem,
@@ -31,12 +31,21 @@ from ..tools.kinds import kind_for_call, kind_for_tool
 from ..tracing import guardrail_span, handoff_span
 from .mcp_approvals import answer_mcp_request
 from .model_call import item_event_name
+from .progress import (
+    FinalOutput,
+    HandedOff,
+    Interrupted,
+    NextStep,
+    Paused,
+    RunAgain,
+    TurnPlan,
+)
 from .tool_batch import ToolBatch
 
 if TYPE_CHECKING:
     from .loop import RunLoop
 
-__all__ = ["finalize", "finish_turn", "make_item", "resolve_calls"]
+__all__ = ["finalize", "finish_turn", "make_item", "plan_turn", "resolve_calls"]
 
 logger = logging.getLogger("jupyter_agents")
 
@@ -75,23 +84,47 @@ async def finish_turn(
     streamed: dict[int, RunItem],
     tools: list[Tool],
     handoffs: list[Handoff[Any]],
-) -> AsyncGenerator[StreamEvent, None]:
-    """Record the response's items, then run its calls or finish the run."""
+) -> AsyncGenerator[StreamEvent | NextStep, None]:
+    """Record the response's items, then run its calls or finish; the last value yielded is
+    the turn's :data:`NextStep`."""
     _refuse_duplicate_call_ids(response)
+    plan_items: list[RunItem] = []
     turn_start = len(loop.new_items)
-    calls: list[ToolCallItem] = []
-    handoff_calls: list[HandoffCallItem] = []
-    mcp_requests: list[MCPApprovalRequestItem] = []
-    messages: list[MessageOutputItem] = []
-    hosted_activity = False
     for index, raw in enumerate(response.output):
         item = streamed.get(index) or make_item(raw, agent, handoffs)
         if item is None:
             continue
         loop.new_items.append(item)
         loop.model_input.append(item.to_input_item())
+        plan_items.append(item)
         if index not in streamed:
             yield RunItemStreamEvent(name=item_event_name(item), item=item)
+    plan = plan_turn(plan_items, turn_start)
+    _track_server_state(loop, response)
+    if plan.calls or plan.mcp_requests or plan.handoffs:
+        steps = resolve_calls(
+            loop, agent, tools, handoffs, plan.calls, plan.mcp_requests, plan.handoffs, turn_start
+        )
+        async with aclosing(steps):
+            async for event in steps:
+                yield event
+        return
+    if not plan.messages and (plan.hosted_activity or agent.output_schema is not None):
+        yield RunAgain()  # the model has more to do
+        return
+    text = ItemHelpers.text_message_output(plan.messages[-1]) if plan.messages else ""
+    schema = agent.output_schema
+    yield await finalize(loop, agent, schema.validate_json(text) if schema is not None else text)
+
+
+def plan_turn(items: list[RunItem], turn_start: int) -> TurnPlan:
+    """Sort a response's items by what happens next."""
+    messages: list[MessageOutputItem] = []
+    calls: list[ToolCallItem] = []
+    handoff_calls: list[HandoffCallItem] = []
+    mcp_requests: list[MCPApprovalRequestItem] = []
+    hosted_activity = False
+    for item in items:
         if isinstance(item, MessageOutputItem):
             messages.append(item)
         elif isinstance(item, HandoffCallItem):
@@ -99,27 +132,14 @@ async def finish_turn(
         elif isinstance(item, MCPApprovalRequestItem):
             mcp_requests.append(item)
         elif isinstance(item, ToolCallItem):
-            call_kind = kind_for_call(raw.type)
+            call_kind = kind_for_call(item.raw_item.type)
             if call_kind is not None and call_kind.executable:
                 calls.append(item)
             else:
                 hosted_activity = True
         elif isinstance(item, MCPListToolsItem):
             hosted_activity = True
-    _track_server_state(loop, response)
-    if calls or mcp_requests or handoff_calls:
-        steps = resolve_calls(
-            loop, agent, tools, handoffs, calls, mcp_requests, handoff_calls, turn_start
-        )
-        async with aclosing(steps):
-            async for event in steps:
-                yield event
-        return
-    if not messages and (hosted_activity or agent.output_schema is not None):
-        return  # the model has more to do: run it again
-    text = ItemHelpers.text_message_output(messages[-1]) if messages else ""
-    schema = agent.output_schema
-    await finalize(loop, agent, schema.validate_json(text) if schema is not None else text)
+    return TurnPlan(messages, calls, handoff_calls, mcp_requests, hosted_activity, turn_start)
 
 
 def _refuse_duplicate_call_ids(response: ModelResponse) -> None:
@@ -146,8 +166,8 @@ def _track_server_state(loop: RunLoop, response: ModelResponse) -> None:
         loop.previous_response_id = response.response_id
 
 
-async def finalize(loop: RunLoop, agent: Agent[Any], output: Any) -> None:
-    """Run the output guardrails on ``output`` and end the run with it."""
+async def finalize(loop: RunLoop, agent: Agent[Any], output: Any) -> FinalOutput:
+    """Run the output guardrails on ``output``; the run ends with it."""
     guards = [*agent.output_guardrails, *loop.run_config.output_guardrails]
     if guards:
 
@@ -163,8 +183,7 @@ async def finalize(loop: RunLoop, agent: Agent[Any], output: Any) -> None:
             if result.output.tripwire_triggered:
                 raise OutputGuardrailTripwireTriggered(result)
     await loop.hooks.agent_end(agent, output)
-    loop.final_output = output
-    loop.done = True
+    return FinalOutput(output)
 
 
 async def resolve_calls(
@@ -176,8 +195,9 @@ async def resolve_calls(
     mcp_requests: list[MCPApprovalRequestItem],
     handoff_calls: list[HandoffCallItem],
     turn_start: int,
-) -> AsyncGenerator[StreamEvent, None]:
-    """Answer MCP approval requests, run the function calls, then hand off or finish."""
+) -> AsyncGenerator[StreamEvent | NextStep, None]:
+    """Answer MCP approval requests, run the calls, then hand off, finish or pause; the last
+    value yielded is the :data:`NextStep`."""
     waiting_mcp: list[MCPApprovalRequestItem] = []
     for request in mcp_requests:
         answer = await answer_mcp_request(
@@ -202,16 +222,16 @@ async def resolve_calls(
         loop.model_input.append(output.raw_item)
     if batch.interruptions or waiting_mcp:
         waiting = {item.call_id for item in batch.interruptions} | set(batch.nested)
-        loop.nested_states = batch.nested
-        loop.pending_calls = [c for c in calls if c.call_id in waiting]
-        loop.pending_mcp = waiting_mcp
-        loop.pending_handoffs = list(handoff_calls)  # performed once the calls are decided
-        loop.interruptions = [*batch.interruptions, *waiting_mcp]
-        loop.done = True
+        yield Interrupted(
+            Paused(
+                calls=[c for c in calls if c.call_id in waiting],
+                mcp=waiting_mcp,
+                handoffs=list(handoff_calls),  # performed once the calls are decided
+                interruptions=[*batch.interruptions, *waiting_mcp],
+                nested=batch.nested,
+            )
+        )
         return
-    loop.pending_calls, loop.pending_mcp, loop.interruptions = [], [], []
-    loop.pending_handoffs = []
-    loop.nested_states = {}
     if handoff_calls:
         async for step in _hand_off(loop, agent, handoffs, handoff_calls, turn_start):
             yield step
@@ -219,7 +239,9 @@ async def resolve_calls(
     if calls:
         decided = await _tools_final_output(loop, agent, calls, batch.outputs, enabled)
         if decided.is_final_output:
-            await finalize(loop, agent, decided.final_output)
+            yield await finalize(loop, agent, decided.final_output)
+            return
+    yield RunAgain()
 
 
 async def _tools_final_output(
@@ -264,7 +286,7 @@ async def _hand_off(
     handoffs: list[Handoff[Any]],
     calls: list[HandoffCallItem],
     turn_start: int,
-) -> AsyncGenerator[StreamEvent, None]:
+) -> AsyncGenerator[StreamEvent | NextStep, None]:
     first, extra = calls[0], calls[1:]
     for call in extra:
         ignored = ToolCallOutputItem(
@@ -301,10 +323,7 @@ async def _hand_off(
     input_filter = chosen.input_filter or loop.run_config.handoff_input_filter
     if input_filter is not None:
         await _filter_history(loop, input_filter, turn_start)
-    loop.current_agent = target
-    loop.start_agent_span(target)
-    yield AgentUpdatedStreamEvent(new_agent=target)
-    await loop.hooks.agent_start(target)
+    yield HandedOff(target)
 
 
 async def _filter_history(loop: RunLoop, input_filter: Any, turn_start: int) -> None:
