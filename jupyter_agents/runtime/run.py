@@ -8,7 +8,8 @@ from typing import Any
 
 from typing_extensions import TypedDict, Unpack
 
-from ._run.loop import RunLoop, resume_loop
+from ._run.loop import RunLoop
+from ._run.resume import resume_loop
 from ._sync import run_blocking
 from .agent import Agent
 from .agent_tool import set_nested_runner

@@ -19,9 +19,9 @@ from .._util import call_maybe_async
 from ..agent import Agent
 from ..approvals import ApprovalHandler, ApprovalLedger
 from ..context import RunContextWrapper
-from ..errors import AgentsException, InputGuardrailTripwireTriggered, MaxTurnsExceeded, UserError
+from ..errors import AgentsException, MaxTurnsExceeded, UserError
 from ..events import AgentUpdatedStreamEvent, StreamEvent
-from ..guardrails import InputGuardrail, InputGuardrailResult, OutputGuardrailResult
+from ..guardrails import InputGuardrailResult, OutputGuardrailResult
 from ..handoffs import Handoff
 from ..items import (
     ItemHelpers,
@@ -33,13 +33,13 @@ from ..items import (
 )
 from ..lifecycle import HookCaller, RunHooks
 from ..models.interface import Model
-from ..models.provider import default_provider
 from ..result import RunErrorDetails
 from ..sessions import Session
 from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
 from ..tools import Tool
-from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, guardrail_span, trace
-from .model_call import ModelCall
+from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, trace
+from .input_guardrails import race, raise_if_tripped, start_input_guardrails
+from .model_call import ModelCall, resolve_model
 from .progress import FinalOutput, HandedOff, Interrupted, NextStep, Paused, RunAgain, RunProgress
 from .step import finish_turn, make_item, resolve_calls
 
@@ -308,7 +308,7 @@ class RunLoop:
         tools, handoffs = await self._tools_for(agent)
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
         await call.prepare()
-        guard = await self._start_input_guardrails(agent)
+        guard = await start_input_guardrails(self, agent)
         streamed: dict[int, RunItem] = {}
         response: ModelResponse | None = None
         try:
@@ -321,12 +321,12 @@ class RunLoop:
                         else:
                             yield event
                         if guard is not None and guard.done():
-                            _raise_if_tripped(guard)
+                            raise_if_tripped(guard)
             else:
-                response = await _race(call.response(), guard)
+                response = await race(call.response(), guard)
             if guard is not None:
                 self.input_guardrail_results.extend(await guard)
-                _raise_if_tripped(guard)
+                raise_if_tripped(guard)
         finally:
             if guard is not None and not guard.done():
                 guard.cancel()
@@ -341,38 +341,6 @@ class RunLoop:
                         yield step_event
                 else:
                     yield out
-
-    async def _start_input_guardrails(
-        self, agent: Agent[Any]
-    ) -> asyncio.Future[list[InputGuardrailResult]] | None:
-        """Input guardrails of the first turn: sequential ones now, parallel ones as a task."""
-        if self.current_turn != 1 or self.raw_responses:
-            return None
-        guards = [*agent.input_guardrails, *self.run_config.input_guardrails]
-        if not guards:
-            return None
-        before = [g for g in guards if not g.run_in_parallel]
-        if before:
-            results = await self._run_guardrails(agent, before)
-            self.input_guardrail_results.extend(results)
-            for result in results:
-                if result.output.tripwire_triggered:
-                    raise InputGuardrailTripwireTriggered(result)
-        alongside = [g for g in guards if g.run_in_parallel]
-        if not alongside:
-            return None
-        return asyncio.ensure_future(self._run_guardrails(agent, alongside))
-
-    async def _run_guardrails(
-        self, agent: Agent[Any], guards: list[InputGuardrail[Any]]
-    ) -> list[InputGuardrailResult]:
-        async def one(guard: InputGuardrail[Any]) -> InputGuardrailResult:
-            with guardrail_span(guard.get_name(), parent=self.agent_span) as span:
-                result = await guard.run(agent, self.original_input, self.context_wrapper)
-                span.span_data.triggered = result.output.tripwire_triggered
-            return result
-
-        return list(await asyncio.gather(*(one(g) for g in guards)))
 
     async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:
         """Continue a paused turn: the calls that waited for decisions."""
@@ -441,81 +409,3 @@ class RunLoop:
                     f"{other!r} and {item!r}. Rename one with name_override."
                 )
         return visible, handoffs
-
-
-async def _race(call: Any, guard: asyncio.Future[Any] | None) -> ModelResponse:
-    """The model call, cancelled as soon as a parallel input guardrail trips."""
-    if guard is None:
-        return await call  # type: ignore[no-any-return]
-    task = asyncio.ensure_future(call)
-    try:
-        while not task.done():
-            await asyncio.wait({task, guard}, return_when=asyncio.FIRST_COMPLETED)
-            if guard.done():
-                _raise_if_tripped(guard)
-                await task
-        return task.result()  # type: ignore[no-any-return]
-    finally:
-        if not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-
-
-def _raise_if_tripped(guard: asyncio.Future[list[InputGuardrailResult]] | None) -> None:
-    if guard is None or not guard.done():
-        return
-    for result in guard.result():
-        if result.output.tripwire_triggered:
-            raise InputGuardrailTripwireTriggered(result)
-
-
-def resolve_model(agent: Agent[Any], run_config: RunConfig) -> Model:
-    """The model for ``agent``: RunConfig's override, then the agent's, then the default."""
-    override = run_config.model
-    if isinstance(override, Model):
-        return override
-    if override is None and isinstance(agent.model, Model):
-        return agent.model
-    name = override if override is not None else agent.model
-    provider = run_config.model_provider
-    if provider is None:
-        provider = default_provider()
-    return provider.get_model(name if isinstance(name, str) else None)
-
-
-def resume_loop(
-    state: RunState,
-    agent: Agent[Any],
-    context: Any,
-    run_config: RunConfig,
-    max_turns: int,
-    stream: bool,
-    approval_handler: ApprovalHandler | None,
-    hooks: RunHooks[Any] | None = None,
-) -> RunLoop:
-    """A loop that continues a paused run from ``state``."""
-    if agent.name != state.current_agent.name:
-        raise UserError(
-            f"This state paused while agent {state.current_agent.name!r} was running; "
-            f"resume it with that agent, not {agent.name!r}."
-        )
-    state.mark_resumed()
-    loop = RunLoop(
-        agent=agent,
-        input=state.original_input,
-        context_wrapper=state.context_wrapper,
-        run_config=run_config,
-        max_turns=max_turns,
-        stream=stream,
-        approval_handler=approval_handler,
-        hooks=hooks,
-    )
-    progress = state.progress.snapshot()
-    progress.max_turns = max_turns
-    if context is not None:
-        progress.context_wrapper = RunContextWrapper(
-            context=context, usage=progress.context_wrapper.usage
-        )
-        loop.hooks = HookCaller(hooks, progress.context_wrapper)
-    loop.progress = progress
-    return loop

@@ -15,9 +15,10 @@ from ..handoffs import Handoff
 from ..items import ModelResponse, RunItem, TResponseInputItem
 from ..model_settings import ModelSettings
 from ..models.interface import Model, ModelTracing
+from ..models.provider import default_provider
 from ..models.usage import usage_from_openai
 from ..retry import describe_error, retry_delay
-from ..run_config import CallModelData, ModelInputData
+from ..run_config import CallModelData, ModelInputData, RunConfig
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
 
@@ -246,3 +247,17 @@ def _failure_text(event: Any) -> str:
     response = getattr(event, "response", None)
     error = getattr(response, "error", None) or event
     return str(getattr(error, "message", None) or error)
+
+
+def resolve_model(agent: Agent[Any], run_config: RunConfig) -> Model:
+    """The model for ``agent``: RunConfig's override, then the agent's, then the default."""
+    override = run_config.model
+    if isinstance(override, Model):
+        return override
+    if override is None and isinstance(agent.model, Model):
+        return agent.model
+    name = override if override is not None else agent.model
+    provider = run_config.model_provider
+    if provider is None:
+        provider = default_provider()
+    return provider.get_model(name if isinstance(name, str) else None)

@@ -23,22 +23,15 @@ from ..approvals import (
 from ..context import ToolContext
 from ..errors import (
     ModelBehaviorError,
-    ToolInputGuardrailTripwireTriggered,
-    ToolOutputGuardrailTripwireTriggered,
     UserError,
 )
 from ..events import RunItemStreamEvent
-from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem, ToolError, ToolStatus
+from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem, ToolError
 from ..tool_errors import timeout_message, tool_error
-from ..tool_guardrails import (
-    ToolInputGuardrailData,
-    ToolInputGuardrailResult,
-    ToolOutputGuardrailData,
-    ToolOutputGuardrailResult,
-)
 from ..tools import ToolArgumentsError
 from ..tools.kinds import LocalTool, ToolKind, kind_for_call, kind_for_tool
 from ..tracing import function_span
+from .tool_checks import Outcome, check_input, check_output
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -140,11 +133,11 @@ class ToolBatch:
         tool = self._tool_for(kind, name)
         decision: ApprovalDecision | None = None
         problem = kind.argument_problem(tool, arguments) if tool is not None else None
-        ran: _Outcome | None
+        ran: Outcome | None
         if problem is not None:
             # Unusable arguments (e.g. not a JSON object): an error to the model, before any
             # approval or invocation.
-            ran = _Outcome.failed(problem, "ToolArgumentsError")
+            ran = Outcome.failed(problem, "ToolArgumentsError")
         elif tool is not None and await self._needs_approval(
             tool, kind.parsed_arguments(arguments), call_id
         ):
@@ -178,7 +171,7 @@ class ToolBatch:
             if decision.approved:
                 ran = await self._invoke_or_pause(kind, name, call_id, arguments)
             else:
-                ran = _Outcome(rejection_message(name, decision.message), "rejected")
+                ran = Outcome(rejection_message(name, decision.message), "rejected")
         else:
             ran = await self._invoke_or_pause(kind, name, call_id, arguments)
         if ran is None:
@@ -203,7 +196,7 @@ class ToolBatch:
 
     async def _invoke_or_pause(
         self, kind: ToolKind, name: str, call_id: str, arguments: str
-    ) -> _Outcome | None:
+    ) -> Outcome | None:
         """Run the call; None when it is an agent tool whose nested run paused for approvals
         (the outer run then pauses with the nested calls as its interruptions)."""
         token = nested_resume.set(self._loop.nested_states.pop(call_id, None))
@@ -282,25 +275,25 @@ class ToolBatch:
             request = dataclasses.replace(request, error=problem)
         return ApprovalDecision.reject(message=f"the edited arguments were invalid ({problem})")
 
-    async def _invoke(self, kind: ToolKind, name: str, call_id: str, arguments: str) -> _Outcome:
+    async def _invoke(self, kind: ToolKind, name: str, call_id: str, arguments: str) -> Outcome:
         tool = self._tool_for(kind, name)
         if tool is None:
-            return _Outcome.failed(self._missing_tool_message(name), "ToolNotFound")
+            return Outcome.failed(self._missing_tool_message(name), "ToolNotFound")
         problem = kind.argument_problem(tool, arguments)
         if problem is not None:  # edited arguments were checked already; this is a safety net
-            return _Outcome.failed(problem, "ToolArgumentsError")
+            return Outcome.failed(problem, "ToolArgumentsError")
         ctx = ToolContext.from_run_context(
             self._context, tool_name=name, tool_call_id=call_id, tool_arguments=arguments
         )
-        refused = await self._check_input(tool, ctx)
+        refused = await check_input(self._loop, self._agent, tool, ctx)
         if refused is not None:
-            return _Outcome(refused, "blocked")
+            return Outcome(refused, "blocked")
         hooks = self._loop.hooks
         await hooks.tool_start(self._agent, tool)
         with function_span(name, input=arguments, parent=self._loop.agent_span) as span:
             outcome = await self._call_tool(kind, tool, ctx, arguments)
             if outcome.status == "ok":
-                outcome = await self._check_output(tool, ctx, outcome)
+                outcome = await check_output(self._loop, self._agent, tool, ctx, outcome)
             value = outcome.value
             span.span_data.output = value if isinstance(value, str) else repr(value)
         await hooks.tool_end(self._agent, tool, value)
@@ -308,7 +301,7 @@ class ToolBatch:
 
     async def _call_tool(
         self, kind: ToolKind, tool: Any, ctx: ToolContext[Any], arguments: str
-    ) -> _Outcome:
+    ) -> Outcome:
         token = event_sink.set(self._queue.put_nowait if self._queue is not None else None)
         handler_token = outer_approval_handler.set(self._handler)
         timeout = getattr(tool, "timeout", None)
@@ -317,17 +310,17 @@ class ToolBatch:
         try:
             invocation = kind.invoke(tool, ctx, arguments)
             if timeout is None:
-                return _Outcome(await invocation)
+                return Outcome(await invocation)
             started = asyncio.get_running_loop().time()
             try:
-                return _Outcome(await asyncio.wait_for(invocation, timeout))
+                return Outcome(await asyncio.wait_for(invocation, timeout))
             except asyncio.TimeoutError:
                 if asyncio.get_running_loop().time() - started < timeout:
                     raise  # the tool's own TimeoutError, not ours
             message = timeout_message(tool, timeout)
-            return _Outcome(message, "timeout", ToolError("timeout", message))
+            return Outcome(message, "timeout", ToolError("timeout", message))
         except ToolArgumentsError as e:
-            return _Outcome.failed(str(e), "ToolArgumentsError")
+            return Outcome.failed(str(e), "ToolArgumentsError")
         except NestedRunPaused:
             raise
         except Exception as e:
@@ -341,61 +334,16 @@ class ToolBatch:
                     f"The failure_error_function of tool {tool.name!r} raised {handler_error!r} "
                     f"while handling {e!r}."
                 ) from handler_error
-            return _Outcome(told, "error", tool_error(e))
+            return Outcome(told, "error", tool_error(e))
         finally:
             event_sink.reset(token)
             outer_approval_handler.reset(handler_token)
-
-    async def _check_input(self, tool: LocalTool, ctx: ToolContext[Any]) -> str | None:
-        """Tool input guardrails: a message replacing the call, or None to run it."""
-        for guard in getattr(tool, "tool_input_guardrails", ()):
-            result = await guard.run(ToolInputGuardrailData(context=ctx, agent=self._agent))
-            self._loop.tool_input_guardrail_results.append(ToolInputGuardrailResult(guard, result))
-            if result.behavior == "raise_exception":
-                raise ToolInputGuardrailTripwireTriggered(guard, result)
-            if result.behavior == "reject_content":
-                return result.message or f"The call to tool {tool.name!r} was blocked."
-        return None
-
-    async def _check_output(
-        self, tool: LocalTool, ctx: ToolContext[Any], outcome: _Outcome
-    ) -> _Outcome:
-        """Tool output guardrails: the output the model sees."""
-        value = outcome.value
-        for guard in getattr(tool, "tool_output_guardrails", ()):
-            data = ToolOutputGuardrailData(context=ctx, agent=self._agent, output=value)
-            result = await guard.run(data)
-            self._loop.tool_output_guardrail_results.append(
-                ToolOutputGuardrailResult(guard, result)
-            )
-            if result.behavior == "raise_exception":
-                raise ToolOutputGuardrailTripwireTriggered(guard, result)
-            if result.behavior == "reject_content":
-                withheld = result.message or f"The output of tool {tool.name!r} was withheld."
-                return _Outcome(withheld, "blocked")
-            if result.replacement is not None:
-                value = result.replacement
-        return _Outcome(value)
 
     def _missing_tool_message(self, name: str) -> str:
         if name in self._all_names:
             return f"Tool {name!r} is not available right now. Do not call it again in this turn."
         available = ", ".join(sorted(self._enabled)) or "none"
         return f"Tool {name!r} does not exist. Available tools: {available}."
-
-
-@dataclasses.dataclass(frozen=True)
-class _Outcome:
-    """What a call produced: the value the model sees, and how the call ended."""
-
-    value: Any
-    status: ToolStatus = "ok"
-    error: ToolError | None = None
-
-    @classmethod
-    def failed(cls, message: str, kind: str) -> _Outcome:
-        """An error the run itself found (bad arguments, unknown tool): the model is told."""
-        return cls(message, "error", ToolError(kind, message))
 
 
 def _withdraw(answer: Any) -> None:

@@ -1,0 +1,78 @@
+"""Input guardrails of a run's first turn: sequential ones before the model call, parallel
+ones alongside it (a tripwire cancels the call)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputGuardrailTripwireTriggered
+from ..guardrails import InputGuardrail, InputGuardrailResult
+from ..items import ModelResponse
+from ..tracing import guardrail_span
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+    from .loop import RunLoop
+
+__all__ = ["race", "raise_if_tripped", "start_input_guardrails"]
+
+
+async def start_input_guardrails(
+    loop: RunLoop, agent: Agent[Any]
+) -> asyncio.Future[list[InputGuardrailResult]] | None:
+    """Input guardrails of the first turn: sequential ones now, parallel ones as a task."""
+    if loop.current_turn != 1 or loop.raw_responses:
+        return None
+    guards = [*agent.input_guardrails, *loop.run_config.input_guardrails]
+    if not guards:
+        return None
+    before = [g for g in guards if not g.run_in_parallel]
+    if before:
+        results = await _run_guardrails(loop, agent, before)
+        loop.input_guardrail_results.extend(results)
+        for result in results:
+            if result.output.tripwire_triggered:
+                raise InputGuardrailTripwireTriggered(result)
+    alongside = [g for g in guards if g.run_in_parallel]
+    if not alongside:
+        return None
+    return asyncio.ensure_future(_run_guardrails(loop, agent, alongside))
+
+
+async def _run_guardrails(
+    loop: RunLoop, agent: Agent[Any], guards: list[InputGuardrail[Any]]
+) -> list[InputGuardrailResult]:
+    async def one(guard: InputGuardrail[Any]) -> InputGuardrailResult:
+        with guardrail_span(guard.get_name(), parent=loop.agent_span) as span:
+            result = await guard.run(agent, loop.original_input, loop.context_wrapper)
+            span.span_data.triggered = result.output.tripwire_triggered
+        return result
+
+    return list(await asyncio.gather(*(one(g) for g in guards)))
+
+
+async def race(call: Any, guard: asyncio.Future[Any] | None) -> ModelResponse:
+    """The model call, cancelled as soon as a parallel input guardrail trips."""
+    if guard is None:
+        return await call  # type: ignore[no-any-return]
+    task = asyncio.ensure_future(call)
+    try:
+        while not task.done():
+            await asyncio.wait({task, guard}, return_when=asyncio.FIRST_COMPLETED)
+            if guard.done():
+                raise_if_tripped(guard)
+                await task
+        return task.result()  # type: ignore[no-any-return]
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+def raise_if_tripped(guard: asyncio.Future[list[InputGuardrailResult]] | None) -> None:
+    if guard is None or not guard.done():
+        return
+    for result in guard.result():
+        if result.output.tripwire_triggered:
+            raise InputGuardrailTripwireTriggered(result)

@@ -1,0 +1,265 @@
+"""The JSON form of a paused run's progress (``RunState.to_json`` / ``from_json``)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..approvals import ApprovalDecision, ApprovalLedger
+from ..context import RunContextWrapper
+from ..errors import UserError
+from ..items import (
+    HandoffCallItem,
+    MCPApprovalRequestItem,
+    MCPApprovalResponseItem,
+    MCPListToolsItem,
+    MessageOutputItem,
+    ReasoningItem,
+    RunItem,
+    ToolApprovalItem,
+    ToolCallItem,
+    ToolCallOutputItem,
+)
+from ..tools.kinds import ToolKind, kind_for_call
+from ..usage import InputTokensDetails, OutputTokensDetails, Usage
+from .progress import Paused, RunProgress
+from .state_schema import check_saved_state, damaged
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+    from ..run_state import RunState
+
+__all__ = ["STATE_FORMAT", "STATE_VERSION", "dump_progress", "load_progress", "raw_arguments"]
+
+STATE_FORMAT = "jupyter_agents.run_state"
+STATE_VERSION = 1
+"""Bumped whenever the JSON layout changes; older readers refuse newer states. Fields added
+since (``state_id``, ``nested``, an output's ``status``) are optional, so version 1 stays."""
+
+_STATUSES = ("ok", "error", "timeout", "rejected", "blocked", "cancelled")
+
+_ITEM_TYPES: dict[str, type[Any]] = {
+    cls.type: cls
+    for cls in (
+        HandoffCallItem,
+        MessageOutputItem,
+        ToolCallItem,
+        ToolCallOutputItem,
+        ReasoningItem,
+        MCPListToolsItem,
+        MCPApprovalRequestItem,
+        MCPApprovalResponseItem,
+    )
+}
+
+
+def dump_progress(progress: RunProgress, state_id: str) -> dict[str, Any]:
+    """The progress as a JSON-compatible dict."""
+    usage = progress.context_wrapper.usage
+    data = {
+        "format": STATE_FORMAT,
+        "version": STATE_VERSION,
+        "state_id": state_id,
+        "current_agent": progress.current_agent.name,
+        "original_input": progress.original_input,
+        "model_input": progress.model_input,
+        "new_items": [_dump_item(i) for i in progress.new_items],
+        "usage": {
+            "requests": usage.requests,
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "total_tokens": usage.total_tokens,
+            "cached_tokens": usage.input_tokens_details.cached_tokens,
+            "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
+        },
+        "current_turn": progress.current_turn,
+        "max_turns": progress.max_turns,
+        "ledger": progress.ledger.to_json(),
+        "pending_calls": [c.call_id for c in progress.paused.calls],
+        "pending_mcp": [r.call_id for r in progress.paused.mcp],
+        "pending_handoffs": [h.raw_item.call_id for h in progress.paused.handoffs],
+        "nested": {
+            call_id: json.loads(st.to_json()) for call_id, st in progress.paused.nested.items()
+        },
+    }
+    return data
+
+
+def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgress, str | None]:
+    """Progress (and its state id) rebuilt from :func:`dump_progress`'s JSON text."""
+    data = check_saved_state(_load_checked(text))
+    if data["current_agent"] != agent.name:
+        raise UserError(
+            f"This state was saved while agent {data['current_agent']!r} was running; "
+            f"pass that agent to RunState.from_json, not {agent.name!r}."
+        )
+    items = [_load_item(raw, agent, n) for n, raw in enumerate(data["new_items"])]
+    calls = {i.call_id: i for i in items if isinstance(i, ToolCallItem) and i.call_id}
+    mcp = {i.call_id: i for i in items if isinstance(i, MCPApprovalRequestItem)}
+    handoffs = {i.raw_item.call_id: i for i in items if isinstance(i, HandoffCallItem)}
+    pending_calls = _pending(calls, data["pending_calls"], "pending_calls")
+    pending_mcp = _pending(mcp, data["pending_mcp"], "pending_mcp")
+    pending_handoffs = _pending(handoffs, data["pending_handoffs"], "pending_handoffs")
+    nested = _load_nested(agent, data["nested"], pending_calls, context)
+    interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = []
+    for c in pending_calls:
+        if c.call_id in nested:
+            interruptions.extend(nested[c.call_id].interruptions)
+        else:
+            kind = _call_kind(c)
+            parsed = kind.parse_call(c.raw_item)
+            interruptions.append(
+                ToolApprovalItem(
+                    agent=agent,
+                    raw_item=c.raw_item,
+                    tool_name=parsed.name,
+                    arguments=kind.parsed_arguments(parsed.arguments),
+                    call_item=c,
+                )
+            )
+    interruptions.extend(pending_mcp)
+    u = data["usage"]
+    usage = Usage(
+        requests=u["requests"],
+        input_tokens=u["input_tokens"],
+        output_tokens=u["output_tokens"],
+        total_tokens=u["total_tokens"],
+        input_tokens_details=InputTokensDetails(u["cached_tokens"]),
+        output_tokens_details=OutputTokensDetails(u["reasoning_tokens"]),
+    )
+    progress = RunProgress(
+        current_agent=agent,
+        original_input=data["original_input"],
+        model_input=data["model_input"],
+        context_wrapper=RunContextWrapper(context=context, usage=usage),
+        max_turns=data["max_turns"],
+        new_items=items,
+        current_turn=data["current_turn"],
+        ledger=ApprovalLedger.from_json(data["ledger"]),
+        paused=Paused(pending_calls, pending_mcp, pending_handoffs, interruptions, nested),
+    )
+    return progress, data.get("state_id")
+
+
+def _load_nested(
+    agent: Agent[Any], saved: dict[str, Any], pending_calls: list[ToolCallItem], context: Any
+) -> dict[str, RunState]:
+    """The paused runs of agent tools, rebuilt with the agents those tools run."""
+    nested: dict[str, RunState] = {}
+    for call_id, data in saved.items():
+        call = next((c for c in pending_calls if c.call_id == call_id), None)
+        if call is None:
+            raise damaged(f"nested names call {call_id!r}, which is not a pending call")
+        tool = next((t for t in agent.tools if getattr(t, "name", None) == call.tool_name), None)
+        inner = getattr(tool, "agent", None)
+        if inner is None:
+            raise UserError(
+                f"This state holds a paused run of agent tool {call.tool_name!r}, but agent "
+                f"{agent.name!r} has no such agent tool now."
+            )
+        from ..run_state import RunState
+
+        nested[call_id] = RunState.from_json(inner, json.dumps(data), context)
+    return nested
+
+
+def _pending(known: dict[Any, Any], ids: list[str], field: str) -> list[Any]:
+    missing = [c for c in ids if c not in known]
+    if missing:
+        raise damaged(f"{field} names call {missing[0]!r}, which is not among new_items")
+    found = [known[c] for c in ids]
+    if field == "pending_calls" and not all(
+        getattr(kind_for_call(c.raw_item.type), "executable", False) for c in found
+    ):
+        raise damaged(f"{field} names a call that no tool kind runs here")
+    return found
+
+
+def _call_kind(call: ToolCallItem) -> ToolKind:
+    kind = kind_for_call(call.raw_item.type)
+    if kind is None:
+        raise damaged(f"no tool kind handles {call.raw_item.type!r} calls")
+    return kind
+
+
+def raw_arguments(item: ToolApprovalItem | MCPApprovalRequestItem) -> str:
+    """The arguments text a decision binds to, as the model sent it."""
+    if isinstance(item, MCPApprovalRequestItem):
+        return str(item.raw_item.arguments or "")
+    kind = kind_for_call(item.raw_item.type)
+    if kind is None:
+        return str(getattr(item.raw_item, "arguments", "") or "")
+    return kind.parse_call(item.raw_item).arguments
+
+
+def _load_checked(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise UserError(f"This is not a saved RunState (invalid JSON: {e}).") from None
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+        raise UserError("This is not a saved RunState (no 'format' marker).")
+    version = data.get("version")
+    if version != STATE_VERSION:
+        raise UserError(
+            f"This RunState was saved by an incompatible version of jupyter_agents (state "
+            f"version {version}, this version reads {STATE_VERSION}). Resume it with the "
+            "version that saved it."
+        )
+    return data
+
+
+def _dump_item(item: RunItem) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "type": item.type,
+        "agent": item.agent.name,
+        "raw": item.to_input_item(),
+    }
+    if isinstance(item, ToolCallOutputItem):
+        if item.approval is not None:
+            entry["approved"] = item.approval.approved
+        if item.status != "ok":
+            entry["status"] = item.status
+    return entry
+
+
+def _load_item(entry: dict[str, Any], agent: Agent[Any], index: int) -> RunItem:
+    from pydantic import ValidationError
+
+    cls = _ITEM_TYPES.get(entry["type"])
+    if cls is None:
+        raise UserError(f"Unknown item type {entry['type']!r} in a saved RunState.")
+    try:
+        return _build_item(cls, entry, agent)
+    except (ValidationError, KeyError, TypeError, AttributeError) as e:
+        problem = str(e).splitlines()[0]
+        raise damaged(f"new_items.{index} ({entry['type']}) is malformed ({problem})") from None
+
+
+def _build_item(cls: type[Any], entry: dict[str, Any], agent: Agent[Any]) -> RunItem:
+    from openai.types.responses import ResponseOutputItem
+    from pydantic import TypeAdapter
+
+    raw = entry["raw"]
+    if cls in (ToolCallOutputItem, MCPApprovalResponseItem):
+        if cls is ToolCallOutputItem:
+            approved = entry.get("approved")
+            approval = None if approved is None else ApprovalDecision(approved=bool(approved))
+            if not isinstance(raw.get("call_id"), str):
+                raise TypeError("a tool output needs a string call_id")
+            status = entry.get("status", "ok")
+            if status not in _STATUSES:
+                raise TypeError(f"unknown status {status!r}")
+            return ToolCallOutputItem(
+                agent=agent,
+                raw_item=raw,
+                output=raw.get("output"),
+                approval=approval,
+                status=status,
+            )
+        return MCPApprovalResponseItem(agent=agent, raw_item=raw)
+    parsed = TypeAdapter(ResponseOutputItem).validate_python(raw)
+    if cls is HandoffCallItem and parsed.type != "function_call":
+        raise TypeError("a handoff must be a function_call")
+    item: RunItem = cls(agent=agent, raw_item=parsed)
+    return item

@@ -1,0 +1,70 @@
+"""How one tool call ended (:class:`Outcome`), and the tool guardrails around a call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ToolInputGuardrailTripwireTriggered, ToolOutputGuardrailTripwireTriggered
+from ..items import ToolError, ToolStatus
+from ..tool_guardrails import (
+    ToolInputGuardrailData,
+    ToolInputGuardrailResult,
+    ToolOutputGuardrailData,
+    ToolOutputGuardrailResult,
+)
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+    from ..context import ToolContext
+    from ..tools.kinds import LocalTool
+    from .loop import RunLoop
+
+__all__ = ["Outcome", "check_input", "check_output"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a call produced: the value the model sees, and how the call ended."""
+
+    value: Any
+    status: ToolStatus = "ok"
+    error: ToolError | None = None
+
+    @classmethod
+    def failed(cls, message: str, kind: str) -> Outcome:
+        """An error the run itself found (bad arguments, unknown tool): the model is told."""
+        return cls(message, "error", ToolError(kind, message))
+
+
+async def check_input(
+    loop: RunLoop, agent: Agent[Any], tool: LocalTool, ctx: ToolContext[Any]
+) -> str | None:
+    """Tool input guardrails: a message replacing the call, or None to run it."""
+    for guard in getattr(tool, "tool_input_guardrails", ()):
+        result = await guard.run(ToolInputGuardrailData(context=ctx, agent=agent))
+        loop.tool_input_guardrail_results.append(ToolInputGuardrailResult(guard, result))
+        if result.behavior == "raise_exception":
+            raise ToolInputGuardrailTripwireTriggered(guard, result)
+        if result.behavior == "reject_content":
+            return result.message or f"The call to tool {tool.name!r} was blocked."
+    return None
+
+
+async def check_output(
+    loop: RunLoop, agent: Agent[Any], tool: LocalTool, ctx: ToolContext[Any], outcome: Outcome
+) -> Outcome:
+    """Tool output guardrails: the output the model sees."""
+    value = outcome.value
+    for guard in getattr(tool, "tool_output_guardrails", ()):
+        data = ToolOutputGuardrailData(context=ctx, agent=agent, output=value)
+        result = await guard.run(data)
+        loop.tool_output_guardrail_results.append(ToolOutputGuardrailResult(guard, result))
+        if result.behavior == "raise_exception":
+            raise ToolOutputGuardrailTripwireTriggered(guard, result)
+        if result.behavior == "reject_content":
+            withheld = result.message or f"The output of tool {tool.name!r} was withheld."
+            return Outcome(withheld, "blocked")
+        if result.replacement is not None:
+            value = result.replacement
+    return Outcome(value)
