@@ -96,7 +96,9 @@ def _handler(opts: CellOptions, view: Any) -> Callable[[ApprovalRequest], Any]:
 def _refuse_if_unseen(view: Any, request: ApprovalRequest) -> None:
     if view.rendered.is_set():
         return
-    if view.decide(request.call_id, ApprovalDecision.reject(headless_message(request.tool_name))):
+    if view.decide(
+        request.request_id, ApprovalDecision.reject(headless_message(request.tool_name))
+    ):
         view.add_notice(headless_message(request.tool_name), "warning")
 
 

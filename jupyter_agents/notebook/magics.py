@@ -8,6 +8,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.display import Markdown, display
 
+from .._render import escape_html, escape_markdown, markdown_to_html
 from ..runtime._sync import run_blocking
 from ..runtime.items import ItemHelpers
 from .session import NotebookSession
@@ -22,7 +23,7 @@ LINE_USAGE = (
 
 def _table(rows: list[dict[str, str]], columns: list[str]) -> str:
     def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
+        return escape_markdown(text)
 
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(cell(row[c]) for c in columns) + " |" for row in rows]
@@ -30,30 +31,45 @@ def _table(rows: list[dict[str, str]], columns: list[str]) -> str:
 
 
 def _status(session: NotebookSession) -> str:
-    tools = ", ".join(t.name for t in session.toolbox.tools) or "none yet (decorate with @tool)"
+    names = ", ".join(escape_markdown(t.name) for t in session.toolbox.tools)
+    tools = names or "none yet (decorate with @tool)"
     turns = sum(len(c) for c in session.conversations.values())
     return (
-        f"**model**: {session.model_label()}  \n**tools**: {tools}  \n"
-        f"**conversation turns**: {turns}  \n**instructions**: {session.instructions}"
+        f"**model**: {escape_markdown(session.model_label())}  \n**tools**: {tools}  \n"
+        f"**conversation turns**: {turns}  \n"
+        f"**instructions**: {escape_markdown(session.instructions)}"
     )
 
 
-def _history(session: NotebookSession, agent: str) -> str:
+def _history(session: NotebookSession, agent: str) -> dict[str, str]:
+    """The conversation as a display bundle; every text in it is sanitised."""
     conversation = session.conversations.get(agent)
     if not conversation:
-        return f"No conversation yet for agent {agent!r}."
-    parts: list[str] = []
-    items = run_blocking(conversation.items())
-    for item in items:
+        text = f"No conversation yet for agent {agent!r}."
+        return {"text/plain": text, "text/html": f"<p>{escape_html(text)}</p>"}
+    html: list[str] = []
+    plain: list[str] = []
+    for item in run_blocking(conversation.items()):
         role = item.get("role")
         if role == "user" and isinstance(item.get("content"), str):
-            parts.append(f"**you**: {item['content']}")
+            who, text = "you", item["content"]
         elif item.get("type") == "message":
-            text = "".join(p.get("text", "") for p in item.get("content", []))
-            parts.append(f"**{agent}**: {text}")
+            who, text = agent, "".join(p.get("text", "") for p in item.get("content", []))
         elif item.get("type") == "function_call":
-            parts.append(f"`{item['name']}({item.get('arguments', '')})`")
-    return "\n\n".join(parts)
+            call = f"{item.get('name', '')}({item.get('arguments', '')})"
+            html.append(f"<p><code>{escape_html(call)}</code></p>")
+            plain.append(call)
+            continue
+        else:
+            continue
+        html.append(f"<p><strong>{escape_html(who)}</strong></p>{markdown_to_html(text)}")
+        plain.append(f"{who}: {text}")
+    body = "".join(html)
+    return {
+        "text/plain": "\n\n".join(plain),
+        "text/html": f'<div class="jupyter-agents-history">{body}</div>',
+        "text/markdown": '<div class="jupyter-agents-md">' + body.replace("\n", "&#10;") + "</div>",
+    }
 
 
 def agent_line_magic(session: NotebookSession, line: str) -> Any:
@@ -93,7 +109,7 @@ def agent_line_magic(session: NotebookSession, line: str) -> Any:
         run_blocking(session.conversation(name).clear())
         print(f"jupyter_agents: new conversation for {name!r}")
     elif command == "history":
-        display(Markdown(_history(session, rest[0] if rest else "notebook")))
+        display(_history(session, rest[0] if rest else "notebook"), raw=True)
     else:
         raise UsageError(f"%agent: unknown command {command!r}. Usage: {LINE_USAGE}")
     return None

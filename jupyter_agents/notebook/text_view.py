@@ -87,7 +87,7 @@ class TextView:
             return ApprovalDecision.approve()
         return ApprovalDecision.reject(message="rejected at the prompt")
 
-    def decide(self, call_id: str, decision: ApprovalDecision) -> bool:
+    def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
         return False
 
     def finish(self, status: str, detail: str | None = None) -> None:

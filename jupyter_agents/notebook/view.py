@@ -21,10 +21,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
+from ..runtime.tools.kinds import kind_for_call
 from ..runtime.usage import Usage
 from . import transcript
-from .transcript import clip, compact_json, is_tool_error, message_text, output_text
-from .widget import RunState, RunWidget, SyncPacer
+from .display_text import clip, compact_json, message_text, output_text
+from .view_state import ViewState
+from .widget import RunWidget, SyncPacer
 
 __all__ = ["RunView"]
 
@@ -84,9 +86,10 @@ class RunView:
             "tokens": None,
             "live": True,
         }
-        self._state = RunState(header, self._pacer.changed)
+        self._state = ViewState(header, self._pacer.changed)
         self._header = header
-        self._requests: dict[str, ApprovalRequest] = {}
+        self._requests: dict[str, tuple[ApprovalRequest, str]] = {}
+        """Waiting requests by request id, with the id of the card that shows them."""
         self._started: dict[str, float] = {}
         self._unstarted: list[str] = []
         self._finished = False
@@ -141,7 +144,7 @@ class RunView:
         if not text:
             return
         with self._lock:
-            card = self._state.card(call_id)
+            card = self._state.card(None, call_id)
             printed = (card.get("printed") or "") + text
             excess = len(printed) - self.max_output_chars
             if excess > 0:
@@ -155,13 +158,20 @@ class RunView:
         with self._lock:
             self._state.add("notice", level=level, text=text)
 
-    def decide(self, call_id: str, decision: ApprovalDecision) -> bool:
-        """Decide a waiting call and show it on its card; False if nothing was waiting."""
+    def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
+        """Decide a waiting request (its ``request_id``; a call id works when only one waiting
+        request has it) and show it on its card; False if nothing was waiting."""
         with self._lock:
-            if not self.inbox.decide(call_id, decision):
+            entry = self._requests.get(request_id) or next(
+                (e for e in self._requests.values() if e[0].call_id == request_id), None
+            )
+            if entry is None or not self.inbox.decide(entry[0].request_id, decision):
                 return False
-            self._requests.pop(call_id, None)
-            card = self._state.card(call_id)
+            request, key = entry
+            self._requests.pop(request.request_id, None)
+            card = self._state.card_by_id(key)
+            if card is None:
+                return True
             card["approval"] = {
                 "state": "approved" if decision.approved else "rejected",
                 "always": decision.always,
@@ -170,10 +180,10 @@ class RunView:
             }
             if decision.approved:
                 card["status"] = "running"
-                self._started[call_id] = self._clock()
+                self._started[key] = self._clock()
             else:
                 card["status"] = "rejected"
-                self._started.pop(call_id, None)  # it never runs: no duration
+                self._started.pop(key, None)  # it never runs: no duration
             if self._header["status"] == "waiting" and not self._requests:
                 self._header["status"] = "running"
             self._state.changed(card)
@@ -222,7 +232,9 @@ class RunView:
         self._pacer.flush()
 
     def _sync(self) -> None:
-        header, blocks = self._state.snapshot()
+        for message in self._state.take_text_messages():
+            self.widget.reply(message)
+        header, blocks = self._state.wire()
         with self.widget.hold_sync():  # one comm message for both traits
             self.widget.header = header
             self.widget.blocks = blocks
@@ -254,8 +266,8 @@ class RunView:
             self._state.append_text(f"t:{data.item_id}", data.delta)
         elif kind == "response.completed":
             now = self._clock()  # function calls run once the response is complete
-            for call_id in self._unstarted:
-                self._started[call_id] = now
+            for key in self._unstarted:
+                self._started[key] = now
             self._unstarted.clear()
 
     def _item(self, name: str, item: Any) -> None:
@@ -270,9 +282,10 @@ class RunView:
             if text:
                 self._state.add("reasoning", key=f"r:{getattr(raw, 'id', '')}", text=text)
         elif name == "tool_called":
-            self._tool_called(raw)
+            self._tool_called(item, raw)
         elif name == "tool_approval_requested":
-            card = self._state.card(item.call_id, item.tool_name)
+            source = getattr(item, "call_item", None)
+            card = self._state.card(source, item.call_id, item.tool_name)
             if card.get("approval") is None:
                 card["approval"] = {"state": "pending", "attempt": 1}
             card["status"] = "waiting"
@@ -295,10 +308,11 @@ class RunView:
         else:
             self._state.add("event", label=str(name), text=type(item).__name__)
 
-    def _tool_called(self, raw: Any) -> None:
-        call_id = getattr(raw, "call_id", None) or getattr(raw, "id", None) or self._state.next_id()
+    def _tool_called(self, item: Any, raw: Any) -> None:
+        call_id = getattr(raw, "call_id", None) or getattr(raw, "id", None)
         kind = getattr(raw, "type", "tool")
-        card = self._state.card(call_id, getattr(raw, "name", None) or kind.removesuffix("_call"))
+        name = getattr(raw, "name", None) or kind.removesuffix("_call")
+        card = self._state.card(item, call_id, name)
         arguments = getattr(raw, "arguments", None)
         if arguments is None and hasattr(raw, "model_dump"):
             arguments = {
@@ -307,9 +321,9 @@ class RunView:
                 if k not in ("id", "type", "status", "output", "error")
             }
         card["args"], card["args_cut"] = clip(compact_json(arguments or {}), self.max_args_chars)
-        if kind == "function_call":
-            self._started[call_id] = self._clock()
-            self._unstarted.append(call_id)
+        if kind == "function_call" or not _hosted(kind):
+            self._started[card["id"]] = self._clock()
+            self._unstarted.append(card["id"])
         else:  # hosted tools finished inside the model's response
             error = getattr(raw, "error", None)
             output = getattr(raw, "output", None)
@@ -321,13 +335,22 @@ class RunView:
         self._state.changed(card)
 
     def _tool_output(self, item: Any) -> None:
-        card = self._state.card(item.call_id)
+        source = getattr(item, "call_item", None)
+        card = self._state.card(source, item.call_id)
+        key = card["id"]
         text = output_text(item.raw_item.get("output", ""))
         decision: ApprovalDecision | None = getattr(item, "approval", None)
-        if decision is not None and not decision.approved:
-            card["status"] = "rejected"
-        else:
-            card["status"] = "error" if is_tool_error(text) else "done"
+        status = getattr(item, "status", "ok")
+        if status == "ok" and decision is not None and not decision.approved:
+            status = "rejected"
+        card["status"] = "done" if status == "ok" else status
+        error = getattr(item, "error", None)
+        if error is not None:
+            card["error"] = {
+                "type": error.type,
+                "message": clip(error.message, self.max_output_chars)[0],
+                "traceback": clip(error.traceback or "", self.max_output_chars)[0] or None,
+            }
         if decision is not None and (card.get("approval") or {}).get("state") != (
             "approved" if decision.approved else "rejected"
         ):
@@ -336,7 +359,7 @@ class RunView:
                 "always": decision.always,
                 "message": decision.message,
             }
-        started = self._started.pop(item.call_id, None)
+        started = self._started.pop(key, None)
         if started is not None and card["status"] != "rejected":
             card["ms"] = round((self._clock() - started) * 1000)
         card["output"], card["output_cut"] = clip(text, self.max_output_chars)
@@ -347,8 +370,8 @@ class RunView:
     def _on_request(self, request: ApprovalRequest) -> None:
         with self._lock:
             self._pacer.capture_loop()
-            self._requests[request.call_id] = request
-            card = self._state.card(request.call_id, request.tool_name)
+            card = self._state.card(request.call_item, request.call_id, request.tool_name)
+            self._requests[request.request_id] = (request, card["id"])
             if not card.get("args"):
                 card["args"], card["args_cut"] = clip(
                     compact_json(request.arguments), self.max_args_chars
@@ -356,6 +379,7 @@ class RunView:
             attempt = (card.get("approval") or {}).get("attempt", 0) + 1
             card["approval"] = {
                 "state": "pending",
+                "request": request.request_id,
                 "attempt": attempt,
                 "interactive": True,
                 "arguments": json.dumps(request.arguments, ensure_ascii=False, default=str),
@@ -386,21 +410,27 @@ class RunView:
     def _hello(self, _content: dict[str, Any]) -> None:
         self.rendered.set()
         self.widget.reply({"type": "alive"})
+        with self._lock:
+            if not self._state.final:
+                self._state.take_text_messages()  # what is pending goes out whole below
+                for message in self._state.all_text_messages():
+                    self.widget.reply(message)
 
     def _stop(self, _content: dict[str, Any]) -> None:
         if self.on_stop is not None and not self._finished:
             self.on_stop()
 
     def _decision(self, content: dict[str, Any]) -> None:
-        call_id = content.get("call_id")
-        request = self._requests.get(call_id) if isinstance(call_id, str) else None
-        if request is None:
-            return  # stale, repeated or unknown: the state already says what happened
+        request_id, key = content.get("request"), content.get("id")
+        entry = self._requests.get(request_id) if isinstance(request_id, str) else None
+        if entry is None or entry[1] != key:
+            return  # stale, repeated, unknown or not this card's: the state says what happened
+        request = entry[0]
         always = content.get("always") is True
         if content.get("approved") is not True:
             message = content.get("message")
             message = message.strip()[:2000] if isinstance(message, str) else None
-            self.decide(request.call_id, ApprovalDecision.reject(message or None, always=always))
+            self.decide(request.request_id, ApprovalDecision.reject(message or None, always=always))
             return
         arguments = content.get("arguments")
         if arguments is not None:
@@ -413,17 +443,18 @@ class RunView:
             except Exception as e:
                 problem = f"{type(e).__name__}: {e}"
             if problem is not None:
-                self._refuse_edit(request.call_id, problem)
+                self._refuse_edit(entry[1], problem)
                 return
-        self.decide(request.call_id, ApprovalDecision.approve(always=always, arguments=arguments))
+        decision = ApprovalDecision.approve(always=always, arguments=arguments)
+        self.decide(request.request_id, decision)
 
-    def _refuse_edit(self, call_id: str, problem: str) -> None:
+    def _refuse_edit(self, key: str, problem: str) -> None:
         with self._lock:
-            card = self._state.card(call_id)
-            if card.get("approval"):
+            card = self._state.card_by_id(key)
+            if card is not None and card.get("approval"):
                 card["approval"]["error"] = problem
                 self._state.changed(card)
-        self.widget.reply({"type": "decision_error", "call_id": call_id, "error": problem})
+        self.widget.reply({"type": "decision_error", "id": key, "error": problem})
 
     def _bundle(self) -> dict[str, Any]:
         # The final output is the static transcript only. A widget view in a saved notebook
@@ -435,3 +466,9 @@ class RunView:
         data["text/html"] = transcript.to_html(header, blocks)
         data["text/markdown"] = transcript.to_markdown(header, blocks)
         return data
+
+
+def _hosted(kind: str) -> bool:
+    """Calls the provider ran inside its response (their card is complete at once)."""
+    tool_kind = kind_for_call(kind)
+    return tool_kind is not None and not tool_kind.executable

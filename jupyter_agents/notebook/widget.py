@@ -19,26 +19,30 @@ State (kernel → frontend, JSON)
     tokens      {input, output, total} | None
     live        bool                 True until ``finish``: the run can take clicks
 
-``blocks`` (list, in display order). Every block has an ``id``, stable and unique: a tool
-card's id is its call id (``c:<call id>`` plus a ``call_id`` field if that clashes), other ids
-are prefixed ``t:`` text, ``r:`` reasoning, ``n:`` notice, ``e:`` event. A ``rev`` is bumped on
-every change, so the frontend redraws only changed blocks (the final state after ``finish`` has
-no revs). Empty fields are left out, and so are two defaults: ``kind`` is "tool" and a tool's
-``status`` is "done" when missing. Saved notebooks stay small.
+``blocks`` (list, in display order). Every block has an ``id``, stable and unique: tool cards
+are ``k<n>`` (an internal counter, one card per call object, never the model's call id, which
+is kept in ``call_id`` for display), other ids are prefixed ``t:`` text, ``r:`` reasoning,
+``n:`` notice, ``e:`` event. A ``rev`` is bumped on every change, so the frontend redraws only
+changed blocks (the final state after ``finish`` has no revs). Empty fields are left out, and
+so are two defaults: ``kind`` is "tool" and a tool's ``status`` is "done" when missing. Saved
+notebooks stay small.
 
-- ``text``: ``text`` (markdown, streamed), ``agent``.
+- ``text``: ``n`` (characters streamed so far; the text itself comes in messages while the
+  run is live, see below), ``agent``; the final state carries ``text`` (Markdown).
 - ``reasoning``: ``text`` (summary; shown collapsed).
-- ``tool`` (default kind): ``name``, ``args`` (compact JSON, cut at ``max_args_chars``),
-  ``args_cut`` (original length), ``status`` ("running" | "waiting" | "done" | "error" |
-  "rejected" | "cancelled"), ``ms`` (duration), ``output`` (cut at ``max_output_chars``),
-  ``output_cut`` (original length), ``printed`` (the tail of what the tool printed),
-  ``printed_cut`` (chars dropped from its start), ``approval`` (below).
+- ``tool`` (default kind): ``name``, ``call_id`` (the model's id), ``args`` (compact JSON, cut
+  at ``max_args_chars``), ``args_cut`` (original length), ``status`` ("running" | "waiting" |
+  "done" | "error" | "timeout" | "rejected" | "blocked" | "cancelled"), ``ms`` (duration),
+  ``output`` (cut at ``max_output_chars``), ``output_cut`` (original length), ``printed``
+  (the tail of what the tool printed), ``printed_cut`` (chars dropped from its start),
+  ``error`` (``{type, message, traceback?}`` of a failed call), ``approval`` (below).
 - ``notice``: ``level`` ("info" | "warning" | "error"), ``text``.
 - ``event``: ``label``, ``text``: handoffs, MCP listings, anything the view does not know.
 
 ``approval`` of a tool card::
 
     state       "pending" | "approved" | "rejected" | "expired" (the run ended undecided)
+    request     str        the request id a decision must name (pending only)
     attempt     int        bumped each time the runtime asks again for the same call
     interactive bool       buttons work (the request waits in the view's inbox)
     arguments   str        full arguments as JSON, for the editor (pending only)
@@ -53,20 +57,25 @@ Messages
 
 Frontend → kernel (``model.send``)::
 
-    {type: "hello"}                                   a view rendered
-    {type: "decision", call_id, approved, always, message?, arguments?}
+    {type: "hello"}                                   a view rendered (or lost track of text)
+    {type: "decision", id, request, approved, always, message?, arguments?}
+                                                      id: the card; request: approval.request
     {type: "stop"}
 
 Kernel → frontend (``widget.send``)::
 
     {type: "alive"}                                   reply to hello: clicks will be heard
-    {type: "decision_error", call_id, error}          edited arguments refused; still pending
+    {type: "text", id, text}                          the whole text of a text block
+    {type: "append", id, at, text}                    more text; ``at`` is where it starts
+    {type: "decision_error", id, error}               edited arguments refused; still pending
+
+A view applies an ``append`` whose ``at`` equals the length it has; one that finds a gap says
+``hello`` again and gets every text whole.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import threading
 import time
 from collections.abc import Callable
@@ -76,7 +85,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-__all__ = ["STATIC", "RunState", "RunWidget", "SyncPacer"]
+__all__ = ["STATIC", "RunWidget", "SyncPacer"]
 
 
 STATIC = Path(__file__).parent / "static"
@@ -84,20 +93,6 @@ STATIC = Path(__file__).parent / "static"
 
 MessageHandler = Callable[[dict[str, Any]], None]
 Block = dict[str, Any]
-
-_DEFAULTS = {"kind": "tool", "status": "done"}
-"""Fields left out of the synced state: the frontend assumes them (tool cards are the most
-numerous blocks, so saved notebooks stay small)."""
-
-
-def _copy(block: Block) -> Block:
-    """A copy for syncing, without empty or default fields."""
-    out = {}
-    for key, value in block.items():
-        if value is None or value is False or value == "" or _DEFAULTS.get(key) == value:
-            continue
-        out[key] = _copy(value) if key == "approval" else value
-    return out
 
 
 class RunWidget(anywidget.AnyWidget):
@@ -247,98 +242,3 @@ class SyncPacer:
             loop.call_soon_threadsafe(work)
         except RuntimeError:  # the loop closed meanwhile
             work()
-
-
-class RunState:
-    """The header and blocks a :class:`RunWidget` shows, with revs and cheap sync copies.
-
-    Blocks are edited in place; :meth:`changed` bumps a block's rev and reports the change.
-    Streamed text is kept as pending chunks until :meth:`snapshot` joins them.
-    """
-
-    def __init__(self, header: dict[str, Any], on_change: Callable[[], None]) -> None:
-        """Create the state.
-
-        Args:
-            header: The initial header.
-            on_change: Called after every change (with the owner's lock held).
-        """
-        self.header = header
-        self.blocks: dict[str, Block] = {}
-        self.final = False
-        """Set when the run ended: snapshots then leave out revs (a saved notebook needs none)."""
-        self._on_change = on_change
-        self._copies: dict[str, Block] = {}
-        self._chunks: dict[str, list[str]] = {}
-        self._ids = itertools.count(1)
-
-    def next_id(self) -> str:
-        """A fresh number, for blocks whose source has no id."""
-        return str(next(self._ids))
-
-    def card(self, call_id: str, name: str | None = None) -> Block:
-        """The tool card of ``call_id``, created (running) if new."""
-        key = call_id
-        if self.blocks.get(key, {}).get("kind") not in (None, "tool"):  # an id clash
-            key = f"c:{call_id}"
-        card = self.blocks.get(key)
-        if card is None:
-            card = self.blocks[key] = {"id": key, "kind": "tool", "rev": 0}
-            card.update(name=name or "tool", status="running")
-            if key != call_id:
-                card["call_id"] = call_id
-        elif name and card["name"] == "tool":
-            card["name"] = name
-        return card
-
-    def text(self, key: str) -> Block:
-        """The text block ``key``, created empty if new."""
-        block = self.blocks.get(key)
-        if block is None:
-            block = self.blocks[key] = {"id": key, "kind": "text", "rev": 0, "text": ""}
-        return block
-
-    def append_text(self, key: str, chunk: str) -> None:
-        """Stream ``chunk`` into text block ``key`` (joined at the next snapshot)."""
-        block = self.text(key)
-        self._chunks.setdefault(key, []).append(chunk)
-        self.changed(block)
-
-    def set_text(self, key: str, text: str, **fields: Any) -> None:
-        """Replace the text of block ``key`` (the exact text of a finished message)."""
-        block = self.text(key)
-        self._chunks.pop(key, None)
-        block.update(text=text, **fields)
-        self.changed(block)
-
-    def add(self, kind: str, key: str | None = None, **fields: Any) -> None:
-        """Append a block (or replace block ``key``; its rev keeps growing)."""
-        key = key or f"{kind[0]}:{self.next_id()}"
-        old = self.blocks.get(key)
-        block = {"id": key, "kind": kind, "rev": old["rev"] if old else 0, **fields}
-        self.blocks[key] = block
-        self.changed(block)
-
-    def changed(self, block: Block | None = None) -> None:
-        """Report a change (of ``block``, or of the header)."""
-        if block is not None:
-            block["rev"] += 1
-        self._on_change()
-
-    def snapshot(self) -> tuple[dict[str, Any], list[Block]]:
-        """Exact header and blocks as fresh JSON-ready copies (unchanged blocks reuse theirs)."""
-        for key, chunks in self._chunks.items():
-            self.blocks[key]["text"] += "".join(chunks)
-        self._chunks.clear()
-        blocks = []
-        for block in self.blocks.values():
-            copy = self._copies.get(block["id"])
-            if copy is None or copy["rev"] != block["rev"]:
-                copy = self._copies[block["id"]] = _copy(block)
-            blocks.append(copy)
-        if self.final:
-            blocks = [{k: v for k, v in b.items() if k != "rev"} for b in blocks]
-        header = dict(self.header)
-        if header.get("tokens") is not None:
-            header["tokens"] = dict(header["tokens"])
-        return header, blocks

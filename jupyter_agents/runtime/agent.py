@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeAlias, Union
 
+from .._render import escape_markdown, inert_markdown
 from ._util import accepts_positional, call_maybe_async
 from .agent_output import AgentOutputSchema
 from .agent_tool import agent_as_tool
@@ -254,19 +255,21 @@ class Agent(Generic[TContext]):
         return enabled
 
     def _repr_markdown_(self) -> str:
-        """A readable summary for notebooks."""
+        """A readable summary for notebooks (every name and the instructions escaped)."""
         model = (
             self.model
             if isinstance(self.model, str) or self.model is None
             else type(self.model).__name__
         )
-        tools = ", ".join(f"`{t.name}`" for t in self.tools) or "none"
-        lines = [f"**Agent** `{self.name}` · model `{model or 'default'}` · tools: {tools}"]
+        tools = ", ".join(escape_markdown(t.name) for t in self.tools) or "none"
+        lines = [
+            f"**Agent** {escape_markdown(self.name)} · model "
+            f"{escape_markdown(model or 'default')} · tools: {tools}"
+        ]
         if isinstance(self.instructions, str):
-            text = self.instructions
-            lines.append("> " + (text if len(text) <= 500 else text[:500] + " …"))
+            lines.append(inert_markdown(self.instructions, limit=2_000))
         elif self.instructions is not None:
-            lines.append("> (instructions from a function)")
+            lines.append("(instructions from a function)")
         return "\n\n".join(lines)
 
     def __repr__(self) -> str:

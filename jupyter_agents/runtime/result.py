@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
+from .._render import escape_markdown, inert_markdown
 from .context import RunContextWrapper
 from .errors import UserError
 from .events import StreamEvent
@@ -106,24 +107,25 @@ class RunResult(RunResultBase):
         return f"RunResult(final_output={self.final_output!r}, items={len(self.new_items)})"
 
     def _repr_markdown_(self) -> str:
-        """A readable summary for notebooks."""
+        """A readable summary for notebooks; the model's text is sanitised (nothing in it can
+        run, load or link anywhere but http(s))."""
         usage = self.context_wrapper.usage
         lines = [
-            f"**RunResult** · agent `{self.last_agent.name}` · {len(self.new_items)} items · "
-            f"{usage.requests} model calls · {usage.total_tokens:,} tokens"
+            f"**RunResult** · agent {escape_markdown(self.last_agent.name)} · "
+            f"{len(self.new_items)} items · {usage.requests} model calls · "
+            f"{usage.total_tokens:,} tokens"
         ]
         calls = [i for i in self.new_items if i.type == "tool_call_item"]
         if calls:
-            names = ", ".join(f"`{getattr(c.raw_item, 'name', c.raw_item.type)}`" for c in calls)
+            names = ", ".join(
+                escape_markdown(getattr(c.raw_item, "name", None) or c.raw_item.type) for c in calls
+            )
             lines.append(f"tools called: {names}")
         if self.interruptions:
-            waiting = ", ".join(f"`{i.tool_name}`" for i in self.interruptions)
-            lines.append(f"waiting for approval: {waiting} (use `result.to_state()`)")
+            waiting = ", ".join(escape_markdown(i.tool_name) for i in self.interruptions)
+            lines.append(f"waiting for approval: {waiting} (use result.to_state())")
         elif self.final_output is not None:
-            text = str(self.final_output)
-            lines.append(
-                "> " + (text if len(text) <= 2000 else text[:2000] + " …").replace("\n", "\n> ")
-            )
+            lines.append(inert_markdown(str(self.final_output), limit=20_000))
         return "\n\n".join(lines)
 
 

@@ -43,8 +43,19 @@ def final_state(fe: Frontend, comm: str) -> dict[str, Any]:
     return fe.state(comm)
 
 
-def texts(state: dict[str, Any]) -> str:
-    return "".join(b.get("text", "") for b in state.get("blocks", []) if b.get("kind") == "text")
+def texts(fe: Frontend, comm: str) -> str:
+    """The text a frontend shows: streamed by ``text`` / ``append`` messages while the run is
+    live, in the final state once it ended (see widget.py)."""
+    buffers: dict[str, str] = {}
+    for message in list(fe.custom.get(comm, [])):
+        if message.get("type") == "text":
+            buffers[message["id"]] = message["text"]
+        elif message.get("type") == "append":
+            buffers[message["id"]] = (
+                buffers.get(message["id"], "")[: message["at"]] + message["text"]
+            )
+    blocks = [b for b in fe.state(comm).get("blocks", []) if b.get("kind") == "text"]
+    return "".join(b["text"] if "text" in b else buffers.get(b["id"], "") for b in blocks)
 
 
 def waiting_for(fe: Frontend, comm: str, call_id: str, attempt: int = 1) -> dict[str, Any]:
@@ -56,11 +67,19 @@ def waiting_for(fe: Frontend, comm: str, call_id: str, attempt: int = 1) -> dict
     return fe.wait_for(pending, what=f"approval request for {call_id}")
 
 
+_shown_requests: dict[tuple[str, str], tuple[str, str]] = {}
+
+
 def decide(fe: Frontend, comm: str, call_id: str, approved: bool, **extra: Any) -> None:
-    fe.send_custom(
-        comm,
-        {"type": "decision", "call_id": call_id, "approved": approved, "always": False, **extra},
-    )
+    """Click Approve / Reject on the card of ``call_id`` as the JS view does: the message names
+    the card and the request it shows (a later click repeats the last request it saw)."""
+    card = tool_card(fe.state(comm), call_id) or {}
+    request = (card.get("approval") or {}).get("request")
+    if request and card.get("id"):
+        _shown_requests[(comm, call_id)] = (card["id"], request)
+    card_id, request = _shown_requests.get((comm, call_id), (call_id, call_id))
+    message = {"type": "decision", "id": card_id, "request": request, "approved": approved}
+    fe.send_custom(comm, {**message, "always": False, **extra})
 
 
 def test_user_story_approve_while_the_cell_runs(fe: Frontend) -> None:
@@ -78,7 +97,7 @@ def test_user_story_approve_while_the_cell_runs(fe: Frontend) -> None:
     assert reply["content"]["status"] == "ok"
     state = final_state(fe, comm)
     assert state["header"]["status"] == "done"
-    assert texts(state) == "It is sunny in Paris; I emailed Ana."
+    assert texts(fe, comm) == "It is sunny in Paris; I emailed Ana."
     assert tool_card(state, "e1")["approval"]["state"] == "approved"
     assert kernel_value(fe, "sent") == [("ana@example.com", "Sunny")]
     assert "looking up" not in fe.stdout(cell)  # not spilled into the cell
@@ -108,7 +127,7 @@ def test_edited_arguments_are_validated_before_they_run(fe: Frontend) -> None:
         lambda: [m for m in fe.custom.get(comm, []) if m.get("type") == "decision_error"],
         what="decision_error",
     )
-    assert errors[0]["call_id"] == "e1" and "body" in errors[0]["error"]
+    assert errors[0]["id"] == tool_card(fe.state(comm), "e1")["id"] and "body" in errors[0]["error"]
     decide(fe, comm, "e1", True, arguments={"to": "bob@example.com", "body": "edited"})
     assert fe.reply(cell)["content"]["status"] == "ok"
     assert kernel_value(fe, "sent") == [("bob@example.com", "edited")]
@@ -153,14 +172,14 @@ def test_text_streams_into_the_widget_before_the_run_ends_and_stop_cancels(fe: F
     script(fe, f"[[text({long_text!r})]]", delay=0.01)
     cell, comm = start(fe, "%%agent\nTalk for a while.")
     fe.hello(comm)
-    fe.wait_for(lambda: len(texts(fe.state(comm))) > 20, what="streamed text")
+    fe.wait_for(lambda: len(texts(fe, comm)) > 20, what="streamed text")
     assert fe.state(comm)["header"]["status"] == "running"
     fe.send_custom(comm, {"type": "stop"})
     reply = fe.reply(cell, timeout=10)
     assert reply["content"]["status"] == "ok"
     state = final_state(fe, comm)
     assert state["header"]["status"] == "cancelled"
-    assert len(texts(state)) < len(long_text)
+    assert len(texts(fe, comm)) < len(long_text)
     assert (
         kernel_value(
             fe,
@@ -281,6 +300,6 @@ def test_displaying_a_streamed_result_shows_the_live_widget(fe: Frontend) -> Non
     fe.wait_for(lambda: fe.state(comm)["header"]["status"] == "done", what="done")
     state = final_state(fe, comm)
     assert state["header"]["agent"] == "shown"
-    assert texts(state) == "Rainy."
+    assert texts(fe, comm) == "Rainy."
     assert tool_card(state, "w9")["output"] == "Sunny in Oslo"
     assert kernel_value(fe, "streamed.final_output") == "Rainy."

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,11 @@ def text_of(cell: Any) -> str:
     return "".join(parts)
 
 
+def shown_text(cell: Any) -> str:
+    """What a reader sees of a cell's outputs: tags dropped, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", text_of(cell)))
+
+
 def test_stored_notebook_has_no_outputs() -> None:
     nb = nbformat.read(NOTEBOOK, as_version=4)
     nbformat.validate(nb)
@@ -56,13 +63,12 @@ def test_headless_with_approve_auto_tells_the_whole_story() -> None:
     assert "sunny, 21 °C" in bundle["text/markdown"]
     assert "I emailed it to ana@example.com." in bundle["text/markdown"]
     assert "<script" not in bundle["text/html"]
-    assert "I wrote to **ana@example.com**" in text_of(cells["followup"])
+    assert "I wrote to ana@example.com" in shown_text(cells["followup"])
     result = text_of(cells["result"])
     assert "light rain, 9 °C" in result and "cloudy, 18 °C" in result
     assert "emails sent: [{'to': 'ana@example.com', 'body'" in result
-    assert "| send_email | Send an email. | to: string, body: string | yes |" in text_of(
-        cells["agent-tools"]
-    )
+    table = re.sub(r"\\(.)", r"\1", text_of(cells["agent-tools"]))  # as rendered
+    assert "| send_email | Send an email. | to: string, body: string | yes |" in table
 
 
 @pytest.mark.kernel

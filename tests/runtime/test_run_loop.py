@@ -250,12 +250,12 @@ def test_clone_applies_changes_and_keeps_the_rest() -> None:
 async def test_rich_reprs_for_notebooks() -> None:
     model = ScriptedModel([[tool_call("add", {"a": 1, "b": 2})], [text("3")]])
     agent = Agent(name="calc", instructions="Add numbers.", model=model, tools=[add])
-    assert agent._repr_markdown_().startswith("**Agent** `calc` · model `ScriptedModel`")
-    assert "> Add numbers." in agent._repr_markdown_()
+    assert agent._repr_markdown_().startswith("**Agent** calc · model ScriptedModel")
+    assert "<p>Add numbers.</p>" in agent._repr_markdown_()
     result = await Runner.run(agent, "1+2")
     shown = result._repr_markdown_()
-    assert "agent `calc` · 3 items · 2 model calls" in shown
-    assert "tools called: `add`" in shown and "> 3" in shown
+    assert "agent calc · 3 items · 2 model calls" in shown
+    assert "tools called: add" in shown and "<p>3</p>" in shown
 
 
 async def test_runner_options_are_one_typed_value_and_unknown_ones_are_refused() -> None:

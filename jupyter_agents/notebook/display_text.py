@@ -1,0 +1,86 @@
+"""Display text of runtime values, shared by the live view and the static transcripts."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = [
+    "call_text",
+    "clip",
+    "compact_json",
+    "head_tail",
+    "message_text",
+    "output_text",
+]
+
+Block = dict[str, Any]
+
+
+def clip(text: str, limit: int) -> tuple[str, int | None]:
+    """``text`` cut to ``limit`` chars, and its original length when it was cut."""
+    return (text, None) if len(text) <= limit else (text[:limit] + "…", len(text))
+
+
+def head_tail(text: str, head: int, tail: int) -> tuple[str, int]:
+    """The first ``head`` and last ``tail`` characters of ``text`` with a note between, and
+    how many characters were cut (0 when nothing was)."""
+    cut = len(text) - head - tail
+    if cut <= 0:
+        return text, 0
+    return f"{text[:head]}\n… {cut:,} characters cut …\n{text[-tail:]}", cut
+
+
+def compact_json(arguments: Any) -> str:
+    """Tool arguments as compact JSON (raw text when they are not JSON)."""
+    if isinstance(arguments, str):
+        try:
+            value = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return arguments
+    else:
+        value = arguments
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def output_text(output: Any) -> str:
+    """A tool output as text: structured outputs keep their text, other parts are named."""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        parts = []
+        for part in output:
+            kind = part.get("type", "") if isinstance(part, dict) else ""
+            text = part.get("text") if isinstance(part, dict) else None
+            parts.append(text if isinstance(text, str) else f"[{kind.removeprefix('input_')}]")
+        return "\n".join(parts)
+    return json.dumps(output, ensure_ascii=False, default=str)
+
+
+def message_text(raw: Any) -> str:
+    """The text (and refusals) of an output message."""
+    parts = []
+    for part in getattr(raw, "content", None) or []:
+        kind = getattr(part, "type", "")
+        if kind == "output_text":
+            parts.append(part.text)
+        elif kind == "refusal":
+            parts.append(part.refusal)
+    return "".join(parts)
+
+
+def call_text(block: Block, limit: int = 200) -> str:
+    """A tool call as ``name(key='value', ...)`` (arguments cut to ``limit``)."""
+    args = block.get("args", "")
+    try:
+        value = json.loads(args) if args else {}
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        inner = ", ".join(f"{k}={v!r}" for k, v in value.items())
+    else:
+        inner = re.sub(r"\s+", " ", args)
+    if len(inner) > limit:
+        inner = inner[:limit].rstrip() + " …"
+    return f"{block.get('name', 'tool')}({inner})"

@@ -1,0 +1,211 @@
+"""``ViewState``: the header and blocks a run widget shows, and what goes over the wire.
+
+Blocks are edited in place; :meth:`ViewState.changed` bumps a block's rev. Tool cards get
+internal ids (``k1``, ``k2``, ...) tied to the run's call item objects, so two calls that share
+a model-chosen call id (a model may reuse ids across turns; a nested agent tool's calls may
+clash with the outer run's) are two cards, and no model-chosen id can collide with a block id.
+
+Text is cheap to stream: while the run is live, the synced ``blocks`` trait carries no text
+for text blocks (only its length ``n``); the text travels as ``append`` messages holding only
+what is new (see :meth:`take_text_messages`), and a view that opens later asks for the whole
+text with ``hello``. A 10 MB answer therefore costs about 10 MB on the wire, not the sum of
+every prefix. At the end the final state carries everything (cut to :data:`SAVED_TEXT_CHARS`
+per block, with a note, so saved notebooks stay small).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["SAVED_TEXT_CHARS", "Block", "ViewState"]
+
+Block = dict[str, Any]
+
+SAVED_TEXT_CHARS = 200_000
+"""Characters of one text block kept in the final (saved) widget state."""
+
+_DEFAULTS = {"kind": "tool", "status": "done"}
+"""Fields left out of the synced state: the frontend assumes them (tool cards are the most
+numerous blocks, so saved notebooks stay small)."""
+
+
+def _copy(block: Block) -> Block:
+    """A copy for syncing, without empty or default fields."""
+    out = {}
+    for key, value in block.items():
+        if value is None or value is False or value == "" or _DEFAULTS.get(key) == value:
+            continue
+        out[key] = _copy(value) if key == "approval" else value
+    return out
+
+
+class ViewState:
+    """The state of one run view: header, ordered blocks, and streamed text."""
+
+    def __init__(self, header: dict[str, Any], on_change: Callable[[], None]) -> None:
+        """Create the state.
+
+        Args:
+            header: The initial header.
+            on_change: Called after every change (with the owner's lock held).
+        """
+        self.header = header
+        self.blocks: dict[str, Block] = {}
+        self.final = False
+        """Set when the run ended: snapshots then carry all text and no revs."""
+        self._on_change = on_change
+        self._copies: dict[str, Block] = {}
+        self._texts: dict[str, list[str]] = {}
+        self._sent: dict[str, int] = {}
+        """Characters of each text block already sent to the frontend."""
+        self._replaced: set[str] = set()
+        self._ids = itertools.count(1)
+        self._cards: dict[int, str] = {}
+        self._keep: list[object] = []
+        self._by_call_id: dict[str, str] = {}
+
+    def next_id(self) -> str:
+        """A fresh number, for blocks whose source has no id."""
+        return str(next(self._ids))
+
+    # -- tool cards ------------------------------------------------------------------------
+
+    def card(self, source: object | None, call_id: str | None, name: str | None = None) -> Block:
+        """The tool card of the call ``source`` (a run's call item), created if new.
+
+        Without a source object, the newest card with the model's ``call_id`` is used.
+        """
+        key = self._cards.get(id(source)) if source is not None else None
+        if key is None and source is None and call_id is not None:
+            key = self._by_call_id.get(call_id)
+        card = self.blocks.get(key) if key is not None else None
+        if card is None:
+            key = f"k{self.next_id()}"
+            card = self.blocks[key] = {"id": key, "kind": "tool", "rev": 0}
+            card.update(name=name or "tool", status="running", call_id=call_id)
+            if source is not None:
+                self._cards[id(source)] = key
+                self._keep.append(source)  # ids stay unique while the view lives
+        elif name and card["name"] == "tool":
+            card["name"] = name
+        if call_id is not None:
+            self._by_call_id[call_id] = key
+        return card
+
+    def card_by_id(self, key: str) -> Block | None:
+        """The tool card with block id ``key``."""
+        card = self.blocks.get(key)
+        return card if card is not None and card.get("kind") == "tool" else None
+
+    # -- text ------------------------------------------------------------------------------
+
+    def text(self, key: str) -> Block:
+        """The text block ``key``, created empty if new."""
+        block = self.blocks.get(key)
+        if block is None:
+            block = self.blocks[key] = {"id": key, "kind": "text", "rev": 0, "text": ""}
+        return block
+
+    def append_text(self, key: str, chunk: str) -> None:
+        """Stream ``chunk`` into text block ``key``."""
+        block = self.text(key)
+        self._texts.setdefault(key, []).append(chunk)
+        block["n"] = block.get("n", 0) + len(chunk)
+        self.changed(block)
+
+    def set_text(self, key: str, text: str, **fields: Any) -> None:
+        """Replace the text of block ``key`` (the exact text of a finished message)."""
+        block = self.text(key)
+        if self.full_text(key) != text:
+            self._texts[key] = [text]
+            self._replaced.add(key)
+        block.update(n=len(text), **fields)
+        self.changed(block)
+
+    def full_text(self, key: str) -> str:
+        """All text of block ``key`` so far."""
+        chunks = self._texts.get(key)
+        if chunks is None:
+            return str(self.blocks.get(key, {}).get("text", ""))
+        if len(chunks) > 1:
+            chunks[:] = ["".join(chunks)]
+        return chunks[0] if chunks else ""
+
+    def take_text_messages(self) -> list[dict[str, Any]]:
+        """Custom messages carrying the text not sent yet: ``append`` (the new tail, with the
+        offset it starts at) or ``text`` (the whole text, when it was replaced)."""
+        messages = []
+        for key in self._texts:
+            text = self.full_text(key)
+            sent = self._sent.get(key, 0)
+            if key in self._replaced:
+                messages.append({"type": "text", "id": key, "text": text})
+            elif len(text) > sent:
+                messages.append({"type": "append", "id": key, "at": sent, "text": text[sent:]})
+            self._sent[key] = len(text)
+        self._replaced.clear()
+        return messages
+
+    def all_text_messages(self) -> list[dict[str, Any]]:
+        """One ``text`` message per text block: what a newly opened view needs."""
+        return [{"type": "text", "id": k, "text": self.full_text(k)} for k in self._texts]
+
+    # -- blocks ----------------------------------------------------------------------------
+
+    def add(self, kind: str, key: str | None = None, **fields: Any) -> None:
+        """Append a block (or replace block ``key``; its rev keeps growing)."""
+        key = key or f"{kind[0]}:{self.next_id()}"
+        old = self.blocks.get(key)
+        block = {"id": key, "kind": kind, "rev": old["rev"] if old else 0, **fields}
+        self.blocks[key] = block
+        self.changed(block)
+
+    def changed(self, block: Block | None = None) -> None:
+        """Report a change (of ``block``, or of the header)."""
+        if block is not None:
+            block["rev"] += 1
+        self._on_change()
+
+    def wire(self) -> tuple[dict[str, Any], list[Block]]:
+        """Header and blocks for the synced traits: while live, text blocks carry only their
+        length (the text travels in messages); at the end, everything, without revs."""
+        blocks = []
+        for block in self.blocks.values():
+            copy = self._copies.get(block["id"])
+            if copy is None or copy["rev"] != block["rev"]:
+                copy = self._copies[block["id"]] = _copy(block)
+            blocks.append(copy)
+        if self.final:
+            blocks = [self._final(b) for b in blocks]
+        return self._header_copy(), blocks
+
+    def snapshot(self) -> tuple[dict[str, Any], list[Block]]:
+        """Exact header and blocks with all text (for transcripts and tests)."""
+        blocks = []
+        for block in self.blocks.values():
+            copy = _copy(block)
+            if block["kind"] in ("text",):
+                copy["text"] = self.full_text(block["id"])
+                copy.pop("n", None)
+            if self.final:
+                copy.pop("rev", None)
+            blocks.append(copy)
+        return self._header_copy(), blocks
+
+    def _final(self, block: Block) -> Block:
+        out = {k: v for k, v in block.items() if k not in ("rev", "n")}
+        if out.get("kind") == "text":
+            text = self.full_text(out["id"])
+            if len(text) > SAVED_TEXT_CHARS:
+                more = len(text) - SAVED_TEXT_CHARS
+                text = text[:SAVED_TEXT_CHARS] + f"\n\n… {more:,} more characters in the result."
+            out["text"] = text
+        return out
+
+    def _header_copy(self) -> dict[str, Any]:
+        header = dict(self.header)
+        if header.get("tokens") is not None:
+            header["tokens"] = dict(header["tokens"])
+        return header

@@ -1,0 +1,54 @@
+// Formatting of durations, JSON, decisions and schemas for the view.
+
+/** @typedef {{state: string, request?: string, attempt?: number, interactive?: boolean,
+ *  arguments?: string, schema?: any, error?: string, always?: boolean, message?: string,
+ *  edited?: boolean}} Approval */
+
+/** @type {Record<string, string>} */
+export const LABELS = { waiting: "waiting for approval", background: "running in background" };
+/** @type {Record<string, string>} */
+export const ICONS = {
+  done: "✓", error: "✗", timeout: "⏱", rejected: "⊘", blocked: "⛔", waiting: "●",
+  cancelled: "○",
+};
+/** @type {Record<string, string>} */
+export const STATUS_WORDS = {
+  error: "failed", timeout: "timed out", rejected: "rejected", blocked: "blocked by a guardrail",
+  cancelled: "cancelled", waiting: "needs approval", running: "running",
+};
+
+/** @param {number} ms @param {boolean} [clock] whole seconds, for a ticking clock */
+export function duration(ms, clock) {
+  if (ms < 1000 && !clock) return `${Math.round(ms)} ms`;
+  const s = clock ? Math.floor(ms / 1000) : ms / 1000;
+  if (s < 60) return `${clock || s >= 10 ? Math.round(s) : s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  const pad = (/** @type {number} */ n) => String(Math.floor(n)).padStart(2, "0");
+  return m < 60 ? `${m} min ${pad(s % 60)} s` : `${Math.floor(m / 60)} h ${pad(m % 60)} min`;
+}
+
+/** Indented JSON, or the text as it is. @param {string} text */
+export function pretty(text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** What was decided on a call. @param {Approval} a */
+export function decided(a) {
+  if (a.state === "pending") return "Waiting for approval.";
+  if (a.state === "expired") return "No decision: the run ended first.";
+  const what = a.state === "approved" ? "✓ Approved" : "⊘ Rejected";
+  const edited = a.edited ? " with edited arguments" : "";
+  return what + (a.always ? " (always)" : "") + edited + (a.message ? `: ${a.message}` : "");
+}
+
+/** "name: type" for each parameter of a JSON schema. @param {any} schema */
+export function schemaHint(schema) {
+  const required = new Set(schema?.required || []);
+  return Object.entries(schema?.properties || {})
+    .map(([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${v?.type || "any"}`)
+    .join(" · ");
+}

@@ -1,0 +1,211 @@
+// @ts-check
+// Live view of one agent run; state and messages are documented in notebook/widget.py.
+// Untrusted text reaches the DOM only as text nodes or through markdown.js (markdown-it,
+// then DOMPurify).
+import { children, h } from "./dom.js";
+import { LABELS, duration } from "./format.js";
+import { renderMarkdown } from "./markdown.js";
+import { toolView } from "./tool_card.js";
+
+/** @typedef {import("./tool_card.js").Block} Block */
+/** @typedef {import("./tool_card.js").View} View */
+/** @typedef {{get(k: string): any, on(e: string, f: Function): void,
+ *  off(e: string, f: Function): void, send(m: object): void}} Model */
+
+const LIVE = ["running", "waiting", "background"];
+const OFFLINE = "Not connected to a running kernel: buttons are disabled.";
+
+/** @param {{model: Model, el: HTMLElement}} ctx */
+function render({ model, el }) {
+  const ui = { alive: false, lost: false, stopping: false };
+  /** @type {Map<string, View>} */
+  const views = new Map();
+  /** Streamed text by block id (the synced blocks carry only its length while live).
+   * @type {Map<string, string>} */
+  const texts = new Map();
+
+  const root = el.appendChild(h("div", "ja-run"));
+  const head = root.appendChild(h("div", "ja-head"));
+  const [agent, dot, modelName, pill, elapsed, tokens] = children(
+    head,
+    "span",
+    "ja-agent ja-dot ja-model ja-pill ja-meta ja-meta",
+  );
+  dot.textContent = "·";
+  const stop = head.appendChild(h("button", "ja-btn ja-stop", "■ Stop"));
+  const detail = root.appendChild(h("div", "ja-detail"));
+  const body = root.appendChild(h("div", "ja-blocks"));
+  const note = root.appendChild(h("div", "ja-offline", OFFLINE));
+
+  const header = () => model.get("header") || {};
+  const live = () => !!header().live && ui.alive;
+  const cardCtx = {
+    live,
+    headerLive: () => !!header().live,
+    send: (/** @type {object} */ m) => model.send(m),
+    /** @type {Map<string, number>} request id -> attempt a decision was sent for */
+    sent: new Map(),
+    /** @type {Map<string, string>} card id -> why the edit was refused */
+    errors: new Map(),
+  };
+
+  function tick() {
+    const hd = header();
+    const end = hd.ended_at || (hd.live && ui.alive ? Date.now() : 0);
+    const ms = end && hd.started_at ? Math.max(0, end - hd.started_at) : null;
+    elapsed.textContent = ms == null ? "" : duration(ms, !hd.ended_at);
+  }
+
+  function drawHeader() {
+    const hd = header();
+    agent.textContent = hd.agent || "agent";
+    modelName.textContent = hd.model || "";
+    pill.textContent = LABELS[hd.status] || hd.status || "";
+    pill.className = `ja-pill ja-s-${hd.status}`;
+    detail.className = `ja-detail ja-s-${hd.status}`;
+    detail.textContent = hd.detail || "";
+    const t = hd.tokens;
+    const known = !!t && t.total > 0; // no "0 tokens" before usage is known
+    tokens.textContent = known ? `${t.total.toLocaleString()} tokens` : "";
+    tokens.title = known ? `${t.input.toLocaleString()} in · ${t.output.toLocaleString()} out` : "";
+    stop.hidden = !(hd.live && LIVE.includes(hd.status));
+    stop.disabled = !live() || ui.stopping;
+    if (ui.stopping) stop.textContent = "Stopping…";
+    note.hidden = !(ui.lost && hd.live);
+    tick();
+  }
+
+  stop.onclick = () => {
+    if (!live() || ui.stopping) return;
+    ui.stopping = true;
+    model.send({ type: "stop" });
+    drawHeader();
+  };
+
+  /** @param {string} kind @returns {View} */
+  function create(kind) {
+    if (kind === "tool") return toolView(cardCtx);
+    if (kind === "text") return { el: h("div", "ja-text ja-md"), kind };
+    if (kind !== "reasoning") return { el: h("div", `ja-${kind}`), kind };
+    const d = h("details", "ja-reasoning");
+    d.append(h("summary", "", "Reasoning"), h("div", "ja-md"));
+    return { el: d, kind };
+  }
+
+  /** @param {Block} b */
+  const textOf = (b) => (b.text != null ? b.text : texts.get(b.id) || "");
+
+  /** @param {View} v @param {Block} b */
+  function update(v, b) {
+    const was = v.block?.status;
+    v.block = b;
+    if (v.sync) {
+      v.sync();
+      const st = b.status || "done";
+      const det = /** @type {HTMLDetailsElement} */ (v.el.firstChild);
+      if (was !== st && (st === "waiting" || st === "error")) det.open = true;
+      return;
+    }
+    const target = /** @type {HTMLElement} */ (v.kind === "reasoning" ? v.el.lastChild : v.el);
+    if (v.kind === "text" || v.kind === "reasoning") renderMarkdown(textOf(b), target);
+    else if (v.kind === "notice") {
+      v.el.className = `ja-notice ja-l-${b.level || "info"}`;
+      target.replaceChildren(b.text || "");
+    } else target.replaceChildren(h("span", "ja-label", b.label || v.kind), " ", b.text || "");
+  }
+
+  function drawBlocks() {
+    /** @type {Block[]} */
+    const blocks = model.get("blocks") || [];
+    const seen = new Set();
+    /** @type {ChildNode | null} */
+    let prev = null;
+    for (const b of blocks) {
+      const kind = b.kind || "tool";
+      seen.add(b.id);
+      let v = views.get(b.id);
+      if (!v || v.kind !== kind) {
+        v?.el.remove();
+        views.set(b.id, (v = create(kind)));
+      }
+      if (v.rev !== b.rev || b.rev == null) {
+        update(v, b);
+        v.rev = b.rev;
+      }
+      /** @type {ChildNode | null} */
+      const want = prev ? prev.nextSibling : body.firstChild;
+      if (want !== v.el) body.insertBefore(v.el, want);
+      prev = v.el;
+    }
+    for (const [id, v] of views) {
+      if (!seen.has(id)) (v.el.remove(), views.delete(id));
+    }
+    caret();
+  }
+
+  /** A blinking caret after the text being streamed. */
+  function caret() {
+    const blocks = model.get("blocks") || [];
+    const last = blocks[blocks.length - 1];
+    const on = last?.kind === "text" && header().live ? views.get(last.id) : undefined;
+    for (const v of views.values()) v.el.classList.toggle("ja-streaming", v === on);
+  }
+
+  /** Redraw the text block `id` from the buffer. @param {string} id */
+  function redrawText(id) {
+    const v = views.get(id);
+    if (v?.block && !v.sync) update(v, v.block);
+  }
+
+  const resync = () => {
+    drawHeader();
+    caret();
+    for (const v of views.values()) v.sync?.();
+  };
+  /** @param {any} msg */
+  const onMsg = (msg) => {
+    const type = msg?.type;
+    if (type === "text" && typeof msg.id === "string") {
+      texts.set(msg.id, String(msg.text ?? ""));
+      return redrawText(msg.id);
+    }
+    if (type === "append" && typeof msg.id === "string") {
+      const have = texts.get(msg.id) || "";
+      const add = String(msg.text ?? "");
+      if (msg.at > have.length) return model.send({ type: "hello" }); // a gap: ask for all
+      texts.set(msg.id, have.slice(0, msg.at) + add);
+      return redrawText(msg.id);
+    }
+    if (type === "alive") {
+      ui.alive = true;
+      ui.lost = false;
+    } else if (type === "decision_error" && typeof msg.id === "string") {
+      const card = views.get(msg.id)?.block;
+      if (card?.approval?.request) cardCtx.sent.delete(card.approval.request);
+      cardCtx.errors.set(msg.id, String(msg.error || "The edited arguments were refused."));
+    } else return;
+    resync();
+  };
+  model.on("change:header", resync);
+  model.on("change:blocks", drawBlocks);
+  model.on("msg:custom", onMsg);
+  drawBlocks();
+  drawHeader();
+  model.send({ type: "hello" });
+  const timer = setInterval(tick, 1000);
+  const offline = setTimeout(() => {
+    ui.lost = !ui.alive;
+    if (ui.lost) resync();
+  }, 2000);
+
+  return () => {
+    model.off("change:header", resync);
+    model.off("change:blocks", drawBlocks);
+    model.off("msg:custom", onMsg);
+    clearInterval(timer);
+    clearTimeout(offline);
+    root.remove();
+  };
+}
+
+export default { render };

@@ -1,0 +1,55 @@
+// Model Markdown as DOM: markdown-it with raw HTML off, then DOMPurify with a strict
+// allowlist. No image ever loads (an image shows as its alt text and address), links go only
+// to http(s) and mailto and open in a new tab without referrer.
+import MarkdownIt from "markdown-it";
+import DOMPurify from "dompurify";
+
+/** Longest text rendered as Markdown; the rest is cut with a note. */
+export const MAX_CHARS = 100000;
+
+const md = new MarkdownIt("commonmark", { html: false, linkify: false, typographer: false });
+md.enable(["table", "strikethrough"]);
+md.renderer.rules.image = (tokens, idx) => {
+  const token = tokens[idx];
+  const alt = (token.children || []).map((c) => c.content).join("");
+  const src = token.attrGet("src") || "";
+  const shown = alt ? `🖼 ${alt}` : "🖼 image";
+  return md.utils.escapeHtml(src ? `${shown} (${src})` : shown);
+};
+
+const purifier = DOMPurify(window);
+purifier.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A") {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer nofollow");
+  }
+});
+
+const CONFIG = {
+  ALLOWED_TAGS: [
+    "a", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6",
+    "hr", "i", "li", "ol", "p", "pre", "s", "strong", "table", "tbody", "td", "th", "thead",
+    "tr", "ul",
+  ],
+  ALLOWED_ATTR: ["href", "title", "align", "start"],
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
+  ALLOW_DATA_ATTR: false,
+  RETURN_DOM_FRAGMENT: true,
+};
+
+/** Render untrusted Markdown into `parent` (its children are replaced).
+ * @param {string} text @param {HTMLElement} parent */
+export function renderMarkdown(text, parent) {
+  const cut = text.length > MAX_CHARS ? text.length - MAX_CHARS : 0;
+  const html = md.render(cut ? text.slice(0, MAX_CHARS) : text);
+  const fragment = /** @type {DocumentFragment} */ (
+    /** @type {unknown} */ (purifier.sanitize(html, CONFIG))
+  );
+  parent.replaceChildren(fragment);
+  if (cut) {
+    const note = document.createElement("p");
+    note.className = "ja-cut";
+    note.textContent = `… ${cut.toLocaleString()} more characters (the full text is in the result).`;
+    parent.appendChild(note);
+  }
+}

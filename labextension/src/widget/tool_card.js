@@ -1,0 +1,148 @@
+// A tool card: summary line, arguments, printed output, output, error, approval controls.
+// The controls are built once, so typing in them survives updates.
+import { children, h } from "./dom.js";
+import { ICONS, STATUS_WORDS, decided, duration, pretty, schemaHint } from "./format.js";
+
+/** @typedef {import("./format.js").Approval} Approval */
+/** @typedef {{id: string, call_id?: string, kind?: string, rev?: number, text?: string,
+ *  n?: number, name?: string, args?: string, args_cut?: number, status?: string, ms?: number,
+ *  output?: string, output_cut?: number, printed?: string, printed_cut?: number,
+ *  error?: {type?: string, message?: string, traceback?: string},
+ *  approval?: Approval, level?: string, label?: string}} Block */
+/** @typedef {{el: HTMLElement, kind: string, rev?: number, block?: Block, sync?: () => void}} View */
+/** @typedef {{live: () => boolean, headerLive: () => boolean, send: (m: object) => void,
+ *  sent: Map<string, number>, errors: Map<string, string>}} Ctx */
+
+/** A box that keeps showing its newest line unless the reader scrolled up.
+ * @param {HTMLElement} box @param {string} text */
+function follow(box, text) {
+  const atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 8;
+  box.textContent = text;
+  if (atEnd) box.scrollTop = box.scrollHeight;
+}
+
+/** @param {Ctx} ctx @returns {View} */
+export function toolView(ctx) {
+  const card = h("div", "ja-tool");
+  const det = card.appendChild(h("details"));
+  const sum = det.appendChild(h("summary"));
+  const [icon, name, args1, status, ms] = children(
+    sum,
+    "span",
+    "ja-icon ja-name ja-args1 ja-tstatus ja-ms",
+  );
+  const [args, printed, out] = children(det, "pre", "ja-args ja-printed ja-out");
+  const cut = det.appendChild(h("div", "ja-cut"));
+  const failure = det.appendChild(h("div", "ja-failure"));
+  const trace = det.appendChild(h("details", "ja-trace"));
+  trace.appendChild(h("summary", "", "Traceback"));
+  const traceText = trace.appendChild(h("pre"));
+  const box = card.appendChild(h("div", "ja-approval"));
+  const done = box.appendChild(h("div"));
+  const form = box.appendChild(h("div", "ja-form"));
+  const err = form.appendChild(h("div", "ja-err"));
+  const editor = form.appendChild(h("textarea", "ja-editor"));
+  editor.spellcheck = false;
+  const hint = form.appendChild(h("div", "ja-hint"));
+  const row = form.appendChild(h("div", "ja-row"));
+  const approve = row.appendChild(h("button", "ja-btn ja-primary", "Approve"));
+  const reject = row.appendChild(h("button", "ja-btn ja-danger", "Reject"));
+  const reason = row.appendChild(h("input", "ja-reason"));
+  reason.placeholder = "Reason (optional, for the model)";
+  const label = row.appendChild(h("label", "ja-always"));
+  const always = label.appendChild(h("input"));
+  always.type = "checkbox";
+  label.append(" always for this tool");
+  const edit = row.appendChild(h("button", "ja-btn ja-link"));
+  let editing = false;
+  /** @type {View} */
+  const v = { el: card, kind: "tool", rev: -1 };
+  const blk = () => /** @type {Block} */ (v.block);
+  const clickable = () => {
+    const a = blk().approval;
+    const waiting = a?.state === "pending" && !!a.interactive && !!a.request;
+    return waiting && ctx.live() && ctx.sent.get(a?.request || "") !== a?.attempt;
+  };
+
+  /** @param {boolean} approved */
+  function decide(approved) {
+    const b = blk();
+    const approval = b.approval;
+    if (!clickable() || !approval?.request) return;
+    /** @type {Record<string, any>} */
+    const msg = {
+      type: "decision",
+      id: b.id,
+      request: approval.request,
+      approved,
+      always: always.checked,
+    };
+    if (!approved && reason.value.trim()) msg.message = reason.value.trim();
+    if (approved && editing) {
+      let value = null;
+      try {
+        value = JSON.parse(editor.value);
+      } catch (e) {
+        ctx.errors.set(b.id, `Not valid JSON: ${e}`);
+      }
+      if (value === null || typeof value !== "object" || Array.isArray(value)) {
+        if (!ctx.errors.has(b.id)) ctx.errors.set(b.id, "The arguments must be a JSON object.");
+        return v.sync?.();
+      }
+      msg.arguments = value;
+    }
+    ctx.errors.delete(b.id);
+    ctx.sent.set(approval.request, approval.attempt || 0);
+    ctx.send(msg);
+    v.sync?.();
+  }
+  approve.onclick = () => decide(true);
+  reject.onclick = () => decide(false);
+  edit.onclick = () => {
+    editing = !editing;
+    if (editing) editor.value = pretty(blk().approval?.arguments || "{}");
+    v.sync?.();
+  };
+
+  v.sync = () => {
+    const b = blk();
+    const st = b.status || "done";
+    card.className = `ja-tool ja-st-${st}`;
+    icon.textContent = ICONS[st] || "";
+    name.textContent = b.name || "tool";
+    name.title = b.call_id ? `call ${b.call_id}` : "";
+    args1.textContent = b.args || "";
+    status.textContent = st === "done" ? "" : STATUS_WORDS[st] || st;
+    ms.textContent = b.ms != null ? duration(b.ms) : "";
+    args.textContent = pretty(b.args || "{}") + (b.args_cut ? "\n…" : "");
+    follow(printed, (b.printed_cut ? "…" : "") + (b.printed || ""));
+    out.textContent = b.output || "";
+    const total = b.output_cut?.toLocaleString();
+    cut.textContent = total ? `Output truncated: ${total} characters in all.` : "";
+    printed.hidden = !b.printed;
+    out.hidden = !b.output;
+    cut.hidden = !b.output_cut;
+    const e = b.error;
+    failure.hidden = !e;
+    failure.textContent = e ? `${e.type || "Error"}: ${e.message || ""}` : "";
+    trace.hidden = !e?.traceback;
+    traceText.textContent = e?.traceback || "";
+    const a = b.approval;
+    box.hidden = !a;
+    if (!a) return;
+    const pending = a.state === "pending";
+    form.hidden = !(pending && a.interactive && ctx.headerLive());
+    done.hidden = !form.hidden;
+    done.className = `ja-decided ja-a-${a.state}`;
+    done.textContent = decided(a);
+    const can = clickable();
+    for (const c of [approve, reject, edit, reason, always, editor]) c.disabled = !can;
+    approve.textContent = editing ? "Approve with edits" : "Approve";
+    edit.textContent = editing ? "Cancel edit" : "Edit arguments";
+    editor.hidden = hint.hidden = !editing;
+    hint.textContent = schemaHint(a.schema);
+    err.textContent = ctx.errors.get(b.id) || a.error || "";
+    err.hidden = !err.textContent;
+  };
+  return v;
+}
