@@ -167,7 +167,8 @@ def test_user_story_run_all_stream_approve(session: Session) -> None:
         expect(output.locator(".ja-run")).to_have_count(0)
         expect(output).to_contain_text(FINAL_START)
         expect(output).to_contain_text(FINAL_END)
-        expect(output.locator("li")).to_have_count(5)  # 2 tool calls + 3 markdown list items
+        expect(output.locator("li")).to_have_count(3)  # the 3 markdown list items
+        expect(output.locator("details.ja-card")).to_have_count(2)  # the 2 tool calls, as cards
         expect(output.locator("strong", has_text="sunny")).to_have_count(1)
         expect(output).to_contain_text("Email sent to ana@example.com")
         expect(output).to_contain_text("Sunny, 21 °C in Paris")

@@ -715,3 +715,34 @@ async def test_a_stream_that_never_yields_still_syncs_on_time() -> None:
     assert len(shown) >= 20
     assert all(b - a <= 0.08 + 0.0011 for a, b in itertools.pairwise(shown))
     view.finish("done")
+
+
+async def test_a_nested_agent_tools_gated_call_gets_its_own_card_and_buttons() -> None:
+    sent_emails.clear()
+    inner = Agent(
+        name="mailer",
+        model=ScriptedModel(
+            [[tool_call("send_email", {"to": "a@b.c", "subject": "s"}, "c1")], ["mailed"]]
+        ),
+        tools=[send_email],
+    )
+    outer = Agent(
+        name="boss",
+        model=ScriptedModel([[tool_call("mail", {"input": "mail a"}, "c1")], ["done"]]),
+        tools=[inner.as_tool("mail", "Mail someone.")],
+    )
+    view = RunView(agent="boss", model="m")
+    run = asyncio.ensure_future(drive(view, outer))
+    while not view.inbox.pending:
+        await asyncio.sleep(0.001)
+    cards = [b for b in view._state.snapshot()[1] if b.get("kind", "tool") == "tool"]
+    # The outer call and the nested call share the model-chosen id "c1": two cards.
+    assert [(c["name"], c["call_id"]) for c in cards] == [("mail", "c1"), ("send_email", "c1")]
+    nested = cards[1]
+    assert nested["approval"]["state"] == "pending"
+    request = nested["approval"]["request"]
+    frontend(view, type="decision", id=cards[0]["id"], request=request, approved=True)  # wrong card
+    assert view.inbox.pending  # still waiting: a button only acts on the call it shows
+    frontend(view, type="decision", id=nested["id"], request=request, approved=True)
+    await asyncio.wait_for(run, 5)
+    assert sent_emails == ["a@b.c"]

@@ -276,11 +276,11 @@ async def test_streamed_text_and_tool_cards(lab: Lab) -> None:
     assert (await weather.locator(".ja-ms").inner_text()).endswith("ms")
     await expect(weather).to_have_class("ja-tool ja-st-done")
     assert not await weather.locator(".ja-out").is_visible()  # collapsed until clicked
-    await weather.locator("summary").click()
+    await weather.locator("summary").first.click()
     await expect(weather.locator(".ja-out")).to_have_text("Sunny, 21 °C in Paris")
     await expect(weather.locator(".ja-args")).to_have_text('{\n  "city": "Paris"\n}')
     await expect(weather.locator(".ja-printed")).to_have_text("fetching Paris…\n")
-    await log.locator("summary").click()
+    await log.locator("summary").first.click()
     assert (await log.locator(".ja-out").inner_text()).startswith("line 0: xxx")
     await expect(division).to_have_class("ja-tool ja-st-error")
     await expect(division.locator(".ja-out")).to_be_visible()  # errors open by themselves
@@ -304,7 +304,7 @@ async def test_truncated_output_is_flagged(lab: Lab) -> None:
     await drive(view, Agent(name="a", model=model, tools=[read_log]))
     await lab.settle()
     card = lab.page.locator(".ja-tool")
-    await card.locator("summary").click()
+    await card.locator("summary").first.click()
     await expect(card.locator(".ja-cut")).to_have_text("Output truncated: 2,789 characters in all.")
 
 
@@ -326,7 +326,17 @@ async def test_approve_sends_one_decision_and_the_run_goes_on(lab: Lab) -> None:
     await asyncio.wait_for(run, 10)
     await lab.settle()
     decisions = [m for m in await lab.sent() if m["type"] == "decision"]
-    assert decisions == [{"type": "decision", "call_id": "c1", "approved": True, "always": False}]
+    card_id = next(b["id"] for b in view.widget.blocks if b.get("call_id") == "c1")
+    assert decisions == [
+        {
+            "type": "decision",
+            "id": card_id,
+            "request": decisions[0]["request"],
+            "approved": True,
+            "always": False,
+        }
+    ]  # one decision (a double click sends one), for this card and the request it showed
+    assert decisions[0]["request"].startswith("approval-")
     assert emails == [{"to": "ana@example.com", "subject": "Hi"}]
     await expect(card.locator(".ja-decided")).to_have_text("✓ Approved")
     await expect(card).to_have_class("ja-tool ja-st-done")
@@ -351,7 +361,8 @@ async def test_reject_with_reason_and_always(lab: Lab) -> None:
     assert decisions == [
         {
             "type": "decision",
-            "call_id": "c2",
+            "id": next(b["id"] for b in view.widget.blocks if b.get("call_id") == "c2"),
+            "request": decisions[0]["request"],
             "approved": False,
             "always": True,
             "message": "not to strangers",
@@ -426,14 +437,20 @@ PENDING = {
     "blocks": [
         {"id": "t:1", "kind": "text", "rev": 1, "text": "I need to send an email."},
         {
-            "id": "c:c1",
+            "id": "k1",
             "kind": "tool",
             "rev": 1,
             "call_id": "c1",
             "name": "send_email",
             "status": "waiting",
             "args": '{\n  "to": "a@b.c"\n}',
-            "approval": {"state": "pending", "attempt": 1, "interactive": True, "arguments": "{}"},
+            "approval": {
+                "state": "pending",
+                "request": "approval-1",
+                "attempt": 1,
+                "interactive": True,
+                "arguments": "{}",
+            },
         },
     ],
 }
@@ -511,7 +528,8 @@ async def test_injection_payloads_stay_text(lab: Lab) -> None:
     await lab.settle()
     page = lab.page
     for summary in await page.locator("summary").all():
-        await summary.click()
+        if await summary.is_visible():
+            await summary.click()
     await page.wait_for_load_state("networkidle")
     await page.wait_for_timeout(300)
     await lab.shot("injection")
@@ -522,7 +540,8 @@ async def test_injection_payloads_stay_text(lab: Lab) -> None:
           ...['SCRIPT','IFRAME','IMG','SVG','svg','STYLE','LINK','META','OBJECT','EMBED','FORM']
             .filter((t) => e.tagName === t).map((t) => 'tag ' + t),
           ...[...e.attributes].filter((a) => a.name.startsWith('on')).map((a) => 'attr ' + a.name),
-          ...(e.tagName === 'A' && !/^(https?:|mailto:)/.test(e.getAttribute('href') || ''))
+          ...(e.tagName === 'A' && e.hasAttribute('href')
+              && !/^(https?:|mailto:)/.test(e.getAttribute('href') || ''))
             ? ['href ' + e.getAttribute('href')] : [],
         ])"""
     )
@@ -558,7 +577,8 @@ async def test_static_transcripts_are_inert_and_readable(lab: Lab) -> None:
     page = lab.page
     await page.goto(lab.origin + "/transcript.html")
     for summary in await page.locator("summary").all():
-        await summary.click()
+        if await summary.is_visible():
+            await summary.click()
     await page.wait_for_load_state("networkidle")
     ARTIFACTS.mkdir(exist_ok=True)
     await page.locator(".jupyter-agents-transcript").screenshot(
@@ -569,6 +589,10 @@ async def test_static_transcripts_are_inert_and_readable(lab: Lab) -> None:
     tags = await page.evaluate(
         "() => [...new Set([...document.querySelectorAll('body *')].map((e) => e.tagName))]"
     )
-    assert {"SCRIPT", "IMG", "IFRAME", "SVG", "STYLE", "LINK", "META"}.isdisjoint(tags)
+    assert {"SCRIPT", "IMG", "IFRAME", "SVG", "LINK", "META"}.isdisjoint(tags)
+    styles = await page.evaluate(
+        "() => [...document.querySelectorAll('style')].map(s => s.textContent)"
+    )
+    assert len(styles) == 1 and "url(" not in styles[0] and "@import" not in styles[0]
     text_content = await page.locator(".jupyter-agents-transcript").inner_text()
     assert "get_weather(city='Paris')" in text_content and "float division by zero" in text_content

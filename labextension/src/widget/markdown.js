@@ -19,7 +19,7 @@ md.renderer.rules.image = (tokens, idx) => {
 
 const purifier = DOMPurify(window);
 purifier.addHook("afterSanitizeAttributes", (node) => {
-  if (node.tagName === "A") {
+  if (node.tagName === "A" && node.hasAttribute("href")) {
     node.setAttribute("target", "_blank");
     node.setAttribute("rel", "noopener noreferrer nofollow");
   }
