@@ -23,7 +23,7 @@ from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
 from .session import NotebookSession, current_session
 
-__all__ = ["AgentRunError", "run_agent_cell", "start_background"]
+__all__ = ["AgentRunError", "AgentRunInterrupted", "run_agent_cell", "start_background"]
 
 TICK = 0.1
 """Seconds between wake-ups of the kernel loop while a run waits (lets Interrupt land)."""
@@ -42,10 +42,23 @@ def headless_message(tool_name: str) -> str:
 
 
 class AgentRunError(Exception):
-    """A ``%%agent`` run failed; shown as one line instead of a traceback from our internals."""
+    """A ``%%agent`` run failed; shown as one line instead of a traceback from our internals.
+
+    The run's view already shows the error in full; this line says where to look.
+    """
 
     def _render_traceback_(self) -> list[str]:
         return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}"]
+
+
+class AgentRunInterrupted(KeyboardInterrupt):
+    """A ``%%agent`` run was interrupted: one short line, like an interrupted normal cell."""
+
+    def __init__(self) -> None:
+        super().__init__("the agent run was stopped")
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[31mKeyboardInterrupt\x1b[0m: {self}"]
 
 
 def _session() -> NotebookSession:
@@ -173,12 +186,12 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
             view.on_event(event)
             if event.type == "raw_response_event" and event.data.type == "response.completed":
                 view.set_usage(result.context_wrapper.usage)
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, KeyboardInterrupt):
         view.finish("cancelled", "interrupted")
-        raise
+        raise AgentRunInterrupted() from None
     except Exception as e:
         view.finish("failed", f"{type(e).__name__}: {e}")
-        raise AgentRunError(f"{type(e).__name__}: {e}") from e
+        raise AgentRunError(f"{_failed_in(view)} ({type(e).__name__}: {_first_line(e)})") from None
     finally:
         ticker.cancel()
     view.set_usage(result.context_wrapper.usage)
@@ -191,6 +204,16 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
     if opts.out:
         session.shell.user_ns[opts.out] = result
     view.finish("done")
+
+
+def _failed_in(view: Any) -> str:
+    return "the agent run failed; the run above shows the error"
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    line = text[0] if text else ""
+    return line if len(line) <= 200 else line[:200] + "…"
 
 
 async def run_agent_cell(line: str, body: str) -> None:
@@ -210,7 +233,7 @@ def start_background(session: NotebookSession, opts: CellOptions, run: _Prepared
     run.view.set_status("background")
 
     async def go() -> None:
-        with contextlib.suppress(AgentRunError, asyncio.CancelledError):
+        with contextlib.suppress(AgentRunError, AgentRunInterrupted, asyncio.CancelledError):
             await _drive(session, opts, run)
 
     task = asyncio.ensure_future(go())

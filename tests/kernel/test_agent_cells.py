@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -200,6 +201,12 @@ def test_interrupt_while_waiting_cancels_quickly_and_keeps_no_half_turn(fe: Fron
     reply = fe.reply(cell, timeout=10)
     assert time.monotonic() - started < 3
     assert reply["content"]["status"] == "error"
+    assert reply["content"]["ename"] == "AgentRunInterrupted"  # a KeyboardInterrupt
+    (line,) = reply["content"]["traceback"]  # like an interrupted normal cell: one line
+    assert "KeyboardInterrupt" in line and "stopped" in line
+    shown = [m for m in fe.outputs(cell) if m["msg_type"] in ("error", "stream")]
+    assert all("jupyter_agents" not in json.dumps(m["content"]) for m in shown)
+    assert sum(m["msg_type"] == "error" for m in shown) == 1
     assert final_state(fe, comm)["header"]["status"] == "cancelled"
     assert kernel_value(fe, "sent") == []
     session = "__import__('jupyter_agents.notebook.session', fromlist=['_']).current_session()"
@@ -240,6 +247,8 @@ def test_a_failing_run_stops_run_all(fe: Frontend) -> None:
     reply = fe.reply(agent_cell)
     assert reply["content"]["status"] == "error"
     assert "model exploded" in reply["content"]["evalue"]
+    (line,) = reply["content"]["traceback"]  # one line, no internals
+    assert "AgentRunError" in line and "the run above shows the error" in line
     assert fe.reply(next_cell)["content"]["status"] == "aborted"
     assert final_state(fe, comm)["header"]["status"] == "failed"
 
