@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import select
 import sys
 import threading
 from collections.abc import Callable
@@ -35,7 +37,7 @@ class TextView:
         self.rendered = threading.Event()
         self.rendered.set()  # the terminal is always "showing" the run
         self.on_stop: Callable[[], None] | None = None
-        self._ask = ask or (lambda question: input(question))
+        self._ask = ask
         self._write = write or sys.__stdout__.write  # type: ignore[union-attr]
         self._in_text = False
         self.status = "running"
@@ -76,16 +78,40 @@ class TextView:
         self._line(f"[{level}] {text}")
 
     async def inbox(self, request: ApprovalRequest) -> ApprovalDecision:
-        """Ask at the prompt (on a thread, so the run's loop keeps going)."""
-        question = (
-            f"Approve {request.tool_name}({_short(request.arguments)})? [y]es / [n]o / [a]lways: "
-        )
-        answer = (await asyncio.to_thread(self._ask, question)).strip().lower()
-        if answer in ("a", "always"):
-            return ApprovalDecision.approve(always=True)
-        if answer in ("y", "yes"):
-            return ApprovalDecision.approve()
-        return ApprovalDecision.reject(message="rejected at the prompt")
+        """Ask at the prompt (on a thread, so the run's loop keeps going).
+
+        An empty or unclear answer asks again; ``n`` may carry a reason (``n too expensive``)
+        or is followed by a question for one. If the run stops meanwhile (Ctrl-C, Stop), the
+        prompt gives up at once and leaves stdin to IPython.
+        """
+        self._line(f"── {self.agent} wants to run {request.tool_name}({_short(request.arguments)})")
+        question = "Approve? [y]es / [n]o (a reason may follow) / [a]lways for this tool: "
+        while True:
+            answer = (await self._read(question)).strip()
+            word, _, rest = answer.partition(" ")
+            word = word.lower()
+            if word in ("a", "always"):
+                return ApprovalDecision.approve(always=True)
+            if word in ("y", "yes"):
+                return ApprovalDecision.approve()
+            if word in ("n", "no"):
+                reason = rest.strip() or (await self._read("Reason for the model (optional): "))
+                return ApprovalDecision.reject(message=reason.strip() or "rejected at the prompt")
+            question = "Please answer y, n or a: "
+
+    async def _read(self, question: str) -> str:
+        cancelled = threading.Event()
+        if self._ask is not None:
+            ask = self._ask
+            reader: Callable[[], str | None] = lambda: ask(question)  # noqa: E731
+        else:
+            reader = lambda: _read_line(question, cancelled, self._write)  # noqa: E731
+        try:
+            line = await asyncio.to_thread(reader)
+        except BaseException:
+            cancelled.set()  # the reading thread stops within a tick, reading nothing more
+            raise
+        return line or ""
 
     def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
         return False
@@ -94,3 +120,26 @@ class TextView:
         self.status = status
         suffix = f": {detail}" if detail else ""
         self._line(f"── {status}{suffix}")
+
+
+def _read_line(
+    question: str, cancelled: threading.Event, write: Callable[[str], Any]
+) -> str | None:
+    """One line from stdin, or None once ``cancelled`` is set (checked every 0.1 s).
+
+    ``input()`` on a thread cannot be abandoned: after Ctrl-C it would keep reading and eat
+    the next line typed at the IPython prompt. This only reads when a line is ready.
+    """
+    write(question)
+    with contextlib.suppress(Exception):
+        (sys.__stdout__ or sys.stdout).flush()
+    stdin = sys.stdin
+    while not cancelled.is_set():
+        try:
+            ready, _, _ = select.select([stdin], [], [], 0.1)
+        except (ValueError, OSError):  # no real stdin (closed, or not a file)
+            return None
+        if ready and not cancelled.is_set():
+            line = stdin.readline()
+            return line.rstrip("\n") if line else None
+    return None

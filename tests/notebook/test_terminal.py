@@ -1,0 +1,88 @@
+"""Terminal IPython (a real one, on a pseudo-terminal): the approval prompt and Ctrl-C."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+IPYTHON = Path(sys.executable).with_name("ipython")
+
+SETUP = [
+    "%load_ext jupyter_agents",
+    "from jupyter_agents import tool",
+    "from jupyter_agents.testing import ScriptedModel, text, tool_call",
+    "sent = []",
+    'exec("@tool(needs_approval=True)\\ndef send_email(to: str) -> str:\\n'
+    '    \\"Send.\\"\\n    sent.append(to)\\n    return \'sent\'")',
+]
+
+
+@pytest.fixture
+def shell(tmp_path: Path) -> Iterator[object]:
+    if not IPYTHON.exists() and shutil.which("ipython") is None:
+        pytest.skip("needs the ipython command")
+    child = pexpect.spawn(
+        str(IPYTHON),
+        ["--no-banner", "--colors=NoColor", "--no-confirm-exit", "--HistoryManager.enabled=False"],
+        cwd=str(tmp_path),
+        env={"TERM": "dumb", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 200),
+    )
+    child.expect(r"In \[1\]: ")
+    for line in SETUP:
+        child.sendline(line)
+        child.expect(r"In \[\d+\]: ")
+    try:
+        yield child
+    finally:
+        child.terminate(force=True)
+
+
+def run_agent(child: object, turns: str) -> None:
+    child.sendline(f"%agent model ScriptedModel({turns})")  # type: ignore[attr-defined]
+    child.expect(r"In \[\d+\]: ")  # type: ignore[attr-defined]
+    child.sendline('get_ipython().run_cell_magic("agent", "", "email ana")')  # type: ignore[attr-defined]
+
+
+OUT = r"Out\[\d+\]: (?:\x1b\[[0-9;?]*[A-Za-z])*"
+"""An output prompt, with the terminal codes IPython may put after it."""
+
+EMAIL = "[[tool_call('send_email', {'to': 'ana'}, 'c1')], [text('ok')]]"
+
+
+def test_ctrl_c_at_the_approval_prompt_leaves_the_shell_usable_at_once(shell: object) -> None:
+    child = shell
+    run_agent(child, EMAIL)
+    child.expect("notebook wants to run send_email")  # the header names the agent
+    child.expect(r"\[y\]es / \[n\]o")
+    child.sendcontrol("c")
+    child.expect("KeyboardInterrupt")
+    child.expect(r"In \[\d+\]: ")
+    child.sendline("6 * 7")
+    child.expect(OUT + "42", timeout=5)  # the prompt thread did not eat this line
+    child.sendline("sent")
+    child.expect(OUT + r"\[\]", timeout=5)
+
+
+def test_rejection_reason_and_empty_answers(shell: object) -> None:
+    child = shell
+    run_agent(child, EMAIL)
+    child.expect(r"\[y\]es / \[n\]o")
+    child.sendline("")  # empty: asked again
+    child.expect("Please answer y, n or a")
+    child.sendline("n")
+    child.expect("Reason for the model")
+    child.sendline("not today")
+    child.expect("rejected this call to tool 'send_email'; it did not run. Reason: not today")
+    child.expect("── done")
+    child.expect(r"In \[\d+\]: ")
+    child.sendline("sent")
+    child.expect(OUT + r"\[\]", timeout=5)
