@@ -44,21 +44,63 @@ def _respond(request: ModelRequest) -> list[Any]:
             return [tool_call("send_email", {"to": email.group(), "body": body})]
         if outputs:
             report = "\n".join(f"- **{c}**: {o}" for c, o in zip(cities, outputs, strict=False))
-            sent = " I emailed it to " + email.group() + "." if email else ""
-            if any("rejected" in o for o in outputs):
-                sent = " The email was not sent: you rejected it."
-            return [text(f"Here is the weather:\n\n{report}\n{sent}".strip())]
+            sent = ""
+            if email and len(outputs) > len(cities):
+                sent = _email_outcome(email.group(), outputs[-1])
+            return [text(f"Here is the weather:\n\n{report}\n\n{sent}".strip())]
     if "write" in lower or "email" in lower:
-        calls = [i for i in request.input if i.get("type") == "function_call"]
-        mails = [json.loads(c["arguments"]) for c in calls if c.get("name") == "send_email"]
+        mails = _mails(request.input)
         if mails:
-            last = mails[-1]
+            last, outcome = mails[-1]
+            if not _was_sent(outcome):
+                return [text(f"Nothing: the email to **{last['to']}** was not sent.")]
             return [text(f"I wrote to **{last['to']}**:\n\n> {last['body']}")]
     return [
         text(
             "I am the quickstart's scripted demo model, so I only know the quickstart's "
             "questions. Set OPENAI_API_KEY (or OPENAI_BASE_URL) to talk to a real model."
         )
+    ]
+
+
+def _was_sent(output: str) -> bool:
+    return not (_not_approved(output) or output.startswith(("An error", "Tool ")))
+
+
+def _not_approved(output: str) -> bool:
+    return "rejected this call" in output or "did not run" in output
+
+
+def _email_outcome(to: str, output: str) -> str:
+    """What to say about the email, from what the tool call actually returned."""
+    if "No notebook frontend" in output:
+        return (
+            f"The email to {to} was not sent: no notebook frontend showed the run, so nobody "
+            "could approve it in time."
+        )
+    if "denied by %%agent --approve deny" in output:
+        return f"The email to {to} was not sent: this cell denies every approval."
+    if _not_approved(output):
+        reason = output.split("Reason: ", 1)[1] if "Reason: " in output else ""
+        return f"The email to {to} was not sent: you rejected it" + (
+            f" ({reason.rstrip('.')})." if reason else "."
+        )
+    if not _was_sent(output):
+        return f"The email to {to} was not sent: {output}"
+    return f"I emailed it to {to}."
+
+
+def _mails(items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+    """Each send_email call with what it returned."""
+    outputs = {
+        i.get("call_id"): str(i.get("output", ""))
+        for i in items
+        if i.get("type") == "function_call_output"
+    }
+    return [
+        (json.loads(c["arguments"]), outputs.get(c.get("call_id"), ""))
+        for c in items
+        if c.get("type") == "function_call" and c.get("name") == "send_email"
     ]
 
 

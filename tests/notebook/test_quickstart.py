@@ -75,5 +75,6 @@ def test_headless_with_approve_auto_tells_the_whole_story() -> None:
 def test_headless_without_approve_auto_rejects_instead_of_hanging() -> None:
     cells = execute({"JUPYTER_AGENTS_APPROVAL_GRACE": "0.5"})
     markdown = cells["ask"].outputs[0].data["text/markdown"]
-    assert "The email was not sent" in markdown
+    assert "was not sent: no notebook frontend showed the run" in markdown
+    assert "you rejected" not in markdown  # nobody did: nobody was there
     assert "emails sent: []" in text_of(cells["result"])
