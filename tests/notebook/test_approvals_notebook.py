@@ -103,6 +103,15 @@ def test_runs_offline_with_the_scripted_model(monkeypatch: pytest.MonkeyPatch) -
     assert "  -> email sent to bob@example.com: 'The meeting moves to Friday at 3 pm.'" in restore
     assert restore[-1] == "final: I told Bob the meeting moves to Friday at 3 pm."
 
+    # The %%agent cell, run headless: nobody can click, so the call is refused after the grace
+    # period, and the finished run says so.
+    (cell,) = [c for c in nb.cells if c.get("id") == "buttons"]
+    (shown,) = [o for o in cell.outputs if o.get("output_type") == "display_data"]
+    html = shown["data"]["text/html"]
+    assert "I did not email Ana: the call was not approved." in html
+    assert "No notebook frontend is showing this run" in html
+    assert "email sent to ana" not in stdout(nb, "buttons")
+
     # Streaming with an inbox: requests announced, decided once, outcomes on the outputs.
     stream = lines(nb, "stream")
     requested = "[approval requested] send_email"
