@@ -30,6 +30,11 @@ Metrics, per run, from the iopub messages on the run widget's comm (kernel heade
   widget in the notebook metadata (``store_widget_state``, on by default, also for widgets
   closed since), so ``_outputs`` leaves ``metadata.widgets`` out: what JupyterLab saves by
   default.
+- ``long_answer_comm_mib``, ``long_answer_wire_ratio``, ``long_answer_stream_s``: one run whose
+  answer is 10,000,000 characters (200,000 in smoke mode) streamed in 2,000 deltas with no
+  delay: the comm payload in MiB, that payload per answer byte (about 1 when text travels as
+  appends; every resync of the whole text made it grow with the number of syncs), and the
+  stream's duration.
 - ``load_ext_s``: ``%load_ext jupyter_agents`` timed inside a fresh kernel
   (``time.perf_counter`` around ``run_line_magic``; the first cell the kernel runs). This is
   W5's second part; 3 fresh kernels per process.
@@ -292,7 +297,7 @@ def answer_text(n_chars: int) -> str:
     return "".join(out)[:n_chars]
 
 
-def turns_source(n_tools: int, n_chars: int, model: str, delay: float) -> str:
+def turns_source(n_tools: int, n_chars: int, model: str, delay: float, chunk_size: int = 3) -> str:
     """Kernel code making the notebook agent's model (``%agent model``).
 
     ``model`` is ``TimedModel`` or ``ScriptedModel``; the variable is named ``model``.
@@ -301,7 +306,7 @@ def turns_source(n_tools: int, n_chars: int, model: str, delay: float) -> str:
     turns = f"[{first}, [text(TEXT)]]" if n_tools else "[[text(TEXT)]]"
     return (
         f"TEXT = {answer_text(n_chars)!r}\n"
-        f"model = {model}({turns}, delay={delay!r}, chunk_size=3)\n"
+        f"model = {model}({turns}, delay={delay!r}, chunk_size={chunk_size})\n"
         "%agent model model"
     )
 
@@ -367,11 +372,9 @@ def analyse(received: list[Received], deltas: list[list[Any]]) -> RunStats:
     delays: list[float] = []
     recv_delays: list[float] = []
     for r in updates:
-        for block in r.msg["content"]["data"].get("state", {}).get("blocks", []):
-            key = block.get("id")
+        for key, length in _text_lengths(r.msg["content"]["data"]):
             if key not in pending:
                 continue
-            length = len(block.get("text", ""))
             entries, i = pending[key], next_index[key]
             while i < len(entries) and entries[i][1] <= length:
                 delays.append(round((r.sent - entries[i][0]) * 1000, 3))
@@ -394,6 +397,25 @@ def analyse(received: list[Received], deltas: list[list[Any]]) -> RunStats:
     )
 
 
+def _text_lengths(data: dict[str, Any]) -> list[tuple[str, int]]:
+    """(text block id, characters the frontend has) after one widget comm message: an
+    ``append`` / ``text`` custom message, or a state update (``n`` while live, ``text`` at the
+    end; older versions resent the whole ``text`` every time)."""
+    if data.get("method") == "custom":
+        content = data.get("content") or {}
+        if content.get("type") == "append":
+            return [(content["id"], content["at"] + len(content["text"]))]
+        if content.get("type") == "text":
+            return [(content["id"], len(content["text"]))]
+        return []
+    found = []
+    for block in data.get("state", {}).get("blocks", []):
+        if block.get("kind") == "text" or "text" in block:
+            length = len(block["text"]) if "text" in block else int(block.get("n") or 0)
+            found.append((str(block.get("id")), length))
+    return found
+
+
 @contextlib.contextmanager
 def reader_gc_off() -> Iterator[None]:
     """No garbage collection in this process while it reads a run's messages.
@@ -411,14 +433,17 @@ def reader_gc_off() -> Iterator[None]:
             gc.enable()
 
 
-def streamed_run(kernel: Kernel, n_tools: int, n_chars: int, delay: float) -> RunStats:
+def streamed_run(
+    kernel: Kernel, n_tools: int, n_chars: int, delay: float, chunk_size: int = 3
+) -> RunStats:
     """One ``%%agent`` run in ``kernel`` (set up already); its stats."""
-    kernel.execute(turns_source(n_tools, n_chars, "TimedModel", delay))
+    kernel.execute(turns_source(n_tools, n_chars, "TimedModel", delay, chunk_size))
     with reader_gc_off():
         _, received = kernel.execute(RUN_CELL.format(tools=n_tools))
     deltas = kernel.value("model.deltas")
-    if len(deltas) != n_chars // 3:
-        raise RuntimeError(f"expected {n_chars // 3} deltas, the model logged {len(deltas)}")
+    expected = -(-n_chars // chunk_size)
+    if len(deltas) != expected:
+        raise RuntimeError(f"expected {expected} deltas, the model logged {len(deltas)}")
     stats = analyse(received, deltas)
     errors = [r.msg["content"] for r in received if r.msg["msg_type"] == "error"]
     if errors:
@@ -542,6 +567,13 @@ def measure(impl: Impl, quick: bool) -> Measured:
                             "recv_delta_ms": _quantiles(stats.recv_delays_ms),
                         }
                     )
+            # A long answer: the wire must carry it about once, not once per sync.
+            long_chars = 200_000 if quick else 10_000_000
+            stats = streamed_run(kernel, 0, long_chars, 0.0, chunk_size=max(3, long_chars // 2000))
+            add("long_answer_comm_mib", round(stats.comm_kib / 1024, 2))
+            add("long_answer_wire_ratio", round(stats.comm_kib * 1024 / long_chars, 2))
+            add("long_answer_stream_s", round(stats.stream_s, 3))
+            info["long_answer_chars"] = long_chars
         finally:
             kernel.close()
         for _ in range(extra_kernels):

@@ -232,12 +232,14 @@ class RunView:
         self._pacer.flush()
 
     def _sync(self) -> None:
-        for message in self._state.take_text_messages():
-            self.widget.reply(message)
-        header, blocks = self._state.wire()
-        with self.widget.hold_sync():  # one comm message for both traits
-            self.widget.header = header
-            self.widget.blocks = blocks
+        if self._state.text_dirty:
+            for message in self._state.take_text_messages():
+                self.widget.reply(message)
+        if self._state.state_dirty or self._state.final:
+            header, blocks = self._state.wire()
+            with self.widget.hold_sync():  # one comm message for both traits
+                self.widget.header = header
+                self.widget.blocks = blocks
         self.syncs += 1
 
     # -- events --------------------------------------------------------------------------

@@ -6,7 +6,7 @@ a model-chosen call id (a model may reuse ids across turns; a nested agent tool'
 clash with the outer run's) are two cards, and no model-chosen id can collide with a block id.
 
 Text is cheap to stream: while the run is live, the synced ``blocks`` trait carries no text
-for text blocks (only its length ``n``); the text travels as ``append`` messages holding only
+for text blocks; the text travels as ``append`` messages holding only
 what is new (see :meth:`take_text_messages`), and a view that opens later asks for the whole
 text with ``hello``. A 10 MB answer therefore costs about 10 MB on the wire, not the sum of
 every prefix. At the end the final state carries everything (cut to :data:`SAVED_TEXT_CHARS`
@@ -61,6 +61,10 @@ class ViewState:
         self._sent: dict[str, int] = {}
         """Characters of each text block already sent to the frontend."""
         self._replaced: set[str] = set()
+        self.text_dirty = False
+        """Text not sent yet (see :meth:`take_text_messages`)."""
+        self.state_dirty = False
+        """Header or blocks changed since the last :meth:`wire`."""
         self._ids = itertools.count(1)
         self._cards: dict[int, str] = {}
         self._keep: list[object] = []
@@ -109,11 +113,13 @@ class ViewState:
         return block
 
     def append_text(self, key: str, chunk: str) -> None:
-        """Stream ``chunk`` into text block ``key``."""
-        block = self.text(key)
+        """Stream ``chunk`` into text block ``key`` (it travels as an ``append`` message; the
+        synced blocks do not change unless the block is new)."""
+        if key not in self.blocks:
+            self.changed(self.text(key))
         self._texts.setdefault(key, []).append(chunk)
-        block["n"] = block.get("n", 0) + len(chunk)
-        self.changed(block)
+        self.text_dirty = True
+        self._on_change()
 
     def set_text(self, key: str, text: str, **fields: Any) -> None:
         """Replace the text of block ``key`` (the exact text of a finished message)."""
@@ -121,7 +127,8 @@ class ViewState:
         if self.full_text(key) != text:
             self._texts[key] = [text]
             self._replaced.add(key)
-        block.update(n=len(text), **fields)
+            self.text_dirty = True
+        block.update(**fields)
         self.changed(block)
 
     def full_text(self, key: str) -> str:
@@ -137,6 +144,7 @@ class ViewState:
         """Custom messages carrying the text not sent yet: ``append`` (the new tail, with the
         offset it starts at) or ``text`` (the whole text, when it was replaced)."""
         messages = []
+        self.text_dirty = False
         for key in self._texts:
             text = self.full_text(key)
             sent = self._sent.get(key, 0)
@@ -166,11 +174,13 @@ class ViewState:
         """Report a change (of ``block``, or of the header)."""
         if block is not None:
             block["rev"] += 1
+        self.state_dirty = True
         self._on_change()
 
     def wire(self) -> tuple[dict[str, Any], list[Block]]:
-        """Header and blocks for the synced traits: while live, text blocks carry only their
-        length (the text travels in messages); at the end, everything, without revs."""
+        """Header and blocks for the synced traits: while live, text blocks carry no text (it
+        travels in messages); at the end, everything, without revs."""
+        self.state_dirty = False
         blocks = []
         for block in self.blocks.values():
             copy = self._copies.get(block["id"])
@@ -188,14 +198,13 @@ class ViewState:
             copy = _copy(block)
             if block["kind"] in ("text",):
                 copy["text"] = self.full_text(block["id"])
-                copy.pop("n", None)
             if self.final:
                 copy.pop("rev", None)
             blocks.append(copy)
         return self._header_copy(), blocks
 
     def _final(self, block: Block) -> Block:
-        out = {k: v for k, v in block.items() if k not in ("rev", "n")}
+        out = {k: v for k, v in block.items() if k != "rev"}
         if out.get("kind") == "text":
             text = self.full_text(out["id"])
             if len(text) > SAVED_TEXT_CHARS:

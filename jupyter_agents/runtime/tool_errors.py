@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sysconfig
 import traceback
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,9 @@ if TYPE_CHECKING:
 __all__ = ["timeout_message", "tool_error", "user_traceback"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_ASYNCIO_DIR = os.path.dirname(os.path.abspath(traceback.__file__)) + os.sep + "asyncio"
+_STDLIB_DIRS = tuple(
+    {os.path.abspath(sysconfig.get_paths()[key]) + os.sep for key in ("stdlib", "platstdlib")}
+)
 
 
 def timeout_message(tool: FunctionTool, timeout: float) -> str:
@@ -39,8 +42,8 @@ def tool_error(error: BaseException) -> ToolError:
 
 
 def user_traceback(error: BaseException) -> str | None:
-    """The traceback of ``error`` through the user's own code (this library's frames and
-    asyncio's left out); None when no such frame exists."""
+    """The traceback of ``error`` through the user's own code (this library's frames and the
+    standard library's left out); None when no such frame exists."""
     frames = [
         frame
         for frame in traceback.extract_tb(error.__traceback__)
@@ -53,5 +56,6 @@ def user_traceback(error: BaseException) -> str | None:
 
 
 def _is_internal(filename: str) -> bool:
+    """This library's frames and the standard library's (threads, asyncio) are not the user's."""
     path = os.path.abspath(filename)
-    return path.startswith(_PACKAGE_DIR + os.sep) or path.startswith(_ASYNCIO_DIR)
+    return path.startswith(_PACKAGE_DIR + os.sep) or path.startswith(_STDLIB_DIRS)

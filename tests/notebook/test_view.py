@@ -322,10 +322,7 @@ def test_deltas_are_coalesced_to_one_sync_per_interval() -> None:
     loop = FakeLoop()
     view = RunView(agent="a", model="m", loop=loop, clock=loop.time, flush_interval=0.25)  # type: ignore[arg-type]
     messages = record_messages(view)
-    shown: list[tuple[float, int]] = []
-    view.widget.observe(
-        lambda c: shown.append((loop.now, sum(_shown_chars(b) for b in c["new"]))), "blocks"
-    )
+    shown = watch_text(view, loop.time)
     for i in range(5000):  # 5,000 deltas over 5 s
         view.on_event(delta("m1", "ab"))
         loop.advance(0.001)
@@ -333,8 +330,11 @@ def test_deltas_are_coalesced_to_one_sync_per_interval() -> None:
             view.on_event(item_event("tool_output", call_id=f"c{i}", raw_item={"output": "x"}))
     loop.advance(1)
     view.finish("done")
-    updates = [m for m in messages if m["method"] == "update"]
-    assert 18 <= len(updates) <= 5 / 0.25 + 2  # ~4 per second, never one per delta
+    sent = [m for m in messages if m["method"] in ("update", "custom")]
+    appends = [m for m in sent if m["method"] == "custom"]
+    assert 18 <= len(appends) <= 5 / 0.25 + 2  # ~4 per second, never one per delta
+    updates = [m for m in sent if m["method"] == "update"]
+    assert len(updates) <= 5 + 2  # the state goes out only when blocks change (tool cards)
     assert all(set(m["state"]) <= {"header", "blocks"} for m in updates)
     assert shown[-1][1] == 10_000  # exact at the end
     streaming = [s for s in shown if s[0] <= 5.0 + 1e-6]
@@ -343,9 +343,24 @@ def test_deltas_are_coalesced_to_one_sync_per_interval() -> None:
         assert n0 >= 2 * int((t0 - 0.25) * 1000)
 
 
-def _shown_chars(block: dict[str, Any]) -> int:
-    """Characters of a synced text block: its length while live, its text at the end."""
-    return int(block.get("n") or len(block.get("text", "")))
+def watch_text(view: RunView, clock: Callable[[], float]) -> list[tuple[float, int]]:
+    """(time, characters a frontend has) after every text message the widget sends."""
+    shown: list[tuple[float, int]] = []
+    have: dict[str, int] = {}
+    original = view.widget.send
+
+    def send(content: dict[str, Any], buffers: Any = None) -> None:
+        if content.get("type") == "append":
+            have[content["id"]] = content["at"] + len(content["text"])
+        elif content.get("type") == "text":
+            have[content["id"]] = len(content["text"])
+        else:
+            return original(content, buffers)
+        shown.append((clock(), sum(have.values())))
+        return original(content, buffers)
+
+    view.widget.send = send  # type: ignore[method-assign]
+    return shown
 
 
 def test_a_long_answer_costs_its_length_on_the_wire_not_the_sum_of_its_prefixes() -> None:
@@ -408,7 +423,7 @@ async def test_comm_messages_per_second_with_5000_fast_deltas() -> None:
         await asyncio.sleep(0)
     elapsed = time.perf_counter() - start
     view.finish("done")
-    updates = [m for m in messages if m["method"] == "update"]
+    updates = [m for m in messages if m["method"] in ("update", "custom")]
     rate = len(updates) / max(elapsed, 1.0)
     print(f"\n5,000 deltas in {elapsed * 1000:.0f} ms -> {len(updates)} comm messages")
     assert len(updates) <= 30 * max(elapsed, 1.0)
@@ -423,7 +438,7 @@ async def test_paced_stream_stays_under_30_messages_per_second() -> None:
         view.on_event(delta("m1", "tok "))
         await asyncio.sleep(0.001)
     view.finish("done")
-    updates = [m for m in messages if m["method"] == "update"]
+    updates = [m for m in messages if m["method"] in ("update", "custom")]
     print(f"\n1 s of deltas -> {len(updates)} comm messages")
     assert 3 <= len(updates) <= 7
 
@@ -690,10 +705,7 @@ def test_the_default_pace_meets_the_notebook_targets() -> None:
     """At most 30 messages per second, and every delta on screen within 100 ms."""
     loop = FakeLoop()
     view = RunView(agent="a", model="m", loop=loop, clock=loop.time)  # type: ignore[arg-type]
-    shown: list[tuple[float, int]] = []
-    view.widget.observe(
-        lambda c: shown.append((loop.now, sum(len(b.get("text", "")) for b in c["new"]))), "blocks"
-    )
+    shown = watch_text(view, loop.time)
     for _ in range(5000):  # 5,000 deltas over 5 s
         view.on_event(delta("m1", "ab"))
         loop.advance(0.001)
@@ -707,11 +719,12 @@ async def test_a_stream_that_never_yields_still_syncs_on_time() -> None:
     """The pacer's timer cannot fire while the loop is busy; overdue syncs go out inline."""
     now = [0.0]
     view = RunView(agent="a", model="m", clock=lambda: now[0])
-    shown: list[float] = []
-    view.widget.observe(lambda change: shown.append(now[0]), "blocks")
+    shown = [t for t, _ in watch_text(view, lambda: now[0])]
+    texts = watch_text(view, lambda: now[0])
     for _ in range(2000):  # 2,000 deltas, 1 ms apart, without ever yielding to the loop
         view.on_event(delta("m1", "x"))
         now[0] += 0.001
+    shown = [t for t, _ in texts]
     assert len(shown) >= 20
     assert all(b - a <= 0.08 + 0.0011 for a, b in itertools.pairwise(shown))
     view.finish("done")

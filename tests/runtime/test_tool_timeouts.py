@@ -150,3 +150,16 @@ async def test_a_tool_that_raises_keeps_its_traceback_for_people() -> None:
     assert "return str(1 // n)" in output.error.traceback
     assert "jupyter_agents" not in output.error.traceback
     assert "Traceback" not in output.raw_item["output"]  # the model gets the short message
+
+
+async def test_the_traceback_of_a_sync_tool_leaves_out_the_worker_thread() -> None:
+    @tool
+    def explode_sync(n: int) -> str:
+        """Explodes on a thread."""
+        return str(1 // n)
+
+    model = ScriptedModel([[tool_call("explode_sync", {"n": 0})], [text("ok")]])
+    result = await Runner.run(Agent(name="a", model=model, tools=[explode_sync]), "go")
+    (output,) = outputs(result)
+    assert "return str(1 // n)" in output.error.traceback
+    assert "concurrent" not in output.error.traceback and "thread.py" not in output.error.traceback
