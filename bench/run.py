@@ -55,7 +55,7 @@ OURS_ONLY = frozenset({"N1"})
 
 @dataclass(frozen=True)
 class Target:
-    """One condition a metric should meet (see benchmarks.md)."""
+    """One condition a metric should meet (the project's performance goals)."""
 
     kind: str
     """``ratio_max`` / ``ratio_min`` (ours/peer medians) or ``max`` / ``min`` (ours median)."""
@@ -154,7 +154,7 @@ METRICS: list[Metric] = [
     _m("N1", "nb_kb_per_100_tools_outputs", "saved nb per 100 tools, outputs", "KB", _max(50)),
     _m("N1", "load_ext_s", "%load_ext in a fresh kernel", "s", _max(0.5)),
 ]
-"""Every row of the table, in order, with its targets from benchmarks.md."""
+"""Every row of the table, in order, with its targets."""
 
 
 # -- running ---------------------------------------------------------------------------------

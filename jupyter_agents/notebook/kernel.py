@@ -4,7 +4,8 @@ ipykernel >= 7.4 handles widget messages while an *async* cell awaits, so an inp
 rewrites a ``%%agent`` cell into ``await run_agent_cell(line, body)``: Approve / Reject clicks
 reach the run while the cell is still running, Run All keeps its order and Interrupt cancels.
 Other kernels fall back to the ``%%agent`` cell magic, which runs the agent as a background
-task. See ``notes/kernel-approvals.md`` for the evidence.
+task. The kernel tests (``tests/kernel``) check this against a real ipykernel: clicks decide
+while the cell runs, Run All waits, Interrupt cancels.
 """
 
 from __future__ import annotations
