@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         ApprovalHandler,
         ApprovalInbox,
         ApprovalRequest,
+        OnLoop,
     )
     from .runtime.context import RunContextWrapper, ToolContext
     from .runtime.errors import (
@@ -61,6 +62,8 @@ if TYPE_CHECKING:
         ToolApprovalItem,
         ToolCallItem,
         ToolCallOutputItem,
+        ToolError,
+        ToolStatus,
         TResponseInputItem,
     )
     from .runtime.lifecycle import AgentHooks, RunHooks
@@ -76,8 +79,8 @@ if TYPE_CHECKING:
     )
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
     from .runtime.retry import ModelRetryPolicy
-    from .runtime.run import DEFAULT_MAX_TURNS, Runner
-    from .runtime.run_config import CallModelData, ModelInputData, RunConfig
+    from .runtime.run import DEFAULT_MAX_TURNS, Runner, RunOptions
+    from .runtime.run_config import DEFAULT_TOOL_TIMEOUT, CallModelData, ModelInputData, RunConfig
     from .runtime.run_state import RunState
     from .runtime.sessions import InMemorySession, Session, SessionABC, SQLiteSession
     from .runtime.tool_guardrails import (
@@ -109,6 +112,45 @@ if TYPE_CHECKING:
         default_tool_error_function,
         function_tool,
         tool,
+    )
+    from .runtime.tools.kinds import (
+        DisplayPart,
+        ParsedCall,
+        ToolDisplay,
+        ToolKind,
+        describe_call,
+        register_tool_kind,
+    )
+    from .runtime.tracing import (
+        AgentSpanData,
+        CustomSpanData,
+        FunctionSpanData,
+        GenerationSpanData,
+        GuardrailSpanData,
+        HandoffSpanData,
+        JSONLinesExporter,
+        OpenTelemetryExporter,
+        Span,
+        SpanData,
+        SpanError,
+        Trace,
+        TracingProcessor,
+        add_trace_processor,
+        agent_span,
+        custom_span,
+        flush_traces,
+        function_span,
+        gen_span_id,
+        gen_trace_id,
+        generation_span,
+        get_current_span,
+        get_current_trace,
+        get_trace_processors,
+        guardrail_span,
+        handoff_span,
+        set_trace_processors,
+        set_tracing_disabled,
+        trace,
     )
     from .runtime.usage import Usage
 

@@ -13,7 +13,7 @@ from IPython import get_ipython
 from IPython.core.error import UsageError
 
 from ..runtime.agent import Agent
-from ..runtime.approvals import ApprovalDecision, ApprovalRequest
+from ..runtime.approvals import ApprovalDecision, ApprovalRequest, OnLoop
 from ..runtime.context import ToolContext
 from ..runtime.result import RunResultStreaming
 from ..runtime.run import RunConfig, Runner
@@ -102,8 +102,7 @@ def _handler(opts: CellOptions, view: Any) -> Callable[[ApprovalRequest], Any]:
             loop.call_later(approval_grace(), _refuse_if_unseen, view, request)
         return waiting
 
-    ask.runs_on_loop = True  # type: ignore[attr-defined]  # it only registers the request
-    return ask
+    return OnLoop(ask)  # it only registers the request: called on the run's loop
 
 
 def _refuse_if_unseen(view: Any, request: ApprovalRequest) -> None:
@@ -245,7 +244,7 @@ def run_agent_cell_magic(line: str, body: str) -> None:
     """The ``%%agent`` cell magic: for kernels without live async cells, and the terminal."""
     shell = get_ipython()
     if getattr(shell, "kernel", None) is None:
-        from ..runtime._sync import run_blocking
+        from ..runtime.blocking import run_blocking
 
         run_blocking(run_agent_cell(line, body))
         return

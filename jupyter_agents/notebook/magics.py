@@ -9,7 +9,7 @@ from IPython.core.error import UsageError
 from IPython.display import Markdown, display
 
 from .._render import escape_html, escape_markdown, markdown_to_html
-from ..runtime._sync import run_blocking
+from ..runtime.blocking import run_blocking
 from ..runtime.items import ItemHelpers
 from .session import NotebookSession
 

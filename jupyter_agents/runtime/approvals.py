@@ -16,7 +16,7 @@ import itertools
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias, Union
 
 from ._threads import run_in_thread
 from .errors import UserError
@@ -31,6 +31,7 @@ __all__ = [
     "ApprovalInbox",
     "ApprovalRequest",
     "NeedsApproval",
+    "OnLoop",
     "rejection_message",
 ]
 
@@ -134,13 +135,29 @@ class ApprovalHandler(Protocol):
     """Decides on tool calls while the run waits: sync or async, returning a decision or a bool.
 
     Sync handlers run on a worker thread (so one may block, e.g. on ``input()``); async handlers
-    and objects with a true ``runs_on_loop`` attribute (such as :class:`ApprovalInbox`) are
-    called on the run's event loop.
+    and handlers whose class says ``runs_on_loop = True`` (:class:`ApprovalInbox`,
+    :class:`OnLoop`) are called on the run's event loop.
     """
 
     def __call__(
         self, request: ApprovalRequest
     ) -> ApprovalDecision | bool | Awaitable[ApprovalDecision | bool]: ...
+
+
+@dataclass(frozen=True)
+class OnLoop:
+    """An approval handler called on the run's event loop instead of a worker thread.
+
+    For handlers that only register the request and return at once (a future, or a coroutine
+    to await): ``OnLoop(register)``. Plain functions otherwise run on a worker thread so they may
+    block; async functions always run on the loop.
+    """
+
+    handler: Callable[[ApprovalRequest], Any]
+    runs_on_loop: ClassVar[bool] = True
+
+    def __call__(self, request: ApprovalRequest) -> Any:
+        return self.handler(request)
 
 
 def rejection_message(tool_name: str, message: str | None) -> str:
@@ -159,7 +176,7 @@ async def settle(answer: Any) -> ApprovalDecision:
 def call_handler(handler: ApprovalHandler, request: ApprovalRequest) -> Any:
     """Ask ``handler``; plain functions go to a worker thread so they may block."""
     if (
-        getattr(handler, "runs_on_loop", False)
+        getattr(type(handler), "runs_on_loop", False) is True
         or inspect.iscoroutinefunction(handler)
         or inspect.iscoroutinefunction(type(handler).__call__)
     ):

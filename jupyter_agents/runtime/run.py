@@ -10,10 +10,10 @@ from typing_extensions import TypedDict, Unpack
 
 from ._run.loop import RunLoop
 from ._run.resume import resume_loop
-from ._sync import run_blocking
 from .agent import Agent
 from .agent_tool import set_nested_runner
 from .approvals import ApprovalHandler
+from .blocking import run_blocking
 from .context import RunContextWrapper
 from .errors import UserError
 from .items import TResponseInputItem

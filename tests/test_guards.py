@@ -1,0 +1,141 @@
+"""Guards on the package's shape: exports, layering, and import cycles."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import jupyter_agents
+from jupyter_agents._exports import EXPORTS
+
+PACKAGE = Path(jupyter_agents.__file__).parent
+FORBIDDEN_IN_RUNTIME = ("IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel")
+
+
+def _type_checking_names() -> set[str]:
+    tree = ast.parse((PACKAGE / "__init__.py").read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom):
+                    names.update(alias.asname or alias.name for alias in stmt.names)
+    return names
+
+
+def test_the_lazy_export_table_and_the_type_checking_block_list_the_same_names() -> None:
+    assert set(EXPORTS) == _type_checking_names()
+
+
+def test_every_exported_name_resolves() -> None:
+    for name, module in EXPORTS.items():
+        assert getattr(importlib.import_module(f"jupyter_agents.{module}"), name) is getattr(
+            jupyter_agents, name
+        ), name
+
+
+def _imports(path: Path, *, top_level_only: bool) -> list[str]:
+    """Absolute module names ``path`` imports (module level only, TYPE_CHECKING left out)."""
+    tree = ast.parse(path.read_text())
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if path.name == "__init__.py":
+        package = package.rsplit(".", 1)[0] + ".__init__"
+    found: list[str] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+                continue
+            if isinstance(node, ast.Import):
+                found.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: -node.level]
+                    module = ".".join([*base, node.module] if node.module else base)
+                else:
+                    module = node.module or ""
+                found.append(module)
+                found.extend(f"{module}.{alias.name}" for alias in node.names)
+            elif not top_level_only:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.stmt):
+                        visit([child])
+            if top_level_only and isinstance(node, (ast.If, ast.Try, ast.With)):
+                visit(
+                    [*getattr(node, "body", []), *getattr(node, "orelse", [])]
+                    + [h for t in getattr(node, "handlers", []) for h in t.body]
+                )
+
+    visit(tree.body)
+    return found
+
+
+def _modules(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_the_notebook_layer_imports_no_private_runtime_module() -> None:
+    for path in _modules(PACKAGE / "notebook"):
+        for module in _imports(path, top_level_only=False):
+            parts = module.split(".")
+            if parts[:2] == ["jupyter_agents", "runtime"]:
+                assert not any(p.startswith("_") and p != "__init__" for p in parts[2:]), (
+                    f"{path.relative_to(PACKAGE)} imports {module}"
+                )
+
+
+def test_the_runtime_imports_no_notebook_machinery() -> None:
+    for path in _modules(PACKAGE / "runtime"):
+        for module in _imports(path, top_level_only=False):
+            assert module.split(".")[0] not in FORBIDDEN_IN_RUNTIME, (
+                f"{path.relative_to(PACKAGE)} imports {module}"
+            )
+            assert not module.startswith("jupyter_agents.notebook"), path
+    code = (
+        "import sys, jupyter_agents\n"
+        "jupyter_agents.Runner, jupyter_agents.Agent, jupyter_agents.tool, jupyter_agents.trace\n"
+        f"print([m for m in {FORBIDDEN_IN_RUNTIME!r} if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_runtime_modules_have_no_import_cycle_at_import_time() -> None:
+    runtime = {
+        ".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in _modules(PACKAGE / "runtime")
+    }
+    graph = {
+        name: {
+            target
+            for module in _imports(path, top_level_only=True)
+            for target in (module, module.removesuffix(".__init__"))
+            if target in runtime and target != name
+        }
+        for name, path in runtime.items()
+    }
+    # A package imports its own submodules (its __init__ re-exports them): not a cycle.
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not t.startswith(name + ".")}
+    assert sum(map(len, graph.values())) > 100  # the scan sees the runtime's real imports
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                cycle = [*stack[stack.index(target) :], target]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
