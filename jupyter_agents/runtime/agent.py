@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeAlias, Union
 
-from .._render import escape_markdown, inert_markdown
 from ._util import accepts_positional, call_maybe_async
 from .agent_output import AgentOutputSchema
 from .agent_tool import agent_as_tool
@@ -256,6 +255,8 @@ class Agent(Generic[TContext]):
 
     def _repr_markdown_(self) -> str:
         """A readable summary for notebooks (every name and the instructions escaped)."""
+        from .._render import escape_markdown, inert_markdown  # only notebooks need it
+
         model = (
             self.model
             if isinstance(self.model, str) or self.model is None

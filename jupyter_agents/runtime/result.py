@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-from .._render import escape_markdown, inert_markdown
 from .context import RunContextWrapper
 from .errors import UserError
 from .events import StreamEvent
@@ -109,6 +108,8 @@ class RunResult(RunResultBase):
     def _repr_markdown_(self) -> str:
         """A readable summary for notebooks; the model's text is sanitised (nothing in it can
         run, load or link anywhere but http(s))."""
+        from .._render import escape_markdown, inert_markdown  # only notebooks need it
+
         usage = self.context_wrapper.usage
         lines = [
             f"**RunResult** · agent {escape_markdown(self.last_agent.name)} · "

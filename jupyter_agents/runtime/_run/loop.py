@@ -170,8 +170,9 @@ class RunLoop:
         """True when the run paused for approvals."""
         return bool(self.interruptions)
 
-    async def take(self, step: NextStep) -> AsyncGenerator[StreamEvent, None]:
-        """Apply the step a turn ended with (events: the new agent after a handoff)."""
+    def take(self, step: NextStep) -> AgentUpdatedStreamEvent | None:
+        """Apply the step a turn ended with; after a handoff, the event announcing the new agent
+        (the caller yields it, then runs the ``agent_start`` hook)."""
         if isinstance(step, FinalOutput):
             self.final_output = step.output
             self.done = True
@@ -181,8 +182,22 @@ class RunLoop:
         elif isinstance(step, HandedOff):
             self.current_agent = step.agent
             self.start_agent_span(step.agent)
-            yield AgentUpdatedStreamEvent(new_agent=step.agent)
-            await self.hooks.agent_start(step.agent)
+            return AgentUpdatedStreamEvent(new_agent=step.agent)
+        return None
+
+    async def _steps(
+        self, steps: AsyncGenerator[StreamEvent | NextStep, None]
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Events of ``steps``, applying the :data:`NextStep` it ends with."""
+        async with aclosing(steps):
+            async for out in steps:
+                if not isinstance(out, _STEPS):
+                    yield out
+                    continue
+                announce = self.take(out)
+                if announce is not None:
+                    yield announce
+                    await self.hooks.agent_start(announce.new_agent)
 
     def used_tools(self, agent: Agent[Any]) -> bool:
         """Whether ``agent`` has had a tool call in this run (for ``reset_tool_choice``)."""
@@ -334,13 +349,16 @@ class RunLoop:
         self.raw_responses.append(response)
         self.context_wrapper.usage.add(response.usage)
         await self.hooks.llm_end(agent, response)
-        async with aclosing(finish_turn(self, agent, response, streamed, tools, handoffs)) as steps:
-            async for out in steps:
-                if isinstance(out, _STEPS):
-                    async for step_event in self.take(out):
-                        yield step_event
-                else:
+        steps = finish_turn(self, agent, response, streamed, tools, handoffs)
+        async with aclosing(steps):
+            async for out in steps:  # inline, not another generator layer: this is hot
+                if not isinstance(out, _STEPS):
                     yield out
+                    continue
+                announce = self.take(out)
+                if announce is not None:
+                    yield announce
+                    await self.hooks.agent_start(announce.new_agent)
 
     async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:
         """Continue a paused turn: the calls that waited for decisions."""
@@ -357,13 +375,9 @@ class RunLoop:
         resolving = resolve_calls(
             self, agent, tools, handoffs, calls, requests, handoff_calls, turn_start
         )
-        async with aclosing(resolving):
-            async for event in resolving:
-                if isinstance(event, _STEPS):
-                    async for step_event in self.take(event):
-                        yield step_event
-                else:
-                    yield event
+        async with aclosing(self._steps(resolving)) as steps:
+            async for event in steps:
+                yield event
 
     async def _load_session(self, session: Session) -> None:
         """Put the session's history in front of the new input."""

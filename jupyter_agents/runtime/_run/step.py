@@ -87,15 +87,18 @@ async def finish_turn(
 ) -> AsyncGenerator[StreamEvent | NextStep, None]:
     """Record the response's items, then run its calls or finish; the last value yielded is
     the turn's :data:`NextStep`."""
-    _refuse_duplicate_call_ids(response)
+    if len(response.output) > 1:
+        _refuse_duplicate_call_ids(response)
     plan_items: list[RunItem] = []
-    turn_start = len(loop.new_items)
+    progress = loop.progress
+    new_items, model_input = progress.new_items, progress.model_input
+    turn_start = len(new_items)
     for index, raw in enumerate(response.output):
         item = streamed.get(index) or make_item(raw, agent, handoffs)
         if item is None:
             continue
-        loop.new_items.append(item)
-        loop.model_input.append(item.to_input_item())
+        new_items.append(item)
+        model_input.append(item.to_input_item())
         plan_items.append(item)
         if index not in streamed:
             yield RunItemStreamEvent(name=item_event_name(item), item=item)

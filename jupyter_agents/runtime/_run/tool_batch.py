@@ -31,7 +31,7 @@ from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
 from ..tools.kinds import LocalTool, ToolKind, kind_for_call, kind_for_tool
 from ..tracing import function_span
-from .tool_checks import Outcome, check_input, check_output
+from .tool_checks import Outcome, check_input, check_output, run_with_timeout
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -76,6 +76,7 @@ class ToolBatch:
         self.nested: dict[str, RunState] = {}
         """Paused nested runs of agent tools, by the outer call id."""
         self._always: dict[str, asyncio.Event] = {}
+        self._kinds: dict[str, ToolKind | None] = {}
 
     @property
     def outputs(self) -> list[ToolCallOutputItem]:
@@ -138,9 +139,7 @@ class ToolBatch:
             # Unusable arguments (e.g. not a JSON object): an error to the model, before any
             # approval or invocation.
             ran = Outcome.failed(problem, "ToolArgumentsError")
-        elif tool is not None and await self._needs_approval(
-            tool, kind.parsed_arguments(arguments), call_id
-        ):
+        elif tool is not None and await self._needs_approval(tool, kind, arguments, call_id):
             decision = self._ledger.take(name, call_id, arguments)
             if decision is None:
                 item = ToolApprovalItem(
@@ -192,14 +191,23 @@ class ToolBatch:
     def _tool_for(self, kind: ToolKind, name: str) -> Any | None:
         """The enabled tool of ``kind`` called ``name``, if the agent offers it now."""
         tool = self._enabled.get(name)
-        return tool if tool is not None and kind_for_tool(tool) is kind else None
+        if tool is None:
+            return None
+        tool_kind = self._kinds.get(name)
+        if tool_kind is None:
+            tool_kind = self._kinds[name] = kind_for_tool(tool)
+        return tool if tool_kind is kind else None
 
     async def _invoke_or_pause(
         self, kind: ToolKind, name: str, call_id: str, arguments: str
     ) -> Outcome | None:
         """Run the call; None when it is an agent tool whose nested run paused for approvals
         (the outer run then pauses with the nested calls as its interruptions)."""
-        token = nested_resume.set(self._loop.nested_states.pop(call_id, None))
+        if not getattr(self._enabled.get(name), "forwards_events", False):
+            return await self._invoke(kind, name, call_id, arguments)  # not an agent tool
+        nested = self._loop.nested_states
+        token = nested_resume.set(nested.pop(call_id, None) if nested else None)
+        handler_token = outer_approval_handler.set(self._handler)
         try:
             return await self._invoke(kind, name, call_id, arguments)
         except NestedRunPaused as paused:
@@ -209,15 +217,17 @@ class ToolBatch:
             )
             return None
         finally:
+            outer_approval_handler.reset(handler_token)
             nested_resume.reset(token)
 
     async def _needs_approval(
-        self, tool: LocalTool, arguments: dict[str, Any], call_id: str
+        self, tool: LocalTool, kind: ToolKind, arguments: str, call_id: str
     ) -> bool:
         flag = tool.needs_approval
         if isinstance(flag, bool):
             return flag
-        return bool(await call_maybe_async(flag, self._context, arguments, call_id))
+        parsed = kind.parsed_arguments(arguments)
+        return bool(await call_maybe_async(flag, self._context, parsed, call_id))
 
     def _request(self, tool: LocalTool, item: ToolApprovalItem) -> ApprovalRequest:
         return ApprovalRequest(
@@ -279,9 +289,6 @@ class ToolBatch:
         tool = self._tool_for(kind, name)
         if tool is None:
             return Outcome.failed(self._missing_tool_message(name), "ToolNotFound")
-        problem = kind.argument_problem(tool, arguments)
-        if problem is not None:  # edited arguments were checked already; this is a safety net
-            return Outcome.failed(problem, "ToolArgumentsError")
         ctx = ToolContext.from_run_context(
             self._context, tool_name=name, tool_call_id=call_id, tool_arguments=arguments
         )
@@ -303,7 +310,6 @@ class ToolBatch:
         self, kind: ToolKind, tool: Any, ctx: ToolContext[Any], arguments: str
     ) -> Outcome:
         token = event_sink.set(self._queue.put_nowait if self._queue is not None else None)
-        handler_token = outer_approval_handler.set(self._handler)
         timeout = getattr(tool, "timeout", None)
         if timeout is None:
             timeout = self._loop.run_config.tool_timeout
@@ -311,12 +317,9 @@ class ToolBatch:
             invocation = kind.invoke(tool, ctx, arguments)
             if timeout is None:
                 return Outcome(await invocation)
-            started = asyncio.get_running_loop().time()
-            try:
-                return Outcome(await asyncio.wait_for(invocation, timeout))
-            except asyncio.TimeoutError:
-                if asyncio.get_running_loop().time() - started < timeout:
-                    raise  # the tool's own TimeoutError, not ours
+            finished, value = await run_with_timeout(invocation, timeout)
+            if finished:
+                return Outcome(value)
             message = timeout_message(tool, timeout)
             return Outcome(message, "timeout", ToolError("timeout", message))
         except ToolArgumentsError as e:
@@ -337,7 +340,6 @@ class ToolBatch:
             return Outcome(told, "error", tool_error(e))
         finally:
             event_sink.reset(token)
-            outer_approval_handler.reset(handler_token)
 
     def _missing_tool_message(self, name: str) -> str:
         if name in self._all_names:

@@ -1,7 +1,10 @@
-"""How one tool call ended (:class:`Outcome`), and the tool guardrails around a call."""
+"""How one tool call ended (:class:`Outcome`), its time limit, and the tool guardrails."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +23,7 @@ if TYPE_CHECKING:
     from ..tools.kinds import LocalTool
     from .loop import RunLoop
 
-__all__ = ["Outcome", "check_input", "check_output"]
+__all__ = ["Outcome", "check_input", "check_output", "run_with_timeout"]
 
 
 @dataclass(frozen=True)
@@ -68,3 +71,32 @@ async def check_output(
         if result.replacement is not None:
             value = result.replacement
     return Outcome(value)
+
+
+if sys.version_info >= (3, 11):
+
+    async def run_with_timeout(awaitable: Awaitable[Any], seconds: float) -> tuple[bool, Any]:
+        """``(True, value)``, or ``(False, None)`` when ``seconds`` passed first (the awaitable
+        is then cancelled). Costs one timer, no extra task; a ``TimeoutError`` the awaitable
+        raises itself passes through."""
+        limit = asyncio.timeout(seconds)
+        try:
+            async with limit:
+                return True, await awaitable
+        except TimeoutError:
+            if limit.expired():
+                return False, None
+            raise
+
+else:  # pragma: no cover - Python 3.10
+
+    async def run_with_timeout(awaitable: Awaitable[Any], seconds: float) -> tuple[bool, Any]:
+        """``(True, value)``, or ``(False, None)`` when ``seconds`` passed first."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            return True, await asyncio.wait_for(awaitable, seconds)
+        except asyncio.TimeoutError:
+            if loop.time() - started < seconds:
+                raise  # the awaitable's own TimeoutError
+            return False, None
