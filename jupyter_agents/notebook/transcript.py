@@ -206,7 +206,9 @@ def to_markdown(header: dict[str, Any], blocks: list[Block]) -> str:
     for block in blocks:
         if _is_tool(block):
             mark, _ = STATUS_MARKS.get(block.get("status", "done"), ("", ""))
-            calls.append(f"<li>{mark} <code>{escape_html(call_text(block, 80))}</code></li>")
+            note = _decision(block)
+            note = f" <i>{escape_html(note[:80])}</i>" if note else ""
+            calls.append(f"<li>{mark} <code>{escape_html(call_text(block, 80))}</code>{note}</li>")
             continue
         if calls:
             parts.append(f"<ul>{''.join(calls)}</ul>")

@@ -237,11 +237,11 @@ def test_terminal_asks_for_approval_at_a_prompt(
 ) -> None:
     questions: list[str] = []
 
-    def answer(question: str) -> str:
+    def answer(question: str, cancelled: Any, write: Any) -> str:
         questions.append(question)
         return "y"
 
-    monkeypatch.setattr("builtins.input", answer)
+    monkeypatch.setattr("jupyter_agents.notebook.text_view._read_line", answer)
     run(
         shell,
         "from jupyter_agents import tool\n"
@@ -254,5 +254,5 @@ def test_terminal_asks_for_approval_at_a_prompt(
     run(shell, "%agent model m")
     result = run(shell, "%%agent\nEmail Ana.")
     assert result.error_in_exec is None, result.error_in_exec
-    assert questions == ['Approve send_email({"to": "ana@x.org"})? [y]es / [n]o / [a]lways: ']
+    assert questions == ["Approve? [y]es / [n]o (a reason may follow) / [a]lways for this tool: "]
     assert shell.user_ns["sent"] == ["ana@x.org"]

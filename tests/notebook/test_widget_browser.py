@@ -596,3 +596,35 @@ async def test_static_transcripts_are_inert_and_readable(lab: Lab) -> None:
     assert len(styles) == 1 and "url(" not in styles[0] and "@import" not in styles[0]
     text_content = await page.locator(".jupyter-agents-transcript").inner_text()
     assert "get_weather(city='Paris')" in text_content and "float division by zero" in text_content
+
+
+async def test_no_token_count_before_usage_is_known(lab: Lab) -> None:
+    header = {**PENDING["header"], "tokens": {"input": 0, "output": 0, "total": 0}}
+    await lab.mount(header=header, blocks=[])
+    metas = lab.page.locator(".ja-head .ja-meta")
+    assert "tokens" not in " ".join(await metas.all_inner_texts())
+    await lab.page.evaluate(
+        "() => model.set({header: {...model.state.header, "
+        "tokens: {input: 900, output: 334, total: 1234}}})"
+    )
+    await expect(lab.page.locator(".ja-head")).to_contain_text("1,234 tokens")
+
+
+async def test_the_printed_box_follows_the_newest_line_until_scrolled_up(lab: Lab) -> None:
+    lines = "\n".join(f"step {i}" for i in range(200))
+    card = {"id": "k1", "kind": "tool", "rev": 1, "name": "train", "status": "running"}
+    await lab.mount(header=PENDING["header"], blocks=[{**card, "printed": lines}])
+    page = lab.page
+    await page.locator(".ja-tool summary").first.click()
+    box = page.locator(".ja-printed")
+
+    async def update(rev: int, text: str) -> None:
+        await page.evaluate("b => model.set({blocks: [b]})", {**card, "rev": rev, "printed": text})
+
+    await update(2, lines + "\nstep 200")
+    at_end = "e => e.scrollHeight - e.scrollTop - e.clientHeight < 8"
+    assert await box.evaluate(at_end)  # followed the newest line
+    await box.evaluate("e => { e.scrollTop = 0; }")  # the reader scrolls up
+    await page.wait_for_function("document.querySelector('.ja-printed').dataset.up === '1'")
+    await update(3, lines + "\nstep 200\nstep 201")
+    assert await box.evaluate("e => e.scrollTop") == 0  # left where the reader is

@@ -13,12 +13,18 @@ import { ICONS, STATUS_WORDS, decided, duration, pretty, schemaHint } from "./fo
 /** @typedef {{live: () => boolean, headerLive: () => boolean, send: (m: object) => void,
  *  sent: Map<string, number>, errors: Map<string, string>}} Ctx */
 
-/** A box that keeps showing its newest line unless the reader scrolled up.
- * @param {HTMLElement} box @param {string} text */
+/** Make `box` keep showing its newest line unless the reader scrolled up in it.
+ * @param {HTMLElement} box */
+function followable(box) {
+  box.addEventListener("scroll", () => {
+    box.dataset.up = box.scrollHeight - box.scrollTop - box.clientHeight > 8 ? "1" : "";
+  });
+}
+
+/** @param {HTMLElement} box @param {string} text */
 function follow(box, text) {
-  const atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 8;
   box.textContent = text;
-  if (atEnd) box.scrollTop = box.scrollHeight;
+  if (box.dataset.up !== "1") box.scrollTop = box.scrollHeight;
 }
 
 /** @param {Ctx} ctx @returns {View} */
@@ -32,6 +38,10 @@ export function toolView(ctx) {
     "ja-icon ja-name ja-args1 ja-tstatus ja-ms",
   );
   const [args, printed, out] = children(det, "pre", "ja-args ja-printed ja-out");
+  followable(printed);
+  det.addEventListener("toggle", () => {
+    if (det.open && printed.dataset.up !== "1") printed.scrollTop = printed.scrollHeight;
+  });
   const cut = det.appendChild(h("div", "ja-cut"));
   const failure = det.appendChild(h("div", "ja-failure"));
   const trace = det.appendChild(h("details", "ja-trace"));
