@@ -23,7 +23,6 @@ from ..items import (
 from ..tools.kinds import ToolKind, kind_for_call
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
 from .progress import Paused, RunProgress
-from .state_schema import check_saved_state, damaged
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -35,6 +34,12 @@ STATE_FORMAT = "jupyter_agents.run_state"
 STATE_VERSION = 1
 """Bumped whenever the JSON layout changes; older readers refuse newer states. Fields added
 since (``state_id``, ``nested``, an output's ``status``) are optional, so version 1 stays."""
+
+
+def damaged(problem: str) -> UserError:
+    """The error for a saved state that cannot be used."""
+    return UserError(f"This saved RunState is damaged: {problem}. Save it again with to_json().")
+
 
 _STATUSES = ("ok", "error", "timeout", "rejected", "blocked", "cancelled")
 
@@ -87,6 +92,8 @@ def dump_progress(progress: RunProgress, state_id: str) -> dict[str, Any]:
 
 def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgress, str | None]:
     """Progress (and its state id) rebuilt from :func:`dump_progress`'s JSON text."""
+    from .state_schema import check_saved_state  # pydantic models: built only when loading
+
     data = check_saved_state(_load_checked(text))
     if data["current_agent"] != agent.name:
         raise UserError(

@@ -11,9 +11,9 @@ from typing import Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from pydantic import ValidationError as _ValidationError
 
-from ..errors import UserError
+from .state_json import damaged
 
-__all__ = ["check_saved_state", "damaged"]
+__all__ = ["check_saved_state"]
 
 
 class _Model(BaseModel):
@@ -70,11 +70,6 @@ class _State(_Model):
     pending_mcp: list[StrictStr]
     pending_handoffs: list[StrictStr] = Field(default_factory=list)
     nested: dict[str, dict[str, Any]] = Field(default_factory=dict)
-
-
-def damaged(problem: str) -> UserError:
-    """The error for a saved state that cannot be used."""
-    return UserError(f"This saved RunState is damaged: {problem}. Save it again with to_json().")
 
 
 def check_saved_state(data: dict[str, Any]) -> dict[str, Any]:

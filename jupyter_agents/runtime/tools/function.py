@@ -15,7 +15,6 @@ from ..approvals import NeedsApproval
 from ..context import RunContextWrapper, ToolContext
 from ..errors import UserError
 from ._json_validate import check_arguments
-from ._process import can_fork, run_in_process
 from .schema import function_schema
 
 if TYPE_CHECKING:
@@ -186,8 +185,11 @@ def _make_tool(
             f"Tool {schema.name!r}: killable=True is for plain (sync) functions; an async tool "
             "is already stopped when it times out."
         )
-    if killable and not can_fork():
-        raise UserError("killable=True needs a platform with fork() (Linux or macOS).")
+    if killable:
+        from ._process import can_fork  # multiprocessing: loaded only for killable tools
+
+        if not can_fork():
+            raise UserError("killable=True needs a platform with fork() (Linux or macOS).")
 
     async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:
         try:
@@ -207,6 +209,8 @@ def _make_tool(
         if is_async:
             return await func(*args, **kwargs)
         if killable:
+            from ._process import run_in_process
+
             return await run_in_process(func, *args, **kwargs)
         return await run_in_thread(func, *args, **kwargs)
 
