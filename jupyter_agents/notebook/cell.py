@@ -22,6 +22,7 @@ from . import _tool_output
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
 from .session import NotebookSession, current_session
+from .view_protocol import LiveView
 
 __all__ = ["AgentRunError", "AgentRunInterrupted", "run_agent_cell", "start_background"]
 
@@ -68,7 +69,7 @@ def _session() -> NotebookSession:
     return session
 
 
-def _with_tool_output(agent: Agent[Any], view: Any) -> Agent[Any]:
+def _with_tool_output(agent: Agent[Any], view: LiveView) -> Agent[Any]:
     """A copy of ``agent`` whose function tools print into their card in ``view``."""
 
     def wrap(tool: FunctionTool) -> FunctionTool:
@@ -89,7 +90,7 @@ def _with_tool_output(agent: Agent[Any], view: Any) -> Agent[Any]:
     return agent.clone(tools=tools)
 
 
-def _handler(opts: CellOptions, view: Any) -> Callable[[ApprovalRequest], Any]:
+def _handler(opts: CellOptions, view: LiveView) -> Callable[[ApprovalRequest], Any]:
     if opts.approve == "auto":
         return lambda request: ApprovalDecision.approve()
     if opts.approve == "deny":
@@ -105,7 +106,7 @@ def _handler(opts: CellOptions, view: Any) -> Callable[[ApprovalRequest], Any]:
     return OnLoop(ask)  # it only registers the request: called on the run's loop
 
 
-def _refuse_if_unseen(view: Any, request: ApprovalRequest) -> None:
+def _refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
     if view.rendered.is_set():
         return
     if view.decide(
@@ -114,7 +115,7 @@ def _refuse_if_unseen(view: Any, request: ApprovalRequest) -> None:
         view.add_notice(headless_message(request.tool_name), "warning")
 
 
-def _make_view(session: NotebookSession, agent: Agent[Any], model_label: str) -> Any:
+def _make_view(session: NotebookSession, agent: Agent[Any], model_label: str) -> LiveView:
     if getattr(session.shell, "kernel", None) is None:
         from .text_view import TextView
 
@@ -126,7 +127,7 @@ def _make_view(session: NotebookSession, agent: Agent[Any], model_label: str) ->
 
 @dataclasses.dataclass
 class _Prepared:
-    view: Any
+    view: LiveView
     cell: str
     agent: Agent[Any]
     prompt: str
@@ -205,7 +206,7 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
     view.finish("done")
 
 
-def _failed_in(view: Any) -> str:
+def _failed_in(view: LiveView) -> str:
     return "the agent run failed; the run above shows the error"
 
 

@@ -759,3 +759,13 @@ async def test_a_nested_agent_tools_gated_call_gets_its_own_card_and_buttons() -
     frontend(view, type="decision", id=nested["id"], request=request, approved=True)
     await asyncio.wait_for(run, 5)
     assert sent_emails == ["a@b.c"]
+
+
+def test_the_widget_view_and_the_terminal_view_offer_what_the_cell_driver_uses() -> None:
+    from jupyter_agents.notebook.text_view import TextView
+    from jupyter_agents.notebook.view_protocol import LiveView
+
+    members = [m for m in LiveView.__dict__ if not m.startswith("_")] + ["rendered", "on_stop"]
+    for view in (RunView(agent="a", model="m"), TextView(agent="a", model="m")):
+        missing = [m for m in members if not hasattr(view, m)]
+        assert missing == [], (type(view).__name__, missing)

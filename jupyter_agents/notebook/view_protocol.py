@@ -1,0 +1,49 @@
+"""``LiveView``: what the cell driver needs of a run's view (the widget, or the terminal's)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..runtime.approvals import ApprovalDecision, ApprovalRequest
+from ..runtime.usage import Usage
+
+__all__ = ["LiveView"]
+
+
+class LiveView(Protocol):
+    """A run's view: ``RunView`` (the notebook widget) and ``TextView`` (terminal IPython)."""
+
+    rendered: threading.Event
+    """Set once someone can see the run (and so decide on approvals)."""
+
+    on_stop: Callable[[], None] | None
+    """Called when the user asks to stop the run."""
+
+    def display(self) -> None:
+        """Show the view."""
+
+    def on_event(self, event: Any) -> None:
+        """Apply one stream event of the run."""
+
+    def set_status(self, status: str, detail: str | None = None) -> None:
+        """Set the run status (running, waiting, done, failed, cancelled, background)."""
+
+    def set_usage(self, usage: Usage) -> None:
+        """Show the run's token usage."""
+
+    def tool_output_text(self, call_id: str, text: str) -> None:
+        """Show what a running tool printed."""
+
+    def add_notice(self, text: str, level: str = "info") -> None:
+        """Add a line (info, warning or error)."""
+
+    def inbox(self, request: ApprovalRequest) -> Any:
+        """The approval handler: registers ``request`` and returns what the run awaits."""
+
+    def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
+        """Decide a waiting request; False when nothing was waiting."""
+
+    def finish(self, status: str, detail: str | None = None) -> None:
+        """End the view."""
