@@ -171,13 +171,17 @@ class RunState:
         *,
         always: bool = False,
         arguments: dict[str, Any] | None = None,
+        always_approve: bool | None = None,
     ) -> bool:
         """Approve a waiting call (the item or its call id).
 
         ``arguments`` replaces the model's arguments; they are checked against the tool's
         schema now, and invalid ones raise ``UserError``. Returns False, changing nothing, when
-        the call is not waiting or was already decided.
+        the call is not waiting or was already decided. ``always_approve`` is the SDK's
+        spelling of ``always``.
         """
+        if always_approve is not None:
+            always = always_approve
         pending = self._pending(item)
         if pending is None:
             return False
@@ -191,8 +195,17 @@ class RunState:
         *,
         always: bool = False,
         message: str | None = None,
+        rejection_message: str | None = None,
+        always_reject: bool | None = None,
     ) -> bool:
-        """Reject a waiting call; ``message`` tells the model why. False if not waiting."""
+        """Reject a waiting call; ``message`` tells the model why. False if not waiting.
+
+        ``rejection_message`` and ``always_reject`` are the SDK's spellings of ``message`` and
+        ``always``."""
+        if rejection_message is not None:
+            message = rejection_message
+        if always_reject is not None:
+            always = always_reject
         pending = self._pending(item)
         if pending is None:
             return False
@@ -213,6 +226,15 @@ class RunState:
             raise UserError(f"Edited arguments refused: {problem}")
 
     # -- JSON ------------------------------------------------------------------------------
+
+    def to_string(self) -> str:
+        """The SDK's name for :meth:`to_json`."""
+        return self.to_json()
+
+    @classmethod
+    def from_string(cls, agent: Agent[Any], text: str, context: Any = None) -> RunState:
+        """The SDK's name for :meth:`from_json`."""
+        return cls.from_json(agent, text, context)
 
     def to_json(self) -> str:
         """The whole paused run as JSON text (the user context object is not included)."""

@@ -171,3 +171,17 @@ async def test_edited_arguments_are_checked_strictly(edited: dict[str, Any], pro
     assert ran == []
     (output,) = [i for i in result.new_items if i.type == "tool_call_output_item"]
     assert output.status == "rejected" and "invalid" in output.raw_item["output"]
+
+
+async def test_sdk_spellings_of_run_state_decisions_and_strings() -> None:
+    calls = [tool_call("pay", {"amount": i, "to": "x"}, f"c{i}") for i in (1, 2)]
+    model = ScriptedModel([calls, [text("ok")]])
+    agent = Agent(name="a", model=model, tools=[pay])
+    state = (await Runner.run(agent, "go")).to_state()
+    assert state.approve("c1", always_approve=False)
+    assert state.reject("c2", rejection_message="too much")
+    loaded = RunState.from_string(agent, state.to_string())
+    result = await Runner.run(agent, loaded)
+    assert ran == [{"amount": 1, "to": "x"}]
+    outputs = [i.raw_item["output"] for i in result.new_items if i.type == "tool_call_output_item"]
+    assert any("Reason: too much" in o for o in outputs)
