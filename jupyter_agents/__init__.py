@@ -154,13 +154,13 @@ if TYPE_CHECKING:
     )
     from .runtime.usage import Usage
 
-__all__ = [
-    "__version__",
-    "last_result",
-    "load_ipython_extension",
-    "unload_ipython_extension",
-    *EXPORTS,
-]
+
+def _public_names() -> list[str]:
+    entry_points = ["__version__", "last_result", "load_ipython_extension"]
+    return [*entry_points, "unload_ipython_extension", *EXPORTS]
+
+
+__all__ = _public_names()  # the lazy exports (``_exports.py``) and the notebook entry points
 
 
 def load_ipython_extension(ipython: Any) -> None:
