@@ -22,7 +22,7 @@ async def start_input_guardrails(
     loop: RunLoop, agent: Agent[Any]
 ) -> asyncio.Future[list[InputGuardrailResult]] | None:
     """Input guardrails of the first turn: sequential ones now, parallel ones as a task."""
-    if loop.current_turn != 1 or loop.raw_responses:
+    if loop.progress.current_turn != 1 or loop.raw_responses:
         return None
     guards = [*agent.input_guardrails, *loop.run_config.input_guardrails]
     if not guards:
@@ -45,7 +45,9 @@ async def _run_guardrails(
 ) -> list[InputGuardrailResult]:
     async def one(guard: InputGuardrail[Any]) -> InputGuardrailResult:
         with guardrail_span(guard.get_name(), parent=loop.agent_span) as span:
-            result = await guard.run(agent, loop.original_input, loop.context_wrapper)
+            result = await guard.run(
+                agent, loop.progress.original_input, loop.progress.context_wrapper
+            )
             span.span_data.triggered = result.output.tripwire_triggered
         return result
 

@@ -141,19 +141,19 @@ class RunLoop:
     def error_details(self) -> RunErrorDetails:
         """What the run had produced so far."""
         return RunErrorDetails(
-            input=self.original_input,
-            new_items=list(self.new_items),
+            input=self.progress.original_input,
+            new_items=list(self.progress.new_items),
             raw_responses=list(self.raw_responses),
             final_output=None,
-            context_wrapper=self.context_wrapper,
-            last_agent=self.current_agent,
+            context_wrapper=self.progress.context_wrapper,
+            last_agent=self.progress.current_agent,
         )
 
     def _roll_back(self, mark: tuple[int, int]) -> None:
         """Forget the items of an unfinished turn, so no call is left without its output."""
         if not self.done:
-            del self.new_items[mark[0] :]
-            del self.model_input[mark[1] :]
+            del self.progress.new_items[mark[0] :]
+            del self.progress.model_input[mark[1] :]
 
     @property
     def interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
@@ -180,7 +180,7 @@ class RunLoop:
             self.progress.paused = step.paused
             self.done = True
         elif isinstance(step, HandedOff):
-            self.current_agent = step.agent
+            self.progress.current_agent = step.agent
             self.start_agent_span(step.agent)
             return AgentUpdatedStreamEvent(new_agent=step.agent)
         return None
@@ -210,12 +210,12 @@ class RunLoop:
     def model_input_for_call(self) -> list[TResponseInputItem]:
         """The input to send: everything, or only what the server has not seen yet."""
         if self.previous_response_id is not None or self.conversation_id is not None:
-            return self.model_input[self._server_sent :]
-        return self.model_input
+            return self.progress.model_input[self._server_sent :]
+        return self.progress.model_input
 
     def server_has_seen_all(self) -> bool:
         """Mark the model input so far as stored on the server (server-side state)."""
-        self._server_sent = len(self.model_input)
+        self._server_sent = len(self.progress.model_input)
         return True
 
     # -- the loop ------------------------------------------------------------------------
@@ -245,7 +245,7 @@ class RunLoop:
             include_sensitive_data=config.trace_include_sensitive_data,
         )
         self.trace.start(mark_as_current=True)
-        self.start_agent_span(self.current_agent)
+        self.start_agent_span(self.progress.current_agent)
 
     def _end_trace(self, error: BaseException | None) -> None:
         if error is not None and not isinstance(error, (GeneratorExit, asyncio.CancelledError)):
@@ -264,8 +264,8 @@ class RunLoop:
         try:
             if self.session is not None:
                 await self._load_session(self.session)
-            yield AgentUpdatedStreamEvent(new_agent=self.current_agent)
-            await self.hooks.agent_start(self.current_agent)
+            yield AgentUpdatedStreamEvent(new_agent=self.progress.current_agent)
+            await self.hooks.agent_start(self.progress.current_agent)
             if self.progress.paused:
                 async for event in self._guarded(self._resume_pending()):
                     yield event
@@ -273,10 +273,10 @@ class RunLoop:
                 if self._stop_mode is not None:
                     self.mark_cancelled()
                     return
-                if self.current_turn >= self.max_turns:
-                    raise MaxTurnsExceeded(f"Max turns ({self.max_turns}) exceeded")
-                self.current_turn += 1
-                mark = (len(self.new_items), len(self.model_input))
+                if self.progress.current_turn >= self.progress.max_turns:
+                    raise MaxTurnsExceeded(f"Max turns ({self.progress.max_turns}) exceeded")
+                self.progress.current_turn += 1
+                mark = (len(self.progress.new_items), len(self.progress.model_input))
                 turn = self._run_turn()
                 try:
                     async with aclosing(turn):
@@ -305,7 +305,7 @@ class RunLoop:
         self, turn: AsyncGenerator[StreamEvent, None]
     ) -> AsyncGenerator[StreamEvent, None]:
         """Run one turn; on stop or cancellation, drop its unfinished items."""
-        mark = (len(self.new_items), len(self.model_input))
+        mark = (len(self.progress.new_items), len(self.progress.model_input))
         try:
             async with aclosing(turn) as events:
                 async for event in events:
@@ -319,7 +319,7 @@ class RunLoop:
             raise
 
     async def _run_turn(self) -> AsyncGenerator[StreamEvent, None]:
-        agent = self.current_agent
+        agent = self.progress.current_agent
         tools, handoffs = await self._tools_for(agent)
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
         await call.prepare()
@@ -347,7 +347,7 @@ class RunLoop:
                 guard.cancel()
         assert response is not None
         self.raw_responses.append(response)
-        self.context_wrapper.usage.add(response.usage)
+        self.progress.context_wrapper.usage.add(response.usage)
         await self.hooks.llm_end(agent, response)
         steps = finish_turn(self, agent, response, streamed, tools, handoffs)
         async with aclosing(steps):
@@ -362,15 +362,15 @@ class RunLoop:
 
     async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:
         """Continue a paused turn: the calls that waited for decisions."""
-        agent = self.current_agent
+        agent = self.progress.current_agent
         tools, handoffs = await self._tools_for(agent)
         waiting = self.progress.paused
         calls, requests, handoff_calls = waiting.calls, waiting.mcp, waiting.handoffs
         self.progress.paused = Paused(nested=waiting.nested)  # read (and emptied) by the batch
         paused = [*calls, *requests, *handoff_calls]
         turn_start = min(
-            (i for i, item in enumerate(self.new_items) if item in paused),
-            default=len(self.new_items),
+            (i for i, item in enumerate(self.progress.new_items) if item in paused),
+            default=len(self.progress.new_items),
         )
         resolving = resolve_calls(
             self, agent, tools, handoffs, calls, requests, handoff_calls, turn_start
@@ -389,14 +389,14 @@ class RunLoop:
                 raise UserError("session_input_callback must return a list of input items.")
         else:
             merged = [*history, *self._new_input]
-        self.original_input = merged
-        self.model_input = list(merged)
+        self.progress.original_input = merged
+        self.progress.model_input = list(merged)
 
     async def _save_session(self) -> None:
         """Save the new input and the run's items: all at once, and only for a finished run."""
         if self.session is None or self.cancelled or self.interruptions:
             return
-        items = [*self._new_input, *(item.to_input_item() for item in self.new_items)]
+        items = [*self._new_input, *(item.to_input_item() for item in self.progress.new_items)]
         await self.session.add_items(items)
 
     # -- models and tools ----------------------------------------------------------------
@@ -410,9 +410,11 @@ class RunLoop:
         return model
 
     async def _tools_for(self, agent: Agent[Any]) -> tuple[list[Tool], list[Handoff[Any]]]:
-        visible = await agent.get_all_tools(self.context_wrapper)
+        visible = await agent.get_all_tools(self.progress.context_wrapper)
         visible.sort(key=lambda t: t.name)
-        handoffs = sorted(await agent.get_handoffs(self.context_wrapper), key=lambda h: h.tool_name)
+        handoffs = sorted(
+            await agent.get_handoffs(self.progress.context_wrapper), key=lambda h: h.tool_name
+        )
         names: dict[str, Any] = {}
         for item in [*visible, *handoffs]:
             name = item.name if not isinstance(item, Handoff) else item.tool_name

@@ -53,14 +53,16 @@ class ModelCall:
     async def prepare(self) -> None:
         """Instructions, input (after the input filter) and settings for this call."""
         loop, agent = self.loop, self.agent
-        self.instructions = await agent.get_system_prompt(loop.context_wrapper)
+        self.instructions = await agent.get_system_prompt(loop.progress.context_wrapper)
         self.input = loop.model_input_for_call()
         model_filter = loop.run_config.call_model_input_filter
         if model_filter is not None:
             data = ModelInputData(input=list(self.input), instructions=self.instructions)
             filtered = await call_maybe_async(
                 model_filter,
-                CallModelData(model_data=data, agent=agent, context=loop.context_wrapper.context),
+                CallModelData(
+                    model_data=data, agent=agent, context=loop.progress.context_wrapper.context
+                ),
             )
             if not isinstance(filtered, ModelInputData):
                 raise UserError("call_model_input_filter must return a ModelInputData.")

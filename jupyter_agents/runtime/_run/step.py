@@ -176,7 +176,7 @@ async def finalize(loop: RunLoop, agent: Agent[Any], output: Any) -> FinalOutput
 
         async def one(guard: Any) -> Any:
             with guardrail_span(guard.get_name(), parent=loop.agent_span) as span:
-                result = await guard.run(loop.context_wrapper, agent, output)
+                result = await guard.run(loop.progress.context_wrapper, agent, output)
                 span.span_data.triggered = result.output.tripwire_triggered
             return result
 
@@ -204,13 +204,17 @@ async def resolve_calls(
     waiting_mcp: list[MCPApprovalRequestItem] = []
     for request in mcp_requests:
         answer = await answer_mcp_request(
-            agent, request, loop.ledger, loop.context_wrapper, loop.approval_handler
+            agent,
+            request,
+            loop.progress.ledger,
+            loop.progress.context_wrapper,
+            loop.approval_handler,
         )
         if answer is None:
             waiting_mcp.append(request)
         else:
-            loop.new_items.append(answer)
-            loop.model_input.append(answer.raw_item)
+            loop.progress.new_items.append(answer)
+            loop.progress.model_input.append(answer.raw_item)
     enabled: dict[str, Any] = {
         t.name: t for t in tools if getattr(kind_for_tool(t), "executable", False)
     }
@@ -221,8 +225,8 @@ async def resolve_calls(
             async for event in events:
                 yield event
     for output in batch.outputs:
-        loop.new_items.append(output)
-        loop.model_input.append(output.raw_item)
+        loop.progress.new_items.append(output)
+        loop.progress.model_input.append(output.raw_item)
     if batch.interruptions or waiting_mcp:
         waiting = {item.call_id for item in batch.interruptions} | set(batch.nested)
         yield Interrupted(
@@ -274,7 +278,7 @@ async def _tools_final_output(
             if result.tool.name in behavior.stop_at_tool_names:
                 return ToolsToFinalOutputResult(is_final_output=True, final_output=result.output)
         return ToolsToFinalOutputResult(is_final_output=False)
-    decided = await call_maybe_async(behavior, loop.context_wrapper, results)
+    decided = await call_maybe_async(behavior, loop.progress.context_wrapper, results)
     if not isinstance(decided, ToolsToFinalOutputResult):
         raise UserError(
             f"Agent {agent.name!r}: the tool_use_behavior function must return "
@@ -301,11 +305,11 @@ async def _hand_off(
             },
             output=MULTIPLE_HANDOFFS,
         )
-        loop.new_items.append(ignored)
-        loop.model_input.append(ignored.raw_item)
+        loop.progress.new_items.append(ignored)
+        loop.progress.model_input.append(ignored.raw_item)
         yield RunItemStreamEvent(name="tool_output", item=ignored)
     chosen = next(h for h in handoffs if h.tool_name == first.raw_item.name)
-    target = await chosen.on_invoke_handoff(loop.context_wrapper, first.raw_item.arguments)
+    target = await chosen.on_invoke_handoff(loop.progress.context_wrapper, first.raw_item.arguments)
     output = HandoffOutputItem(
         agent=agent,
         raw_item={
@@ -316,8 +320,8 @@ async def _hand_off(
         source_agent=agent,
         target_agent=target,
     )
-    loop.new_items.append(output)
-    loop.model_input.append(output.raw_item)
+    loop.progress.new_items.append(output)
+    loop.progress.model_input.append(output.raw_item)
     span = handoff_span(from_agent=agent.name, to_agent=target.name, parent=loop.agent_span)
     span.start()
     span.finish()
@@ -330,12 +334,12 @@ async def _hand_off(
 
 
 async def _filter_history(loop: RunLoop, input_filter: Any, turn_start: int) -> None:
-    history = loop.original_input
+    history = loop.progress.original_input
     data = HandoffInputData(
         input_history=history if isinstance(history, str) else tuple(history),
-        pre_handoff_items=tuple(loop.new_items[:turn_start]),
-        new_items=tuple(loop.new_items[turn_start:]),
-        run_context=loop.context_wrapper,
+        pre_handoff_items=tuple(loop.progress.new_items[:turn_start]),
+        new_items=tuple(loop.progress.new_items[turn_start:]),
+        run_context=loop.progress.context_wrapper,
     )
     filtered = await call_maybe_async(input_filter, data)
     if not isinstance(filtered, HandoffInputData):
@@ -346,4 +350,4 @@ async def _filter_history(loop: RunLoop, input_filter: Any, turn_start: int) -> 
         else list(filtered.input_history)
     )
     items.extend(i.to_input_item() for i in (*filtered.pre_handoff_items, *filtered.new_items))
-    loop.model_input = items
+    loop.progress.model_input = items

@@ -67,8 +67,8 @@ class ToolBatch:
         self._enabled = enabled
         self._all_names = all_names
         self._loop = loop
-        self._context = loop.context_wrapper
-        self._ledger = loop.ledger
+        self._context = loop.progress.context_wrapper
+        self._ledger = loop.progress.ledger
         self._handler = loop.approval_handler
         self._results: list[ToolCallOutputItem | None] = [None] * len(calls)
         self._queue: asyncio.Queue[Any] | None = None
