@@ -163,3 +163,64 @@ async def test_the_traceback_of_a_sync_tool_leaves_out_the_worker_thread() -> No
     (output,) = outputs(result)
     assert "return str(1 // n)" in output.error.traceback
     assert "concurrent" not in output.error.traceback and "thread.py" not in output.error.traceback
+
+
+async def test_the_shared_watchdog_times_out_calls_and_leaves_the_task_usable() -> None:
+    from jupyter_agents.runtime._run.tool_checks import Watchdog
+
+    watchdog = Watchdog(tick=0.01)
+    assert await watchdog.run(asyncio.Event().wait(), 0.05) == (False, None)
+    assert await watchdog.run(asyncio.sleep(0, result="done"), 0.05) == (True, "done")
+    await asyncio.sleep(0.02)  # the task was uncancelled: it can still wait
+
+    async def stubborn() -> str:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            return "swallowed"
+        return "never"
+
+    assert await watchdog.run(stubborn(), 0.05) == (True, "swallowed")
+    await asyncio.sleep(0.02)
+
+
+async def test_a_real_stop_during_a_watched_call_still_cancels() -> None:
+    from jupyter_agents.runtime._run.tool_checks import Watchdog
+
+    watchdog = Watchdog(tick=0.01)
+    started = asyncio.Event()
+
+    async def call() -> object:
+        started.set()
+        return await watchdog.run(asyncio.Event().wait(), 600)
+
+    task = asyncio.ensure_future(call())
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_long_default_timeouts_use_the_loops_watchdog() -> None:
+    from jupyter_agents.runtime._run import tool_checks
+
+    seen: list[float] = []
+    dog = tool_checks.watchdog()
+    run = dog.run
+
+    async def recording(awaitable: object, seconds: float) -> object:
+        seen.append(seconds)
+        return await run(awaitable, seconds)  # type: ignore[arg-type]
+
+    @tool
+    async def quick() -> str:
+        """Quick."""
+        return "ok"
+
+    dog.run = recording  # type: ignore[method-assign]
+    try:
+        model = ScriptedModel([[tool_call("quick")], [text("ok")]])
+        await Runner.run(Agent(name="a", model=model, tools=[quick]), "go")
+    finally:
+        dog.run = run  # type: ignore[method-assign]
+    assert seen == [600.0]

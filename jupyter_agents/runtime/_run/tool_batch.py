@@ -31,7 +31,10 @@ from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
 from ..tools.kinds import LocalTool, ToolKind, kind_for_call, kind_for_tool
 from ..tracing import function_span
-from .tool_checks import Outcome, check_input, check_output, run_with_timeout
+from .tool_checks import Outcome, check_input, check_output, run_with_timeout, watchdog
+
+COARSE_TIMEOUT = 10.0
+"""Run-wide default tool timeouts this long or longer use the shared coarse watchdog."""
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -311,13 +314,17 @@ class ToolBatch:
     ) -> Outcome:
         token = event_sink.set(self._queue.put_nowait if self._queue is not None else None)
         timeout = getattr(tool, "timeout", None)
+        precise = timeout is not None
         if timeout is None:
             timeout = self._loop.run_config.tool_timeout
         try:
             invocation = kind.invoke(tool, ctx, arguments)
             if timeout is None:
                 return Outcome(await invocation)
-            finished, value = await run_with_timeout(invocation, timeout)
+            if precise or timeout < COARSE_TIMEOUT:
+                finished, value = await run_with_timeout(invocation, timeout)
+            else:  # the run's long default limit: one shared coarse timer, not one per call
+                finished, value = await watchdog().run(invocation, timeout)
             if finished:
                 return Outcome(value)
             message = timeout_message(tool, timeout)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import sys
+import weakref
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,7 +25,14 @@ if TYPE_CHECKING:
     from ..tools.kinds import LocalTool
     from .loop import RunLoop
 
-__all__ = ["Outcome", "check_input", "check_output", "run_with_timeout"]
+__all__ = [
+    "Outcome",
+    "Watchdog",
+    "check_input",
+    "check_output",
+    "run_with_timeout",
+    "watchdog",
+]
 
 
 @dataclass(frozen=True)
@@ -100,3 +109,64 @@ else:  # pragma: no cover - Python 3.10
             if loop.time() - started < seconds:
                 raise  # the awaitable's own TimeoutError
             return False, None
+
+
+class Watchdog:
+    """The run-wide default tool timeout, cheaply: one coarse timer for every running call on an
+    event loop (checked every ``tick`` seconds while calls run) instead of one timer per call.
+    Used for long default limits, where half a second of slack does not matter; a tool's own
+    ``timeout`` gets a precise per-call timer (:func:`run_with_timeout`)."""
+
+    def __init__(self, tick: float = 0.5) -> None:
+        self.tick = tick
+        self._running: dict[int, list[Any]] = {}
+        self._ids = itertools.count()
+        self._handle: asyncio.TimerHandle | None = None
+
+    async def run(self, awaitable: Awaitable[Any], seconds: float) -> tuple[bool, Any]:
+        """Like :func:`run_with_timeout`."""
+        task = asyncio.current_task()
+        if task is None or not hasattr(task, "uncancel"):  # Python 3.10
+            return await run_with_timeout(awaitable, seconds)
+        loop = asyncio.get_running_loop()
+        key = next(self._ids)
+        entry = [loop.time() + seconds, task, False]  # deadline, task, timed out
+        self._running[key] = entry
+        if self._handle is None:
+            self._handle = loop.call_later(self.tick, self._check, loop)
+        try:
+            value = await awaitable
+        except asyncio.CancelledError:
+            if entry[2]:
+                task.uncancel()  # our cancellation: the call ran out of time
+                return False, None
+            raise
+        finally:
+            del self._running[key]
+        if entry[2]:  # the tool swallowed our cancellation and returned anyway
+            task.uncancel()
+        return True, value
+
+    def _check(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._handle = None
+        now = loop.time()
+        for entry in list(self._running.values()):
+            if not entry[2] and entry[0] <= now:
+                entry[2] = True
+                entry[1].cancel()
+        if self._running:
+            self._handle = loop.call_later(self.tick, self._check, loop)
+
+
+_watchdogs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Watchdog] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def watchdog() -> Watchdog:
+    """The running event loop's watchdog (one per loop, shared by its runs)."""
+    loop = asyncio.get_running_loop()
+    found = _watchdogs.get(loop)
+    if found is None:
+        found = _watchdogs[loop] = Watchdog()
+    return found
