@@ -13,9 +13,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
-from .._util import call_maybe_async
 from ..agent import Agent
 from ..approvals import ApprovalHandler, ApprovalLedger
 from ..context import RunContextWrapper
@@ -41,6 +40,8 @@ from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, trace
 from .input_guardrails import race, raise_if_tripped, start_input_guardrails
 from .model_call import ModelCall, resolve_model
 from .progress import FinalOutput, HandedOff, Interrupted, NextStep, Paused, RunAgain, RunProgress
+from .progress import InProgress as _InProgress
+from .session_io import load_session, save_session
 from .step import finish_turn, make_item, resolve_calls
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
@@ -48,22 +49,6 @@ _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
 if TYPE_CHECKING:
     from ..run_config import RunConfig
     from ..run_state import RunState
-
-
-T = TypeVar("T")
-
-
-class _InProgress(Generic[T]):
-    """A loop attribute that lives in the loop's :class:`RunProgress` (one place for state)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, loop: RunLoop, owner: type | None = None) -> T:
-        return getattr(loop.progress, self.name)  # type: ignore[no-any-return]
-
-    def __set__(self, loop: RunLoop, value: T) -> None:
-        setattr(loop.progress, self.name, value)
 
 
 class RunLoop:
@@ -121,7 +106,7 @@ class RunLoop:
         self._server_sent = 0
         self._tools_used: set[int] = set()
         self.session = session
-        self._new_input = ItemHelpers.input_to_new_input_list(input)
+        self.new_input = ItemHelpers.input_to_new_input_list(input)
         self.trace: Trace = trace("", disabled=True)
         self.agent_span: Span[Any] = NO_OP_SPAN
 
@@ -263,7 +248,7 @@ class RunLoop:
         error: BaseException | None = None
         try:
             if self.session is not None:
-                await self._load_session(self.session)
+                await load_session(self, self.session)
             yield AgentUpdatedStreamEvent(new_agent=self.progress.current_agent)
             await self.hooks.agent_start(self.progress.current_agent)
             if self.progress.paused:
@@ -289,7 +274,7 @@ class RunLoop:
                 except (asyncio.CancelledError, GeneratorExit):
                     self._roll_back(mark)
                     raise
-            await self._save_session()
+            await save_session(self)
         except AgentsException as e:
             if e.run_data is None:
                 e.run_data = self.error_details()
@@ -378,26 +363,6 @@ class RunLoop:
         async with aclosing(self._steps(resolving)) as steps:
             async for event in steps:
                 yield event
-
-    async def _load_session(self, session: Session) -> None:
-        """Put the session's history in front of the new input."""
-        history = await session.get_items()
-        merge = self.run_config.session_input_callback
-        if merge is not None:
-            merged = await call_maybe_async(merge, list(history), list(self._new_input))
-            if not isinstance(merged, list):
-                raise UserError("session_input_callback must return a list of input items.")
-        else:
-            merged = [*history, *self._new_input]
-        self.progress.original_input = merged
-        self.progress.model_input = list(merged)
-
-    async def _save_session(self) -> None:
-        """Save the new input and the run's items: all at once, and only for a finished run."""
-        if self.session is None or self.cancelled or self.interruptions:
-            return
-        items = [*self._new_input, *(item.to_input_item() for item in self.progress.new_items)]
-        await self.session.add_items(items)
 
     # -- models and tools ----------------------------------------------------------------
 
