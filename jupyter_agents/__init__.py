@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         input_guardrail,
         output_guardrail,
     )
+    from .runtime.handoff_prompt import RECOMMENDED_PROMPT_PREFIX, prompt_with_handoff_instructions
     from .runtime.handoffs import Handoff, HandoffInputData, handoff, handoff_filters
     from .runtime.items import (
         HandoffCallItem,
@@ -152,7 +153,7 @@ if TYPE_CHECKING:
         set_tracing_disabled,
         trace,
     )
-    from .runtime.usage import Usage
+    from .runtime.usage import RequestUsage, Usage
 
 
 def _public_names() -> list[str]:

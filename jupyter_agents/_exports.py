@@ -156,4 +156,7 @@ EXPORTS: dict[str, str] = {
     "describe_call": "runtime.tools.kinds",
     "RunOptions": "runtime.run",
     "DEFAULT_TOOL_TIMEOUT": "runtime.run_config",
+    "RequestUsage": "runtime.usage",
+    "RECOMMENDED_PROMPT_PREFIX": "runtime.handoff_prompt",
+    "prompt_with_handoff_instructions": "runtime.handoff_prompt",
 }

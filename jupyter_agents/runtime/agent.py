@@ -224,13 +224,21 @@ class Agent(Generic[TContext]):
         tool_description: str | None = None,
         custom_output_extractor: Callable[[Any], Any] | None = None,
         max_turns: int | None = None,
+        *,
+        is_enabled: Any = True,
+        needs_approval: Any = False,
     ) -> FunctionTool:
         """This agent as a tool another agent can call (``input``: the request, as text).
 
-        The nested run's streamed events are forwarded into the outer run's stream. The tool's
-        output is the nested run's final output (or ``custom_output_extractor(result)``).
+        The nested run's streamed events are forwarded into the outer run's stream, and its
+        gated calls ask the outer run's approval handler. The tool's output is the nested run's
+        final output (or ``custom_output_extractor(result)``). ``is_enabled`` and
+        ``needs_approval`` work as for any function tool.
         """
-        return agent_as_tool(self, tool_name, tool_description, custom_output_extractor, max_turns)
+        made = agent_as_tool(self, tool_name, tool_description, custom_output_extractor, max_turns)
+        made.is_enabled = is_enabled
+        made.needs_approval = needs_approval
+        return made
 
     async def get_system_prompt(self, run_context: RunContextWrapper[TContext]) -> str | None:
         """The system prompt for this turn."""

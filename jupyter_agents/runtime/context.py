@@ -28,6 +28,9 @@ class RunContextWrapper(Generic[TContext]):
     usage: Usage = field(default_factory=Usage)
     """Token usage of the run so far."""
 
+    turn_input: list[Any] = field(default_factory=list)
+    """The input items of the current turn's model call (set before each call)."""
+
 
 @dataclass
 class ToolContext(RunContextWrapper[TContext]):
@@ -51,10 +54,11 @@ class ToolContext(RunContextWrapper[TContext]):
         tool_call_id: str,
         tool_arguments: str,
     ) -> ToolContext[TContext]:
-        """Build a tool context that shares ``ctx``'s user context and usage."""
+        """Build a tool context that shares ``ctx``'s user context, usage and turn input."""
         return cls(
             context=ctx.context,
             usage=ctx.usage,
+            turn_input=ctx.turn_input,
             tool_name=tool_name,
             tool_call_id=tool_call_id,
             tool_arguments=tool_arguments,

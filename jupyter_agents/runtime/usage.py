@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["InputTokensDetails", "OutputTokensDetails", "Usage"]
+__all__ = ["InputTokensDetails", "OutputTokensDetails", "RequestUsage", "Usage"]
 
 
 @dataclass
@@ -21,6 +21,17 @@ class OutputTokensDetails:
 
     reasoning_tokens: int = 0
     """Output tokens spent on reasoning."""
+
+
+@dataclass
+class RequestUsage:
+    """The token usage of one model request (an entry of ``Usage.request_usage_entries``)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    input_tokens_details: InputTokensDetails = field(default_factory=InputTokensDetails)
+    output_tokens_details: OutputTokensDetails = field(default_factory=OutputTokensDetails)
 
 
 @dataclass
@@ -45,8 +56,23 @@ class Usage:
     output_tokens_details: OutputTokensDetails = field(default_factory=OutputTokensDetails)
     """Details of the output tokens."""
 
+    request_usage_entries: list[RequestUsage] = field(default_factory=list, compare=False)
+    """One entry per model request added into this usage, in order (a run's per-call usage)."""
+
     def add(self, other: Usage) -> None:
         """Add ``other`` into this usage in place."""
+        if other.request_usage_entries:
+            self.request_usage_entries.extend(other.request_usage_entries)
+        elif other.requests == 1:
+            self.request_usage_entries.append(
+                RequestUsage(
+                    other.input_tokens,
+                    other.output_tokens,
+                    other.total_tokens,
+                    InputTokensDetails(other.input_tokens_details.cached_tokens),
+                    OutputTokensDetails(other.output_tokens_details.reasoning_tokens),
+                )
+            )
         self.requests += other.requests
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
@@ -65,5 +91,6 @@ class Usage:
         result.input_tokens = self.input_tokens
         result.output_tokens = self.output_tokens
         result.total_tokens = self.total_tokens
+        result.request_usage_entries = list(self.request_usage_entries)
         result.add(other)
         return result

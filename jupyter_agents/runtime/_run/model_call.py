@@ -80,6 +80,7 @@ class ModelCall:
         ):
             settings = settings.resolve(ModelSettings(tool_choice="auto"))
         self.settings = settings
+        loop.progress.context_wrapper.turn_input = list(self.input)  # this call's input
         await loop.hooks.llm_start(agent, self.instructions, self.input)
 
     def _args(self) -> tuple[Any, ...]:
