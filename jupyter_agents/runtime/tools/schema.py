@@ -24,7 +24,12 @@ from ..context import RunContextWrapper
 from ..errors import ModelBehaviorError, UserError
 from ._docstrings import DocstringStyle, generate_func_documentation
 from ._fast_schema import fast_params_schema
-from .strict_schema import StrictSchemaError, describe_schema_path, ensure_strict_json_schema
+from .strict_schema import (
+    StrictSchemaError,
+    copy_json,
+    describe_schema_path,
+    ensure_strict_json_schema,
+)
 
 __all__ = ["DocstringStyle", "FuncSchema", "function_schema"]
 
@@ -281,7 +286,7 @@ def _params_model(
     except TypeError:  # e.g. an unhashable object inside Annotated metadata
         key = None
     model, schema = _MODELS.get_or_build(key, functools.partial(_build, tool, specs, strict))
-    return model, _copy_json(schema)
+    return model, copy_json(schema)
 
 
 _Built = tuple[type[pydantic.BaseModel], dict[str, Any]]
@@ -454,11 +459,3 @@ def _value_key(value: Any) -> Hashable:
     if type(value) is float:
         return (float, repr(value))
     return _Identity(value)
-
-
-def _copy_json(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy_json(v) for v in value]
-    return value

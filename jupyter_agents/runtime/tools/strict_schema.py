@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import UserError
 
-__all__ = ["StrictSchemaError", "describe_schema_path", "ensure_strict_json_schema"]
+__all__ = ["StrictSchemaError", "copy_json", "describe_schema_path", "ensure_strict_json_schema"]
 
 _DEF_KEYS = ("$defs", "definitions")
 _SCHEMA_MAP_KEYS = frozenset({"properties", "$defs", "definitions"})
@@ -167,7 +167,7 @@ class _Strictifier:
                 self.need(value, path)
                 out[key] = value
             else:
-                out[key] = _copy_json(value)
+                out[key] = copy_json(value)
         if _is_object(schema):
             _close_object(schema, out, path)
         elif not any(key in schema for key in _SHAPE_KEYS):
@@ -284,12 +284,12 @@ def _one_of_to_any_of(schema: dict[str, Any], path: tuple[str, ...]) -> dict[str
     return {("anyOf" if k == "oneOf" else k): v for k, v in schema.items() if k != "discriminator"}
 
 
-def _copy_json(value: Any) -> Any:
+def copy_json(value: Any) -> Any:
     """Copy JSON data so the result shares no mutable containers with the input."""
     if isinstance(value, dict):
-        return {k: _copy_json(v) for k, v in value.items()}
+        return {k: copy_json(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy_json(v) for v in value]
+        return [copy_json(v) for v in value]
     return value
 
 
