@@ -38,13 +38,17 @@ from jupyter_agents import (
     enable_verbose_stdout_logging,
     function_span,
     handoff,
+    items,
     set_trace_processors,
     tool,
     trace,
 )
+from jupyter_agents.extensions import handoff_filters
+from jupyter_agents.extensions.handoff_prompt import RECOMMENDED_PROMPT_PREFIX
 from jupyter_agents.runtime import tracing
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer
+from jupyter_agents.tool_context import ToolContext
 
 IMAGE = "data:image/png;base64,iVBORw0KGgo="
 
@@ -368,3 +372,29 @@ async def test_verbose_stdout_logging_prints_the_runtimes_records(
     out = capsys.readouterr().out
     assert "tool 'broken' raised RuntimeError('boom')" in out
     assert "a debug line" in out
+
+
+# --- the SDK's module paths ------------------------------------------------------------------
+
+
+async def test_code_written_against_the_sdks_module_paths_runs() -> None:
+    @tool
+    def who(ctx: ToolContext[Any]) -> str:
+        """Say which call this is."""
+        return f"{ctx.tool_name}/{ctx.tool_call_id}"
+
+    second = Agent(
+        name="second", instructions=RECOMMENDED_PROMPT_PREFIX, model=ScriptedModel([["bye"]])
+    )
+    first = Agent(
+        name="first",
+        model=ScriptedModel([[tool_call("who", call_id="c9")], [tool_call("transfer_to_second")]]),
+        tools=[who],
+        handoffs=[handoff(second, input_filter=handoff_filters.remove_all_tools)],
+    )
+    result = await Runner.run(first, "hello")
+    assert [i.output for i in result.new_items if isinstance(i, items.ToolCallOutputItem)] == [
+        "who/c9"
+    ]
+    assert [i.get("role") or i.get("type") for i in second.model.requests[0].input] == ["user"]
+    assert second.model.requests[0].system_instructions.startswith(RECOMMENDED_PROMPT_PREFIX)
