@@ -22,6 +22,8 @@ from jupyter_agents import (
     HandoffInputData,
     HandoffInputFilter,
     ModelBehaviorError,
+    ModelSettings,
+    ModelTracing,
     OpenAIResponsesModel,
     RunContextWrapper,
     RunHooks,
@@ -101,6 +103,28 @@ async def test_a_custom_output_schema_reaches_the_wire(openai_server: FakeOpenAI
     fmt = openai_server.model_requests[0].body["text"]["format"]
     assert (fmt["name"], fmt["strict"]) == ("shout", False)
     assert fmt["schema"] == ShoutSchema().json_schema()
+
+
+@pytest.mark.http
+async def test_the_responses_model_sends_a_stored_prompt(openai_server: FakeOpenAIServer) -> None:
+    openai_server.enqueue("hi")
+    client = openai.AsyncOpenAI(
+        base_url=openai_server.base_url, api_key=openai_server.api_key, max_retries=0
+    )
+    model = OpenAIResponsesModel("gpt-test", openai_client=client)
+    prompt = {"id": "pmpt_1", "version": "2", "variables": {"city": "Oslo"}}
+    response = await model.get_response(
+        None, "go", ModelSettings(), [], None, [], ModelTracing.DISABLED, prompt=prompt
+    )
+    assert response.output[0].content[0].text == "hi"
+    assert openai_server.model_requests[0].body["prompt"] == prompt
+    assert "prompt" not in (await _body_without_prompt(model, openai_server))
+
+
+async def _body_without_prompt(model: OpenAIResponsesModel, server: FakeOpenAIServer) -> Any:
+    server.enqueue("again")
+    await model.get_response(None, "go", ModelSettings(), [], None, [], ModelTracing.DISABLED)
+    return server.model_requests[-1].body
 
 
 def test_a_plain_text_custom_schema_means_plain_text() -> None:

@@ -58,6 +58,7 @@ class OpenAIResponsesModel(Model):
         conversation_id: str | None,
         output_schema: Any = None,
         handoffs: list[Any] | None = None,
+        prompt: Any | None = None,
     ) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "input": input}
         if system_instructions is not None:
@@ -79,6 +80,7 @@ class OpenAIResponsesModel(Model):
             "include": settings.response_include,
             "previous_response_id": previous_response_id,
             "conversation": conversation_id,
+            "prompt": prompt,  # a stored prompt: {"id": ..., "version": ..., "variables": ...}
         }
         params.update({k: v for k, v in simple.items() if v is not None})
         text: dict[str, Any] = {}
@@ -115,6 +117,7 @@ class OpenAIResponsesModel(Model):
             conversation_id,
             output_schema,
             handoffs,
+            prompt,
         )
         response = await self._client().responses.create(**params)
         return ModelResponse(
@@ -146,6 +149,7 @@ class OpenAIResponsesModel(Model):
             conversation_id,
             output_schema,
             handoffs,
+            prompt,
         )
         stream = await self._client().responses.create(**params, stream=True)
         try:
