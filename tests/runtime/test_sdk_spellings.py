@@ -24,6 +24,7 @@ from jupyter_agents import (
     ModelBehaviorError,
     ModelSettings,
     ModelTracing,
+    OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
     RunContextWrapper,
     RunHooks,
@@ -36,6 +37,7 @@ from jupyter_agents import (
     ToolsToFinalOutputResult,
     Trace,
     TracingProcessor,
+    UserError,
     custom_span,
     enable_verbose_stdout_logging,
     function_span,
@@ -125,6 +127,29 @@ async def _body_without_prompt(model: OpenAIResponsesModel, server: FakeOpenAISe
     server.enqueue("again")
     await model.get_response(None, "go", ModelSettings(), [], None, [], ModelTracing.DISABLED)
     return server.model_requests[-1].body
+
+
+@pytest.mark.http
+@pytest.mark.parametrize("api", ["responses", "chat"])
+async def test_logprobs_and_cache_retention_reach_the_wire(
+    openai_server: FakeOpenAIServer, api: str
+) -> None:
+    openai_server.enqueue("hi")
+    client = openai.AsyncOpenAI(
+        base_url=openai_server.base_url, api_key=openai_server.api_key, max_retries=0
+    )
+    cls = OpenAIResponsesModel if api == "responses" else OpenAIChatCompletionsModel
+    settings = ModelSettings(top_logprobs=3, prompt_cache_retention="24h")
+    agent = Agent(name="a", model=cls("gpt-test", openai_client=client), model_settings=settings)
+    await Runner.run(agent, "go")
+    body = openai_server.model_requests[0].body
+    assert (body["top_logprobs"], body["prompt_cache_retention"]) == (3, "24h")
+    if api == "responses":
+        assert body["include"] == ["message.output_text.logprobs"]
+    else:
+        assert body["logprobs"] is True
+    with pytest.raises(UserError, match="top_logprobs"):
+        ModelSettings(top_logprobs=99)
 
 
 def test_a_plain_text_custom_schema_means_plain_text() -> None:

@@ -77,7 +77,9 @@ class OpenAIResponsesModel(Model):
             "reasoning": settings.reasoning,
             "metadata": settings.metadata,
             "store": settings.store,
-            "include": settings.response_include,
+            "include": _include(settings),
+            "top_logprobs": settings.top_logprobs,
+            "prompt_cache_retention": settings.prompt_cache_retention,
             "previous_response_id": previous_response_id,
             "conversation": conversation_id,
             "prompt": prompt,  # a stored prompt: {"id": ..., "version": ..., "variables": ...}
@@ -157,6 +159,16 @@ class OpenAIResponsesModel(Model):
                 yield event
         finally:
             await stream.close()
+
+
+def _include(settings: ModelSettings) -> list[str] | None:
+    include = list(settings.response_include or [])
+    if settings.top_logprobs is not None and _LOGPROBS not in include:
+        include.append(_LOGPROBS)  # else the API computes them but does not return them
+    return include or None
+
+
+_LOGPROBS = "message.output_text.logprobs"
 
 
 def _tool_choice(choice: str, tools: list[Tool]) -> Any:
