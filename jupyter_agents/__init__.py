@@ -13,7 +13,14 @@ from ._exports import EXPORTS
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from .runtime.agent import Agent, FunctionToolResult, StopAtTools, ToolsToFinalOutputResult
+    from .runtime.agent import (
+        Agent,
+        FunctionToolResult,
+        StopAtTools,
+        ToolsToFinalOutputFunction,
+        ToolsToFinalOutputResult,
+    )
+    from .runtime.agent_output import AgentOutputSchema, AgentOutputSchemaBase
     from .runtime.approvals import (
         ApprovalDecision,
         ApprovalHandler,
@@ -21,7 +28,7 @@ if TYPE_CHECKING:
         ApprovalRequest,
         OnLoop,
     )
-    from .runtime.context import RunContextWrapper, ToolContext
+    from .runtime.context import AgentHookContext, RunContextWrapper, TContext, ToolContext
     from .runtime.errors import (
         AgentsException,
         InputGuardrailTripwireTriggered,
@@ -48,7 +55,13 @@ if TYPE_CHECKING:
         output_guardrail,
     )
     from .runtime.handoff_prompt import RECOMMENDED_PROMPT_PREFIX, prompt_with_handoff_instructions
-    from .runtime.handoffs import Handoff, HandoffInputData, handoff, handoff_filters
+    from .runtime.handoffs import (
+        Handoff,
+        HandoffInputData,
+        HandoffInputFilter,
+        handoff,
+        handoff_filters,
+    )
     from .runtime.items import (
         HandoffCallItem,
         HandoffOutputItem,
@@ -68,6 +81,7 @@ if TYPE_CHECKING:
         TResponseInputItem,
     )
     from .runtime.lifecycle import AgentHooks, RunHooks
+    from .runtime.logs import enable_verbose_stdout_logging
     from .runtime.model_settings import ModelSettings
     from .runtime.models.interface import Model, ModelProvider, ModelTracing
     from .runtime.models.openai_chat import OpenAIChatCompletionsModel
@@ -102,13 +116,17 @@ if TYPE_CHECKING:
         HostedMCPTool,
         HostedTool,
         ImageGenerationTool,
+        MCPToolApprovalFunction,
         MCPToolApprovalFunctionResult,
         MCPToolApprovalRequest,
         Tool,
         ToolArgumentsError,
         ToolOutputFileContent,
+        ToolOutputFileContentDict,
         ToolOutputImage,
+        ToolOutputImageDict,
         ToolOutputText,
+        ToolOutputTextDict,
         WebSearchTool,
         default_tool_error_function,
         function_tool,

@@ -159,4 +159,16 @@ EXPORTS: dict[str, str] = {
     "RequestUsage": "runtime.usage",
     "RECOMMENDED_PROMPT_PREFIX": "runtime.handoff_prompt",
     "prompt_with_handoff_instructions": "runtime.handoff_prompt",
+    # more of the SDK's names
+    "AgentHookContext": "runtime.context",
+    "AgentOutputSchema": "runtime.agent_output",
+    "AgentOutputSchemaBase": "runtime.agent_output",
+    "HandoffInputFilter": "runtime.handoffs",
+    "MCPToolApprovalFunction": "runtime.tools",
+    "TContext": "runtime.context",
+    "ToolOutputFileContentDict": "runtime.tools",
+    "ToolOutputImageDict": "runtime.tools",
+    "ToolOutputTextDict": "runtime.tools",
+    "ToolsToFinalOutputFunction": "runtime.agent",
+    "enable_verbose_stdout_logging": "runtime.logs",
 }

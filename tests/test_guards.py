@@ -139,3 +139,34 @@ def test_runtime_modules_have_no_import_cycle_at_import_time() -> None:
     for node in sorted(graph):
         if node not in state:
             visit(node)
+
+
+SDK_PATHS = (
+    "items",
+    "run_context",
+    "tool_context",
+    "tracing",
+    "extensions.handoff_filters",
+    "extensions.handoff_prompt",
+)
+"""The OpenAI Agents SDK module paths mirrored here (see docs/sdk-compatibility.md)."""
+
+
+def test_the_public_top_level_modules_are_the_known_ones() -> None:
+    files = {p.stem for p in PACKAGE.glob("*.py")}
+    packages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    public = {name for name in files | packages if not name.startswith("_")}
+    mirrored = {p.split(".")[0] for p in SDK_PATHS}
+    assert public == {"headless", "notebook", "runtime", "testing", *mirrored}
+
+
+def test_the_sdk_module_paths_hold_the_very_objects_of_the_top_level() -> None:
+    for path in SDK_PATHS:
+        module = importlib.import_module(f"jupyter_agents.{path}")
+        assert module.__all__, path
+        for name in module.__all__:
+            value = getattr(module, name)
+            if name in EXPORTS:
+                assert value is getattr(jupyter_agents, name), f"{path}.{name}"
+            else:  # a filter function: the same one as jupyter_agents.handoff_filters.<name>
+                assert value is getattr(jupyter_agents.handoff_filters, name), f"{path}.{name}"

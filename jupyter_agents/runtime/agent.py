@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeAlias, Union
 
 from ._util import accepts_positional, call_maybe_async
-from .agent_output import AgentOutputSchema
+from .agent_output import AgentOutputSchemaBase, output_schema_for
 from .agent_tool import agent_as_tool
+from .agent_tool_input import StructuredToolInputBuilder, use_structured_input
 from .context import RunContextWrapper, TContext
 from .errors import UserError
 from .guardrails import InputGuardrail, OutputGuardrail
@@ -17,7 +18,7 @@ from .handoffs import Handoff, handoff
 from .lifecycle import AgentHooks
 from .model_settings import ModelSettings
 from .models.interface import Model
-from .tools import FunctionTool, Tool
+from .tools import FunctionTool, Tool, ToolErrorFunction, default_tool_error_function
 from .tools.kinds import kind_for_tool
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Instructions",
     "StopAtTools",
     "ToolUseBehavior",
+    "ToolsToFinalOutputFunction",
     "ToolsToFinalOutputResult",
 ]
 
@@ -60,10 +62,16 @@ class ToolsToFinalOutputResult:
     """The final output (when ``is_final_output``)."""
 
 
+ToolsToFinalOutputFunction: TypeAlias = Callable[
+    [RunContextWrapper[Any], list[FunctionToolResult]],
+    Union[ToolsToFinalOutputResult, Awaitable[ToolsToFinalOutputResult]],
+]
+"""A ``tool_use_behavior`` function: after tool calls, decide whether the run ends."""
+
 ToolUseBehavior: TypeAlias = Union[
     Literal["run_llm_again", "stop_on_first_tool"],
     StopAtTools,
-    Callable[[RunContextWrapper[Any], list[FunctionToolResult]], Any],
+    ToolsToFinalOutputFunction,
 ]
 """What happens after tool calls; see ``Agent.tool_use_behavior``."""
 
@@ -106,7 +114,8 @@ class Agent(Generic[TContext]):
 
     output_type: Any = None
     """The type of the final output (a pydantic model, dataclass, TypedDict, primitive or list;
-    None: plain text). The model gets its strict JSON schema; the answer is validated."""
+    None: plain text), or an ``AgentOutputSchemaBase`` of your own. The model gets its strict JSON
+    schema; the answer is validated."""
 
     input_guardrails: list[InputGuardrail[Any]] = field(default_factory=list)
     """Checks on the run's input (when this agent starts the run)."""
@@ -141,9 +150,7 @@ class Agent(Generic[TContext]):
             )
         self._check_tools()
         self._check_lists()
-        self._output_schema: AgentOutputSchema | None = (
-            AgentOutputSchema(self.output_type) if self.output_type not in (None, str) else None
-        )
+        self._output_schema: AgentOutputSchemaBase | None = output_schema_for(self.output_type)
 
     def _check_lists(self) -> None:
         for item in self.handoffs:
@@ -173,7 +180,7 @@ class Agent(Generic[TContext]):
             )
 
     @property
-    def output_schema(self) -> AgentOutputSchema | None:
+    def output_schema(self) -> AgentOutputSchemaBase | None:
         """The schema of ``output_type`` (None for plain text)."""
         return self._output_schema
 
@@ -227,17 +234,29 @@ class Agent(Generic[TContext]):
         *,
         is_enabled: Any = True,
         needs_approval: Any = False,
+        failure_error_function: ToolErrorFunction | None = default_tool_error_function,
+        parameters: type[Any] | None = None,
+        input_builder: StructuredToolInputBuilder | None = None,
+        include_input_schema: bool = False,
     ) -> FunctionTool:
-        """This agent as a tool another agent can call (``input``: the request, as text).
+        """This agent as a tool another agent can call.
 
         The nested run's streamed events are forwarded into the outer run's stream, and its
         gated calls ask the outer run's approval handler. The tool's output is the nested run's
-        final output (or ``custom_output_extractor(result)``). ``is_enabled`` and
-        ``needs_approval`` work as for any function tool.
+        final output (or ``custom_output_extractor(result)``). ``is_enabled``,
+        ``needs_approval`` and ``failure_error_function`` work as for any function tool.
+
+        By default the tool takes one string, ``input``, the nested run's input. With
+        ``parameters`` (a pydantic model or dataclass type) it takes those arguments instead,
+        and ``input_builder`` (default: the arguments as JSON with a summary of the fields, or
+        the whole schema with ``include_input_schema=True``) turns them into the nested input.
         """
         made = agent_as_tool(self, tool_name, tool_description, custom_output_extractor, max_turns)
         made.is_enabled = is_enabled
         made.needs_approval = needs_approval
+        made.failure_error_function = failure_error_function
+        if parameters is not None or input_builder is not None:
+            use_structured_input(made, parameters, input_builder, include_input_schema)
         return made
 
     async def get_system_prompt(self, run_context: RunContextWrapper[TContext]) -> str | None:

@@ -9,7 +9,7 @@ from typing_extensions import TypeVar
 
 from .usage import Usage
 
-__all__ = ["RunContextWrapper", "TContext", "ToolContext"]
+__all__ = ["AgentHookContext", "RunContextWrapper", "TContext", "ToolContext"]
 
 TContext = TypeVar("TContext", default=Any)
 
@@ -30,6 +30,11 @@ class RunContextWrapper(Generic[TContext]):
 
     turn_input: list[Any] = field(default_factory=list)
     """The input items of the current turn's model call (set before each call)."""
+
+
+AgentHookContext = RunContextWrapper
+"""The SDK's name for the context agent hooks receive: here the run's own
+:class:`RunContextWrapper` (usable as a generic, ``AgentHookContext[MyContext]``)."""
 
 
 @dataclass

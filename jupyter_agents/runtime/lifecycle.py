@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Generic
 
-from .context import RunContextWrapper, TContext
+from .context import AgentHookContext, RunContextWrapper, TContext
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -20,11 +20,11 @@ __all__ = ["AgentHooks", "HookCaller", "RunHooks"]
 class RunHooks(Generic[TContext]):
     """Callbacks for every agent of a run (``Runner.run(..., hooks=...)``)."""
 
-    async def on_agent_start(self, context: RunContextWrapper[TContext], agent: Agent[Any]) -> None:
+    async def on_agent_start(self, context: AgentHookContext[TContext], agent: Agent[Any]) -> None:
         """An agent starts (at the start of the run, and after each handoff)."""
 
     async def on_agent_end(
-        self, context: RunContextWrapper[TContext], agent: Agent[Any], output: Any
+        self, context: AgentHookContext[TContext], agent: Agent[Any], output: Any
     ) -> None:
         """An agent produced the final output."""
 
@@ -61,11 +61,11 @@ class RunHooks(Generic[TContext]):
 class AgentHooks(Generic[TContext]):
     """Callbacks for one agent (``Agent(hooks=...)``)."""
 
-    async def on_start(self, context: RunContextWrapper[TContext], agent: Agent[Any]) -> None:
+    async def on_start(self, context: AgentHookContext[TContext], agent: Agent[Any]) -> None:
         """This agent starts."""
 
     async def on_end(
-        self, context: RunContextWrapper[TContext], agent: Agent[Any], output: Any
+        self, context: AgentHookContext[TContext], agent: Agent[Any], output: Any
     ) -> None:
         """This agent produced the final output."""
 

@@ -63,6 +63,13 @@ class ModelSettings:
     response_include: list[str] | None = None
     """Responses API ``include`` values."""
 
+    top_logprobs: int | None = None
+    """How many most likely tokens to return, with their log probabilities, at each position
+    (the Responses API then also includes the output text's log probabilities)."""
+
+    prompt_cache_retention: Literal["in_memory", "24h"] | None = None
+    """How long the provider keeps the prompt cache."""
+
     extra_query: dict[str, Any] | None = None
     """Extra query parameters for the HTTP request."""
 
@@ -89,6 +96,8 @@ class ModelSettings:
             isinstance(self.timeout, (int, float)) and self.timeout > 0
         ):
             raise UserError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
+        if self.top_logprobs is not None and not 0 <= self.top_logprobs <= 20:
+            raise UserError(f"top_logprobs must be between 0 and 20, got {self.top_logprobs}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise UserError(f"max_tokens must be at least 1, got {self.max_tokens}")
 

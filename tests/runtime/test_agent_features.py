@@ -63,7 +63,7 @@ async def test_structured_output_is_validated(output_type: Any, answer: Any, exp
     model = ScriptedModel([[text(json.dumps(answer))]])
     result = await Runner.run(Agent(name="s", model=model, output_type=output_type), "go")
     assert result.final_output == expected
-    schema = model.requests[0].output_schema.json_schema
+    schema = model.requests[0].output_schema.json_schema()
     assert schema["additionalProperties"] is False and schema["type"] == "object"
 
 

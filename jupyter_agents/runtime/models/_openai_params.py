@@ -85,7 +85,7 @@ def response_format(output_schema: Any) -> dict[str, Any] | None:
         return None
     return {
         "type": "json_schema",
-        "name": output_schema.name,
-        "schema": output_schema.json_schema,
-        "strict": output_schema.strict_json_schema,
+        "name": output_schema.name(),
+        "schema": output_schema.json_schema(),
+        "strict": output_schema.is_strict_json_schema(),
     }

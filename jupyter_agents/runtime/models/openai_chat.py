@@ -95,6 +95,9 @@ class OpenAIChatCompletionsModel(Model):
             "store": settings.store,
             "verbosity": settings.verbosity,
             "reasoning_effort": (settings.reasoning or {}).get("effort"),
+            "top_logprobs": settings.top_logprobs,
+            "logprobs": True if settings.top_logprobs is not None else None,  # the API needs both
+            "prompt_cache_retention": settings.prompt_cache_retention,
         }
         params.update({k: v for k, v in simple.items() if v is not None})
         fmt = response_format(output_schema)

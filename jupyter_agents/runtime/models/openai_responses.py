@@ -58,6 +58,7 @@ class OpenAIResponsesModel(Model):
         conversation_id: str | None,
         output_schema: Any = None,
         handoffs: list[Any] | None = None,
+        prompt: Any | None = None,
     ) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "input": input}
         if system_instructions is not None:
@@ -76,9 +77,12 @@ class OpenAIResponsesModel(Model):
             "reasoning": settings.reasoning,
             "metadata": settings.metadata,
             "store": settings.store,
-            "include": settings.response_include,
+            "include": _include(settings),
+            "top_logprobs": settings.top_logprobs,
+            "prompt_cache_retention": settings.prompt_cache_retention,
             "previous_response_id": previous_response_id,
             "conversation": conversation_id,
+            "prompt": prompt,  # a stored prompt: {"id": ..., "version": ..., "variables": ...}
         }
         params.update({k: v for k, v in simple.items() if v is not None})
         text: dict[str, Any] = {}
@@ -115,6 +119,7 @@ class OpenAIResponsesModel(Model):
             conversation_id,
             output_schema,
             handoffs,
+            prompt,
         )
         response = await self._client().responses.create(**params)
         return ModelResponse(
@@ -146,6 +151,7 @@ class OpenAIResponsesModel(Model):
             conversation_id,
             output_schema,
             handoffs,
+            prompt,
         )
         stream = await self._client().responses.create(**params, stream=True)
         try:
@@ -153,6 +159,16 @@ class OpenAIResponsesModel(Model):
                 yield event
         finally:
             await stream.close()
+
+
+def _include(settings: ModelSettings) -> list[str] | None:
+    include = list(settings.response_include or [])
+    if settings.top_logprobs is not None and _LOGPROBS not in include:
+        include.append(_LOGPROBS)  # else the API computes them but does not return them
+    return include or None
+
+
+_LOGPROBS = "message.output_text.logprobs"
 
 
 def _tool_choice(choice: str, tools: list[Tool]) -> Any:

@@ -18,11 +18,20 @@ from .hosted import (
     HostedMCPTool,
     HostedTool,
     ImageGenerationTool,
+    MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
     MCPToolApprovalRequest,
     WebSearchTool,
 )
-from .outputs import ToolOutputFileContent, ToolOutputImage, ToolOutputText, to_model_output
+from .outputs import (
+    ToolOutputFileContent,
+    ToolOutputFileContentDict,
+    ToolOutputImage,
+    ToolOutputImageDict,
+    ToolOutputText,
+    ToolOutputTextDict,
+    to_model_output,
+)
 
 __all__ = [
     "CodeInterpreterTool",
@@ -31,14 +40,18 @@ __all__ = [
     "HostedMCPTool",
     "HostedTool",
     "ImageGenerationTool",
+    "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
     "Tool",
     "ToolArgumentsError",
     "ToolErrorFunction",
     "ToolOutputFileContent",
+    "ToolOutputFileContentDict",
     "ToolOutputImage",
+    "ToolOutputImageDict",
     "ToolOutputText",
+    "ToolOutputTextDict",
     "WebSearchTool",
     "default_tool_error_function",
     "function_tool",

@@ -6,11 +6,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, Union
 
+from typing_extensions import NotRequired, TypedDict
+
 __all__ = [
     "ToolOutput",
     "ToolOutputFileContent",
+    "ToolOutputFileContentDict",
     "ToolOutputImage",
+    "ToolOutputImageDict",
     "ToolOutputText",
+    "ToolOutputTextDict",
     "to_model_output",
 ]
 
@@ -66,6 +71,32 @@ class ToolOutputFileContent:
     def __post_init__(self) -> None:
         if not (self.file_data or self.file_url or self.file_id):
             raise ValueError("ToolOutputFileContent needs file_data, file_url or file_id")
+
+
+class ToolOutputTextDict(TypedDict):
+    """A tool's text output as a plain dict (the same as :class:`ToolOutputText`)."""
+
+    type: Literal["text"]
+    text: str
+
+
+class ToolOutputImageDict(TypedDict):
+    """A tool's image output as a plain dict (the same as :class:`ToolOutputImage`)."""
+
+    type: Literal["image"]
+    image_url: NotRequired[str]
+    file_id: NotRequired[str]
+    detail: NotRequired[Literal["low", "high", "auto"]]
+
+
+class ToolOutputFileContentDict(TypedDict):
+    """A tool's file output as a plain dict (the same as :class:`ToolOutputFileContent`)."""
+
+    type: Literal["file"]
+    file_data: NotRequired[str]
+    file_url: NotRequired[str]
+    file_id: NotRequired[str]
+    filename: NotRequired[str]
 
 
 ToolOutput: TypeAlias = Union[ToolOutputText, ToolOutputImage, ToolOutputFileContent]

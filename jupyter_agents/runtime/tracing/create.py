@@ -43,8 +43,8 @@ current span of the current trace."""
 TData = TypeVar("TData", bound=SpanData)
 
 
-def _recording_trace(parent: Parent) -> Trace | None:
-    if _registry.disabled:
+def _recording_trace(parent: Parent, disabled: bool) -> Trace | None:
+    if disabled or _registry.disabled:
         return None
     if parent is None:
         trace = current_trace.get()
@@ -57,7 +57,7 @@ def _recording_trace(parent: Parent) -> Trace | None:
     return trace
 
 
-def _new(trace: Trace, parent: Parent, data: TData) -> Span[TData]:
+def _new(trace: Trace, parent: Parent, data: TData, span_id: str | None) -> Span[TData]:
     if parent is None:
         span = current_span.get()
         parent_id = span.span_id if span is not None and span.trace_id == trace.trace_id else None
@@ -65,7 +65,7 @@ def _new(trace: Trace, parent: Parent, data: TData) -> Span[TData]:
         parent_id = parent.span_id
     else:
         parent_id = None
-    return Span(trace, gen_span_id(), parent_id, data)
+    return Span(trace, span_id or gen_span_id(), parent_id, data)
 
 
 def agent_span(
@@ -75,6 +75,8 @@ def agent_span(
     *,
     handoffs: list[str] | None = None,
     parent: Parent = None,
+    span_id: str | None = None,
+    disabled: bool = False,
 ) -> Span[AgentSpanData]:
     """A span for an agent's stretch of the run.
 
@@ -84,11 +86,13 @@ def agent_span(
         output_type: Name of its structured output type.
         handoffs: Names of the agents it can hand off to.
         parent: Put the span under this span or trace instead of the current span.
+        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        disabled: Record nothing: the shared no-op span is returned.
     """
-    trace = _recording_trace(parent)
+    trace = _recording_trace(parent, disabled)
     if trace is None:
         return NO_OP_SPAN
-    return _new(trace, parent, AgentSpanData(name, handoffs, tools, output_type))
+    return _new(trace, parent, AgentSpanData(name, handoffs, tools, output_type), span_id)
 
 
 def generation_span(
@@ -99,6 +103,8 @@ def generation_span(
     usage: dict[str, Any] | None = None,
     *,
     parent: Parent = None,
+    span_id: str | None = None,
+    disabled: bool = False,
 ) -> Span[GenerationSpanData]:
     """A span for one model call.
 
@@ -109,16 +115,24 @@ def generation_span(
         model_config: Settings of the call.
         usage: Token counts.
         parent: Put the span under this span or trace instead of the current span.
+        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        disabled: Record nothing: the shared no-op span is returned.
     """
-    trace = _recording_trace(parent)
+    trace = _recording_trace(parent, disabled)
     if trace is None:
         return NO_OP_SPAN
     config = None if model_config is None else dict(model_config)
-    return _new(trace, parent, GenerationSpanData(model, input, output, config, usage))
+    return _new(trace, parent, GenerationSpanData(model, input, output, config, usage), span_id)
 
 
 def function_span(
-    name: str, input: Any = None, output: Any = None, *, parent: Parent = None
+    name: str,
+    input: Any = None,
+    output: Any = None,
+    *,
+    parent: Parent = None,
+    span_id: str | None = None,
+    disabled: bool = False,
 ) -> Span[FunctionSpanData]:
     """A span for one tool call.
 
@@ -127,15 +141,22 @@ def function_span(
         input: Its arguments (dropped from exports without sensitive data).
         output: What it returned (dropped from exports without sensitive data).
         parent: Put the span under this span or trace instead of the current span.
+        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        disabled: Record nothing: the shared no-op span is returned.
     """
-    trace = _recording_trace(parent)
+    trace = _recording_trace(parent, disabled)
     if trace is None:
         return NO_OP_SPAN
-    return _new(trace, parent, FunctionSpanData(name, input, output))
+    return _new(trace, parent, FunctionSpanData(name, input, output), span_id)
 
 
 def guardrail_span(
-    name: str, triggered: bool = False, *, parent: Parent = None
+    name: str,
+    triggered: bool = False,
+    *,
+    parent: Parent = None,
+    span_id: str | None = None,
+    disabled: bool = False,
 ) -> Span[GuardrailSpanData]:
     """A span for one guardrail check.
 
@@ -143,15 +164,22 @@ def guardrail_span(
         name: The guardrail's name.
         triggered: Whether its tripwire fired (often set later on ``span.span_data``).
         parent: Put the span under this span or trace instead of the current span.
+        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        disabled: Record nothing: the shared no-op span is returned.
     """
-    trace = _recording_trace(parent)
+    trace = _recording_trace(parent, disabled)
     if trace is None:
         return NO_OP_SPAN
-    return _new(trace, parent, GuardrailSpanData(name, triggered))
+    return _new(trace, parent, GuardrailSpanData(name, triggered), span_id)
 
 
 def handoff_span(
-    from_agent: str | None = None, to_agent: str | None = None, *, parent: Parent = None
+    from_agent: str | None = None,
+    to_agent: str | None = None,
+    *,
+    parent: Parent = None,
+    span_id: str | None = None,
+    disabled: bool = False,
 ) -> Span[HandoffSpanData]:
     """A span for a handoff between agents.
 
@@ -159,15 +187,22 @@ def handoff_span(
         from_agent: The agent handing off.
         to_agent: The agent taking over.
         parent: Put the span under this span or trace instead of the current span.
+        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        disabled: Record nothing: the shared no-op span is returned.
     """
-    trace = _recording_trace(parent)
+    trace = _recording_trace(parent, disabled)
     if trace is None:
         return NO_OP_SPAN
-    return _new(trace, parent, HandoffSpanData(from_agent, to_agent))
+    return _new(trace, parent, HandoffSpanData(from_agent, to_agent), span_id)
 
 
 def custom_span(
-    name: str, data: dict[str, Any] | None = None, *, parent: Parent = None
+    name: str,
+    data: dict[str, Any] | None = None,
+    *,
+    parent: Parent = None,
+    span_id: str | None = None,
+    disabled: bool = False,
 ) -> Span[CustomSpanData]:
     """A span for anything else.
 
@@ -175,11 +210,13 @@ def custom_span(
         name: What the span measures.
         data: Free-form JSON-friendly values (always exported).
         parent: Put the span under this span or trace instead of the current span.
+        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        disabled: Record nothing: the shared no-op span is returned.
     """
-    trace = _recording_trace(parent)
+    trace = _recording_trace(parent, disabled)
     if trace is None:
         return NO_OP_SPAN
-    return _new(trace, parent, CustomSpanData(name, {} if data is None else data))
+    return _new(trace, parent, CustomSpanData(name, {} if data is None else data), span_id)
 
 
 def get_current_span() -> Span[Any] | None:

@@ -1,0 +1,40 @@
+"""The run items, at the path the OpenAI Agents SDK uses (``agents.items``).
+
+Everything here is also importable from :mod:`jupyter_agents`.
+"""
+
+from __future__ import annotations
+
+from .runtime.items import (
+    HandoffCallItem,
+    HandoffOutputItem,
+    ItemHelpers,
+    MCPApprovalRequestItem,
+    MCPApprovalResponseItem,
+    MCPListToolsItem,
+    MessageOutputItem,
+    ModelResponse,
+    ReasoningItem,
+    RunItem,
+    ToolApprovalItem,
+    ToolCallItem,
+    ToolCallOutputItem,
+    TResponseInputItem,
+)
+
+__all__ = [
+    "HandoffCallItem",
+    "HandoffOutputItem",
+    "ItemHelpers",
+    "MCPApprovalRequestItem",
+    "MCPApprovalResponseItem",
+    "MCPListToolsItem",
+    "MessageOutputItem",
+    "ModelResponse",
+    "ReasoningItem",
+    "RunItem",
+    "TResponseInputItem",
+    "ToolApprovalItem",
+    "ToolCallItem",
+    "ToolCallOutputItem",
+]

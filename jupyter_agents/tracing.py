@@ -1,0 +1,66 @@
+"""Tracing, at the path the OpenAI Agents SDK uses (``agents.tracing``).
+
+The names the SDK's module offers, where this project has them; everything here (and the
+exporters, :class:`~jupyter_agents.JSONLinesExporter` and
+:class:`~jupyter_agents.OpenTelemetryExporter`) is also importable from :mod:`jupyter_agents`.
+"""
+
+from __future__ import annotations
+
+from .runtime.tracing import (
+    AgentSpanData,
+    CustomSpanData,
+    FunctionSpanData,
+    GenerationSpanData,
+    GuardrailSpanData,
+    HandoffSpanData,
+    Span,
+    SpanData,
+    SpanError,
+    Trace,
+    TracingProcessor,
+    add_trace_processor,
+    agent_span,
+    custom_span,
+    flush_traces,
+    function_span,
+    gen_span_id,
+    gen_trace_id,
+    generation_span,
+    get_current_span,
+    get_current_trace,
+    guardrail_span,
+    handoff_span,
+    set_trace_processors,
+    set_tracing_disabled,
+    trace,
+)
+
+__all__ = [
+    "AgentSpanData",
+    "CustomSpanData",
+    "FunctionSpanData",
+    "GenerationSpanData",
+    "GuardrailSpanData",
+    "HandoffSpanData",
+    "Span",
+    "SpanData",
+    "SpanError",
+    "Trace",
+    "TracingProcessor",
+    "add_trace_processor",
+    "agent_span",
+    "custom_span",
+    "flush_traces",
+    "function_span",
+    "gen_span_id",
+    "gen_trace_id",
+    "generation_span",
+    "get_current_span",
+    "get_current_trace",
+    "guardrail_span",
+    "handoff_span",
+    "set_trace_processors",
+    "set_tracing_disabled",
+    "trace",
+]
