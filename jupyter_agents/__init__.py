@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         ToolsToFinalOutputResult,
     )
     from .runtime.agent_output import AgentOutputSchema, AgentOutputSchemaBase
+    from .runtime.agent_tool import AgentToolStreamEvent
     from .runtime.approvals import (
         ApprovalDecision,
         ApprovalHandler,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
         InputGuardrailTripwireTriggered,
         MaxTurnsExceeded,
         ModelBehaviorError,
+        ModelRefusalError,
         OutputGuardrailTripwireTriggered,
         ToolInputGuardrailTripwireTriggered,
         ToolOutputGuardrailTripwireTriggered,
@@ -83,7 +85,13 @@ if TYPE_CHECKING:
     from .runtime.lifecycle import AgentHooks, RunHooks
     from .runtime.logs import enable_verbose_stdout_logging
     from .runtime.model_settings import ModelSettings
-    from .runtime.models.interface import Model, ModelProvider, ModelTracing
+    from .runtime.models.interface import (
+        Model,
+        ModelProvider,
+        ModelRequest,
+        ModelTracing,
+        RequestModel,
+    )
     from .runtime.models.openai_chat import OpenAIChatCompletionsModel
     from .runtime.models.openai_responses import OpenAIResponsesModel
     from .runtime.models.provider import (
@@ -92,10 +100,26 @@ if TYPE_CHECKING:
         set_default_openai_client,
         set_default_openai_key,
     )
+    from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
     from .runtime.retry import ModelRetryPolicy
     from .runtime.run import DEFAULT_MAX_TURNS, Runner, RunOptions
-    from .runtime.run_config import DEFAULT_TOOL_TIMEOUT, CallModelData, ModelInputData, RunConfig
+    from .runtime.run_config import (
+        DEFAULT_TOOL_TIMEOUT,
+        CallModelData,
+        ModelInputData,
+        RunConfig,
+        ToolErrorFormatter,
+        ToolErrorFormatterArgs,
+        ToolNotFoundBehavior,
+    )
+    from .runtime.run_error_handlers import (
+        RunErrorData,
+        RunErrorHandler,
+        RunErrorHandlerInput,
+        RunErrorHandlerResult,
+        RunErrorHandlers,
+    )
     from .runtime.run_state import RunState
     from .runtime.sessions import InMemorySession, Session, SessionABC, SQLiteSession
     from .runtime.tool_guardrails import (

@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, Union
 
 from ._util import accepts_positional, call_maybe_async
 from .agent_output import AgentOutputSchemaBase, output_schema_for
-from .agent_tool import agent_as_tool
+from .agent_tool import AgentToolStreamHandler, agent_as_tool
 from .agent_tool_input import StructuredToolInputBuilder, use_structured_input
 from .context import RunContextWrapper, TContext
 from .errors import UserError
@@ -18,8 +18,14 @@ from .handoffs import Handoff, handoff
 from .lifecycle import AgentHooks
 from .model_settings import ModelSettings
 from .models.interface import Model
+from .prompts import DynamicPromptFunction, Prompt, check_prompt, resolve_prompt
 from .tools import FunctionTool, Tool, ToolErrorFunction, default_tool_error_function
 from .tools.kinds import kind_for_tool
+
+if TYPE_CHECKING:
+    from .lifecycle import RunHooks
+    from .run_config import RunConfig
+    from .sessions import Session
 
 __all__ = [
     "Agent",
@@ -134,6 +140,10 @@ class Agent(Generic[TContext]):
     reset_tool_choice: bool = True
     """After a tool call, go back to ``tool_choice="auto"`` so a forced choice cannot loop."""
 
+    prompt: Prompt | DynamicPromptFunction | None = None
+    """A prompt stored on the OpenAI platform (Responses API models only), or a function
+    ``(GenerateDynamicPromptData) -> Prompt`` asked before each model call."""
+
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise UserError("Agent needs a name: Agent(name='assistant', ...).")
@@ -150,6 +160,7 @@ class Agent(Generic[TContext]):
             )
         self._check_tools()
         self._check_lists()
+        check_prompt(self.name, self.prompt)
         self._output_schema: AgentOutputSchemaBase | None = output_schema_for(self.output_type)
 
     def _check_lists(self) -> None:
@@ -238,6 +249,12 @@ class Agent(Generic[TContext]):
         parameters: type[Any] | None = None,
         input_builder: StructuredToolInputBuilder | None = None,
         include_input_schema: bool = False,
+        on_stream: AgentToolStreamHandler | None = None,
+        run_config: RunConfig | None = None,
+        hooks: RunHooks[Any] | None = None,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        session: Session | None = None,
     ) -> FunctionTool:
         """This agent as a tool another agent can call.
 
@@ -250,8 +267,28 @@ class Agent(Generic[TContext]):
         ``parameters`` (a pydantic model or dataclass type) it takes those arguments instead,
         and ``input_builder`` (default: the arguments as JSON with a summary of the fields, or
         the whole schema with ``include_input_schema=True``) turns them into the nested input.
+
+        ``on_stream`` (sync or async) gets every event of the nested run as an
+        :class:`AgentToolStreamEvent`; its failures are logged, never the run's. ``run_config``,
+        ``hooks``, ``session``, ``previous_response_id`` and ``conversation_id`` are passed to
+        the nested run as to ``Runner.run``.
         """
-        made = agent_as_tool(self, tool_name, tool_description, custom_output_extractor, max_turns)
+        options = {
+            "run_config": run_config,
+            "hooks": hooks,
+            "previous_response_id": previous_response_id,
+            "conversation_id": conversation_id,
+            "session": session,
+        }
+        made = agent_as_tool(
+            self,
+            tool_name,
+            tool_description,
+            custom_output_extractor,
+            max_turns,
+            on_stream,
+            {key: value for key, value in options.items() if value is not None},
+        )
         made.is_enabled = is_enabled
         made.needs_approval = needs_approval
         made.failure_error_function = failure_error_function
@@ -271,6 +308,10 @@ class Agent(Generic[TContext]):
                 f"{type(result).__name__}, expected a string."
             )
         return result
+
+    async def get_prompt(self, run_context: RunContextWrapper[TContext]) -> dict[str, Any] | None:
+        """The stored prompt to send with this turn's model call, if any."""
+        return await resolve_prompt(self, run_context)
 
     async def get_all_tools(self, run_context: RunContextWrapper[TContext]) -> list[Tool]:
         """The tools enabled for this turn."""

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import contextvars
 import json
-from collections.abc import Callable
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
+
+from typing_extensions import TypedDict
 
 from ._util import call_maybe_async
 from .context import ToolContext
 from .errors import UserError
+from .events import AgentUpdatedStreamEvent, StreamEvent
 from .tools import FunctionTool
 
 if TYPE_CHECKING:
@@ -18,8 +22,12 @@ if TYPE_CHECKING:
     from .result import RunResultStreaming
     from .run_state import RunState
 
+logger = logging.getLogger("jupyter_agents")
+
 __all__ = [
     "AgentTool",
+    "AgentToolStreamEvent",
+    "AgentToolStreamHandler",
     "NestedRunPaused",
     "agent_as_tool",
     "event_sink",
@@ -72,14 +80,35 @@ class AgentTool(FunctionTool):
     """The agent the tool runs (a paused nested run is rebuilt with it)."""
 
 
+class AgentToolStreamEvent(TypedDict):
+    """What ``Agent.as_tool(on_stream=...)`` receives for each event of the nested run."""
+
+    event: StreamEvent
+    """The nested run's stream event."""
+
+    agent: Agent[Any]
+    """The nested agent that was running when the event came (it changes on handoffs)."""
+
+    tool_call: Any | None
+    """The outer run's call item that started the nested run."""
+
+
+AgentToolStreamHandler: TypeAlias = Callable[[AgentToolStreamEvent], Union[Awaitable[None], None]]
+
+
 def agent_as_tool(
     agent: Agent[Any],
     tool_name: str | None,
     tool_description: str | None,
     custom_output_extractor: Callable[[Any], Any] | None,
     max_turns: int | None,
+    on_stream: AgentToolStreamHandler | None = None,
+    run_options: dict[str, Any] | None = None,
 ) -> AgentTool:
-    """The tool behind ``Agent.as_tool``."""
+    """The tool behind ``Agent.as_tool``; ``run_options`` are more ``Runner`` options for the
+    nested run (``run_config``, ``hooks``, ``session``, ``previous_response_id``,
+    ``conversation_id``)."""
+    options = dict(run_options or {})
     name = tool_name or "".join(c if c.isalnum() else "_" for c in agent.name).lower()
     description = tool_description or agent.handoff_description or f"Ask the {agent.name} agent."
 
@@ -91,17 +120,28 @@ def agent_as_tool(
         if _run_streamed is None:
             raise UserError("Agent tools run inside Runner runs.")
         resume = nested_resume.get()
+        extra = options
+        if resume is not None:  # the paused run already knows its server-side state
+            extra = {k: v for k, v in options.items() if k not in _FIRST_RUN_ONLY}
         result = _run_streamed(
             agent,
             resume if resume is not None else str(request),
             context=ctx.context,
             max_turns=max_turns,
             approval_handler=outer_approval_handler.get(),
+            **extra,
         )
         sink = event_sink.get()
+        current = agent
         async for event in result.stream_events():
             if sink is not None:
                 sink(event)
+            if on_stream is not None:
+                if isinstance(event, AgentUpdatedStreamEvent):
+                    current = event.new_agent
+                await _tell(
+                    on_stream, {"event": event, "agent": current, "tool_call": ctx.tool_call}
+                )
         if result.interruptions:
             raise NestedRunPaused(result.to_state())
         if custom_output_extractor is not None:
@@ -120,3 +160,14 @@ def agent_as_tool(
         on_invoke_tool=invoke,
         agent=agent,
     )
+
+
+_FIRST_RUN_ONLY = frozenset({"previous_response_id", "conversation_id"})
+
+
+async def _tell(handler: AgentToolStreamHandler, payload: AgentToolStreamEvent) -> None:
+    """Give ``handler`` one event; its failure is logged, never the nested run's."""
+    try:
+        await call_maybe_async(handler, payload)
+    except Exception:
+        logger.exception("an as_tool on_stream handler failed on %s", payload["event"].type)

@@ -50,6 +50,9 @@ class ToolContext(RunContextWrapper[TContext]):
     tool_arguments: str = ""
     """The raw JSON arguments of the call."""
 
+    tool_call: Any = None
+    """The model's call item (e.g. a ``ResponseFunctionToolCall``), when known."""
+
     @classmethod
     def from_run_context(
         cls,
@@ -58,6 +61,7 @@ class ToolContext(RunContextWrapper[TContext]):
         tool_name: str,
         tool_call_id: str,
         tool_arguments: str,
+        tool_call: Any = None,
     ) -> ToolContext[TContext]:
         """Build a tool context that shares ``ctx``'s user context, usage and turn input."""
         return cls(
@@ -67,4 +71,5 @@ class ToolContext(RunContextWrapper[TContext]):
             tool_name=tool_name,
             tool_call_id=tool_call_id,
             tool_arguments=tool_arguments,
+            tool_call=tool_call,
         )

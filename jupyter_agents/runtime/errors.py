@@ -5,6 +5,7 @@ Every exception derives from one base class::
     AgentsException
      ├── MaxTurnsExceeded      the run used up its turns; carries the run data so far
      ├── ModelBehaviorError    the model did something the run cannot continue from
+     │    └── ModelRefusalError  it refused to give the structured output
      ├── UserError             the code using the library is wrong; the message says what to change
      ├── InputGuardrailTripwireTriggered / OutputGuardrailTripwireTriggered
      │                         an agent guardrail tripped; carries its result
@@ -26,6 +27,7 @@ __all__ = [
     "InputGuardrailTripwireTriggered",
     "MaxTurnsExceeded",
     "ModelBehaviorError",
+    "ModelRefusalError",
     "OutputGuardrailTripwireTriggered",
     "ToolInputGuardrailTripwireTriggered",
     "ToolOutputGuardrailTripwireTriggered",
@@ -63,6 +65,15 @@ class ModelBehaviorError(AgentsException):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class ModelRefusalError(ModelBehaviorError):
+    """The model refused to give the structured output the agent asks for."""
+
+    def __init__(self, refusal: str) -> None:
+        super().__init__(f"The model refused to give the structured output: {refusal}")
+        self.refusal = refusal
+        """The model's refusal text."""
 
 
 class UserError(AgentsException):

@@ -8,6 +8,7 @@ from typing import Any
 
 from typing_extensions import TypedDict, Unpack
 
+from ._run.error_handlers import check_error_handlers
 from ._run.loop import RunLoop
 from ._run.resume import resume_loop
 from .agent import Agent
@@ -20,6 +21,7 @@ from .items import TResponseInputItem
 from .lifecycle import RunHooks
 from .result import RunResult, RunResultStreaming
 from .run_config import RunConfig
+from .run_error_handlers import RunErrorHandlers
 from .run_state import RunState
 from .sessions import Session
 
@@ -40,6 +42,8 @@ class RunKwargs(TypedDict, total=False):
     session: Session | None
     previous_response_id: str | None
     conversation_id: str | None
+    auto_previous_response_id: bool
+    error_handlers: RunErrorHandlers[Any] | None
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class RunOptions:
     session: Session | None = None
     previous_response_id: str | None = None
     conversation_id: str | None = None
+    auto_previous_response_id: bool = False
+    error_handlers: RunErrorHandlers[Any] | None = None
 
     @classmethod
     def of(cls, kwargs: Mapping[str, Any]) -> RunOptions:
@@ -97,8 +103,16 @@ def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLo
     session = options.session
     if session is not None and not isinstance(session, Session):
         raise UserError("session must implement the Session protocol (e.g. SQLiteSession).")
+    if config.tool_not_found_behavior not in ("raise_error", "return_error_to_model"):
+        raise UserError(
+            "RunConfig.tool_not_found_behavior must be 'return_error_to_model' or "
+            f"'raise_error', got {config.tool_not_found_behavior!r}."
+        )
+    check_error_handlers(options.error_handlers)
     if state is not None:
-        return resume_loop(state, agent, options.context, config, turns, stream, handler, hooks)
+        loop = resume_loop(state, agent, options.context, config, turns, stream, handler, hooks)
+        loop.error_handlers = options.error_handlers
+        return loop
     return RunLoop(
         agent=agent,
         input=input,
@@ -111,6 +125,8 @@ def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLo
         previous_response_id=options.previous_response_id,
         conversation_id=options.conversation_id,
         session=session,
+        error_handlers=options.error_handlers,
+        auto_previous_response_id=bool(options.auto_previous_response_id),
     )
 
 
@@ -145,6 +161,10 @@ class Runner:
         previous_response_id: Continue a Responses API conversation stored on the server; only
             new items are sent.
         conversation_id: A Responses API conversation id; only new items are sent.
+        auto_previous_response_id: Chain the run's Responses API calls on the server: after
+            the first response, each call sends ``previous_response_id`` and only new items.
+        error_handlers: Turn a run-ending error into a final output, by kind (``max_turns``,
+            ``model_refusal``, ``invalid_final_output``); see :class:`RunErrorHandlers`.
     """
 
     @classmethod

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, Union
 
 from .approvals import ApprovalHandler
+from .context import RunContextWrapper, TContext
 from .guardrails import InputGuardrail, OutputGuardrail
 from .handoffs import HandoffInputFilter
 from .model_settings import ModelSettings
@@ -23,6 +24,9 @@ __all__ = [
     "ModelInputData",
     "RunConfig",
     "SessionInputCallback",
+    "ToolErrorFormatter",
+    "ToolErrorFormatterArgs",
+    "ToolNotFoundBehavior",
 ]
 
 DEFAULT_TOOL_TIMEOUT = 600.0
@@ -58,6 +62,39 @@ SessionInputCallback: TypeAlias = Callable[
     Union[list["TResponseInputItem"], Awaitable[list["TResponseInputItem"]]],
 ]
 """``(history, new_input) -> input`` (sync or async): how session history and new input merge."""
+
+
+ToolNotFoundBehavior: TypeAlias = Literal["raise_error", "return_error_to_model"]
+"""What a call to a tool the agent does not offer does (``RunConfig.tool_not_found_behavior``)."""
+
+
+@dataclass
+class ToolErrorFormatterArgs(Generic[TContext]):
+    """What ``RunConfig.tool_error_formatter`` receives."""
+
+    kind: Literal["approval_rejected", "tool_not_found"]
+    """Which error the model is about to be told of."""
+
+    tool_type: str
+    """The tool kind's name, e.g. ``"function"``."""
+
+    tool_name: str
+    """The tool the call named."""
+
+    call_id: str
+    """The call's id."""
+
+    default_message: str
+    """What the model is told unless the formatter returns something else."""
+
+    run_context: RunContextWrapper[TContext]
+    """The run's context."""
+
+
+ToolErrorFormatter: TypeAlias = Callable[
+    [ToolErrorFormatterArgs[Any]], Union[str, Awaitable[Union[str, None]], None]
+]
+"""``(args) -> message`` (sync or async); None keeps ``args.default_message``."""
 
 
 @dataclass
@@ -100,6 +137,14 @@ class RunConfig:
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
     """Seconds a function tool call may take when the tool sets no ``timeout`` of its own
     (None: no limit). A sync tool on a thread may still finish after it; see ``killable``."""
+
+    tool_error_formatter: ToolErrorFormatter | None = None
+    """Words the model sees for a rejected call (without a rejection message of its own) or a
+    call to a tool that is not there. Returning None, or failing, keeps the default words."""
+
+    tool_not_found_behavior: ToolNotFoundBehavior = "return_error_to_model"
+    """A call to a tool the agent does not offer: tell the model and go on (the default), or
+    stop the run with ``ModelBehaviorError`` (``"raise_error"``, the SDK's default)."""
 
     model_retry: ModelRetryPolicy = field(default_factory=ModelRetryPolicy)
     """How failed model calls are retried (``ModelRetryPolicy(max_attempts=1)`` turns it off)."""

@@ -15,6 +15,7 @@ reported, and every request is recorded in ``model.requests`` for assertions.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -23,7 +24,6 @@ from typing import Any, TypeAlias, Union
 
 from ..runtime.errors import UserError
 from ..runtime.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
-from ..runtime.model_settings import ModelSettings
 from ..runtime.models._responses_build import (
     EventSequence,
     build_response,
@@ -31,8 +31,8 @@ from ..runtime.models._responses_build import (
     message_item,
     reasoning_item,
 )
-from ..runtime.models.interface import Model
-from ..runtime.tools import Tool
+from ..runtime.models.interface import ModelRequest as CallArgs
+from ..runtime.models.interface import RequestModel
 from ..runtime.tools.kinds import kind_for_tool
 from ..runtime.usage import Usage
 
@@ -118,30 +118,12 @@ def output_item(raw: dict[str, Any]) -> ScriptedItem:
 
 
 @dataclass
-class ModelRequest:
-    """One request the scripted model received."""
+class ModelRequest(CallArgs):
+    """One request the scripted model received: the call's arguments (``input`` a copy, as a
+    list) and whether it was streamed."""
 
-    system_instructions: str | None
-    """The system prompt."""
-
-    input: list[TResponseInputItem]
-    """The input items (a copy)."""
-
-    tools: list[Tool]
-    """The tools offered, in the order sent."""
-
-    model_settings: ModelSettings
-    """The resolved settings."""
-
-    stream: bool
+    stream: bool = False
     """Whether the request was streamed."""
-
-    previous_response_id: str | None = None
-    conversation_id: str | None = None
-    output_schema: Any = None
-    """The final output's schema (``AgentOutputSchema``), or None for text."""
-    handoffs: list[Any] = field(default_factory=list)
-    """The handoffs offered (``Handoff`` objects)."""
 
     @property
     def handoff_names(self) -> list[str]:
@@ -172,7 +154,7 @@ def _estimate_tokens(value: Any) -> int:
     return max(1, len(value) // 4) if isinstance(value, str) else 1
 
 
-class ScriptedModel(Model):
+class ScriptedModel(RequestModel):
     """A model that plays back scripted turns. See the module docstring."""
 
     def __init__(
@@ -269,24 +251,15 @@ class ScriptedModel(Model):
             total_tokens=tokens_in + tokens_out,
         )
 
-    def _request(self, args: tuple[Any, ...], kwargs: dict[str, Any], stream: bool) -> ModelRequest:
-        instructions, input, settings, tools = args[:4]
-        output_schema = args[4] if len(args) > 4 else kwargs.get("output_schema")
-        handoffs = args[5] if len(args) > 5 else kwargs.get("handoffs")
-        return ModelRequest(
-            system_instructions=instructions,
-            input=_copy_input(input),
-            tools=list(tools),
-            model_settings=settings,
-            stream=stream,
-            previous_response_id=kwargs.get("previous_response_id"),
-            conversation_id=kwargs.get("conversation_id"),
-            output_schema=output_schema,
-            handoffs=list(handoffs or []),
-        )
+    def _request(self, call: CallArgs, stream: bool) -> ModelRequest:
+        fields = {f.name: getattr(call, f.name) for f in dataclasses.fields(CallArgs)}
+        fields.update(input=_copy_input(call.input), tools=list(call.tools))
+        fields.update(handoffs=list(call.handoffs or []), stream=stream)
+        return ModelRequest(**fields)
 
-    async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
-        request = self._request(args, kwargs, stream=False)
+    async def respond(self, request: CallArgs) -> ModelResponse:
+        """The next scripted turn as one response."""
+        request = self._request(request, stream=False)
         output = self._record(request)
         if self.delay:
             await asyncio.sleep(self.delay)
@@ -294,10 +267,9 @@ class ScriptedModel(Model):
             output=output, usage=self._usage(request, output), response_id=f"resp_{next(self._ids)}"
         )
 
-    async def stream_response(  # type: ignore[override]
-        self, *args: Any, **kwargs: Any
-    ) -> AsyncIterator[TResponseStreamEvent]:
-        request = self._request(args, kwargs, stream=True)
+    async def stream(self, request: CallArgs) -> AsyncIterator[TResponseStreamEvent]:
+        """The next scripted turn as streamed events."""
+        request = self._request(request, stream=True)
         output = self._record(request)
         response_id = f"resp_{next(self._ids)}"
         seq = EventSequence()

@@ -37,17 +37,19 @@ from ..sessions import Session
 from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, trace
+from .error_handlers import handled_output
 from .input_guardrails import race, raise_if_tripped, start_input_guardrails
 from .model_call import ModelCall, resolve_model
 from .progress import FinalOutput, HandedOff, Interrupted, NextStep, Paused, RunAgain, RunProgress
 from .progress import InProgress as _InProgress
 from .session_io import load_session, save_session
-from .step import finish_turn, make_item, resolve_calls
+from .step import finalize, finish_turn, make_item, resolve_calls
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
 
 if TYPE_CHECKING:
     from ..run_config import RunConfig
+    from ..run_error_handlers import RunErrorHandlers
     from ..run_state import RunState
 
 
@@ -77,6 +79,8 @@ class RunLoop:
         previous_response_id: str | None = None,
         conversation_id: str | None = None,
         session: Session | None = None,
+        error_handlers: RunErrorHandlers[Any] | None = None,
+        auto_previous_response_id: bool = False,
     ) -> None:
         self.progress = RunProgress(
             current_agent=agent,
@@ -106,6 +110,8 @@ class RunLoop:
         self._server_sent = 0
         self._tools_used: set[int] = set()
         self.session = session
+        self.error_handlers = error_handlers
+        self.auto_previous_response_id = auto_previous_response_id
         self.new_input = ItemHelpers.input_to_new_input_list(input)
         self.trace: Trace = trace("", disabled=True)
         self.agent_span: Span[Any] = NO_OP_SPAN
@@ -259,7 +265,8 @@ class RunLoop:
                     self.mark_cancelled()
                     return
                 if self.progress.current_turn >= self.progress.max_turns:
-                    raise MaxTurnsExceeded(f"Max turns ({self.progress.max_turns}) exceeded")
+                    await self._out_of_turns()
+                    continue
                 self.progress.current_turn += 1
                 mark = (len(self.progress.new_items), len(self.progress.model_input))
                 turn = self._run_turn()
@@ -285,6 +292,15 @@ class RunLoop:
             raise
         finally:
             self._end_trace(error)
+
+    async def _out_of_turns(self) -> None:
+        """End the run with the ``max_turns`` error handler's output, or raise."""
+        agent = self.progress.current_agent
+        error = MaxTurnsExceeded(f"Max turns ({self.progress.max_turns}) exceeded")
+        handled = await handled_output(self, agent, "max_turns", error)
+        if handled is None:
+            raise error
+        self.take(await finalize(self, agent, handled[0]))
 
     async def _guarded(
         self, turn: AsyncGenerator[StreamEvent, None]

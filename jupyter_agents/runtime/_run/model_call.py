@@ -49,11 +49,13 @@ class ModelCall:
         self.instructions: str | None = None
         self.input: list[TResponseInputItem] = []
         self.settings = ModelSettings()
+        self.prompt: dict[str, Any] | None = None
 
     async def prepare(self) -> None:
         """Instructions, input (after the input filter) and settings for this call."""
         loop, agent = self.loop, self.agent
         self.instructions = await agent.get_system_prompt(loop.progress.context_wrapper)
+        self.prompt = await agent.get_prompt(loop.progress.context_wrapper)
         self.input = loop.model_input_for_call()
         model_filter = loop.run_config.call_model_input_filter
         if model_filter is not None:
@@ -95,10 +97,13 @@ class ModelCall:
         )
 
     def _kwargs(self) -> dict[str, Any]:
-        return {
+        kwargs: dict[str, Any] = {
             "previous_response_id": self.loop.previous_response_id,
             "conversation_id": self.loop.conversation_id,
         }
+        if self.prompt is not None:  # only then: models written before prompts need not take it
+            kwargs["prompt"] = self.prompt
+        return kwargs
 
     def _span(self) -> Span[Any]:
         parent = self.loop.agent_span

@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._util import call_maybe_async
 from ..agent import Agent, FunctionToolResult, StopAtTools, ToolsToFinalOutputResult
-from ..errors import ModelBehaviorError, OutputGuardrailTripwireTriggered, UserError
+from ..errors import (
+    ModelBehaviorError,
+    ModelRefusalError,
+    OutputGuardrailTripwireTriggered,
+    UserError,
+)
 from ..events import RunItemStreamEvent, StreamEvent
 from ..handoffs import Handoff, HandoffInputData
 from ..items import (
@@ -29,6 +34,7 @@ from ..items import (
 from ..tools import FunctionTool, Tool
 from ..tools.kinds import kind_for_call, kind_for_tool
 from ..tracing import guardrail_span, handoff_span
+from .error_handlers import handled_output
 from .mcp_approvals import answer_mcp_request
 from .model_call import item_event_name
 from .progress import (
@@ -117,7 +123,31 @@ async def finish_turn(
         return
     text = ItemHelpers.text_message_output(plan.messages[-1]) if plan.messages else ""
     schema = agent.output_schema
-    yield await finalize(loop, agent, schema.validate_json(text) if schema is not None else text)
+    if schema is None:
+        yield await finalize(loop, agent, text)
+        return
+    try:
+        refusal = _refusal(plan.messages[-1]) if plan.messages else None
+        if refusal is not None:
+            raise ModelRefusalError(refusal)
+        output = schema.validate_json(text)
+    except ModelBehaviorError as error:
+        refused = isinstance(error, ModelRefusalError)
+        handled = await handled_output(
+            loop, agent, "model_refusal" if refused else "invalid_final_output", error
+        )
+        if handled is None:
+            raise
+        output = handled[0]
+    yield await finalize(loop, agent, output)
+
+
+def _refusal(message: RunItem) -> str | None:
+    """The refusal text when the message's last part is a refusal."""
+    content = getattr(message.raw_item, "content", None)
+    if not content or getattr(content[-1], "type", None) != "refusal":
+        return None
+    return str(content[-1].refusal)
 
 
 def plan_turn(items: list[RunItem], turn_start: int) -> TurnPlan:
@@ -163,7 +193,9 @@ def _refuse_duplicate_call_ids(response: ModelResponse) -> None:
 
 def _track_server_state(loop: RunLoop, response: ModelResponse) -> None:
     if loop.previous_response_id is None and loop.conversation_id is None:
-        return
+        if not (loop.auto_previous_response_id and response.response_id):
+            return
+        loop.previous_response_id = response.response_id  # chain from the first response on
     loop.server_has_seen_all()
     if loop.previous_response_id is not None and response.response_id:
         loop.previous_response_id = response.response_id

@@ -9,7 +9,7 @@ import json
 import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._util import call_maybe_async
 from ..agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
@@ -27,6 +27,7 @@ from ..errors import (
 )
 from ..events import RunItemStreamEvent
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem, ToolError
+from ..run_config import ToolErrorFormatterArgs
 from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
 from ..tools.kinds import LocalTool, ToolKind, kind_for_call, kind_for_tool
@@ -171,11 +172,14 @@ class ToolBatch:
             if decision.approved and decision.arguments is not None:
                 arguments = json.dumps(decision.arguments)
             if decision.approved:
-                ran = await self._invoke_or_pause(kind, name, call_id, arguments)
+                ran = await self._invoke_or_pause(kind, name, call_id, arguments, call.raw_item)
             else:
-                ran = Outcome(rejection_message(name, decision.message), "rejected")
+                told = rejection_message(name, decision.message)
+                if decision.message is None:  # the person's own words win over the formatter
+                    told = await self._formatted("approval_rejected", kind, name, call_id, told)
+                ran = Outcome(told, "rejected")
         else:
-            ran = await self._invoke_or_pause(kind, name, call_id, arguments)
+            ran = await self._invoke_or_pause(kind, name, call_id, arguments, call.raw_item)
         if ran is None:
             return  # an agent tool's nested run paused: its calls are this run's interruptions
         outcome = ran
@@ -202,17 +206,17 @@ class ToolBatch:
         return tool if tool_kind is kind else None
 
     async def _invoke_or_pause(
-        self, kind: ToolKind, name: str, call_id: str, arguments: str
+        self, kind: ToolKind, name: str, call_id: str, arguments: str, raw: Any
     ) -> Outcome | None:
         """Run the call; None when it is an agent tool whose nested run paused for approvals
         (the outer run then pauses with the nested calls as its interruptions)."""
         if not getattr(self._enabled.get(name), "forwards_events", False):
-            return await self._invoke(kind, name, call_id, arguments)  # not an agent tool
+            return await self._invoke(kind, name, call_id, arguments, raw)  # not an agent tool
         nested = self._loop.nested_states
         token = nested_resume.set(nested.pop(call_id, None) if nested else None)
         handler_token = outer_approval_handler.set(self._handler)
         try:
-            return await self._invoke(kind, name, call_id, arguments)
+            return await self._invoke(kind, name, call_id, arguments, raw)
         except NestedRunPaused as paused:
             self.nested[call_id] = paused.state
             self.interruptions.extend(
@@ -288,12 +292,25 @@ class ToolBatch:
             request = dataclasses.replace(request, error=problem)
         return ApprovalDecision.reject(message=f"the edited arguments were invalid ({problem})")
 
-    async def _invoke(self, kind: ToolKind, name: str, call_id: str, arguments: str) -> Outcome:
+    async def _invoke(
+        self, kind: ToolKind, name: str, call_id: str, arguments: str, raw: Any
+    ) -> Outcome:
         tool = self._tool_for(kind, name)
         if tool is None:
-            return Outcome.failed(self._missing_tool_message(name), "ToolNotFound")
+            if self._loop.run_config.tool_not_found_behavior == "raise_error":
+                raise ModelBehaviorError(
+                    f"The model called tool {name!r}, which agent {self._agent.name!r} does not "
+                    "offer now (RunConfig.tool_not_found_behavior is 'raise_error')."
+                )
+            told = self._missing_tool_message(name)
+            told = await self._formatted("tool_not_found", kind, name, call_id, told)
+            return Outcome.failed(told, "ToolNotFound")
         ctx = ToolContext.from_run_context(
-            self._context, tool_name=name, tool_call_id=call_id, tool_arguments=arguments
+            self._context,
+            tool_name=name,
+            tool_call_id=call_id,
+            tool_arguments=arguments,
+            tool_call=raw,
         )
         refused = await check_input(self._loop, self._agent, tool, ctx)
         if refused is not None:
@@ -347,6 +364,41 @@ class ToolBatch:
             return Outcome(told, "error", tool_error(e))
         finally:
             event_sink.reset(token)
+
+    async def _formatted(
+        self,
+        error: Literal["approval_rejected", "tool_not_found"],
+        kind: ToolKind,
+        name: str,
+        call_id: str,
+        default: str,
+    ) -> str:
+        """``default``, or what ``RunConfig.tool_error_formatter`` says instead."""
+        formatter = self._loop.run_config.tool_error_formatter
+        if formatter is None:
+            return default
+        args = ToolErrorFormatterArgs(
+            kind=error,
+            tool_type=kind.name,
+            tool_name=name,
+            call_id=call_id,
+            default_message=default,
+            run_context=self._context,
+        )
+        try:
+            told = await call_maybe_async(formatter, args)
+        except Exception:
+            logger.exception("tool_error_formatter failed; the model gets the default message")
+            return default
+        if told is None:
+            return default
+        if not isinstance(told, str):
+            logger.error(
+                "tool_error_formatter returned %s, not a str; the model gets the default message",
+                type(told).__name__,
+            )
+            return default
+        return told
 
     def _missing_tool_message(self, name: str) -> str:
         if name in self._all_names:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import abc
 import enum
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
     from ..model_settings import ModelSettings
     from ..tools import Tool
 
-__all__ = ["Model", "ModelProvider", "ModelTracing"]
+__all__ = ["Model", "ModelProvider", "ModelRequest", "ModelTracing", "RequestModel"]
 
 
 class ModelTracing(enum.Enum):
@@ -78,3 +79,111 @@ class ModelProvider(abc.ABC):
     @abc.abstractmethod
     def get_model(self, model_name: str | None) -> Model:
         """The model for ``model_name`` (``None``: the provider's default)."""
+
+
+@dataclass
+class ModelRequest:
+    """The arguments of one model call, as one value (what a :class:`RequestModel` gets)."""
+
+    system_instructions: str | None
+    """The system prompt."""
+
+    input: str | list[TResponseInputItem]
+    """The input items (do not mutate them)."""
+
+    model_settings: ModelSettings
+    """The resolved settings."""
+
+    tools: list[Tool]
+    """The tools offered."""
+
+    output_schema: Any | None = None
+    """The final output's schema, or None for text."""
+
+    handoffs: list[Any] = field(default_factory=list)
+    """The handoffs offered (``Handoff`` objects)."""
+
+    tracing: ModelTracing = ModelTracing.DISABLED
+    """Whether the call is traced."""
+
+    previous_response_id: str | None = None
+    """Continue this stored Responses API response (send only new items)."""
+
+    conversation_id: str | None = None
+    """The Responses API conversation the call belongs to."""
+
+    prompt: Any | None = None
+    """A stored prompt, ``{"id": ..., "version": ..., "variables": ...}``."""
+
+
+class RequestModel(Model):
+    """A :class:`Model` written against one :class:`ModelRequest`: implement :meth:`respond`
+    and :meth:`stream` instead of the two long SDK signatures."""
+
+    @abc.abstractmethod
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """Return one complete response."""
+
+    @abc.abstractmethod
+    def stream(self, request: ModelRequest) -> AsyncIterator[TResponseStreamEvent]:
+        """Stream Responses API events, ending with ``response.completed``."""
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: Any | None,
+        handoffs: list[Any],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any | None = None,
+    ) -> ModelResponse:
+        """:meth:`respond` to the call's arguments."""
+        return await self.respond(
+            ModelRequest(
+                system_instructions,
+                input,
+                model_settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id,
+                conversation_id,
+                prompt,
+            )
+        )
+
+    def stream_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: Any | None,
+        handoffs: list[Any],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any | None = None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        """:meth:`stream` for the call's arguments."""
+        return self.stream(
+            ModelRequest(
+                system_instructions,
+                input,
+                model_settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id,
+                conversation_id,
+                prompt,
+            )
+        )

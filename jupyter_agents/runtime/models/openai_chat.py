@@ -6,17 +6,16 @@ Responses come back as Responses API objects and events, so the run loop sees on
 from __future__ import annotations
 
 import itertools
+import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from ..items import ModelResponse, TResponseInputItem, TResponseStreamEvent
-from ..model_settings import ModelSettings
-from ..tools import Tool
+from ..items import ModelResponse, TResponseStreamEvent
 from ._chat_convert import to_chat_messages
 from ._chat_stream import ChatStreamConverter
 from ._openai_params import chat_tools, response_format, settings_params
 from ._responses_build import function_call_item, message_item
-from .interface import Model, ModelTracing
+from .interface import ModelRequest, RequestModel
 from .provider import ClientPool, shared_client_pool
 from .usage import usage_from_openai
 
@@ -26,9 +25,10 @@ if TYPE_CHECKING:
 __all__ = ["OpenAIChatCompletionsModel"]
 
 _ids = itertools.count(1)
+logger = logging.getLogger("jupyter_agents")
 
 
-class OpenAIChatCompletionsModel(Model):
+class OpenAIChatCompletionsModel(RequestModel):
     """A model called through ``client.chat.completions.create``.
 
     Only function tools can be sent; hosted tools are left out with a warning.
@@ -59,16 +59,24 @@ class OpenAIChatCompletionsModel(Model):
     def _client(self) -> AsyncOpenAI:
         return (self._pool or shared_client_pool()).get()
 
-    def _params(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        settings: ModelSettings,
-        tools: list[Tool],
-        stream: bool,
-        output_schema: Any = None,
-        handoffs: list[Any] | None = None,
-    ) -> dict[str, Any]:
+    def _refuse_prompt(self, prompt: Any) -> None:
+        """Stored prompts are a Responses API feature: say so once, and go on without it."""
+        if prompt is not None and "prompt" not in self._warned:
+            self._warned.add("prompt")
+            logger.warning(
+                "Agent.prompt is ignored: stored prompts need the Responses API, and %r uses "
+                "Chat Completions (use OpenAIResponsesModel).",
+                self,
+            )
+
+    def _params(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
+        settings, tools, handoffs = request.model_settings, request.tools, request.handoffs
+        self._refuse_prompt(request.prompt)
+        system_instructions, input, output_schema = (
+            request.system_instructions,
+            request.input,
+            request.output_schema,
+        )
         params: dict[str, Any] = {
             "model": self.model,
             "messages": to_chat_messages(system_instructions, input),
@@ -113,23 +121,9 @@ class OpenAIChatCompletionsModel(Model):
         params.update(settings_params(settings))
         return params
 
-    async def get_response(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        model_settings: ModelSettings,
-        tools: list[Tool],
-        output_schema: Any | None,
-        handoffs: list[Any],
-        tracing: ModelTracing,
-        *,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
-        prompt: Any | None = None,
-    ) -> ModelResponse:
-        params = self._params(
-            system_instructions, input, model_settings, tools, False, output_schema, handoffs
-        )
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """One ``chat.completions.create`` call, as a Responses API response."""
+        params = self._params(request, False)
         completion = await self._client().chat.completions.create(**params)
         message = completion.choices[0].message if completion.choices else None
         output: list[Any] = []
@@ -150,23 +144,9 @@ class OpenAIChatCompletionsModel(Model):
             output=output, usage=usage_from_openai(completion.usage), response_id=None
         )
 
-    async def stream_response(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        model_settings: ModelSettings,
-        tools: list[Tool],
-        output_schema: Any | None,
-        handoffs: list[Any],
-        tracing: ModelTracing,
-        *,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
-        prompt: Any | None = None,
-    ) -> AsyncIterator[TResponseStreamEvent]:
-        params = self._params(
-            system_instructions, input, model_settings, tools, True, output_schema, handoffs
-        )
+    async def stream(self, request: ModelRequest) -> AsyncIterator[TResponseStreamEvent]:
+        """One streamed call, its chunks converted to Responses API events."""
+        params = self._params(request, True)
         stream = await self._client().chat.completions.create(**params)
         converter = ChatStreamConverter(self.model)
         try:

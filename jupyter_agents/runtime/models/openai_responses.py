@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from ..items import ModelResponse, TResponseInputItem, TResponseStreamEvent
+from ..items import ModelResponse, TResponseStreamEvent
 from ..model_settings import ModelSettings
 from ..tools import HostedTool, Tool
 from ._openai_params import response_format, responses_tools, settings_params
-from .interface import Model, ModelTracing
+from .interface import ModelRequest, RequestModel
 from .provider import ClientPool, shared_client_pool
 from .usage import usage_from_openai
 
@@ -21,7 +21,7 @@ __all__ = ["OpenAIResponsesModel"]
 _BUILTIN_CHOICES = ("auto", "required", "none")
 
 
-class OpenAIResponsesModel(Model):
+class OpenAIResponsesModel(RequestModel):
     """A model called through ``client.responses.create``."""
 
     def __init__(
@@ -48,21 +48,11 @@ class OpenAIResponsesModel(Model):
     def _client(self) -> AsyncOpenAI:
         return (self._pool or shared_client_pool()).get()
 
-    def _params(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        settings: ModelSettings,
-        tools: list[Tool],
-        previous_response_id: str | None,
-        conversation_id: str | None,
-        output_schema: Any = None,
-        handoffs: list[Any] | None = None,
-        prompt: Any | None = None,
-    ) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model, "input": input}
-        if system_instructions is not None:
-            params["instructions"] = system_instructions
+    def _params(self, request: ModelRequest) -> dict[str, Any]:
+        settings, tools, handoffs = request.model_settings, request.tools, request.handoffs
+        params: dict[str, Any] = {"model": self.model, "input": request.input}
+        if request.system_instructions is not None:
+            params["instructions"] = request.system_instructions
         if tools or handoffs:
             params["tools"] = responses_tools(tools, handoffs or [])
             if settings.parallel_tool_calls is not None:
@@ -80,15 +70,15 @@ class OpenAIResponsesModel(Model):
             "include": _include(settings),
             "top_logprobs": settings.top_logprobs,
             "prompt_cache_retention": settings.prompt_cache_retention,
-            "previous_response_id": previous_response_id,
-            "conversation": conversation_id,
-            "prompt": prompt,  # a stored prompt: {"id": ..., "version": ..., "variables": ...}
+            "previous_response_id": request.previous_response_id,
+            "conversation": request.conversation_id,
+            "prompt": request.prompt,  # stored: {"id": ..., "version": ..., "variables": ...}
         }
         params.update({k: v for k, v in simple.items() if v is not None})
         text: dict[str, Any] = {}
         if settings.verbosity is not None:
             text["verbosity"] = settings.verbosity
-        fmt = response_format(output_schema)
+        fmt = response_format(request.output_schema)
         if fmt is not None:
             text["format"] = fmt
         if text:
@@ -96,64 +86,18 @@ class OpenAIResponsesModel(Model):
         params.update(settings_params(settings))
         return params
 
-    async def get_response(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        model_settings: ModelSettings,
-        tools: list[Tool],
-        output_schema: Any | None,
-        handoffs: list[Any],
-        tracing: ModelTracing,
-        *,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
-        prompt: Any | None = None,
-    ) -> ModelResponse:
-        params = self._params(
-            system_instructions,
-            input,
-            model_settings,
-            tools,
-            previous_response_id,
-            conversation_id,
-            output_schema,
-            handoffs,
-            prompt,
-        )
-        response = await self._client().responses.create(**params)
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """One ``responses.create`` call."""
+        response = await self._client().responses.create(**self._params(request))
         return ModelResponse(
             output=list(response.output),
             usage=usage_from_openai(response.usage),
             response_id=response.id,
         )
 
-    async def stream_response(
-        self,
-        system_instructions: str | None,
-        input: str | list[TResponseInputItem],
-        model_settings: ModelSettings,
-        tools: list[Tool],
-        output_schema: Any | None,
-        handoffs: list[Any],
-        tracing: ModelTracing,
-        *,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
-        prompt: Any | None = None,
-    ) -> AsyncIterator[TResponseStreamEvent]:
-        params = self._params(
-            system_instructions,
-            input,
-            model_settings,
-            tools,
-            previous_response_id,
-            conversation_id,
-            output_schema,
-            handoffs,
-            prompt,
-        )
-        stream = await self._client().responses.create(**params, stream=True)
+    async def stream(self, request: ModelRequest) -> AsyncIterator[TResponseStreamEvent]:
+        """One streamed ``responses.create`` call, its events as they come."""
+        stream = await self._client().responses.create(**self._params(request), stream=True)
         try:
             async for event in stream:
                 yield event
