@@ -55,7 +55,8 @@ class ModelCall:
         """Instructions, input (after the input filter) and settings for this call."""
         loop, agent = self.loop, self.agent
         self.instructions = await agent.get_system_prompt(loop.progress.context_wrapper)
-        self.prompt = await agent.get_prompt(loop.progress.context_wrapper)
+        if agent.prompt is not None:  # skip the call when there is none: this path is hot
+            self.prompt = await agent.get_prompt(loop.progress.context_wrapper)
         self.input = loop.model_input_for_call()
         model_filter = loop.run_config.call_model_input_filter
         if model_filter is not None:
