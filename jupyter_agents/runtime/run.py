@@ -64,6 +64,8 @@ class RunOptions:
     @classmethod
     def of(cls, kwargs: Mapping[str, Any]) -> RunOptions:
         """Options from keyword arguments; an unknown name is a ``UserError``."""
+        if not kwargs:
+            return _NO_OPTIONS  # frozen, so one shared instance is safe; runs start here
         unknown = sorted(set(kwargs) - _OPTION_NAMES)
         if unknown:
             known = ", ".join(sorted(_OPTION_NAMES))
@@ -72,6 +74,7 @@ class RunOptions:
 
 
 _OPTION_NAMES = frozenset(f.name for f in fields(RunOptions))
+_NO_OPTIONS = RunOptions()
 
 
 def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLoop:
@@ -131,13 +134,14 @@ def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLo
 
 
 def _result(loop: RunLoop) -> RunResult:
+    progress = loop.progress
     return RunResult(
-        input=loop.original_input,
-        new_items=loop.new_items,
+        input=progress.original_input,
+        new_items=progress.new_items,
         raw_responses=loop.raw_responses,
         final_output=loop.final_output,
-        context_wrapper=loop.context_wrapper,
-        last_agent=loop.current_agent,
+        context_wrapper=progress.context_wrapper,
+        last_agent=progress.current_agent,
         interruptions=list(loop.interruptions),
         input_guardrail_results=loop.input_guardrail_results,
         output_guardrail_results=loop.output_guardrail_results,

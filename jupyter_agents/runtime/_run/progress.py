@@ -119,7 +119,7 @@ class RunProgress:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built every turn, and frozen init costs twice as much
 class TurnPlan:
     """What one model response asks for, sorted by what happens next."""
 
