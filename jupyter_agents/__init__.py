@@ -228,6 +228,11 @@ def last_result() -> Any:
     return session.last_result if session is not None else None
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where the prebuilt JupyterLab extension is (``jupyter labextension develop .``)."""
+    return [{"src": "labextension", "dest": "jupyter-agents"}]
+
+
 def __getattr__(name: str) -> Any:
     module = EXPORTS.get(name)
     if module is None:
