@@ -1,0 +1,49 @@
+"""The JupyterLab extension stays in step with the kernel side and the package.
+
+The extension's rules for ``%%agent`` lines live in ``labextension/src/agentcell/syntax.ts``
+(tested with ``jlpm test``); these tests check that its table of options is the magic's, and
+that the committed prebuilt extension is where JupyterLab looks for it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jupyter_agents
+from jupyter_agents.notebook.options import _parser
+
+ROOT = Path(__file__).resolve().parents[2]
+SYNTAX_TS = ROOT / "labextension" / "src" / "agentcell" / "syntax.ts"
+
+
+def _ts_table(name: str) -> str:
+    match = re.search(rf"export const {name}\b[^=]*=\s*([\[{{].*?[\]}}]);", SYNTAX_TS.read_text(), re.S)
+    assert match, f"{name} not found in {SYNTAX_TS}"
+    return match.group(1)
+
+
+def test_the_extension_knows_every_option_of_the_magic() -> None:
+    flags = dict(re.findall(r"'(--[a-z-]+)':\s*'(value|switch)'", _ts_table("FLAGS")))
+    expected = {
+        option: "switch" if action.nargs == 0 else "value"
+        for action in _parser()._actions
+        for option in action.option_strings
+    }
+    assert flags == expected
+
+
+def test_the_extension_knows_the_approve_choices() -> None:
+    choices = re.findall(r"'([a-z]+)'", _ts_table("APPROVE_CHOICES"))
+    (approve,) = (a for a in _parser()._actions if "--approve" in a.option_strings)
+    assert choices == list(approve.choices or [])
+
+
+def test_the_prebuilt_extension_is_where_jupyterlab_looks() -> None:
+    (path,) = jupyter_agents._jupyter_labextension_paths()
+    built = Path(jupyter_agents.__file__).parent / path["src"]
+    meta = json.loads((built / "package.json").read_text())
+    assert meta["name"] == path["dest"] == "jupyter-agents"
+    assert meta["version"] == jupyter_agents.__version__
+    assert (built / meta["jupyterlab"]["_build"]["load"]).is_file()
