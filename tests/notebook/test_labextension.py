@@ -19,7 +19,8 @@ SYNTAX_TS = ROOT / "labextension" / "src" / "agentcell" / "syntax.ts"
 
 
 def _ts_table(name: str) -> str:
-    match = re.search(rf"export const {name}\b[^=]*=\s*([\[{{].*?[\]}}]);", SYNTAX_TS.read_text(), re.S)
+    pattern = rf"export const {name}\b[^=]*=\s*([\[{{].*?[\]}}]);"
+    match = re.search(pattern, SYNTAX_TS.read_text(), re.S)
     assert match, f"{name} not found in {SYNTAX_TS}"
     return match.group(1)
 
