@@ -22,7 +22,13 @@ import {
 } from '@codemirror/view';
 import { classHighlighter } from '@lezer/highlight';
 
-import { findExpressions, isMagicLine, MagicPartKind, parseMagicLine } from './syntax';
+import {
+  findExpressions,
+  isAgentSource,
+  isMagicLine,
+  MagicPartKind,
+  parseMagicLine
+} from './syntax';
 
 /** CSS classes the extension puts on the editor and its text. */
 export const CLASSES = {
@@ -98,11 +104,10 @@ function agentModeExtension(language: Language): Extension {
  */
 export function agentCellExtension(mode: AgentMode, source: string): Extension {
   const compartment = new Compartment();
-  const isOn = (state: EditorState): boolean => {
-    const content = compartment.get(state);
-    return content !== undefined && content === mode.extension;
-  };
-  const startOn = mode.extension !== null && isMagicLine(source.split(/\r\n?|\n/, 1)[0]);
+  const isOn = (state: EditorState): boolean =>
+    mode.extension !== null && compartment.get(state) === mode.extension;
+  // Most editors are created after the language has loaded: start in the right mode.
+  const initial = mode.extension !== null && isAgentSource(source) ? mode.extension : [];
 
   // Typing, pasting, undo and collaborators' edits all arrive as transactions.
   const follow = EditorState.transactionExtender.of(tr => {
@@ -113,10 +118,11 @@ export function agentCellExtension(mode: AgentMode, source: string): Extension {
     if (want === isOn(tr.startState)) {
       return null;
     }
-    if (want && mode.extension === null) {
+    const extension = mode.extension;
+    if (want && extension === null) {
       return null; // the view plugin loads the language and switches then
     }
-    return { effects: compartment.reconfigure(want ? (mode.extension as Extension) : []) };
+    return { effects: compartment.reconfigure(want && extension ? extension : []) };
   });
 
   // The first agent cell of a session: switch once the language has loaded.
@@ -144,7 +150,7 @@ export function agentCellExtension(mode: AgentMode, source: string): Extension {
     };
   });
 
-  return [compartment.of(startOn ? (mode.extension as Extension) : []), follow, loader, decorations];
+  return [compartment.of(initial), follow, loader, decorations];
 }
 
 const magicLineDecoration = Decoration.line({ class: CLASSES.magicLine });
