@@ -102,7 +102,17 @@ if TYPE_CHECKING:
     )
     from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
-    from .runtime.retry import ModelRetryPolicy
+    from .runtime.retry import (
+        ModelRetryAdvice,
+        ModelRetryBackoffSettings,
+        ModelRetryNormalizedError,
+        ModelRetryPolicy,
+        ModelRetrySettings,
+        RetryDecision,
+        RetryPolicy,
+        RetryPolicyContext,
+        retry_policies,
+    )
     from .runtime.run import DEFAULT_MAX_TURNS, Runner, RunOptions
     from .runtime.run_config import (
         DEFAULT_TOOL_TIMEOUT,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias, Union
 
 from .errors import UserError
+from .retry import ModelRetrySettings
 
 __all__ = ["ModelSettings", "ToolChoice"]
 
@@ -84,8 +85,12 @@ class ModelSettings:
 
     timeout: float | None = None
     """Seconds one model request may take (default: ``DEFAULT_MODEL_TIMEOUT``, 300 s, with 10 s
-    to connect). Retries are ``RunConfig.model_retry``'s alone: the ``openai`` client's own
-    retries are off."""
+    to connect). Retries are the run's alone (``retry`` or ``RunConfig.model_retry``): the
+    ``openai`` client's own retries are off."""
+
+    retry: ModelRetrySettings | None = None
+    """Retries of failed calls, the SDK's way: a policy decides each one (see
+    ``retry_policies``). When set, it replaces ``RunConfig.model_retry``."""
 
     def __post_init__(self) -> None:
         if self.temperature is not None and not 0 <= self.temperature <= 2:
@@ -98,6 +103,8 @@ class ModelSettings:
             raise UserError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
         if self.top_logprobs is not None and not 0 <= self.top_logprobs <= 20:
             raise UserError(f"top_logprobs must be between 0 and 20, got {self.top_logprobs}")
+        if self.retry is not None and not isinstance(self.retry, ModelRetrySettings):
+            raise UserError(f"retry must be a ModelRetrySettings, got {type(self.retry).__name__}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise UserError(f"max_tokens must be at least 1, got {self.max_tokens}")
 
@@ -113,7 +120,10 @@ class ModelSettings:
         return dataclasses.replace(self, **changes) if changes else self
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The settings that are set, as a JSON-compatible dict."""
-        return {
+        """The settings that are set, as a JSON-compatible dict (``retry`` without its policy)."""
+        data = {
             f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
         }
+        if self.retry is not None:
+            data["retry"] = self.retry.to_json_dict()
+        return data

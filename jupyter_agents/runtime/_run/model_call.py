@@ -17,7 +17,14 @@ from ..model_settings import ModelSettings
 from ..models.interface import Model, ModelTracing
 from ..models.provider import default_provider
 from ..models.usage import usage_from_openai
-from ..retry import describe_error, retry_delay
+from ..retry import (
+    RetryPolicyContext,
+    decide,
+    describe_error,
+    normalize_error,
+    provider_advice,
+    retry_delay,
+)
 from ..run_config import CallModelData, ModelInputData, RunConfig
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
@@ -28,6 +35,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger("jupyter_agents")
 
 __all__ = ["ModelCall"]
+
+wait = asyncio.sleep
+"""How the wait between attempts is done (tests record the delays by replacing it)."""
 
 
 class ModelCall:
@@ -136,11 +146,12 @@ class ModelCall:
 
     async def response(self) -> ModelResponse:
         """A complete response (retried as the run's policy says)."""
-        policy = self.loop.run_config.model_retry
         failures: list[str] = []
         span = self._span()
+        attempt = 0
         try:
-            for attempt in range(1, policy.max_attempts + 1):
+            while True:
+                attempt += 1
                 try:
                     response = await self.model.get_response(*self._args(), **self._kwargs())
                 except Exception as error:
@@ -151,18 +162,48 @@ class ModelCall:
         except BaseException as error:
             self._end_span(span, None, error)
             raise
-        raise AssertionError("unreachable")
 
     async def _after_failure(self, error: Exception, attempt: int, failures: list[str]) -> None:
-        policy = self.loop.run_config.model_retry
+        """Wait before the next attempt, or raise ``error`` when there is none."""
         failures.append(describe_error(error))
-        if attempt >= policy.max_attempts or not policy.is_retryable(error):
+        delay = await self._retry_delay(error, attempt)
+        if delay is None:
             if len(failures) > 1:
                 _note(error, f"model call failed {len(failures)} times: " + "; ".join(failures))
             raise error
-        delay = retry_delay(policy, attempt, error)
         logger.info("model call failed (%s); retrying in %.2f s", failures[-1], delay)
-        await asyncio.sleep(delay)
+        await wait(delay)
+
+    async def _retry_delay(self, error: Exception, attempt: int) -> float | None:
+        """Seconds to wait before another attempt; None: no more attempts. ``ModelSettings.retry``
+        decides when set, else ``RunConfig.model_retry``."""
+        settings = self.settings.retry
+        if settings is None:
+            policy = self.loop.run_config.model_retry
+            if attempt >= policy.max_attempts or not policy.is_retryable(error):
+                return None
+            return retry_delay(policy, attempt, error)
+        retries = settings.max_retries or 0
+        if settings.policy is None or attempt > retries:
+            return None
+        normalized = normalize_error(error)
+        context = RetryPolicyContext(
+            error=error,
+            attempt=attempt,
+            max_retries=retries,
+            stream=self.loop.stream,
+            normalized=normalized,
+            provider_advice=provider_advice(error, normalized),
+            previous_response_id=self.loop.previous_response_id,
+            conversation_id=self.loop.conversation_id,
+        )
+        decision = await decide(settings.policy, context)
+        if not decision.retry:
+            return None
+        stateful = context.previous_response_id or context.conversation_id
+        if stateful and not decision.approve_unsafe_replay:  # the server may hold part of it
+            return None
+        return decision.delay if decision.delay is not None else settings.delay(attempt)
 
     async def stream(
         self, streamed: dict[int, RunItem], make_item: Any
