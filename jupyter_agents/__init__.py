@@ -131,7 +131,13 @@ if TYPE_CHECKING:
         RunErrorHandlers,
     )
     from .runtime.run_state import RunState
-    from .runtime.sessions import InMemorySession, Session, SessionABC, SQLiteSession
+    from .runtime.sessions import (
+        AdvancedSQLiteSession,
+        InMemorySession,
+        Session,
+        SessionABC,
+        SQLiteSession,
+    )
     from .runtime.tool_guardrails import (
         ToolGuardrailFunctionOutput,
         ToolInputGuardrail,

@@ -113,6 +113,7 @@ EXPORTS: dict[str, str] = {
     "AgentHooks": "runtime.lifecycle",
     "CallModelData": "runtime.run_config",
     "ModelInputData": "runtime.run_config",
+    "AdvancedSQLiteSession": "runtime.sessions",
     "ModelRetryPolicy": "runtime.retry",
     "ModelRetryAdvice": "runtime.retry",
     "ModelRetryBackoffSettings": "runtime.retry",

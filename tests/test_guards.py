@@ -148,6 +148,7 @@ SDK_PATHS = (
     "tracing",
     "extensions.handoff_filters",
     "extensions.handoff_prompt",
+    "extensions.memory",
 )
 """The OpenAI Agents SDK module paths mirrored here (see docs/sdk-compatibility.md)."""
 
