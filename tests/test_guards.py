@@ -142,6 +142,7 @@ def test_runtime_modules_have_no_import_cycle_at_import_time() -> None:
 
 
 SDK_PATHS = (
+    "decorators",
     "items",
     "run_context",
     "tool_context",
