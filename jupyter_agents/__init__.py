@@ -93,7 +93,18 @@ if TYPE_CHECKING:
         set_default_openai_key,
     )
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
-    from .runtime.retry import ModelRetryPolicy
+    from .runtime.retry import (
+        ModelRetryAdvice,
+        ModelRetryAdviceRequest,
+        ModelRetryBackoffSettings,
+        ModelRetryNormalizedError,
+        ModelRetryPolicy,
+        ModelRetrySettings,
+        RetryDecision,
+        RetryPolicy,
+        RetryPolicyContext,
+        retry_policies,
+    )
     from .runtime.run import DEFAULT_MAX_TURNS, Runner, RunOptions
     from .runtime.run_config import DEFAULT_TOOL_TIMEOUT, CallModelData, ModelInputData, RunConfig
     from .runtime.run_state import RunState
