@@ -104,6 +104,7 @@ if TYPE_CHECKING:
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
     from .runtime.retry import (
         ModelRetryAdvice,
+        ModelRetryAdviceRequest,
         ModelRetryBackoffSettings,
         ModelRetryNormalizedError,
         ModelRetryPolicy,

@@ -115,7 +115,9 @@ EXPORTS: dict[str, str] = {
     "ModelInputData": "runtime.run_config",
     "AdvancedSQLiteSession": "runtime.sessions",
     "ModelRetryPolicy": "runtime.retry",
+    # model retries as the SDK configures them (ModelSettings.retry)
     "ModelRetryAdvice": "runtime.retry",
+    "ModelRetryAdviceRequest": "runtime.retry",
     "ModelRetryBackoffSettings": "runtime.retry",
     "ModelRetryNormalizedError": "runtime.retry",
     "ModelRetrySettings": "runtime.retry",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias, Union
 
 from .errors import UserError
-from .retry import ModelRetrySettings
+from .retry import ModelRetrySettings, coerce_retry_settings, merge_retry_settings
 
 __all__ = ["ModelSettings", "ToolChoice"]
 
@@ -83,16 +83,18 @@ class ModelSettings:
     extra_args: dict[str, Any] | None = None
     """Extra keyword arguments passed to the client call as they are."""
 
+    retry: ModelRetrySettings | None = None
+    """How failed model calls are retried (a dict of ``ModelRetrySettings`` fields works too).
+    When set, it decides instead of ``RunConfig.model_retry``, whose values fill the fields it
+    leaves unset. Merged field by field (the backoff's too); the policy is never serialized."""
+
     timeout: float | None = None
     """Seconds one model request may take (default: ``DEFAULT_MODEL_TIMEOUT``, 300 s, with 10 s
-    to connect). Retries are the run's alone (``retry`` or ``RunConfig.model_retry``): the
-    ``openai`` client's own retries are off."""
-
-    retry: ModelRetrySettings | None = None
-    """Retries of failed calls, the SDK's way: a policy decides each one (see
-    ``retry_policies``). When set, it replaces ``RunConfig.model_retry``."""
+    to connect). Retries are ``retry``'s, else ``RunConfig.model_retry``'s: the ``openai``
+    client's own retries are off."""
 
     def __post_init__(self) -> None:
+        self.retry = coerce_retry_settings(self.retry)
         if self.temperature is not None and not 0 <= self.temperature <= 2:
             raise UserError(f"temperature must be between 0 and 2, got {self.temperature}")
         if self.top_p is not None and not 0 <= self.top_p <= 1:
@@ -103,13 +105,12 @@ class ModelSettings:
             raise UserError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
         if self.top_logprobs is not None and not 0 <= self.top_logprobs <= 20:
             raise UserError(f"top_logprobs must be between 0 and 20, got {self.top_logprobs}")
-        if self.retry is not None and not isinstance(self.retry, ModelRetrySettings):
-            raise UserError(f"retry must be a ModelRetrySettings, got {type(self.retry).__name__}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise UserError(f"max_tokens must be at least 1, got {self.max_tokens}")
 
     def resolve(self, override: ModelSettings | None) -> ModelSettings:
-        """These settings with every non-None field of ``override`` applied on top."""
+        """These settings with every non-None field of ``override`` applied on top (``retry``
+        merged field by field)."""
         if override is None:
             return self
         changes = {
@@ -117,10 +118,13 @@ class ModelSettings:
             for f in fields(self)
             if getattr(override, f.name) is not None
         }
+        if override.retry is not None:
+            changes["retry"] = merge_retry_settings(self.retry, override.retry)
         return dataclasses.replace(self, **changes) if changes else self
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The settings that are set, as a JSON-compatible dict (``retry`` without its policy)."""
+        """The settings that are set, as a JSON-compatible dict (``retry`` without its
+        policy)."""
         data = {
             f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
         }
