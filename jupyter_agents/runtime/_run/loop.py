@@ -109,6 +109,8 @@ class RunLoop:
         self._server_sent = 0
         self._tools_used: set[int] = set()
         self.session = session
+        self.resumed = False
+        """True for a loop continuing a paused run (its session history is already in)."""
         self.error_handlers = error_handlers
         self.auto_previous_response_id = auto_previous_response_id
         self.new_input = ItemHelpers.input_to_new_input_list(input)
