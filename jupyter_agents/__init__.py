@@ -102,7 +102,18 @@ if TYPE_CHECKING:
     )
     from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
-    from .runtime.retry import ModelRetryPolicy
+    from .runtime.retry import (
+        ModelRetryAdvice,
+        ModelRetryAdviceRequest,
+        ModelRetryBackoffSettings,
+        ModelRetryNormalizedError,
+        ModelRetryPolicy,
+        ModelRetrySettings,
+        RetryDecision,
+        RetryPolicy,
+        RetryPolicyContext,
+        retry_policies,
+    )
     from .runtime.run import DEFAULT_MAX_TURNS, Runner, RunOptions
     from .runtime.run_config import (
         DEFAULT_TOOL_TIMEOUT,
@@ -121,7 +132,13 @@ if TYPE_CHECKING:
         RunErrorHandlers,
     )
     from .runtime.run_state import RunState
-    from .runtime.sessions import InMemorySession, Session, SessionABC, SQLiteSession
+    from .runtime.sessions import (
+        AdvancedSQLiteSession,
+        InMemorySession,
+        Session,
+        SessionABC,
+        SQLiteSession,
+    )
     from .runtime.tool_guardrails import (
         ToolGuardrailFunctionOutput,
         ToolInputGuardrail,

@@ -113,7 +113,18 @@ EXPORTS: dict[str, str] = {
     "AgentHooks": "runtime.lifecycle",
     "CallModelData": "runtime.run_config",
     "ModelInputData": "runtime.run_config",
+    "AdvancedSQLiteSession": "runtime.sessions",
     "ModelRetryPolicy": "runtime.retry",
+    # model retries as the SDK configures them (ModelSettings.retry)
+    "ModelRetryAdvice": "runtime.retry",
+    "ModelRetryAdviceRequest": "runtime.retry",
+    "ModelRetryBackoffSettings": "runtime.retry",
+    "ModelRetryNormalizedError": "runtime.retry",
+    "ModelRetrySettings": "runtime.retry",
+    "RetryDecision": "runtime.retry",
+    "RetryPolicy": "runtime.retry",
+    "RetryPolicyContext": "runtime.retry",
+    "retry_policies": "runtime.retry",
     # sessions
     "Session": "runtime.sessions",
     "SessionABC": "runtime.sessions",

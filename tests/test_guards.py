@@ -142,12 +142,14 @@ def test_runtime_modules_have_no_import_cycle_at_import_time() -> None:
 
 
 SDK_PATHS = (
+    "decorators",
     "items",
     "run_context",
     "tool_context",
     "tracing",
     "extensions.handoff_filters",
     "extensions.handoff_prompt",
+    "extensions.memory",
 )
 """The OpenAI Agents SDK module paths mirrored here (see docs/sdk-compatibility.md)."""
 

@@ -21,6 +21,7 @@ from ..runtime.tools import FunctionTool
 from . import _tool_output
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
+from .run_registry import RunRecord, RunRegistry
 from .session import NotebookSession, current_session
 from .view_protocol import LiveView
 
@@ -90,7 +91,9 @@ def _with_tool_output(agent: Agent[Any], view: LiveView) -> Agent[Any]:
     return agent.clone(tools=tools)
 
 
-def _handler(opts: CellOptions, view: LiveView) -> Callable[[ApprovalRequest], Any]:
+def _handler(
+    opts: CellOptions, view: LiveView, runs: RunRegistry, record: RunRecord
+) -> Callable[[ApprovalRequest], Any]:
     if opts.approve == "auto":
         return lambda request: ApprovalDecision.approve()
     if opts.approve == "deny":
@@ -99,6 +102,7 @@ def _handler(opts: CellOptions, view: LiveView) -> Callable[[ApprovalRequest], A
 
     def ask(request: ApprovalRequest) -> Any:
         waiting = view.inbox(request)
+        runs.waiting(record, request, waiting)
         if not view.rendered.is_set():
             loop.call_later(approval_grace(), _refuse_if_unseen, view, request)
         return waiting
@@ -134,6 +138,8 @@ class _Prepared:
     model: Any
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     result: RunResultStreaming | None = None
+    record: RunRecord | None = None
+    """The run in the kernel's run list (views outside the cell)."""
 
 
 def _prepare(line: str, body: str) -> tuple[NotebookSession, CellOptions, _Prepared]:
@@ -150,7 +156,10 @@ def _prepare(line: str, body: str) -> tuple[NotebookSession, CellOptions, _Prepa
     model = session.resolve_model(opts.model) if opts.model else None
     label = session.model_label(model if model is not None else agent.model)
     view = _make_view(session, agent, label)
-    return session, opts, _Prepared(view, session.current_cell(), agent, prompt, model)
+    cell = session.current_cell()
+    run = _Prepared(view, cell, agent, prompt, model)
+    run.record = session.runs.start(view, cell, agent.name, label)
+    return session, opts, run
 
 
 async def _start(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
@@ -164,14 +173,16 @@ async def _start(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
         [*run.history, {"role": "user", "content": run.prompt}],
         max_turns=opts.max_turns,
         run_config=RunConfig(model=run.model),
-        approval_handler=_handler(opts, run.view),
+        approval_handler=_handler(opts, run.view, session.runs, _record(run)),
     )
     run.view.on_stop = run.result.cancel
+    session.runs.update(_record(run), stop=run.result.cancel)
 
 
 async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
     """Feed the run's events to its view; record the turn when it succeeds."""
     view = run.view
+    runs, record = session.runs, _record(run)
 
     async def tick() -> None:
         while True:
@@ -186,17 +197,24 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
             view.on_event(event)
             if event.type == "raw_response_event" and event.data.type == "response.completed":
                 view.set_usage(result.context_wrapper.usage)
+                runs.update(record, tokens=result.context_wrapper.usage.total_tokens)
+            elif event.type == "run_item_stream_event" and event.name == "tool_output":
+                runs.update(record, tool_calls=record.tool_calls + 1)
     except (asyncio.CancelledError, KeyboardInterrupt):
         view.finish("cancelled", "interrupted")
+        runs.update(record, status="cancelled")
         raise AgentRunInterrupted() from None
     except Exception as e:
         view.finish("failed", f"{type(e).__name__}: {e}")
+        runs.update(record, status="failed")
         raise AgentRunError(f"{_failed_in(view)} ({type(e).__name__}: {_first_line(e)})") from None
     finally:
         ticker.cancel()
     view.set_usage(result.context_wrapper.usage)
+    runs.update(record, tokens=result.context_wrapper.usage.total_tokens)
     if result.is_cancelled:
         view.finish("cancelled", "stopped")
+        runs.update(record, status="cancelled")
         return
     items = result.to_input_list()[len(run.history) :]
     await session.conversation(run.agent.name).record(run.cell, items)
@@ -204,6 +222,12 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
     if opts.out:
         session.shell.user_ns[opts.out] = result
     view.finish("done")
+    runs.update(record, status="done")
+
+
+def _record(run: _Prepared) -> RunRecord:
+    assert run.record is not None  # made by _prepare
+    return run.record
 
 
 def _failed_in(view: LiveView) -> str:
@@ -231,6 +255,7 @@ async def run_agent_cell(line: str, body: str) -> None:
 def start_background(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
     """Let the run go on as a task; the cell returns at once."""
     run.view.set_status("background")
+    session.runs.update(_record(run), status="background")
 
     async def go() -> None:
         with contextlib.suppress(AgentRunError, AgentRunInterrupted, asyncio.CancelledError):

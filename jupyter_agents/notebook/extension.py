@@ -51,6 +51,7 @@ def load(shell: Any) -> None:
     if not any(getattr(t, "jupyter_agents", False) for t in cleanup):
         cleanup.append(agent_cell_transformer(shell))
     _register_displays(shell)
+    session.open_runs_channel()
     print(_banner(session, supports_live_cells(shell)))
 
 

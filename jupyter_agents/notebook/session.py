@@ -15,6 +15,8 @@ from ..runtime.result import RunResult
 from ..runtime.tools import FunctionTool
 from ..runtime.tools.function import add_tool_listener, remove_tool_listener
 from .conversation import Conversation
+from .run_registry import RunRegistry
+from .runs_comm import RunsChannel
 from .toolbox import Toolbox
 
 __all__ = ["DEFAULT_INSTRUCTIONS", "NotebookSession", "current_session", "set_current_session"]
@@ -37,11 +39,23 @@ class NotebookSession:
         self.instructions = DEFAULT_INSTRUCTIONS
         self.last_result: RunResult | Any = None
         self.background: set[asyncio.Task[Any]] = set()
+        self.runs = RunRegistry()
+        """The kernel's runs, for views outside their cells (the lab extension)."""
+        self._channel: RunsChannel | None = None
         add_tool_listener(self._on_tool_created)
 
+    def open_runs_channel(self) -> None:
+        """Offer :attr:`runs` to frontends on the ``jupyter_agents.runs`` comm (in a kernel)."""
+        if self._channel is None and getattr(self.shell, "kernel", None) is not None:
+            self._channel = RunsChannel(self.runs)
+            self._channel.open()
+
     def close(self) -> None:
-        """Stop collecting tools."""
+        """Stop collecting tools and close the runs comm."""
         remove_tool_listener(self._on_tool_created)
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
 
     # -- tools -------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from typing import Any
 from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
 from ..runtime.tools.kinds import kind_for_call
 from ..runtime.usage import Usage
-from . import transcript
+from . import run_document, transcript
 from .display_text import clip, compact_json, message_text, output_text
 from .view_decisions import Decisions
 from .view_state import ViewState
@@ -345,6 +345,9 @@ class RunView(Decisions):
         data["text/plain"] = transcript.summary_line(header, blocks)
         data["text/html"] = transcript.to_html(header, blocks)
         data["text/markdown"] = transcript.to_markdown(header, blocks)
+        # What the widget showed last, for the lab extension's renderer (a kernel-less reopen
+        # draws the same cards); compressed, so the saved notebook hardly grows.
+        data[run_document.MIME_TYPE] = run_document.encode(self.widget.header, self.widget.blocks)
         return data
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias, Union
 
 from .errors import UserError
+from .retry import ModelRetrySettings, coerce_retry_settings, merge_retry_settings
 
 __all__ = ["ModelSettings", "ToolChoice"]
 
@@ -82,12 +83,18 @@ class ModelSettings:
     extra_args: dict[str, Any] | None = None
     """Extra keyword arguments passed to the client call as they are."""
 
+    retry: ModelRetrySettings | None = None
+    """How failed model calls are retried (a dict of ``ModelRetrySettings`` fields works too).
+    When set, it decides instead of ``RunConfig.model_retry``, whose values fill the fields it
+    leaves unset. Merged field by field (the backoff's too); the policy is never serialized."""
+
     timeout: float | None = None
     """Seconds one model request may take (default: ``DEFAULT_MODEL_TIMEOUT``, 300 s, with 10 s
-    to connect). Retries are ``RunConfig.model_retry``'s alone: the ``openai`` client's own
-    retries are off."""
+    to connect). Retries are ``retry``'s, else ``RunConfig.model_retry``'s: the ``openai``
+    client's own retries are off."""
 
     def __post_init__(self) -> None:
+        self.retry = coerce_retry_settings(self.retry)
         if self.temperature is not None and not 0 <= self.temperature <= 2:
             raise UserError(f"temperature must be between 0 and 2, got {self.temperature}")
         if self.top_p is not None and not 0 <= self.top_p <= 1:
@@ -102,7 +109,8 @@ class ModelSettings:
             raise UserError(f"max_tokens must be at least 1, got {self.max_tokens}")
 
     def resolve(self, override: ModelSettings | None) -> ModelSettings:
-        """These settings with every non-None field of ``override`` applied on top."""
+        """These settings with every non-None field of ``override`` applied on top (``retry``
+        merged field by field)."""
         if override is None:
             return self
         changes = {
@@ -110,10 +118,16 @@ class ModelSettings:
             for f in fields(self)
             if getattr(override, f.name) is not None
         }
+        if override.retry is not None:
+            changes["retry"] = merge_retry_settings(self.retry, override.retry)
         return dataclasses.replace(self, **changes) if changes else self
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The settings that are set, as a JSON-compatible dict."""
-        return {
+        """The settings that are set, as a JSON-compatible dict (``retry`` without its
+        policy)."""
+        data = {
             f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
         }
+        if self.retry is not None:
+            data["retry"] = self.retry.to_json_dict()
+        return data

@@ -115,6 +115,7 @@ def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLo
     if state is not None:
         loop = resume_loop(state, agent, options.context, config, turns, stream, handler, hooks)
         loop.error_handlers = options.error_handlers
+        loop.session = session  # it saves the whole run when the resumed part finishes
         return loop
     return RunLoop(
         agent=agent,

@@ -147,7 +147,9 @@ class RunConfig:
     stop the run with ``ModelBehaviorError`` (``"raise_error"``, the SDK's default)."""
 
     model_retry: ModelRetryPolicy = field(default_factory=ModelRetryPolicy)
-    """How failed model calls are retried (``ModelRetryPolicy(max_attempts=1)`` turns it off)."""
+    """How failed model calls are retried (``ModelRetryPolicy(max_attempts=1)`` turns it off).
+    Where the resolved ``ModelSettings`` has ``retry``, that decides instead, with this policy's
+    values for the fields it leaves unset."""
 
     tracing_disabled: bool = False
     """Record no trace for this run."""

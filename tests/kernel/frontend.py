@@ -33,6 +33,10 @@ class Frontend:
         self.iopub: list[dict[str, Any]] = []
         self.models: dict[str, dict[str, Any]] = {}
         self.custom: dict[str, list[Any]] = {}
+        self.comm_targets: dict[str, str] = {}
+        """Target name of every comm the kernel opened, by comm id."""
+        self.comm_data: dict[str, list[Any]] = {}
+        """The data of every comm message from the kernel, by comm id."""
         self._changed = threading.Condition()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._collect, daemon=True)
@@ -61,6 +65,11 @@ class Frontend:
 
     def _track(self, msg: dict[str, Any]) -> None:
         content = msg["content"]
+        if msg["msg_type"] == "comm_open":
+            self.comm_targets[content["comm_id"]] = content.get("target_name", "")
+            self.comm_data.setdefault(content["comm_id"], []).append(content.get("data"))
+        elif msg["msg_type"] == "comm_msg":
+            self.comm_data.setdefault(content["comm_id"], []).append(content["data"])
         if msg["msg_type"] == "comm_open" and content.get("target_name") == "jupyter.widget":
             self.models[content["comm_id"]] = dict(content["data"].get("state", {}))
         elif msg["msg_type"] == "comm_msg":
@@ -122,6 +131,22 @@ class Frontend:
             "comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": content}}
         )
         self.kc.shell_channel.send(msg)
+
+    def open_comm(self, target: str, data: dict[str, Any] | None = None) -> str:
+        """Open a comm to ``target`` in the kernel, as a frontend extension does."""
+        comm_id = uuid.uuid4().hex
+        content = {"comm_id": comm_id, "target_name": target, "data": data or {}}
+        self.kc.shell_channel.send(self.kc.session.msg("comm_open", content))
+        return comm_id
+
+    def send_comm(self, comm_id: str, data: dict[str, Any]) -> None:
+        """A plain comm message (not a widget's) with ``data``."""
+        content = {"comm_id": comm_id, "data": data}
+        self.kc.shell_channel.send(self.kc.session.msg("comm_msg", content))
+
+    def comm_messages(self, comm_id: str) -> list[Any]:
+        with self._changed:
+            return list(self.comm_data.get(comm_id, []))
 
     def hello(self, comm_id: str) -> None:
         """What the widget's JS sends once it has rendered."""

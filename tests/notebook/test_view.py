@@ -576,6 +576,7 @@ async def test_finish_replaces_the_display_once_with_transcripts() -> None:
         "text/plain",
         "text/html",
         "text/markdown",
+        "application/vnd.jupyter-agents.run+json",  # data for the lab extension's renderer
     }
     assert view.widget.header["status"] == "cancelled"
     card = view.widget.blocks[0]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents import Agent, Runner, RunState, ToolApprovalItem, UserError
+from jupyter_agents import Agent, InMemorySession, Runner, RunState, ToolApprovalItem, UserError
 
 from .approval_agents import AFTER_RESUME, FIRST_TURNS, email, mail_agent, sent
 
@@ -235,3 +235,26 @@ async def test_a_handoff_in_a_paused_turn_happens_on_resume() -> None:
     calls = [i["call_id"] for i in sent_input if i.get("type") == "function_call"]
     outputs = [i["call_id"] for i in sent_input if i.get("type") == "function_call_output"]
     assert sorted(calls) == sorted(outputs)  # the handoff call got its output too
+
+
+async def test_a_resumed_run_saves_the_whole_run_to_its_session_once() -> None:
+    session = InMemorySession("resume")
+    await session.add_items([{"role": "user", "content": "earlier"}])
+    agent = mail_agent([[email("ana@example.com", "c1")], ["sent"]])
+    first = await Runner.run(agent, "mail Ana", session=session)
+    assert first.interruptions and len(await session.get_items()) == 1  # a paused run saves nothing
+
+    state = first.to_state()
+    state.approve(first.interruptions[0])
+    restored = RunState.from_json(agent, state.to_json())  # as if saved and loaded later
+    resumed = await Runner.run(agent, restored, session=session)
+
+    assert resumed.final_output == "sent"
+    saved = await session.get_items()
+    assert [i.get("content") for i in saved if i.get("role") == "user"] == ["earlier", "mail Ana"]
+    assert [i.get("type") for i in saved[2:]] == [
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert saved[-1]["role"] == "assistant"

@@ -13,7 +13,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from jupyter_agents.runtime.context import RunContextWrapper, ToolContext
 from jupyter_agents.runtime.errors import ModelBehaviorError, UserError
-from jupyter_agents.runtime.tools import schema as schema_module
+from jupyter_agents.runtime.tools import _params_model as params_model_module
 from jupyter_agents.runtime.tools.schema import FuncSchema, function_schema
 
 # Types live at module level: with `from __future__ import annotations` the annotations are
@@ -576,7 +576,7 @@ def test_no_parameters() -> None:
 
 
 def test_repeated_builds_share_the_model_but_not_the_schema() -> None:
-    schema_module._MODELS.clear()
+    params_model_module._MODELS.clear()
     built = [function_schema(search) for _ in range(3)]
 
     assert built[1].params_pydantic_model is built[2].params_pydantic_model

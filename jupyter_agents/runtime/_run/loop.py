@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..agent import Agent
 from ..approvals import ApprovalHandler, ApprovalLedger
 from ..context import RunContextWrapper
-from ..errors import AgentsException, MaxTurnsExceeded, UserError
+from ..errors import AgentsException, UserError
 from ..events import AgentUpdatedStreamEvent, StreamEvent
 from ..guardrails import InputGuardrailResult, OutputGuardrailResult
 from ..handoffs import Handoff
@@ -37,13 +37,12 @@ from ..sessions import Session
 from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, trace
-from .error_handlers import handled_output
 from .input_guardrails import race, raise_if_tripped, start_input_guardrails
 from .model_call import ModelCall, resolve_model
 from .progress import FinalOutput, HandedOff, Interrupted, NextStep, Paused, RunAgain, RunProgress
 from .progress import InProgress as _InProgress
 from .session_io import load_session, save_session
-from .step import finalize, finish_turn, make_item, resolve_calls
+from .step import finish_turn, make_item, out_of_turns, resolve_calls
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
 
@@ -110,6 +109,8 @@ class RunLoop:
         self._server_sent = 0
         self._tools_used: set[int] = set()
         self.session = session
+        self.resumed = False
+        """True for a loop continuing a paused run (its session history is already in)."""
         self.error_handlers = error_handlers
         self.auto_previous_response_id = auto_previous_response_id
         self.new_input = ItemHelpers.input_to_new_input_list(input)
@@ -265,7 +266,7 @@ class RunLoop:
                     self.mark_cancelled()
                     return
                 if self.progress.current_turn >= self.progress.max_turns:
-                    await self._out_of_turns()
+                    await out_of_turns(self)
                     continue
                 self.progress.current_turn += 1
                 mark = (len(self.progress.new_items), len(self.progress.model_input))
@@ -292,15 +293,6 @@ class RunLoop:
             raise
         finally:
             self._end_trace(error)
-
-    async def _out_of_turns(self) -> None:
-        """End the run with the ``max_turns`` error handler's output, or raise."""
-        agent = self.progress.current_agent
-        error = MaxTurnsExceeded(f"Max turns ({self.progress.max_turns}) exceeded")
-        handled = await handled_output(self, agent, "max_turns", error)
-        if handled is None:
-            raise error
-        self.take(await finalize(self, agent, handled[0]))
 
     async def _guarded(
         self, turn: AsyncGenerator[StreamEvent, None]

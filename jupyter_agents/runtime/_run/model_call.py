@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
+import itertools
 import logging
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
+from .. import retry
 from .._util import call_maybe_async
 from ..agent import Agent
 from ..errors import ModelBehaviorError, UserError
@@ -17,7 +18,7 @@ from ..model_settings import ModelSettings
 from ..models.interface import Model, ModelTracing
 from ..models.provider import default_provider
 from ..models.usage import usage_from_openai
-from ..retry import describe_error, retry_delay
+from ..retry import EffectiveRetry, advice_source, decide_retry, describe_error, retry_delay
 from ..run_config import CallModelData, ModelInputData, RunConfig
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
@@ -135,12 +136,11 @@ class ModelCall:
         span.finish()
 
     async def response(self) -> ModelResponse:
-        """A complete response (retried as the run's policy says)."""
-        policy = self.loop.run_config.model_retry
+        """A complete response, retried as ``ModelSettings.retry`` or else the run's policy says."""
         failures: list[str] = []
         span = self._span()
         try:
-            for attempt in range(1, policy.max_attempts + 1):
+            for attempt in itertools.count(1):
                 try:
                     response = await self.model.get_response(*self._args(), **self._kwargs())
                 except Exception as error:
@@ -153,16 +153,44 @@ class ModelCall:
             raise
         raise AssertionError("unreachable")
 
-    async def _after_failure(self, error: Exception, attempt: int, failures: list[str]) -> None:
-        policy = self.loop.run_config.model_retry
+    async def _after_failure(
+        self, error: Exception, attempt: int, failures: list[str], *, stream: bool = False
+    ) -> None:
+        """Wait before the next attempt, or re-raise ``error`` (noting what was tried)."""
         failures.append(describe_error(error))
-        if attempt >= policy.max_attempts or not policy.is_retryable(error):
+        delay, reason = await self._retry_delay(error, attempt, stream)
+        if delay is None:
             if len(failures) > 1:
                 _note(error, f"model call failed {len(failures)} times: " + "; ".join(failures))
             raise error
-        delay = retry_delay(policy, attempt, error)
-        logger.info("model call failed (%s); retrying in %.2f s", failures[-1], delay)
-        await asyncio.sleep(delay)
+        why = f"; {reason}" if reason and reason != str(error) else ""
+        logger.info("model call failed (%s); retrying in %.2f s%s", failures[-1], delay, why)
+        await retry.wait(delay)
+
+    async def _retry_delay(
+        self, error: Exception, attempt: int, stream: bool
+    ) -> tuple[float | None, str | None]:
+        """Seconds before attempt ``attempt + 1`` and why, or None: no retry.
+
+        The resolved ``ModelSettings.retry`` decides when set (its unset fields taken from
+        ``RunConfig.model_retry``); otherwise ``RunConfig.model_retry`` alone.
+        """
+        fallback = self.loop.run_config.model_retry
+        settings = self.settings.retry
+        if settings is None:
+            if attempt >= fallback.max_attempts or not fallback.is_retryable(error):
+                return None, None
+            return retry_delay(fallback, attempt, error), None
+        decision = await decide_retry(
+            EffectiveRetry.of(settings, fallback),
+            error=error,
+            attempt=attempt,
+            stream=stream,
+            previous_response_id=self.loop.previous_response_id,
+            conversation_id=self.loop.conversation_id,
+            advise=advice_source(self.model),
+        )
+        return (decision.delay or 0.0, decision.reason) if decision.retry else (None, None)
 
     async def stream(
         self, streamed: dict[int, RunItem], make_item: Any
@@ -203,7 +231,7 @@ class ModelCall:
                 except Exception as error:
                     if delivered:
                         raise
-                    await self._after_failure(error, attempt, failures)
+                    await self._after_failure(error, attempt, failures, stream=True)
                 finally:
                     aclose = getattr(source, "aclose", None)
                     if aclose is not None:

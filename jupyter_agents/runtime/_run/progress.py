@@ -104,6 +104,10 @@ class RunProgress:
     paused: Paused = field(default_factory=Paused)
     """Calls waiting for decisions (empty unless the run paused)."""
 
+    history_length: int = 0
+    """Items of ``original_input`` that came from the session's history (the rest is the run's
+    own input, which the session saves when the run finishes)."""
+
     def snapshot(self) -> RunProgress:
         """A copy that later changes to this one do not reach (items are shared: immutable)."""
         return RunProgress(
@@ -116,6 +120,7 @@ class RunProgress:
             current_turn=self.current_turn,
             ledger=ApprovalLedger.from_json(self.ledger.to_json()),
             paused=self.paused.copy(),
+            history_length=self.history_length,
         )
 
 

@@ -53,4 +53,5 @@ def resume_loop(
         )
         loop.hooks = HookCaller(hooks, progress.context_wrapper)
     loop.progress = progress
+    loop.resumed = True
     return loop

@@ -15,7 +15,13 @@ __all__ = ["load_session", "save_session"]
 
 
 async def load_session(loop: RunLoop, session: Session) -> None:
-    """Put the session's history in front of the new input."""
+    """Put the session's history in front of the new input. A resumed run already has it:
+    only what it must save is worked out."""
+    if loop.resumed:
+        original = loop.progress.original_input
+        items = [] if isinstance(original, str) else original
+        loop.new_input = list(items[loop.progress.history_length :])
+        return
     history = await session.get_items()
     merge = loop.run_config.session_input_callback
     if merge is not None:
@@ -26,6 +32,10 @@ async def load_session(loop: RunLoop, session: Session) -> None:
         merged = [*history, *loop.new_input]
     loop.progress.original_input = merged
     loop.progress.model_input = list(merged)
+    if merge is None:
+        loop.progress.history_length = len(history)
+    else:  # the callback decided: what is not the new input counts as history
+        loop.progress.history_length = max(0, len(merged) - len(loop.new_input))
 
 
 async def save_session(loop: RunLoop) -> None:

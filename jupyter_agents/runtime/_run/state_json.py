@@ -33,7 +33,8 @@ __all__ = ["STATE_FORMAT", "STATE_VERSION", "dump_progress", "load_progress", "r
 STATE_FORMAT = "jupyter_agents.run_state"
 STATE_VERSION = 1
 """Bumped whenever the JSON layout changes; older readers refuse newer states. Fields added
-since (``state_id``, ``nested``, an output's ``status``) are optional, so version 1 stays."""
+since (``state_id``, ``nested``, ``history_length``, an output's ``status``) are optional, so
+version 1 stays."""
 
 
 def damaged(problem: str) -> UserError:
@@ -79,6 +80,7 @@ def dump_progress(progress: RunProgress, state_id: str) -> dict[str, Any]:
         },
         "current_turn": progress.current_turn,
         "max_turns": progress.max_turns,
+        "history_length": progress.history_length,
         "ledger": progress.ledger.to_json(),
         "pending_calls": [c.call_id for c in progress.paused.calls],
         "pending_mcp": [r.call_id for r in progress.paused.mcp],
@@ -144,6 +146,7 @@ def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgre
         current_turn=data["current_turn"],
         ledger=ApprovalLedger.from_json(data["ledger"]),
         paused=Paused(pending_calls, pending_mcp, pending_handoffs, interruptions, nested),
+        history_length=data.get("history_length", 0),
     )
     return progress, data.get("state_id")
 

@@ -65,6 +65,7 @@ class _State(_Model):
     usage: _Usage
     current_turn: StrictInt = Field(ge=0)
     max_turns: StrictInt = Field(ge=1)
+    history_length: StrictInt = Field(default=0, ge=0)
     ledger: _Ledger
     pending_calls: list[StrictStr]
     pending_mcp: list[StrictStr]

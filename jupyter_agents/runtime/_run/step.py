@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .._util import call_maybe_async
 from ..agent import Agent, FunctionToolResult, StopAtTools, ToolsToFinalOutputResult
 from ..errors import (
+    MaxTurnsExceeded,
     ModelBehaviorError,
     ModelRefusalError,
     OutputGuardrailTripwireTriggered,
@@ -140,6 +141,16 @@ async def finish_turn(
             raise
         output = handled[0]
     yield await finalize(loop, agent, output)
+
+
+async def out_of_turns(loop: RunLoop) -> None:
+    """The run used up its turns: end it with the ``max_turns`` handler's output, or raise."""
+    agent = loop.progress.current_agent
+    error = MaxTurnsExceeded(f"Max turns ({loop.progress.max_turns}) exceeded")
+    handled = await handled_output(loop, agent, "max_turns", error)
+    if handled is None:
+        raise error
+    loop.take(await finalize(loop, agent, handled[0]))
 
 
 def _refusal(message: RunItem) -> str | None:

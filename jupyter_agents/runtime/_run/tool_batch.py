@@ -9,7 +9,7 @@ import json
 import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from .._util import call_maybe_async
 from ..agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
@@ -32,7 +32,15 @@ from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
 from ..tools.kinds import LocalTool, ToolKind, kind_for_call, kind_for_tool
 from ..tracing import function_span
-from .tool_checks import Outcome, check_input, check_output, run_with_timeout, watchdog
+from .tool_checks import (
+    Outcome,
+    ToolErrorKind,
+    check_input,
+    check_output,
+    reworded,
+    run_with_timeout,
+    watchdog,
+)
 
 COARSE_TIMEOUT = 10.0
 """Run-wide default tool timeouts this long or longer use the shared coarse watchdog."""
@@ -176,7 +184,7 @@ class ToolBatch:
             else:
                 told = rejection_message(name, decision.message)
                 if decision.message is None:  # the person's own words win over the formatter
-                    told = await self._formatted("approval_rejected", kind, name, call_id, told)
+                    told = await self._reword("approval_rejected", kind, name, call_id, told)
                 ran = Outcome(told, "rejected")
         else:
             ran = await self._invoke_or_pause(kind, name, call_id, arguments, call.raw_item)
@@ -303,7 +311,7 @@ class ToolBatch:
                     "offer now (RunConfig.tool_not_found_behavior is 'raise_error')."
                 )
             told = self._missing_tool_message(name)
-            told = await self._formatted("tool_not_found", kind, name, call_id, told)
+            told = await self._reword("tool_not_found", kind, name, call_id, told)
             return Outcome.failed(told, "ToolNotFound")
         ctx = ToolContext.from_run_context(
             self._context,
@@ -365,40 +373,14 @@ class ToolBatch:
         finally:
             event_sink.reset(token)
 
-    async def _formatted(
-        self,
-        error: Literal["approval_rejected", "tool_not_found"],
-        kind: ToolKind,
-        name: str,
-        call_id: str,
-        default: str,
+    async def _reword(
+        self, error: ToolErrorKind, kind: ToolKind, name: str, call_id: str, default: str
     ) -> str:
-        """``default``, or what ``RunConfig.tool_error_formatter`` says instead."""
         formatter = self._loop.run_config.tool_error_formatter
         if formatter is None:
             return default
-        args = ToolErrorFormatterArgs(
-            kind=error,
-            tool_type=kind.name,
-            tool_name=name,
-            call_id=call_id,
-            default_message=default,
-            run_context=self._context,
-        )
-        try:
-            told = await call_maybe_async(formatter, args)
-        except Exception:
-            logger.exception("tool_error_formatter failed; the model gets the default message")
-            return default
-        if told is None:
-            return default
-        if not isinstance(told, str):
-            logger.error(
-                "tool_error_formatter returned %s, not a str; the model gets the default message",
-                type(told).__name__,
-            )
-            return default
-        return told
+        args = ToolErrorFormatterArgs(error, kind.name, name, call_id, default, self._context)
+        return await reworded(formatter, args)
 
     def _missing_tool_message(self, name: str) -> str:
         if name in self._all_names:

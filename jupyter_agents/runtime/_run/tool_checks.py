@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import sys
 import weakref
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from .._util import call_maybe_async
 from ..errors import ToolInputGuardrailTripwireTriggered, ToolOutputGuardrailTripwireTriggered
 from ..items import ToolError, ToolStatus
 from ..tool_guardrails import (
@@ -22,8 +24,11 @@ from ..tool_guardrails import (
 if TYPE_CHECKING:
     from ..agent import Agent
     from ..context import ToolContext
+    from ..run_config import ToolErrorFormatter, ToolErrorFormatterArgs
     from ..tools.kinds import LocalTool
     from .loop import RunLoop
+
+logger = logging.getLogger("jupyter_agents")
 
 __all__ = [
     "Outcome",
@@ -170,3 +175,25 @@ def watchdog() -> Watchdog:
     if found is None:
         found = _watchdogs[loop] = Watchdog()
     return found
+
+
+ToolErrorKind = Literal["approval_rejected", "tool_not_found"]
+
+
+async def reworded(formatter: ToolErrorFormatter, args: ToolErrorFormatterArgs[Any]) -> str:
+    """What ``RunConfig.tool_error_formatter`` says instead of ``args.default_message``; the
+    default when it returns None, something other than a string, or fails."""
+    try:
+        told = await call_maybe_async(formatter, args)
+    except Exception:
+        logger.exception("tool_error_formatter failed; the model gets the default message")
+        return args.default_message
+    if told is None:
+        return args.default_message
+    if not isinstance(told, str):
+        logger.error(
+            "tool_error_formatter returned %s, not a str; the model gets the default message",
+            type(told).__name__,
+        )
+        return args.default_message
+    return told

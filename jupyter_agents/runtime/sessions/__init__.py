@@ -5,12 +5,15 @@
 * :class:`InMemorySession` — history in this process's memory.
 * :class:`SQLiteSession` — history in SQLite, in memory or in a file that survives restarts,
   crashes and concurrent writers.
+* :class:`AdvancedSQLiteSession` — a SQLite session with conversation branches and usage per
+  turn.
 """
 
 from __future__ import annotations
 
+from .advanced_sqlite import AdvancedSQLiteSession
 from .base import Session, SessionABC
 from .memory import InMemorySession
 from .sqlite import SQLiteSession
 
-__all__ = ["InMemorySession", "SQLiteSession", "Session", "SessionABC"]
+__all__ = ["AdvancedSQLiteSession", "InMemorySession", "SQLiteSession", "Session", "SessionABC"]

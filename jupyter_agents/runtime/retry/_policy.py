@@ -1,4 +1,5 @@
-"""Retrying model calls on rate limits, server errors and timeouts."""
+"""``RunConfig.model_retry``: the run-wide retry rule of model calls (rate limits, server errors,
+timeouts), used whenever the resolved ``ModelSettings`` has no ``retry``."""
 
 from __future__ import annotations
 

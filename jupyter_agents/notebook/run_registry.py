@@ -1,0 +1,163 @@
+"""The kernel's list of ``%%agent`` runs, for views outside the cell (the lab extension's runs
+panel, status bar and notifications).
+
+Each run is a :class:`RunRecord`: plain facts (agent, model, status, elapsed time, tokens, tool
+calls, the calls waiting for approval) that listeners receive as JSON-ready dicts whenever they
+change. Decisions and Stop from outside the cell go through the run's own view, so the cell's
+card and every other view see the same outcome, and a second or stale decision does nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..runtime.approvals import ApprovalDecision, ApprovalRequest
+from .view_protocol import LiveView
+
+__all__ = ["RunRecord", "RunRegistry"]
+
+KEEP_FINISHED = 30
+"""Finished runs kept in the list (the newest)."""
+
+ARGUMENTS_PREVIEW = 200
+"""Characters of a waiting call's arguments shown outside the cell."""
+
+ACTIVE = frozenset({"running", "waiting", "background"})
+
+_ids = itertools.count(1)
+
+
+@dataclass
+class RunRecord:
+    """One ``%%agent`` run, as views outside its cell see it."""
+
+    run_id: str
+    cell_id: str
+    agent: str
+    model: str
+    started: float = field(default_factory=time.time)
+    """Wall-clock start (seconds since the epoch)."""
+    status: str = "running"
+    ended: float | None = None
+    tokens: int = 0
+    tool_calls: int = 0
+    pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Waiting approval requests by request id: tool, call id and an arguments preview."""
+    view: LiveView | None = field(default=None, repr=False)
+    stop: Callable[[], None] | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict (what the frontend gets)."""
+        return {
+            "id": self.run_id,
+            "cell": self.cell_id,
+            "agent": self.agent,
+            "model": self.model,
+            "status": "waiting" if self.pending and self.status in ACTIVE else self.status,
+            "started": self.started,
+            "ended": self.ended,
+            "tokens": self.tokens,
+            "tool_calls": self.tool_calls,
+            "pending": list(self.pending.values()),
+        }
+
+
+class RunRegistry:
+    """The runs of one kernel; listeners hear of every change."""
+
+    def __init__(self) -> None:
+        self._runs: OrderedDict[str, RunRecord] = OrderedDict()
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._lock = threading.Lock()
+
+    # -- listeners -----------------------------------------------------------------------
+
+    def listen(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``listener(run_json)`` on every change; returns a function that stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """Every known run, oldest first."""
+        with self._lock:
+            return [r.to_json() for r in self._runs.values()]
+
+    def _changed(self, record: RunRecord) -> None:
+        data = record.to_json()
+        for listener in list(self._listeners):
+            listener(data)
+
+    # -- what the cell driver reports ----------------------------------------------------
+
+    def start(self, view: LiveView, cell_id: str, agent: str, model: str) -> RunRecord:
+        """Record a new run shown by ``view``."""
+        record = RunRecord(f"run-{next(_ids)}", cell_id, agent, model, view=view)
+        with self._lock:
+            self._runs[record.run_id] = record
+            finished = [k for k, r in self._runs.items() if r.status not in ACTIVE]
+            for key in finished[:-KEEP_FINISHED] if len(finished) > KEEP_FINISHED else []:
+                del self._runs[key]
+        self._changed(record)
+        return record
+
+    def update(self, record: RunRecord, **changes: Any) -> None:
+        """Change some facts of ``record`` (status, tokens, tool_calls, stop)."""
+        if all(getattr(record, k) == v for k, v in changes.items()):
+            return
+        for key, value in changes.items():
+            setattr(record, key, value)
+        if changes.get("status") not in (None, *ACTIVE):
+            record.ended = time.time()
+            record.pending.clear()
+        self._changed(record)
+
+    def waiting(self, record: RunRecord, request: ApprovalRequest, answer: Any) -> None:
+        """``request`` waits for a decision until ``answer`` (a future) is done."""
+        arguments = json.dumps(request.arguments, ensure_ascii=False)
+        if len(arguments) > ARGUMENTS_PREVIEW:
+            arguments = arguments[: ARGUMENTS_PREVIEW - 1] + "…"
+        record.pending[request.request_id] = {
+            "request": request.request_id,
+            "call": request.call_id,
+            "tool": request.tool_name,
+            "arguments": arguments,
+        }
+        self._changed(record)
+
+        def settled(_answer: Any) -> None:
+            if record.pending.pop(request.request_id, None) is not None:
+                self._changed(record)
+
+        if hasattr(answer, "add_done_callback"):
+            answer.add_done_callback(settled)
+
+    # -- what views outside the cell ask -------------------------------------------------
+
+    def decide(self, run_id: str, request_id: str, approved: bool, message: str | None) -> bool:
+        """Decide a waiting call of run ``run_id``; False when it no longer waits."""
+        record = self._runs.get(run_id)
+        if record is None or record.view is None or request_id not in record.pending:
+            return False
+        decision = (
+            ApprovalDecision.approve() if approved else ApprovalDecision.reject(message or None)
+        )
+        return record.view.decide(request_id, decision)
+
+    def stop(self, run_id: str) -> bool:
+        """Stop run ``run_id``; False when it is not running."""
+        record = self._runs.get(run_id)
+        if record is None or record.status not in ACTIVE or record.stop is None:
+            return False
+        record.stop()
+        return True
+
+    def stop_all(self) -> int:
+        """Stop every running run; how many were stopped."""
+        return sum(self.stop(run_id) for run_id in list(self._runs))
