@@ -21,7 +21,7 @@ from ..runtime.tools import FunctionTool
 from . import _tool_output
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
-from .run_registry import RunRecord, RunRegistry
+from .run_registry import RunRecord
 from .session import NotebookSession, current_session
 from .view_protocol import LiveView
 
@@ -31,9 +31,12 @@ TICK = 0.1
 """Seconds between wake-ups of the kernel loop while a run waits (lets Interrupt land)."""
 
 
-def approval_grace() -> float:
-    """Seconds a pending approval waits for a frontend to show the run before it is refused."""
-    return float(os.environ.get("JUPYTER_AGENTS_APPROVAL_GRACE", "5"))
+def approval_grace(session: NotebookSession | None = None) -> float:
+    """Seconds a pending approval waits for a frontend to show the run before it is refused:
+    ``JUPYTER_AGENTS_APPROVAL_GRACE``, else the JupyterLab extension's setting, else 5."""
+    if "JUPYTER_AGENTS_APPROVAL_GRACE" in os.environ:
+        return float(os.environ["JUPYTER_AGENTS_APPROVAL_GRACE"])
+    return session.runs.grace if session is not None else 5.0
 
 
 def headless_message(tool_name: str) -> str:
@@ -92,7 +95,7 @@ def _with_tool_output(agent: Agent[Any], view: LiveView) -> Agent[Any]:
 
 
 def _handler(
-    opts: CellOptions, view: LiveView, runs: RunRegistry, record: RunRecord
+    opts: CellOptions, view: LiveView, session: NotebookSession, record: RunRecord
 ) -> Callable[[ApprovalRequest], Any]:
     if opts.approve == "auto":
         return lambda request: ApprovalDecision.approve()
@@ -102,9 +105,9 @@ def _handler(
 
     def ask(request: ApprovalRequest) -> Any:
         waiting = view.inbox(request)
-        runs.waiting(record, request, waiting)
+        session.runs.waiting(record, request, waiting)
         if not view.rendered.is_set():
-            loop.call_later(approval_grace(), _refuse_if_unseen, view, request)
+            loop.call_later(approval_grace(session), _refuse_if_unseen, view, request)
         return waiting
 
     return OnLoop(ask)  # it only registers the request: called on the run's loop
@@ -145,7 +148,7 @@ class _Prepared:
 def _prepare(line: str, body: str) -> tuple[NotebookSession, CellOptions, _Prepared]:
     """Check the cell (usage errors are raised here, at once) and make its view."""
     session = _session()
-    opts = parse_cell_options(line)
+    opts = parse_cell_options(line, session.runs.default_approve)
     agent = session.agent_named(opts.agent)
     try:
         prompt = interpolate(body.strip(), session.shell.user_ns)
@@ -173,7 +176,7 @@ async def _start(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
         [*run.history, {"role": "user", "content": run.prompt}],
         max_turns=opts.max_turns,
         run_config=RunConfig(model=run.model),
-        approval_handler=_handler(opts, run.view, session.runs, _record(run)),
+        approval_handler=_handler(opts, run.view, session, _record(run)),
     )
     run.view.on_stop = run.result.cancel
     session.runs.update(_record(run), stop=run.result.cancel)

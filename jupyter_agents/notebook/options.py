@@ -50,8 +50,9 @@ def _parser() -> _Parser:
     return parser
 
 
-def parse_cell_options(line: str) -> CellOptions:
-    """Parse the text after ``%%agent``."""
+def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
+    """Parse the text after ``%%agent``. Without ``--approve``, ``JUPYTER_AGENTS_APPROVE``
+    decides, then ``default_approve`` (the JupyterLab extension's setting)."""
     try:
         words = shlex.split(line)
     except ValueError as e:
@@ -62,7 +63,7 @@ def parse_cell_options(line: str) -> CellOptions:
     for name in (args.agent, args.out):
         if name is not None and not name.isidentifier():
             raise UsageError(f"%%agent: {name!r} is not a valid Python name.")
-    approve = args.approve or os.environ.get("JUPYTER_AGENTS_APPROVE", "ask")
+    approve = args.approve or os.environ.get("JUPYTER_AGENTS_APPROVE") or default_approve
     if approve not in ("ask", "auto", "deny"):
         raise UsageError(f"JUPYTER_AGENTS_APPROVE={approve!r} is not valid: use ask, auto or deny.")
     return CellOptions(

@@ -73,6 +73,10 @@ class RunRegistry:
     """The runs of one kernel; listeners hear of every change."""
 
     def __init__(self) -> None:
+        self.default_approve = "ask"
+        """How ``%%agent`` cells without ``--approve`` decide (a frontend's setting)."""
+        self.grace = 5.0
+        """Seconds a waiting call waits for a frontend to show its run (a frontend's setting)."""
         self._runs: OrderedDict[str, RunRecord] = OrderedDict()
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self._lock = threading.Lock()
@@ -139,6 +143,15 @@ class RunRegistry:
             answer.add_done_callback(settled)
 
     # -- what views outside the cell ask -------------------------------------------------
+
+    def configure(self, approve: object, grace: object) -> bool:
+        """Take a frontend's settings; False (nothing changed) when one is invalid."""
+        if approve not in ("ask", "auto", "deny"):
+            return False
+        if isinstance(grace, bool) or not isinstance(grace, (int, float)) or not 0 <= grace <= 600:
+            return False
+        self.default_approve, self.grace = str(approve), float(grace)
+        return True
 
     def decide(self, run_id: str, request_id: str, approved: bool, message: str | None) -> bool:
         """Decide a waiting call of run ``run_id``; False when it no longer waits."""

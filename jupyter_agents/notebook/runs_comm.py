@@ -11,7 +11,10 @@ kernel → frontend
     ``{"type": "decided", "run": id, "request": id, "ok": bool}`` answering ``decide``.
 frontend → kernel
     ``{"type": "hello"}``; ``{"type": "decide", "run": id, "request": id, "approved": bool,
-    "message": str | None}``; ``{"type": "stop", "run": id}``; ``{"type": "stop_all"}``.
+    "message": str | None}``; ``{"type": "stop", "run": id}``; ``{"type": "stop_all"}``;
+    ``{"type": "settings", "approve": "ask" | "auto" | "deny", "grace": seconds}`` (the
+    default approval mode of cells without ``--approve`` and the headless grace period;
+    ``JUPYTER_AGENTS_APPROVE`` / ``JUPYTER_AGENTS_APPROVAL_GRACE`` still win).
 
 Nothing a frontend sends is trusted: unknown types and malformed fields are ignored, and a
 decision only settles a request that is waiting in that run (stale and repeated ones get
@@ -120,6 +123,9 @@ class RunsChannel:
             self._on_loop(lambda: self.registry.stop(data["run"]))
         elif kind == "stop_all":
             self._on_loop(self.registry.stop_all)
+        elif kind == "settings":
+            approve, grace = data.get("approve"), data.get("grace")
+            self._on_loop(lambda: self.registry.configure(approve, grace))
 
     def _on_loop(self, work: Callable[[], Any]) -> None:
         """Run ``work`` on the kernel's event loop (the runs' loop), whatever thread this is."""

@@ -4,7 +4,15 @@
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { agentCellPlugin } from './agentcell/plugin';
+import { insertPlugin } from './insert/plugin';
+import { runsPlugin } from './runs/plugin';
+import { transcriptPlugin } from './transcript/plugin';
 
-const plugins: JupyterFrontEndPlugin<any>[] = [agentCellPlugin];
+const plugins: JupyterFrontEndPlugin<any>[] = [
+  agentCellPlugin,
+  runsPlugin,
+  transcriptPlugin,
+  insertPlugin
+];
 
 export default plugins;

@@ -107,7 +107,9 @@ function render({ model, el }) {
       return;
     }
     const target = /** @type {HTMLElement} */ (v.kind === "reasoning" ? v.el.lastChild : v.el);
-    if (v.kind === "text" || v.kind === "reasoning") renderMarkdown(textOf(b), target);
+    if (v.kind === "text" || v.kind === "reasoning") {
+      renderMarkdown(textOf(b), target, v.kind === "text" && !header().live);
+    }
     else if (v.kind === "notice") {
       v.el.className = `ja-notice ja-l-${b.level || "info"}`;
       target.replaceChildren(b.text || "");

@@ -37,15 +37,38 @@ const CONFIG = {
   RETURN_DOM_FRAGMENT: true,
 };
 
-/** Render untrusted Markdown into `parent` (its children are replaced).
- * @param {string} text @param {HTMLElement} parent */
-export function renderMarkdown(text, parent) {
+/** The event the JupyterLab extension turns into a new cell below the run's cell. */
+export const INSERT_EVENT = "jupyter-agents:insert-cell";
+
+/** Under each code block, an "Insert as new cell" button, when the JupyterLab extension is
+ * there to take it (it marks the page). The code goes as event data, never as markup.
+ * @param {HTMLElement} parent */
+function addInsertButtons(parent) {
+  if (document.body?.dataset?.jupyterAgentsLab !== "1") return;
+  for (const pre of parent.querySelectorAll("pre")) {
+    const button = document.createElement("button");
+    button.className = "ja-btn ja-insert";
+    button.textContent = "Insert as new cell";
+    button.title = "Put this code in a new cell below (it does not run)";
+    button.onclick = () => {
+      const code = (pre.textContent || "").replace(/\n$/, "");
+      button.dispatchEvent(new CustomEvent(INSERT_EVENT, { bubbles: true, detail: { code } }));
+    };
+    pre.after(button);
+  }
+}
+
+/** Render untrusted Markdown into `parent` (its children are replaced); code blocks get an
+ * insert button when `insertable`.
+ * @param {string} text @param {HTMLElement} parent @param {boolean} [insertable] */
+export function renderMarkdown(text, parent, insertable = false) {
   const cut = text.length > MAX_CHARS ? text.length - MAX_CHARS : 0;
   const html = md.render(cut ? text.slice(0, MAX_CHARS) : text);
   const fragment = /** @type {DocumentFragment} */ (
     /** @type {unknown} */ (purifier.sanitize(html, CONFIG))
   );
   parent.replaceChildren(fragment);
+  if (insertable) addInsertButtons(parent);
   if (cut) {
     const note = document.createElement("p");
     note.className = "ja-cut";

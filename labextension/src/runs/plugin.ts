@@ -1,0 +1,205 @@
+/**
+ * Features: the Agent runs panel, the status bar item, approval notifications, and the commands
+ * (insert a %%agent cell, stop this notebook's runs, approve or reject the call waiting in the
+ * active cell). Settings: notifications on or off, and the default approval mode and headless
+ * grace period the kernels get.
+ */
+import {
+  ILabShell,
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStatusBar } from '@jupyterlab/statusbar';
+
+import { Run, RunsModel } from './model';
+import { ApprovalNotifier } from './notifications';
+import { RunsPanel } from './panel';
+import { RunsStatus } from './statusbar';
+
+const PLUGIN_ID = 'jupyter-agents:runs';
+
+export const COMMANDS = {
+  insert: 'jupyter-agents:insert-agent-cell',
+  stopAll: 'jupyter-agents:stop-notebook-runs',
+  approve: 'jupyter-agents:approve-pending',
+  reject: 'jupyter-agents:reject-pending',
+  panel: 'jupyter-agents:show-runs'
+};
+
+/** The cell of `run` in `panel`, with its index. */
+function findCell(panel: NotebookPanel, run: Run) {
+  const widgets = panel.content.widgets;
+  const index = widgets.findIndex(cell => cell.model.id === run.cell);
+  return index < 0 ? null : { index, cell: widgets[index] };
+}
+
+export const runsPlugin: JupyterFrontEndPlugin<void> = {
+  id: PLUGIN_ID,
+  description: 'Agent runs panel, status bar item, approval notifications and commands.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ILabShell, IStatusBar, ICommandPalette, ISettingRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    notebooks: INotebookTracker,
+    labShell: ILabShell | null,
+    statusBar: IStatusBar | null,
+    palette: ICommandPalette | null,
+    settings: ISettingRegistry | null
+  ): void => {
+    const model = new RunsModel();
+    notebooks.forEach(panel => model.track(panel));
+    notebooks.widgetAdded.connect((_t, panel) => model.track(panel));
+    document.body.dataset.jupyterAgentsLab = '1'; // the run widget offers "Insert as new cell"
+
+    const panelOf = (run: Run) =>
+      model.panelsOf(run).find(p => findCell(p, run)) ?? model.panelsOf(run)[0];
+
+    const show = (run: Run) => {
+      const panel = panelOf(run);
+      if (!panel) {
+        return;
+      }
+      app.shell.activateById(panel.id);
+      const found = findCell(panel, run);
+      if (found) {
+        panel.content.activeCellIndex = found.index;
+        void panel.content.scrollToCell(found.cell, 'center');
+      }
+    };
+
+    const visible = (run: Run) => {
+      const panel = panelOf(run);
+      if (!panel || notebooks.currentWidget !== panel || !panel.isVisible) {
+        return false;
+      }
+      const found = findCell(panel, run);
+      if (!found) {
+        return false;
+      }
+      const cell = found.cell.node.getBoundingClientRect();
+      const view = panel.content.node.getBoundingClientRect();
+      return cell.bottom > view.top && cell.top < view.bottom && cell.height > 0;
+    };
+
+    const runsPanel = new RunsPanel(model, {
+      show,
+      notebookName: run => panelOf(run)?.title.label ?? 'a notebook'
+    });
+    runsPanel.title.label = 'Agents';
+    if (labShell) {
+      labShell.add(runsPanel, 'right', { rank: 600 });
+    }
+    const openPanel = () => app.shell.activateById(runsPanel.id);
+
+    const notifier = new ApprovalNotifier(model, { visible, show });
+    notebooks.currentChanged.connect(() => notifier.refresh());
+
+    if (statusBar) {
+      const item = new RunsStatus(model, openPanel);
+      statusBar.registerStatusItem(PLUGIN_ID, {
+        item,
+        align: 'left',
+        rank: 50,
+        isActive: () => item.active,
+        activeStateChanged: model.changed
+      });
+    }
+
+    const current = () => notebooks.currentWidget;
+    const pendingInActiveCell = () => {
+      const panel = current();
+      const cell = panel?.content.activeCell;
+      if (!panel || !cell) {
+        return null;
+      }
+      for (const run of model.runsOf(panel)) {
+        if (run.cell === cell.model.id && run.pending.length > 0) {
+          return { run, call: run.pending[0] };
+        }
+      }
+      return null;
+    };
+
+    app.commands.addCommand(COMMANDS.insert, {
+      label: 'Insert %%agent Cell Below',
+      caption: 'Insert a %%agent cell below the active cell',
+      isEnabled: () => !!current(),
+      execute: () => {
+        const panel = current();
+        if (!panel) {
+          return;
+        }
+        NotebookActions.insertBelow(panel.content);
+        const cell = panel.content.activeCell;
+        if (cell && cell.model.type === 'code') {
+          cell.model.sharedModel.setSource('%%agent\n');
+          panel.content.mode = 'edit';
+          cell.editor?.setCursorPosition({ line: 1, column: 0 });
+        }
+      }
+    });
+    app.commands.addCommand(COMMANDS.stopAll, {
+      label: 'Stop All Agent Runs of This Notebook',
+      isEnabled: () => !!current() && model.runsOf(current()!).some(r => r.ended === null),
+      execute: () => {
+        const panel = current();
+        if (panel) {
+          model.stopAll(panel);
+        }
+      }
+    });
+    app.commands.addCommand(COMMANDS.approve, {
+      label: 'Approve the Agent Call Waiting in the Active Cell',
+      isEnabled: () => pendingInActiveCell() !== null,
+      execute: () => {
+        const found = pendingInActiveCell();
+        if (found) {
+          model.decide(found.run, found.call.request, true);
+        }
+      }
+    });
+    app.commands.addCommand(COMMANDS.reject, {
+      label: 'Reject the Agent Call Waiting in the Active Cell',
+      isEnabled: () => pendingInActiveCell() !== null,
+      execute: () => {
+        const found = pendingInActiveCell();
+        if (found) {
+          model.decide(found.run, found.call.request, false);
+        }
+      }
+    });
+    app.commands.addCommand(COMMANDS.panel, {
+      label: 'Show Agent Runs',
+      execute: openPanel
+    });
+    if (palette) {
+      for (const command of Object.values(COMMANDS)) {
+        palette.addItem({ command, category: 'Agents' });
+      }
+    }
+    app.contextMenu.addItem({
+      command: COMMANDS.insert,
+      selector: '.jp-Notebook .jp-Cell',
+      rank: 20
+    });
+
+    if (settings) {
+      void settings.load(PLUGIN_ID).then(loaded => {
+        const apply = () => {
+          notifier.enabled = loaded.get('notifications').composite !== false;
+          notifier.refresh();
+          model.setKernelSettings({
+            approve: String(loaded.get('defaultApproval').composite ?? 'ask'),
+            grace: Number(loaded.get('headlessGrace').composite ?? 5)
+          });
+        };
+        loaded.changed.connect(apply);
+        apply();
+      });
+    }
+  }
+};

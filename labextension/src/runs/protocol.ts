@@ -1,0 +1,100 @@
+/**
+ * The `jupyter_agents.runs` comm between a kernel and this extension (the kernel side and the
+ * message list are in `jupyter_agents/notebook/runs_comm.py`). Everything a kernel sends is
+ * checked here before use: a field of the wrong type drops the message.
+ */
+
+export const TARGET = 'jupyter_agents.runs';
+
+/** A call waiting for a person's decision. */
+export interface PendingCall {
+  request: string;
+  call: string;
+  tool: string;
+  arguments: string;
+}
+
+/** One `%%agent` run as the kernel reports it. */
+export interface RunInfo {
+  id: string;
+  cell: string;
+  agent: string;
+  model: string;
+  status: string;
+  /** Wall-clock start, in seconds since the epoch. */
+  started: number;
+  ended: number | null;
+  tokens: number;
+  tool_calls: number;
+  pending: PendingCall[];
+}
+
+export type KernelMessage =
+  | { type: 'snapshot'; runs: RunInfo[] }
+  | { type: 'run'; run: RunInfo }
+  | { type: 'decided'; run: string; request: string; ok: boolean };
+
+const isString = (x: unknown): x is string => typeof x === 'string';
+const isNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
+
+function parsePending(x: unknown): PendingCall | null {
+  if (!isObject(x)) {
+    return null;
+  }
+  const { request, call, tool } = x;
+  if (!isString(request) || !isString(call) || !isString(tool)) {
+    return null;
+  }
+  return { request, call, tool, arguments: isString(x.arguments) ? x.arguments : '' };
+}
+
+/** A run reported by a kernel, or null when it is malformed. */
+export function parseRun(x: unknown): RunInfo | null {
+  if (!isObject(x)) {
+    return null;
+  }
+  const { id, cell, agent, model, status, started } = x;
+  if (![id, cell, agent, model, status].every(isString) || !isNumber(started)) {
+    return null;
+  }
+  const pending = Array.isArray(x.pending) ? x.pending.map(parsePending) : [];
+  if (pending.some(p => p === null)) {
+    return null;
+  }
+  return {
+    id: id as string,
+    cell: cell as string,
+    agent: agent as string,
+    model: model as string,
+    status: status as string,
+    started,
+    ended: isNumber(x.ended) ? x.ended : null,
+    tokens: isNumber(x.tokens) ? x.tokens : 0,
+    tool_calls: isNumber(x.tool_calls) ? x.tool_calls : 0,
+    pending: pending as PendingCall[]
+  };
+}
+
+/** A message from a kernel, or null when it is unknown or malformed. */
+export function parseMessage(data: unknown): KernelMessage | null {
+  if (!isObject(data)) {
+    return null;
+  }
+  if (data.type === 'snapshot' && Array.isArray(data.runs)) {
+    const runs = data.runs.map(parseRun);
+    return runs.every(r => r !== null) ? { type: 'snapshot', runs: runs as RunInfo[] } : null;
+  }
+  if (data.type === 'run') {
+    const run = parseRun(data.run);
+    return run && { type: 'run', run };
+  }
+  if (data.type === 'decided' && isString(data.run) && isString(data.request)) {
+    return { type: 'decided', run: data.run, request: data.request, ok: data.ok === true };
+  }
+  return null;
+}
+
+/** Runs that have not ended. */
+export const ACTIVE = new Set(['running', 'waiting', 'background']);
