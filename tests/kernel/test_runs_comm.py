@@ -149,3 +149,20 @@ def test_malformed_messages_are_ignored(fe: Frontend) -> None:
     )
     assert [d["ok"] for d in replies(fe, channel, "decided") if d["run"] == "run-999"] == [False]
     fe.run("1 + 1")  # the kernel is fine
+
+
+def test_frontend_settings_set_the_default_approval_mode_of_cells(fe: Frontend) -> None:
+    channel = runs_comm(fe)
+    fe.send_comm(channel, {"type": "settings", "approve": "sideways", "grace": 5})  # ignored
+    fe.send_comm(channel, {"type": "settings", "approve": "auto", "grace": 2})
+    try:
+        script(fe, WEATHER_THEN_EMAIL)
+        fe.run(STORY, timeout=30)  # no buttons clicked: the setting approved the call
+        assert kernel_value(fe, "sent") == [("ana@example.com", "Sunny")]
+        fe.run("sent.clear()")
+        script(fe, WEATHER_THEN_EMAIL)
+        fe.run(STORY.replace("%%agent", "%%agent --approve deny", 1), timeout=30)
+        assert kernel_value(fe, "sent") == []  # the cell's own flag wins
+    finally:
+        fe.send_comm(channel, {"type": "settings", "approve": "ask", "grace": 3})
+        fe.run("1")
