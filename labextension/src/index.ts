@@ -1,10 +1,11 @@
 /**
- * The jupyter-agents JupyterLab extension: one plugin per feature, each in its own folder.
+ * The jupyter-agents JupyterLab extension. This module only lists the plugins: each feature
+ * is a folder under src/ whose plugin.ts exports one plugin, added to the list below.
  */
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { agentCellPlugin } from './agentcell/plugin';
 
-const plugins: JupyterFrontEndPlugin<any>[] = [agentCellPlugin];
+const plugins: JupyterFrontEndPlugin<unknown>[] = [agentCellPlugin];
 
 export default plugins;
