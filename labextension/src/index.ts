@@ -1,5 +1,6 @@
 /**
- * The jupyter-agents JupyterLab extension: one plugin per feature, each in its own folder.
+ * The jupyter-agents JupyterLab extension. This module only lists the plugins: each feature
+ * is a folder under src/ whose plugin.ts exports one plugin, added to the list below.
  */
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
@@ -8,7 +9,7 @@ import { insertPlugin } from './insert/plugin';
 import { runsPlugin } from './runs/plugin';
 import { transcriptPlugin } from './transcript/plugin';
 
-const plugins: JupyterFrontEndPlugin<any>[] = [
+const plugins: JupyterFrontEndPlugin<unknown>[] = [
   agentCellPlugin,
   runsPlugin,
   transcriptPlugin,

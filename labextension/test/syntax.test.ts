@@ -31,7 +31,8 @@ describe('the magic line', () => {
     for (const line of ['%%agent', '%%agent ', '%%agent\tbot', '%%agent --new']) {
       assert.equal(isMagicLine(line), true, line);
     }
-    for (const line of ['', '%%agents', '%%agent2 x', ' %%agent', '%agent', '# %%agent', '%%AGENT']) {
+    const others = ['', '%%agents', '%%agent2 x', ' %%agent', '%agent', '# %%agent', '%%AGENT'];
+    for (const line of others) {
       assert.equal(isMagicLine(line), false, line);
     }
   });

@@ -32,7 +32,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -83,9 +83,12 @@ def missing_browser_tools() -> list[str]:
 def require_browser_tools() -> None:
     """Fail (under CI) or skip (elsewhere) when a prerequisite of the browser tests is missing."""
     missing = missing_browser_tools()
-    if not missing:
-        return
-    message = "browser tests need " + "; ".join(missing)
+    if missing:
+        fail_or_skip("browser tests need " + "; ".join(missing))
+
+
+def fail_or_skip(message: str) -> NoReturn:
+    """A prerequisite is missing: fail when ``CI`` is set, skip otherwise."""
     if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
         pytest.fail(f"{message} (CI is set, so this fails instead of skipping)", pytrace=False)
     pytest.skip(message)

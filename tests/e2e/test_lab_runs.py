@@ -1,0 +1,173 @@
+"""The lab extension's run features in a real JupyterLab with a real kernel: the Agent runs
+panel, the status bar item, approval notifications, saved runs drawn as cards without a kernel,
+and "Insert as new cell". Screenshots (light and dark) go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from .lab import Lab, Session, lab_session
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the fixture skips (or fails under CI) with install instructions
+    expect = None
+
+pytestmark = pytest.mark.browser
+
+SETUP = '''%load_ext jupyter_agents
+from jupyter_agents import tool
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+
+sent = []
+
+@tool(needs_approval=True)
+def send_email(to: str, body: str) -> str:
+    """Send an email."""
+    sent.append(to)
+    return f"Email sent to {to}"
+
+answer = """Done. Here is the code to do it yourself:
+
+```python
+total = sum(range(10))
+print(total)
+```
+"""
+script = [
+    [tool_call("send_email", {"to": "ana@example.com", "body": "Hi"})],
+    [text(answer)],
+]
+%agent model ScriptedModel(script, delay=0.02)'''
+AGENT = "%%agent\nEmail Ana, then show me how to add up 0..9."
+FILLER = "# filler cell\n" + "\n".join(f"x{i} = {i}" for i in range(40))
+SETUP_CELL, AGENT_CELL = 0, 1
+CODE = "total = sum(range(10))\nprint(total)"
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[Session]:
+    with lab_session() as s:
+        expect.set_options(timeout=30_000)
+        try:
+            yield s
+        finally:
+            expect.set_options(timeout=5_000)
+
+
+def start_waiting_run(lab: Lab, name: str, cells: list[str]) -> None:
+    """Open a notebook, run its setup and agent cells; return when the call waits."""
+    lab.write_notebook(name, cells)
+    lab.open(name)
+    lab.run_cell(SETUP_CELL)
+    expect(lab.prompt(SETUP_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
+    lab.run_cell(AGENT_CELL)
+    card = lab.cell(AGENT_CELL).locator(".ja-tool.ja-st-waiting")
+    expect(card).to_be_visible()
+
+
+def runs_panel(lab: Lab):  # noqa: ANN201 - a Playwright locator
+    return lab.page.locator("#jupyter-agents-runs")
+
+
+def set_theme(lab: Lab, dark: bool) -> None:
+    name = "JupyterLab Dark" if dark else "JupyterLab Light"
+    if lab.page.locator(f"body[data-jp-theme-name='{name}']").count() == 0:
+        lab.menu("Settings", "Theme", name)
+    expect(lab.page.locator(f"body[data-jp-theme-name='{name}']")).to_have_count(1)
+    expect(lab.page.locator("#jupyterlab-splash")).to_have_count(0)  # the theme's splash
+
+
+def test_the_panel_lists_the_run_and_its_approve_lets_the_cell_finish(session: Session) -> None:
+    with session.lab("e2e-runs-panel") as lab:
+        start_waiting_run(lab, "panel.ipynb", [SETUP, AGENT])
+        status = lab.page.locator(".ja-runs-status")
+        expect(status).to_have_text("1 running · 1 waiting")
+        status.click()  # opens the panel
+        panel = runs_panel(lab)
+        expect(panel).to_be_visible()
+        item = panel.locator(".ja-run-item")
+        expect(item).to_have_count(1)
+        expect(item.locator(".ja-run-notebook")).to_have_text("panel.ipynb")
+        pending = item.locator(".ja-run-pending")
+        expect(pending.locator(".ja-run-tool")).to_have_text("send_email")
+        expect(pending.locator(".ja-run-args")).to_contain_text("ana@example.com")
+        for dark in (False, True):
+            set_theme(lab, dark)
+            lab.screenshot(f"lab-runs-panel-{'dark' if dark else 'light'}")
+        set_theme(lab, False)
+
+        pending.get_by_role("button", name="Approve").click()
+
+        expect(lab.prompt(AGENT_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
+        expect(item.locator(".ja-run-status")).to_have_text("done")
+        expect(item.locator(".ja-run-pending")).to_have_count(0)
+        expect(item.locator(".ja-run-calls")).to_have_text("1 tool call")
+        expect(status).to_be_hidden()  # nothing runs any more
+        output = lab.outputs(AGENT_CELL)
+        expect(output).to_contain_text("Email sent to ana@example.com")  # the cell agrees
+        expect(output).to_contain_text(re.compile("approved", re.I))
+        assert lab.errors == [], lab.errors
+
+
+def test_a_notification_asks_for_a_run_out_of_sight_and_its_approve_works(
+    session: Session,
+) -> None:
+    with session.lab("e2e-runs-notification") as lab:
+        cells = [SETUP, AGENT, *([FILLER] * 12)]
+        lab.write_notebook("notify.ipynb", cells)
+        lab.open("notify.ipynb")
+        lab.run_cell(SETUP_CELL)
+        expect(lab.prompt(SETUP_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
+        # Run the agent cell and move away from it before the call is asked for.
+        lab.cell(AGENT_CELL).locator(".cm-content").click()
+        lab.page.keyboard.press("Control+Enter")
+        lab.cell(len(cells) - 1).scroll_into_view_if_needed()
+        toast = lab.page.locator(".jp-Notification-Toast-warning").filter(
+            has_text="wants to run send_email"
+        )
+        expect(toast).to_be_visible()
+        expect(toast).to_be_in_viewport(ratio=1)  # slid in completely
+        lab.screenshot("lab-runs-notification-light")
+        toast.get_by_role("button", name="Approve").click()
+        expect(toast).to_be_hidden()
+        lab.scroll_to_top(AGENT_CELL)
+        expect(lab.outputs(AGENT_CELL)).to_contain_text("Email sent to ana@example.com")
+        assert lab.errors == [], lab.errors
+
+
+def test_a_saved_run_reopened_without_a_kernel_shows_cards_and_inserts_code(
+    session: Session,
+) -> None:
+    with session.lab("e2e-saved-run") as lab:
+        start_waiting_run(lab, "saved.ipynb", [SETUP, AGENT])
+        card = lab.cell(AGENT_CELL).locator(".ja-tool.ja-st-waiting")
+        card.get_by_role("button", name="Approve", exact=True).click()
+        expect(lab.prompt(AGENT_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
+        saved = lab.cell(AGENT_CELL).locator(".ja-saved-run")
+        expect(saved.locator(".ja-tool")).to_have_count(1)  # drawn from the run's data
+        lab.save(lab.server.root / "saved.ipynb")
+        for session_info in lab.server.sessions("saved.ipynb"):
+            lab.server.api("DELETE", f"sessions/{session_info['id']}")  # no kernel any more
+        lab.reload_from_disk()
+
+        saved = lab.cell(AGENT_CELL).locator(".ja-saved-run")
+        expect(saved.locator(".ja-tool .ja-name")).to_have_text("send_email")
+        expect(saved.locator(".ja-pill")).to_have_text(re.compile("done", re.I))
+        expect(saved.locator("pre code")).to_contain_text("sum(range(10))")
+        expect(saved.locator(".ja-stop")).to_be_hidden()
+        for dark in (False, True):
+            set_theme(lab, dark)
+            lab.cell(AGENT_CELL).scroll_into_view_if_needed()
+            lab.screenshot(f"lab-saved-run-{'dark' if dark else 'light'}")
+        set_theme(lab, False)
+
+        saved.get_by_role("button", name="Insert as new cell").click()
+        inserted = lab.cell(AGENT_CELL + 1)
+        expect(inserted.locator(".cm-content")).to_have_text(re.compile(r"total = sum"))
+        expect(inserted.locator(".cm-line")).to_have_count(2)
+        assert lab.errors == [], lab.errors
