@@ -77,7 +77,8 @@ def test_every_output_path_keeps_hostile_text_inert(session: Session) -> None:
         failure = lab.tracebacks()
         assert not failure.count(), f"a cell failed:\n{failure.first.inner_text()[:3000]}"
         agent_output = lab.outputs(4)
-        expect(agent_output.locator(".ja-run")).to_have_count(0)  # the finished transcript
+        saved = "[data-mime-type='application/vnd.jupyter-agents.run+json']"
+        expect(agent_output.and_(page.locator(saved))).to_have_count(1)  # the run has ended
         expect(agent_output.first).to_contain_text("ValueError")
         for summary in page.locator(".jp-OutputArea summary").all():
             if summary.is_visible():

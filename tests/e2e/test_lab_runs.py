@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
-from .lab import Lab, Session, lab_session
+from .lab import ARTIFACTS, Lab, Session, lab_session
 
 try:
     from playwright.sync_api import expect
@@ -70,7 +71,7 @@ def start_waiting_run(lab: Lab, name: str, cells: list[str]) -> None:
     expect(card).to_be_visible()
 
 
-def runs_panel(lab: Lab):  # noqa: ANN201 - a Playwright locator
+def runs_panel(lab: Lab) -> Any:
     return lab.page.locator("#jupyter-agents-runs")
 
 
@@ -98,7 +99,9 @@ def test_the_panel_lists_the_run_and_its_approve_lets_the_cell_finish(session: S
         expect(pending.locator(".ja-run-args")).to_contain_text("ana@example.com")
         for dark in (False, True):
             set_theme(lab, dark)
-            lab.screenshot(f"lab-runs-panel-{'dark' if dark else 'light'}")
+            theme = "dark" if dark else "light"
+            lab.screenshot(f"lab-runs-panel-{theme}")
+            panel.screenshot(path=str(ARTIFACTS / f"doc-runs-panel-{theme}.png"))  # for docs/
         set_theme(lab, False)
 
         pending.get_by_role("button", name="Approve").click()
@@ -133,6 +136,7 @@ def test_a_notification_asks_for_a_run_out_of_sight_and_its_approve_works(
         expect(toast).to_be_visible()
         expect(toast).to_be_in_viewport(ratio=1)  # slid in completely
         lab.screenshot("lab-runs-notification-light")
+        toast.screenshot(path=str(ARTIFACTS / "doc-runs-notification-light.png"))
         toast.get_by_role("button", name="Approve").click()
         expect(toast).to_be_hidden()
         lab.scroll_to_top(AGENT_CELL)
@@ -162,8 +166,10 @@ def test_a_saved_run_reopened_without_a_kernel_shows_cards_and_inserts_code(
         expect(saved.locator(".ja-stop")).to_be_hidden()
         for dark in (False, True):
             set_theme(lab, dark)
+            theme = "dark" if dark else "light"
             lab.cell(AGENT_CELL).scroll_into_view_if_needed()
-            lab.screenshot(f"lab-saved-run-{'dark' if dark else 'light'}")
+            lab.screenshot(f"lab-saved-run-{theme}")
+            lab.cell(AGENT_CELL).screenshot(path=str(ARTIFACTS / f"doc-saved-run-{theme}.png"))
         set_theme(lab, False)
 
         saved.get_by_role("button", name="Insert as new cell").click()

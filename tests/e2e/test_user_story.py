@@ -68,6 +68,8 @@ NEXT = 'print("next cell ran", sent)'
 CELLS = [SETUP, AGENT, NEXT]
 SETUP_CELL, AGENT_CELL, NEXT_CELL = range(3)
 NEXT_OUTPUT = "next cell ran ['ana@example.com']"
+RUN_MIME = "application/vnd.jupyter-agents.run+json"
+"""The finished run's data, drawn by the lab extension (the HTML transcript is beside it)."""
 
 # One read of the agent cell, done inside the page so that text and prompt are seen at the same
 # instant. Resolves (truthy) once the text reached `want` characters or the cell stopped running.
@@ -161,19 +163,21 @@ def test_user_story_run_all_stream_approve(session: Session) -> None:
         expect(lab.prompt(AGENT_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
         agent_count, next_count = lab.execution_count(AGENT_CELL), lab.execution_count(NEXT_CELL)
         assert agent_count is not None and next_count == agent_count + 1
-        # When the run ends, the live view gives way to the static transcript (the same run,
-        # readable without a kernel): the final text as markdown, the tool calls and results.
+        # When the run ends, the live view gives way to the saved run (readable without a
+        # kernel), which the lab extension draws with the widget's cards: the final text as
+        # markdown, the tool calls and results, and no live controls.
         output = lab.outputs(AGENT_CELL)
-        expect(output.locator(".ja-run")).to_have_count(0)
+        expect(output.and_(lab.page.locator(f"[data-mime-type='{RUN_MIME}']"))).to_have_count(1)
+        expect(output.locator(".ja-run")).to_have_count(1)  # the saved run's, not the widget
         expect(output).to_contain_text(FINAL_START)
         expect(output).to_contain_text(FINAL_END)
         expect(output.locator("li")).to_have_count(3)  # the 3 markdown list items
-        expect(output.locator("details.ja-card")).to_have_count(2)  # the 2 tool calls, as cards
+        expect(output.locator(".ja-tool")).to_have_count(2)  # the 2 tool calls, as cards
         expect(output.locator("strong", has_text="sunny")).to_have_count(1)
         expect(output).to_contain_text("Email sent to ana@example.com")
         expect(output).to_contain_text("Sunny, 21 °C in Paris")
         expect(output).to_contain_text(re.compile(r"approved", re.I))
-        expect(output.locator("button")).to_have_count(0)
+        expect(output.locator("button:visible")).to_have_count(0)
         lab.scroll_to_top(AGENT_CELL)  # the whole run and the next cell's output in view
         lab.screenshot("e2e-user-story-done")
         assert lab.errors == [], lab.errors
@@ -204,7 +208,8 @@ def test_reopened_notebook_shows_a_static_transcript(session: Session) -> None:
         widget = run_story(lab, name)
         tool_card(widget, "send_email").get_by_role("button", name="Approve").click()
         expect(lab.outputs(NEXT_CELL)).to_have_text(NEXT_OUTPUT, timeout=30_000)
-        expect(lab.outputs(AGENT_CELL).locator(".ja-run")).to_have_count(0)
+        saved = lab.outputs(AGENT_CELL).and_(lab.page.locator(f"[data-mime-type='{RUN_MIME}']"))
+        expect(saved).to_have_count(1)  # the live widget gave way to the saved run
         lab.save(path)
         lab.menu("Kernel", "Shut Down Kernel")
         expect(lab.page.locator("#jp-main-statusbar")).to_contain_text("No Kernel")

@@ -55,7 +55,7 @@ export function elapsed(run: RunInfo, now: number): string {
 /** Words for a status. */
 export const STATUS_LABELS: Record<string, string> = {
   running: 'running',
-  waiting: 'waiting for you',
+  waiting: 'waiting for approval',
   background: 'in background',
   done: 'done',
   failed: 'failed',

@@ -20,6 +20,7 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
   constructor() {
     super();
     this.addClass('ja-saved-run');
+    this.node.dataset.mimeType = MIME_TYPE; // as JupyterLab's own renderers mark their output
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
