@@ -159,12 +159,18 @@ def _write_settings(settings: Path) -> None:
 
 
 @contextlib.contextmanager
-def lab_server(timeout: float = 60) -> Iterator[LabServer]:
-    """Start an isolated JupyterLab on loopback; kill its process group on the way out."""
+def lab_server(timeout: float = 60, disabled: tuple[str, ...] = ()) -> Iterator[LabServer]:
+    """Start an isolated JupyterLab on loopback; kill its process group on the way out.
+    ``disabled`` names lab extensions to turn off (as ``jupyter labextension disable`` does)."""
     work = Path(tempfile.mkdtemp(prefix="ja-e2e-"))
     root = work / "root"
     root.mkdir()
     _write_settings(work / "settings")
+    if disabled:
+        labconfig = work / "config" / "labconfig"
+        labconfig.mkdir(parents=True, exist_ok=True)
+        page_config = {"disabledExtensions": {name: True for name in disabled}}
+        (labconfig / "page_config.json").write_text(json.dumps(page_config))
     ARTIFACTS.mkdir(exist_ok=True)
     log_path = ARTIFACTS / "e2e-lab-server.log"
     port, token = free_port(), secrets.token_hex(16)
@@ -510,8 +516,8 @@ class Session:
 
 
 @contextlib.contextmanager
-def lab_session() -> Iterator[Session]:
-    """Server + browser, both always torn down."""
+def lab_session(disabled: tuple[str, ...] = ()) -> Iterator[Session]:
+    """Server + browser, both always torn down (``disabled``: lab extensions turned off)."""
     require_browser_tools()
-    with lab_server() as server, chromium() as browser:
+    with lab_server(disabled=disabled) as server, chromium() as browser:
         yield Session(server, browser)

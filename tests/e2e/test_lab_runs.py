@@ -117,13 +117,15 @@ def test_the_panel_lists_the_run_and_its_approve_lets_the_cell_finish(session: S
         assert lab.errors == [], lab.errors
 
 
+@pytest.mark.parametrize("theme", ["light", "dark"])
 def test_a_notification_asks_for_a_run_out_of_sight_and_its_approve_works(
-    session: Session,
+    session: Session, theme: str
 ) -> None:
-    with session.lab("e2e-runs-notification") as lab:
+    with session.lab(f"e2e-runs-notification-{theme}") as lab:
         cells = [SETUP, AGENT, *([FILLER] * 12)]
-        lab.write_notebook("notify.ipynb", cells)
-        lab.open("notify.ipynb")
+        lab.write_notebook(f"notify_{theme}.ipynb", cells)
+        lab.open(f"notify_{theme}.ipynb")
+        set_theme(lab, theme == "dark")
         lab.run_cell(SETUP_CELL)
         expect(lab.prompt(SETUP_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
         # Run the agent cell and move away from it before the call is asked for.
@@ -135,12 +137,13 @@ def test_a_notification_asks_for_a_run_out_of_sight_and_its_approve_works(
         )
         expect(toast).to_be_visible()
         expect(toast).to_be_in_viewport(ratio=1)  # slid in completely
-        lab.screenshot("lab-runs-notification-light")
-        toast.screenshot(path=str(ARTIFACTS / "doc-runs-notification-light.png"))
+        lab.screenshot(f"lab-runs-notification-{theme}")
+        toast.screenshot(path=str(ARTIFACTS / f"doc-runs-notification-{theme}.png"))
         toast.get_by_role("button", name="Approve").click()
         expect(toast).to_be_hidden()
         lab.scroll_to_top(AGENT_CELL)
         expect(lab.outputs(AGENT_CELL)).to_contain_text("Email sent to ana@example.com")
+        set_theme(lab, False)  # the theme is a server-side setting: leave it as found
         assert lab.errors == [], lab.errors
 
 
