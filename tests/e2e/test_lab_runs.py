@@ -180,3 +180,37 @@ def test_a_saved_run_reopened_without_a_kernel_shows_cards_and_inserts_code(
         expect(inserted.locator(".cm-content")).to_have_text(re.compile(r"total = sum"))
         expect(inserted.locator(".cm-line")).to_have_count(2)
         assert lab.errors == [], lab.errors
+
+
+def palette(lab: Lab, label: str) -> None:
+    """Run the command ``label`` from the command palette, as a user does."""
+    lab.notebook.click(position={"x": 4, "y": 4})
+    lab.page.keyboard.press("Control+Shift+c")
+    search = lab.page.locator(".lm-CommandPalette-input")
+    expect(search).to_be_visible()
+    search.fill(label)
+    item = lab.page.locator(".lm-CommandPalette-item", has_text=label)
+    expect(item.first).to_be_visible()
+    lab.page.keyboard.press("Enter")
+
+
+def test_commands_insert_a_prompt_cell_show_the_run_and_approve_its_call(
+    session: Session,
+) -> None:
+    with session.lab("e2e-runs-commands") as lab:
+        start_waiting_run(lab, "commands.ipynb", [SETUP, AGENT, "print('last')"])
+        # Show, from the panel: the run's cell becomes the active one.
+        lab.cell(2).locator(".cm-content").click()
+        lab.page.locator(".ja-runs-status").click()
+        runs_panel(lab).get_by_role("button", name="Show").click()
+        expect(lab.cell(AGENT_CELL)).to_have_class(re.compile(r"\bjp-mod-active\b"))
+
+        palette(lab, "Approve the Agent Call Waiting in the Active Cell")
+        expect(lab.prompt(AGENT_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
+        expect(lab.outputs(AGENT_CELL)).to_contain_text("Email sent to ana@example.com")
+
+        palette(lab, "Insert %%agent Cell Below")
+        inserted = lab.cell(AGENT_CELL + 1)
+        expect(inserted.locator(".cm-line").first).to_have_text("%%agent")
+        expect(inserted.locator(".cm-editor.jp-agent-cell")).to_have_count(1)  # a prompt cell
+        assert lab.errors == [], lab.errors
