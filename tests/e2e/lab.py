@@ -159,9 +159,12 @@ def _write_settings(settings: Path) -> None:
 
 
 @contextlib.contextmanager
-def lab_server(timeout: float = 60, disabled: tuple[str, ...] = ()) -> Iterator[LabServer]:
+def lab_server(
+    timeout: float = 60, disabled: tuple[str, ...] = (), app: str = "lab"
+) -> Iterator[LabServer]:
     """Start an isolated JupyterLab on loopback; kill its process group on the way out.
-    ``disabled`` names lab extensions to turn off (as ``jupyter labextension disable`` does)."""
+    ``disabled`` names lab extensions to turn off (as ``jupyter labextension disable`` does);
+    ``app="notebook"`` starts Notebook 7 instead."""
     work = Path(tempfile.mkdtemp(prefix="ja-e2e-"))
     root = work / "root"
     root.mkdir()
@@ -178,7 +181,7 @@ def lab_server(timeout: float = 60, disabled: tuple[str, ...] = ()) -> Iterator[
         sys.executable,
         "-m",
         "jupyter",
-        "lab",
+        app,
         "--no-browser",
         f"--port={port}",
         "--ServerApp.ip=127.0.0.1",
@@ -186,9 +189,12 @@ def lab_server(timeout: float = 60, disabled: tuple[str, ...] = ()) -> Iterator[
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
         "--allow-root",
-        "--LabApp.news_url=",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
+    if app == "lab":
+        command += [
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             command,
