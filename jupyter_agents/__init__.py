@@ -181,6 +181,7 @@ if TYPE_CHECKING:
         describe_call,
         register_tool_kind,
     )
+    from .runtime.tools.view_image import view_image_tool
     from .runtime.tracing import (
         AgentSpanData,
         CustomSpanData,

@@ -60,6 +60,7 @@ EXPORTS: dict[str, str] = {
     "ToolOutputImage": "runtime.tools",
     "ToolOutputFileContent": "runtime.tools",
     "HostedTool": "runtime.tools",
+    "view_image_tool": "runtime.tools.view_image",
     "WebSearchTool": "runtime.tools",
     "FileSearchTool": "runtime.tools",
     "CodeInterpreterTool": "runtime.tools",
