@@ -58,6 +58,27 @@ def output_text(output: Any) -> str:
     return json.dumps(output, ensure_ascii=False, default=str)
 
 
+IMAGE_URL = re.compile(r"data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*")
+"""The only image addresses shown in cards and transcripts: inline data, never a download."""
+
+MAX_IMAGE_CHARS = 200_000
+"""Longest image data URL kept in a card (about 150 KB of image); larger ones are named."""
+
+
+def output_image(output: Any) -> str | None:
+    """The first image of a tool output, as a ``data:`` URL a card may show; None when there
+    is none, it is not inline PNG/JPEG/GIF/WebP data, or it is too large."""
+    if not isinstance(output, list):
+        return None
+    for part in output:
+        if isinstance(part, dict) and part.get("type") == "input_image":
+            url = part.get("image_url")
+            if isinstance(url, str) and len(url) <= MAX_IMAGE_CHARS and IMAGE_URL.fullmatch(url):
+                return url
+            return None
+    return None
+
+
 def message_text(raw: Any) -> str:
     """The text (and refusals) of an output message."""
     parts = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._render import escape_html, markdown_to_html
-from .display_text import call_text, head_tail
+from .display_text import IMAGE_URL, call_text, head_tail
 
 __all__ = [
     "BUDGET",
@@ -64,11 +64,15 @@ _STYLE = (
     "-muted{color:var(--jp-content-font-color2,#6e7781)}.jupyter-agents-transcript .ja-bad{colo"
     "r:var(--jp-error-color1,#cf222e)}.jupyter-agents-transcript .ja-good{color:var(--jp-succes"
     "s-color1,#1a7f37)}.jupyter-agents-transcript .ja-label{font-size:11px;text-transform:upper"
-    "case;color:var(--jp-content-font-color2,#6e7781)}</style>"
+    "case;color:var(--jp-content-font-color2,#6e7781)}.jupyter-agents-transcript .ja-thumb{max-"
+    "width:240px;max-height:160px;border:1px solid var(--jp-border-color2,#d0d7de)}</style>"
 )
 """Theme-following styles, on one line (the Markdown form carries them in one HTML block)."""
 
 _BAD = ("error", "timeout", "rejected", "blocked")
+
+SAVED_IMAGE_CHARS = 60_000
+"""Longest image (as a data URL) the static transcript keeps; larger ones are only named."""
 
 
 def _facts(header: dict[str, Any], blocks: list[Block]) -> list[str]:
@@ -147,6 +151,15 @@ def _card(block: Block) -> str:
         cut = block.get("output_cut")
         label = "output" + (f" (first part of {cut:,} characters)" if cut else "")
         body.append(_section(label, _pre(output, "ja-bad" if status in _BAD else "")))
+    image = block.get("image")
+    if isinstance(image, str) and IMAGE_URL.fullmatch(image):
+        if len(image) <= SAVED_IMAGE_CHARS:
+            src = escape_html(image, quote=True)
+            shown = f'<img class="ja-thumb" alt="the tool output image" src="{src}">'
+        else:
+            kb = len(image) * 3 // 4 // 1024
+            shown = f'<span class="ja-muted">an image of about {kb} KB (not kept here)</span>'
+        body.append(_section("image", shown))
     error = block.get("error")
     if isinstance(error, dict):
         line = f"{error.get('type', 'Error')}: {error.get('message', '')}"

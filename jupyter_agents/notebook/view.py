@@ -23,7 +23,7 @@ from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
 from ..runtime.tools.kinds import kind_for_call
 from ..runtime.usage import Usage
 from . import run_document, transcript
-from .display_text import clip, compact_json, message_text, output_text
+from .display_text import clip, compact_json, message_text, output_image, output_text
 from .view_decisions import Decisions
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
@@ -309,7 +309,9 @@ class RunView(Decisions):
         source = getattr(item, "call_item", None)
         card = self._state.card(source, item.call_id)
         key = card["id"]
-        text = output_text(item.raw_item.get("output", ""))
+        raw_output = item.raw_item.get("output", "")
+        text = output_text(raw_output)
+        card["image"] = output_image(raw_output)
         decision: ApprovalDecision | None = getattr(item, "approval", None)
         status = getattr(item, "status", "ok")
         if status == "ok" and decision is not None and not decision.approved:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents import Agent, ApprovalDecision, Runner, ToolContext, tool
+from jupyter_agents import Agent, ApprovalDecision, Runner, ToolContext, ToolOutputImage, tool
 from jupyter_agents.notebook.view import RunView
 from jupyter_agents.notebook.widget import STATIC
 from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
@@ -628,3 +628,31 @@ async def test_the_printed_box_follows_the_newest_line_until_scrolled_up(lab: La
     await page.wait_for_function("document.querySelector('.ja-printed').dataset.up === '1'")
     await update(3, lines + "\nstep 200\nstep 201")
     assert await box.evaluate("e => e.scrollTop") == 0  # left where the reader is
+
+
+async def test_an_image_output_shows_in_its_card_and_nothing_is_fetched(lab: Lab) -> None:
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+    @tool
+    def snapshot() -> ToolOutputImage:
+        """A picture."""
+        return ToolOutputImage(image_url=f"data:image/png;base64,{png}")
+
+    @tool
+    def remote() -> ToolOutputImage:
+        """A picture elsewhere."""
+        return ToolOutputImage(image_url="https://evil.example/x.png")
+
+    view = make_view()
+    model = ScriptedModel([[tool_call("snapshot", {}), tool_call("remote", {})], [text("ok")]])
+    await lab.mount(view)
+    await drive(view, Agent(name="a", model=model, tools=[snapshot, remote]))
+    await lab.settle()
+    cards = lab.page.locator(".ja-tool")
+    for i in range(2):
+        await cards.nth(i).locator("summary").first.click()
+    shown = cards.nth(0).locator("img.ja-image")
+    await expect(shown).to_be_visible()
+    assert await shown.evaluate("img => img.complete && img.naturalWidth") == 1
+    await expect(cards.nth(1).locator("img.ja-image")).to_be_hidden()
+    assert lab.remote == []

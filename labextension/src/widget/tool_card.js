@@ -3,10 +3,12 @@
 import { children, h } from "./dom.js";
 import { ICONS, STATUS_WORDS, decided, duration, pretty, schemaHint } from "./format.js";
 
+const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
+
 /** @typedef {import("./format.js").Approval} Approval */
 /** @typedef {{id: string, call_id?: string, kind?: string, rev?: number, text?: string,
  *  n?: number, name?: string, args?: string, args_cut?: number, status?: string, ms?: number,
- *  output?: string, output_cut?: number, printed?: string, printed_cut?: number,
+ *  output?: string, output_cut?: number, printed?: string, printed_cut?: number, image?: string,
  *  error?: {type?: string, message?: string, traceback?: string},
  *  approval?: Approval, level?: string, label?: string}} Block */
 /** @typedef {{el: HTMLElement, kind: string, rev?: number, block?: Block, sync?: () => void}} View */
@@ -43,6 +45,8 @@ export function toolView(ctx) {
     if (det.open && printed.dataset.up !== "1") printed.scrollTop = printed.scrollHeight;
   });
   const cut = det.appendChild(h("div", "ja-cut"));
+  const image = det.appendChild(h("img", "ja-image"));
+  image.alt = "the tool output image";
   const failure = det.appendChild(h("div", "ja-failure"));
   const trace = det.appendChild(h("details", "ja-trace"));
   trace.appendChild(h("summary", "", "Traceback"));
@@ -129,6 +133,10 @@ export function toolView(ctx) {
     out.textContent = b.output || "";
     const total = b.output_cut?.toLocaleString();
     cut.textContent = total ? `Output truncated: ${total} characters in all.` : "";
+    // Only inline image data (the kernel checks it too): an address is never fetched.
+    const src = typeof b.image === "string" && IMAGE_URL.test(b.image) ? b.image : "";
+    if (image.getAttribute("src") !== src) src ? (image.src = src) : image.removeAttribute("src");
+    image.hidden = !src;
     printed.hidden = !b.printed;
     out.hidden = !b.output;
     cut.hidden = !b.output_cut;

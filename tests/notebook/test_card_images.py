@@ -1,0 +1,60 @@
+"""Images in tool cards: shown when they are inline PNG/JPEG/GIF/WebP data, in the widget state
+and the static transcript; anything else (an address, SVG, too large) is only named."""
+
+from __future__ import annotations
+
+import base64
+from types import SimpleNamespace as NS
+
+import pytest
+
+from jupyter_agents.notebook import transcript
+from jupyter_agents.notebook.display_text import MAX_IMAGE_CHARS, output_image
+from jupyter_agents.notebook.view import RunView
+
+from .test_view import item_event
+
+PNG = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"x" * 30).decode()
+
+
+def card_for(output: object) -> dict:
+    view = RunView(agent="a", model="m")
+    call = NS(type="function_call", name="view_image", call_id="c1", arguments="{}")
+    view.on_event(item_event("tool_called", raw_item=call))
+    view.on_event(item_event("tool_output", call_id="c1", raw_item={"output": output}))
+    view.finish("done")
+    return view.widget.blocks[0], view
+
+
+@pytest.mark.parametrize(
+    ("url", "kept"),
+    [
+        (PNG, True),
+        ("data:image/webp;base64,UklGRg==", True),
+        ("data:image/svg+xml;base64,PHN2Zz4=", False),
+        ("https://evil.example/x.png", False),
+        ('data:image/png;base64,AAAA" onerror="alert(1)', False),
+        ("data:image/png;base64," + "A" * MAX_IMAGE_CHARS, False),
+    ],
+)
+def test_only_inline_raster_images_are_kept(url: str, kept: bool) -> None:
+    output = [{"type": "input_image", "image_url": url}]
+    assert (output_image(output) == url) is kept
+    card, view = card_for(output)
+    assert (card.get("image") == url) is kept
+    html = view.transcript_html()
+    assert ("<img" in html) is (kept and len(url) <= transcript.SAVED_IMAGE_CHARS)
+    assert "evil.example" not in html and "onerror" not in html.replace("&quot;", "")
+
+
+def test_a_large_image_is_named_in_the_transcript_but_shown_in_the_card() -> None:
+    big = "data:image/png;base64," + "A" * (transcript.SAVED_IMAGE_CHARS + 100)
+    card, view = card_for([{"type": "input_image", "image_url": big}])
+    assert card["image"] == big
+    html = view.transcript_html()
+    assert "<img" not in html and "not kept here" in html
+
+
+def test_text_outputs_have_no_image() -> None:
+    card, _view = card_for("plain text")
+    assert "image" not in card
