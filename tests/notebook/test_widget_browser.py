@@ -631,7 +631,10 @@ async def test_the_printed_box_follows_the_newest_line_until_scrolled_up(lab: La
 
 
 async def test_an_image_output_shows_in_its_card_and_nothing_is_fetched(lab: Lab) -> None:
-    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    png = (  # a 1x1 PNG
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+        "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
 
     @tool
     def snapshot() -> ToolOutputImage:
