@@ -166,6 +166,14 @@ def rejection_message(tool_name: str, message: str | None) -> str:
     return f"{text} Reason: {message}" if message else text
 
 
+def withdraw(answer: Any) -> None:
+    """Drop a handler's answer that will never be awaited (the run stopped first)."""
+    if isinstance(answer, asyncio.Future):
+        answer.cancel()
+    elif inspect.iscoroutine(answer):
+        answer.close()
+
+
 async def settle(answer: Any) -> ApprovalDecision:
     """The decision a handler returned, awaiting it when the handler is async."""
     if inspect.isawaitable(answer):

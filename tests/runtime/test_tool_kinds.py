@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import warnings
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from jupyter_agents.runtime.tools.kinds import (
     register_tool_kind,
     tool_kinds,
 )
-from jupyter_agents.testing import ScriptedModel, output_item, text
+from jupyter_agents.testing import ScriptedModel, output_item, text, tool_call
 
 
 @dataclass
@@ -162,3 +163,52 @@ async def test_unknown_context_items_are_logged_not_silently_dropped(
         result = await Runner.run(Agent(name="a", model=model), "go")
     assert result.final_output == "hi"
     assert "Ignoring a 'compaction' item" in caplog.text
+
+
+class ChatEchoKind(EchoKind):
+    """The echo kind with a Chat Completions form: a function tool taking ``{"input": ...}``."""
+
+    def chat_param(self, tool: EchoTool) -> dict[str, Any] | None:
+        schema = {"type": "object", "properties": {"input": {"type": "string"}}}
+        return {"type": "function", "function": {"name": tool.name, "parameters": schema}}
+
+    def parse_chat_call(self, raw: Any) -> ParsedCall:
+        arguments = json.loads(raw.arguments or "{}").get("input", "")
+        return ParsedCall(name=raw.name, call_id=raw.call_id, arguments=arguments)
+
+
+@pytest.fixture
+def chat_echo_kind() -> Iterator[ChatEchoKind]:
+    kind = ChatEchoKind()
+    before = tool_kinds()
+    register_tool_kind(kind)
+    yield kind
+    from jupyter_agents.runtime.tools import kinds
+
+    kinds._registry.kinds = list(before)
+    kinds._registry.by_call_type.pop("custom_tool_call", None)
+
+
+async def test_a_kind_with_a_chat_form_runs_calls_that_come_as_function_calls(
+    chat_echo_kind: ChatEchoKind,
+) -> None:
+    model = ScriptedModel([[tool_call("echo", {"input": "hi there"}, call_id="f1")], ["ok"]])
+    result = await Runner.run(Agent(name="a", model=model, tools=[EchoTool()]), "go")
+    output = result.new_items[1]
+    assert output.output == "HI THERE" and output.status == "ok"  # the kind's invoke ran
+    assert output.raw_item == {
+        "type": "function_call_output",
+        "call_id": "f1",
+        "output": "HI THERE",
+    }
+    assert model.requests[1].input[-1] == output.raw_item
+    assert chat_tools([EchoTool()], set())[0]["function"]["name"] == "echo"
+
+
+async def test_a_function_call_to_a_kind_without_a_chat_form_is_not_run(
+    echo_kind: EchoKind,
+) -> None:
+    model = ScriptedModel([[tool_call("echo", {"input": "hi"}, call_id="f1")], ["ok"]])
+    result = await Runner.run(Agent(name="a", model=model, tools=[EchoTool()]), "go")
+    output = result.new_items[1]
+    assert output.status == "error" and "not available" in output.output

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
 import json
 import logging
 from collections.abc import AsyncGenerator, Sequence
@@ -19,6 +18,7 @@ from ..approvals import (
     call_handler,
     rejection_message,
     settle,
+    withdraw,
 )
 from ..context import ToolContext
 from ..errors import (
@@ -27,14 +27,18 @@ from ..errors import (
 )
 from ..events import RunItemStreamEvent
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem, ToolError
-from ..run_config import ToolErrorFormatterArgs
 from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
-from ..tools.kinds import LocalTool, ToolKind, kind_for_call, kind_for_tool
+from ..tools.kinds import (
+    LocalTool,
+    ToolKind,
+    chat_form_kind,
+    kind_for_call,
+    kind_for_tool,
+)
 from ..tracing import function_span
 from .tool_checks import (
     Outcome,
-    ToolErrorKind,
     check_input,
     check_output,
     reworded,
@@ -140,8 +144,10 @@ class ToolBatch:
     async def _run_one(
         self, index: int, call: ToolCallItem
     ) -> AsyncGenerator[RunItemStreamEvent, None]:
-        kind = _kind_of(call)
-        parsed_call = kind.parse_call(call.raw_item)
+        raw = call.raw_item
+        chat_kind = chat_form_kind(raw, self._enabled.get(getattr(raw, "name", "")))
+        kind, chat_form = (chat_kind, True) if chat_kind else (_kind_of(call), False)
+        parsed_call = (kind.parse_chat_call if chat_form else kind.parse_call)(raw)
         name, call_id, arguments = parsed_call.name, parsed_call.call_id, parsed_call.arguments
         tool = self._tool_for(kind, name)
         decision: ApprovalDecision | None = None
@@ -168,7 +174,7 @@ class ToolBatch:
                 try:
                     yield RunItemStreamEvent(name="tool_approval_requested", item=item)
                 except GeneratorExit:
-                    _withdraw(answer)
+                    withdraw(answer)
                     raise
                 if self._handler is None:
                     self.interruptions.append(item)
@@ -184,7 +190,9 @@ class ToolBatch:
             else:
                 told = rejection_message(name, decision.message)
                 if decision.message is None:  # the person's own words win over the formatter
-                    told = await self._reword("approval_rejected", kind, name, call_id, told)
+                    told = await reworded(
+                        self._loop, "approval_rejected", kind.name, name, call_id, told
+                    )
                 ran = Outcome(told, "rejected")
         else:
             ran = await self._invoke_or_pause(kind, name, call_id, arguments, call.raw_item)
@@ -193,7 +201,9 @@ class ToolBatch:
         outcome = ran
         output = ToolCallOutputItem(
             agent=self._agent,
-            raw_item=kind.output_item(parsed_call, outcome.value),
+            raw_item=(kind.chat_output_item if chat_form else kind.output_item)(
+                parsed_call, outcome.value
+            ),
             output=outcome.value,
             approval=decision,
             status=outcome.status,
@@ -276,7 +286,7 @@ class ToolBatch:
                 await asyncio.gather(asked, return_exceptions=True)
                 # Only after the task let go of it: closing a coroutine the task is still
                 # awaiting makes the task fail with "cannot reuse already awaited coroutine".
-                _withdraw(answer)
+                withdraw(answer)
         if not asked.cancelled():
             return asked.result()  # the handler's decision (or its error)
         return self._ledger.always[request.tool_name]
@@ -311,7 +321,7 @@ class ToolBatch:
                     "offer now (RunConfig.tool_not_found_behavior is 'raise_error')."
                 )
             told = self._missing_tool_message(name)
-            told = await self._reword("tool_not_found", kind, name, call_id, told)
+            told = await reworded(self._loop, "tool_not_found", kind.name, name, call_id, told)
             return Outcome.failed(told, "ToolNotFound")
         ctx = ToolContext.from_run_context(
             self._context,
@@ -373,28 +383,11 @@ class ToolBatch:
         finally:
             event_sink.reset(token)
 
-    async def _reword(
-        self, error: ToolErrorKind, kind: ToolKind, name: str, call_id: str, default: str
-    ) -> str:
-        formatter = self._loop.run_config.tool_error_formatter
-        if formatter is None:
-            return default
-        args = ToolErrorFormatterArgs(error, kind.name, name, call_id, default, self._context)
-        return await reworded(formatter, args)
-
     def _missing_tool_message(self, name: str) -> str:
         if name in self._all_names:
             return f"Tool {name!r} is not available right now. Do not call it again in this turn."
         available = ", ".join(sorted(self._enabled)) or "none"
         return f"Tool {name!r} does not exist. Available tools: {available}."
-
-
-def _withdraw(answer: Any) -> None:
-    """Drop a handler's answer that will never be awaited (the run stopped first)."""
-    if isinstance(answer, asyncio.Future):
-        answer.cancel()
-    elif inspect.iscoroutine(answer):
-        answer.close()
 
 
 def _kind_of(call: ToolCallItem) -> ToolKind:

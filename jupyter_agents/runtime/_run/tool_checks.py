@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._util import call_maybe_async
 from ..errors import ToolInputGuardrailTripwireTriggered, ToolOutputGuardrailTripwireTriggered
 from ..items import ToolError, ToolStatus
+from ..run_config import ToolErrorFormatterArgs
 from ..tool_guardrails import (
     ToolInputGuardrailData,
     ToolInputGuardrailResult,
@@ -24,7 +25,6 @@ from ..tool_guardrails import (
 if TYPE_CHECKING:
     from ..agent import Agent
     from ..context import ToolContext
-    from ..run_config import ToolErrorFormatter, ToolErrorFormatterArgs
     from ..tools.kinds import LocalTool
     from .loop import RunLoop
 
@@ -180,20 +180,27 @@ def watchdog() -> Watchdog:
 ToolErrorKind = Literal["approval_rejected", "tool_not_found"]
 
 
-async def reworded(formatter: ToolErrorFormatter, args: ToolErrorFormatterArgs[Any]) -> str:
-    """What ``RunConfig.tool_error_formatter`` says instead of ``args.default_message``; the
-    default when it returns None, something other than a string, or fails."""
+async def reworded(
+    loop: RunLoop, error: ToolErrorKind, tool_type: str, name: str, call_id: str, default: str
+) -> str:
+    """``default``, or what ``RunConfig.tool_error_formatter`` says instead; the default when
+    it returns None, something other than a string, or fails."""
+    formatter = loop.run_config.tool_error_formatter
+    if formatter is None:
+        return default
+    context = loop.progress.context_wrapper
+    args = ToolErrorFormatterArgs(error, tool_type, name, call_id, default, context)
     try:
         told = await call_maybe_async(formatter, args)
     except Exception:
         logger.exception("tool_error_formatter failed; the model gets the default message")
-        return args.default_message
+        return default
     if told is None:
-        return args.default_message
+        return default
     if not isinstance(told, str):
         logger.error(
             "tool_error_formatter returned %s, not a str; the model gets the default message",
             type(told).__name__,
         )
-        return args.default_message
+        return default
     return told

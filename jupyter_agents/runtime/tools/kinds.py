@@ -34,6 +34,7 @@ __all__ = [
     "ParsedCall",
     "ToolDisplay",
     "ToolKind",
+    "chat_form_kind",
     "describe_call",
     "kind_for_call",
     "kind_for_tool",
@@ -132,6 +133,20 @@ class ToolKind:
         call_id = getattr(raw, "call_id", None) or getattr(raw, "id", None) or ""
         name = getattr(raw, "name", None) or raw.type.removesuffix("_call")
         return ParsedCall(name=str(name), call_id=str(call_id), arguments="")
+
+    def parse_chat_call(self, raw: Any) -> ParsedCall:
+        """Read a call of this kind that came in its Chat Completions form: a ``function_call``
+        item naming one of the kind's tools (see :meth:`chat_param`)."""
+        return ParsedCall(name=raw.name, call_id=raw.call_id, arguments=raw.arguments or "")
+
+    def chat_output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+        """The input item answering a call made in the Chat Completions form (a function call
+        output: text, images and files, see ``to_model_output``)."""
+        return {
+            "type": "function_call_output",
+            "call_id": call.call_id,
+            "output": to_model_output(value),
+        }
 
     def find_tool(self, tools: Sequence[Any], call: ParsedCall) -> Any | None:
         """The agent's tool this call is for (None: not offered now)."""
@@ -281,6 +296,17 @@ def kind_for_tool(tool: Any) -> ToolKind | None:
 def kind_for_call(call_type: str) -> ToolKind | None:
     """The kind whose calls have output item type ``call_type``, or None."""
     return _registry.by_call_type.get(call_type)
+
+
+def chat_form_kind(raw: Any, tool: Any) -> ToolKind | None:
+    """The kind of ``tool`` when ``raw`` is a call to it in that kind's Chat Completions form
+    (a ``function_call`` naming a tool of a kind that is not a function tool); else None."""
+    if tool is None or getattr(raw, "type", None) != "function_call":
+        return None
+    kind = kind_for_tool(tool)
+    if kind is None or kind is FUNCTION or kind.chat_param(tool) is None:
+        return None
+    return kind
 
 
 def describe_call(call_item: Any, output_item: Any = None) -> ToolDisplay:
