@@ -92,8 +92,13 @@ def test_every_output_path_keeps_hostile_text_inert(session: Session) -> None:
             expect(lab.outputs(index).first).to_contain_text("window.__pwned")  # shown as text
         live = page.evaluate(
             """() => [...document.querySelectorAll('.jp-OutputArea-output *')].flatMap((e) => [
-              ...['SCRIPT','IFRAME','IMG','OBJECT','EMBED','FORM','BASE','META','LINK']
+              ...['SCRIPT','IFRAME','OBJECT','EMBED','FORM','BASE','META','LINK']
                 .filter((t) => e.tagName === t).map((t) => 'tag ' + t),
+              // only our own tool-image elements, holding inline raster data or nothing
+              ...(e.tagName === 'IMG' && !(/^ja-(image|thumb)$/.test(e.className)
+                  && (!e.hasAttribute('src') || new RegExp('^data:image/(png|jpeg|gif|webp);'
+                      + 'base64,[A-Za-z0-9+/]+=*$').test(e.getAttribute('src'))))
+                  ? ['tag IMG'] : []),
               ...(e.tagName.toLowerCase() === 'svg' ? ['tag svg'] : []),
               ...[...e.attributes].filter((a) => a.name.startsWith('on')).map((a) => a.name),
               ...(e.tagName === 'A' && e.hasAttribute('href')

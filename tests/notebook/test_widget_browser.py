@@ -537,8 +537,13 @@ async def test_injection_payloads_stay_text(lab: Lab) -> None:
     assert lab.remote == []
     bad = await page.evaluate(
         """() => [...document.querySelectorAll('.ja-run *')].flatMap((e) => [
-          ...['SCRIPT','IFRAME','IMG','SVG','svg','STYLE','LINK','META','OBJECT','EMBED','FORM']
+          ...['SCRIPT','IFRAME','SVG','svg','STYLE','LINK','META','OBJECT','EMBED','FORM']
             .filter((t) => e.tagName === t).map((t) => 'tag ' + t),
+          // only our own tool-image element, holding inline raster data or nothing
+          ...(e.tagName === 'IMG' && !(/^ja-(image|thumb)$/.test(e.className)
+                  && (!e.hasAttribute('src') || new RegExp('^data:image/(png|jpeg|gif|webp);'
+                      + 'base64,[A-Za-z0-9+/]+=*$').test(e.getAttribute('src'))))
+                  ? ['tag IMG'] : []),
           ...[...e.attributes].filter((a) => a.name.startsWith('on')).map((a) => 'attr ' + a.name),
           ...(e.tagName === 'A' && e.hasAttribute('href')
               && !/^(https?:|mailto:)/.test(e.getAttribute('href') || ''))
