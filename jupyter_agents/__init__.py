@@ -173,6 +173,13 @@ if TYPE_CHECKING:
         function_tool,
         tool,
     )
+    from .runtime.tools.browser_computer import BrowserComputer
+    from .runtime.tools.computer import (
+        AsyncComputer,
+        Computer,
+        ComputerTool,
+        ComputerToolSafetyCheckData,
+    )
     from .runtime.tools.kinds import (
         DisplayPart,
         ParsedCall,

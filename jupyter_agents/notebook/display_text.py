@@ -48,6 +48,8 @@ def output_text(output: Any) -> str:
     """A tool output as text: structured outputs keep their text, other parts are named."""
     if isinstance(output, str):
         return output
+    if isinstance(output, dict) and output.get("type") == "computer_screenshot":
+        return "[screenshot]"
     if isinstance(output, list):
         parts = []
         for part in output:
@@ -68,6 +70,8 @@ MAX_IMAGE_CHARS = 200_000
 def output_image(output: Any) -> str | None:
     """The first image of a tool output, as a ``data:`` URL a card may show; None when there
     is none, it is not inline PNG/JPEG/GIF/WebP data, or it is too large."""
+    if isinstance(output, dict) and output.get("type") == "computer_screenshot":
+        output = [{"type": "input_image", "image_url": output.get("image_url")}]
     if not isinstance(output, list):
         return None
     for part in output:

@@ -58,3 +58,8 @@ def test_a_large_image_is_named_in_the_transcript_but_shown_in_the_card() -> Non
 def test_text_outputs_have_no_image() -> None:
     card, _view = card_for("plain text")
     assert "image" not in card
+
+
+def test_a_computer_screenshot_shows_in_its_card() -> None:
+    card, _view = card_for({"type": "computer_screenshot", "image_url": PNG})
+    assert card["image"] == PNG and card["output"] == "[screenshot]"
