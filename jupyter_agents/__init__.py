@@ -173,6 +173,13 @@ if TYPE_CHECKING:
         function_tool,
         tool,
     )
+    from .runtime.tools.apply_patch import (
+        ApplyPatchEditor,
+        ApplyPatchOperation,
+        ApplyPatchResult,
+        ApplyPatchTool,
+        apply_diff,
+    )
     from .runtime.tools.browser_computer import BrowserComputer
     from .runtime.tools.computer import (
         AsyncComputer,
@@ -189,6 +196,7 @@ if TYPE_CHECKING:
         register_tool_kind,
     )
     from .runtime.tools.view_image import view_image_tool
+    from .runtime.tools.workspace import WorkspaceEditor
     from .runtime.tracing import (
         AgentSpanData,
         CustomSpanData,

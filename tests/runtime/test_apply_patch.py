@@ -1,0 +1,342 @@
+"""apply_patch: the patch format, the workspace editor's safety (nothing outside the workspace,
+all or nothing), the tool in the model loop with approvals, and both wire formats over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_agents import (
+    Agent,
+    ApplyPatchOperation,
+    ApplyPatchResult,
+    ApplyPatchTool,
+    ApprovalDecision,
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+    Runner,
+    UserError,
+    WorkspaceEditor,
+    apply_diff,
+)
+from jupyter_agents.runtime.tools._patch_format import PatchError, PatchOp, parse_patch
+from jupyter_agents.testing import ScriptedModel, output_item
+from jupyter_agents.testing.server import (
+    FakeOpenAIServer,
+    Reply,
+    ReplyItem,
+    ReplyText,
+    ReplyToolCall,
+)
+
+APP = (
+    "import os\n\n\ndef main():\n    print('hi')\n    return 0\n\n\n"
+    "if __name__ == '__main__':\n    main()\n"
+)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text(APP)
+    (root / "old.txt").write_text("bye\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
+    (tmp_path / "outside.txt").write_text("secret\n")
+    os.symlink(tmp_path, root / "escape")
+    return root
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root.parent)): p.read_text()
+        for p in sorted(root.parent.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+# -- the format ---------------------------------------------------------------------------------
+
+
+def test_apply_diff_updates_with_several_hunks_and_creates() -> None:
+    diff = (
+        "@@ def main():\n-    print('hi')\n+    print('hello')\n"
+        "@@\n if __name__ == '__main__':\n-    main()\n+    raise SystemExit(main())\n"
+    )
+    out = apply_diff(APP, diff)
+    assert "print('hello')" in out and "raise SystemExit(main())" in out
+    assert out.count("\n") == APP.count("\n")
+    assert apply_diff("", "+a\n+b\n", mode="create") == "a\nb\n"
+
+
+def test_context_at_the_end_of_the_file_and_crlf_files() -> None:
+    assert apply_diff("a\nb\nb\n", "@@\n b\n-b\n+c\n*** End of File\n") == "a\nb\nc\n"
+    assert apply_diff("x\r\ny\r\n", "-y\n+z\n") == "x\r\nz\r\n"
+
+
+def test_a_hunk_that_does_not_apply_says_which_and_where() -> None:
+    with pytest.raises(PatchError, match="hunk 2: context not found near line"):
+        apply_diff(APP, "@@\n-    print('hi')\n+    print('x')\n@@\n-nothing like this\n+y\n")
+
+
+def test_a_whole_patch_reads_every_operation() -> None:
+    patch = (
+        "*** Begin Patch\n*** Add File: notes/todo.md\n+first\n"
+        "*** Update File: src/app.py\n*** Move to: src/main.py\n"
+        "@@\n-    print('hi')\n+    print('ho')\n"
+        "*** Delete File: old.txt\n*** End Patch\n"
+    )
+    ops = parse_patch(patch)
+    assert [(o.type, o.path, o.move_to) for o in ops] == [
+        ("create_file", "notes/todo.md", None),
+        ("update_file", "src/app.py", "src/main.py"),
+        ("delete_file", "old.txt", None),
+    ]
+    for bad, why in (
+        ("*** Add File: a\n+x\n*** End Patch", "Begin Patch"),
+        ("*** Begin Patch\n+x\n*** End Patch", "expected"),
+        ("*** Begin Patch\n*** Delete File: a\n+x\n*** End Patch", "takes no lines"),
+        ("*** Begin Patch\n*** End Patch", "changes no file"),
+    ):
+        with pytest.raises(PatchError, match=why):
+            parse_patch(bad)
+
+
+# -- the workspace editor -----------------------------------------------------------------------
+
+
+def test_every_operation_golden(ws: Path) -> None:
+    editor = WorkspaceEditor(ws)
+    done = editor.apply(
+        [
+            PatchOp("create_file", "notes/todo.md", "+one\n+two\n"),
+            PatchOp(
+                "update_file", "src/app.py", "-    print('hi')\n+    print('ho')\n", "src/main.py"
+            ),
+            PatchOp("delete_file", "old.txt"),
+        ]
+    )
+    assert done == [
+        "created notes/todo.md",
+        "updated src/app.py and moved it to src/main.py",
+        "deleted old.txt",
+    ]
+    assert (ws / "notes" / "todo.md").read_text() == "one\ntwo\n"
+    assert not (ws / "src" / "app.py").exists()
+    assert (ws / "src" / "main.py").read_text() == APP.replace("print('hi')", "print('ho')")
+    assert not (ws / "old.txt").exists()
+    assert not list(ws.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("/etc/passwd", "absolute"),
+        ("../outside.txt", "outside the workspace"),
+        ("src/../../outside.txt", "outside the workspace"),
+        ("escape/outside.txt", "outside the workspace"),  # through a symlinked folder
+        (".git/config", "inside .git"),
+        ("", "needs the path"),
+    ],
+)
+def test_malicious_paths_are_refused_and_nothing_changes(ws: Path, path: str, why: str) -> None:
+    before = snapshot(ws)
+    with pytest.raises(PatchError, match=why):
+        WorkspaceEditor(ws).apply(
+            [PatchOp("create_file", "ok.txt", "+fine\n"), PatchOp("create_file", path, "+x\n")]
+        )
+    assert snapshot(ws) == before  # the good first operation did not happen either
+
+
+def test_a_failing_hunk_changes_nothing(ws: Path) -> None:
+    before = snapshot(ws)
+    with pytest.raises(PatchError, match=r"hunk 1: context not found near line 1 of src/app\.py"):
+        WorkspaceEditor(ws).apply(
+            [PatchOp("delete_file", "old.txt"), PatchOp("update_file", "src/app.py", "-nope\n+x\n")]
+        )
+    assert snapshot(ws) == before
+
+
+def test_create_over_an_existing_file_and_update_of_a_missing_one_are_refused(ws: Path) -> None:
+    editor = WorkspaceEditor(ws)
+    with pytest.raises(PatchError, match="exists already"):
+        editor.apply([PatchOp("create_file", "old.txt", "+x\n")])
+    with pytest.raises(PatchError, match=r"no file 'gone\.txt'"):
+        editor.apply([PatchOp("update_file", "gone.txt", "-a\n+b\n")])
+    with pytest.raises(UserError, match="not a folder"):
+        WorkspaceEditor(ws / "nope")
+
+
+PATHS = st.sampled_from(
+    ["a.txt", "src/app.py", "../x.txt", "/tmp/y", "escape/z", ".git/HEAD", "d/../../w", "new/f.md"]
+)
+OPS = st.lists(
+    st.builds(
+        PatchOp,
+        st.sampled_from(["create_file", "update_file", "delete_file"]),
+        PATHS,
+        st.sampled_from(["+x\n", "-    print('hi')\n+    print('y')\n", "-zzz\n+q\n", "bad\n"]),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ops=OPS)
+def test_fuzzed_patches_never_write_outside_or_half_apply(ws: Path, ops: list[PatchOp]) -> None:
+    outside_before = (ws.parent / "outside.txt").read_text()
+    before = snapshot(ws)
+    try:
+        WorkspaceEditor(ws).apply(ops)
+    except PatchError:
+        assert snapshot(ws) == before  # refused: nothing changed at all
+    else:
+        after = snapshot(ws)
+        changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
+        assert all(k.startswith("ws/") and not k.startswith("ws/.git") for k in changed)
+        for k in changed:  # put the workspace back for the next example
+            if k in before:
+                (ws.parent / k).write_text(before[k])
+            else:
+                (ws.parent / k).unlink()
+    assert (ws.parent / "outside.txt").read_text() == outside_before
+
+
+# -- the tool in the model loop ----------------------------------------------------------------
+
+
+def patch_call(op: dict[str, Any], call_id: str = "p1") -> Any:
+    return output_item(
+        {
+            "type": "apply_patch_call",
+            "id": f"ap_{call_id}",
+            "call_id": call_id,
+            "status": "completed",
+            "operation": op,
+        }
+    )
+
+
+async def test_the_model_loop_applies_a_patch_and_reports_it(ws: Path) -> None:
+    op = {
+        "type": "update_file",
+        "path": "src/app.py",
+        "diff": "-    print('hi')\n+    print('ok')\n",
+    }
+    model = ScriptedModel([[patch_call(op)], ["Patched."]])
+    agent = Agent(name="p", model=model, tools=[ApplyPatchTool(WorkspaceEditor(ws))])
+    result = await Runner.run(agent, "Change the greeting.")
+    assert "print('ok')" in (ws / "src" / "app.py").read_text()
+    sent = model.requests[1].input[-1]
+    assert sent == {
+        "type": "apply_patch_call_output",
+        "call_id": "p1",
+        "status": "completed",
+        "output": "Done: updated src/app.py.",
+    }
+    assert result.new_items[1].status == "ok"
+
+
+async def test_a_failing_patch_is_told_to_the_model_as_failed(ws: Path) -> None:
+    op = {"type": "update_file", "path": "src/app.py", "diff": "-no such line\n+x\n"}
+    model = ScriptedModel([[patch_call(op)], ["Sorry."]])
+    agent = Agent(name="p", model=model, tools=[ApplyPatchTool(WorkspaceEditor(ws))])
+    result = await Runner.run(agent, "Change it.")
+    sent = model.requests[1].input[-1]
+    assert sent["status"] == "failed" and "context not found" in sent["output"]
+    assert result.new_items[1].status == "error"
+    assert (ws / "src" / "app.py").read_text() == APP
+
+
+async def test_approval_is_asked_and_a_rejection_writes_nothing(ws: Path) -> None:
+    op = {"type": "create_file", "path": "new.txt", "diff": "+hello\n"}
+    model = ScriptedModel([[patch_call(op)], ["ok"]])
+    tool = ApplyPatchTool(WorkspaceEditor(ws), needs_approval=True)
+    seen: list[Any] = []
+
+    def reject(request: Any) -> ApprovalDecision:
+        seen.append(request)
+        return ApprovalDecision.reject("no new files")
+
+    await Runner.run(Agent(name="p", model=model, tools=[tool]), "Add it.", approval_handler=reject)
+    assert seen[0].arguments["operations"][0]["path"] == "new.txt"
+    assert not (ws / "new.txt").exists()
+    assert model.requests[1].input[-1]["status"] == "failed"
+
+
+async def test_a_custom_editor_gets_the_sdk_operations(ws: Path) -> None:
+    calls: list[ApplyPatchOperation] = []
+
+    class Recorder:
+        def create_file(self, operation: ApplyPatchOperation) -> ApplyPatchResult:
+            calls.append(operation)
+            return ApplyPatchResult("completed", f"made {operation.path}")
+
+        async def update_file(self, operation: ApplyPatchOperation) -> str:
+            calls.append(operation)
+            return "changed"
+
+        def delete_file(self, operation: ApplyPatchOperation) -> None:
+            calls.append(operation)
+
+    op = {"type": "create_file", "path": "a.txt", "diff": "+x\n"}
+    model = ScriptedModel([[patch_call(op)], ["ok"]])
+    await Runner.run(Agent(name="p", model=model, tools=[ApplyPatchTool(Recorder())]), "go")
+    assert [(c.type, c.path, c.diff) for c in calls] == [("create_file", "a.txt", "+x\n")]
+    assert model.requests[1].input[-1]["output"] == "Done: made a.txt."
+    with pytest.raises(UserError, match="editor must be"):
+        ApplyPatchTool(editor="vim")  # type: ignore[arg-type]
+
+
+@pytest.mark.http
+@pytest.mark.parametrize("kind", ["responses", "chat"])
+async def test_over_http_in_both_wire_formats(
+    openai_server: FakeOpenAIServer, ws: Path, kind: str
+) -> None:
+    if kind == "responses":
+        call: Any = ReplyItem(
+            {
+                "type": "apply_patch_call",
+                "call_id": "p1",
+                "status": "completed",
+                "operation": {"type": "create_file", "path": "hello.md", "diff": "+# Hi\n"},
+            }
+        )
+    else:
+        patch = (
+            "*** Begin Patch\n*** Add File: hello.md\n+# Hi\n"
+            "*** Delete File: old.txt\n*** End Patch"
+        )
+        call = ReplyToolCall("apply_patch", {"patch": patch}, call_id="p1")
+    openai_server.enqueue(Reply([call]), Reply([ReplyText("Written.")]))
+    client = openai.AsyncOpenAI(
+        base_url=openai_server.base_url, api_key=openai_server.api_key, max_retries=0
+    )
+    cls = OpenAIResponsesModel if kind == "responses" else OpenAIChatCompletionsModel
+    agent = Agent(
+        name="p",
+        model=cls("gpt-test", openai_client=client),
+        tools=[ApplyPatchTool(WorkspaceEditor(ws))],
+    )
+    result = await Runner.run(agent, "Write hello.md.")
+    assert result.final_output == "Written." and (ws / "hello.md").read_text() == "# Hi\n"
+    first, second = (r.body for r in openai_server.model_requests)
+    if kind == "responses":
+        assert first["tools"] == [{"type": "apply_patch"}]
+        assert second["input"][-1]["type"] == "apply_patch_call_output"
+        assert second["input"][-1]["status"] == "completed"
+    else:
+        assert first["tools"][0]["function"]["name"] == "apply_patch"
+        assert not (ws / "old.txt").exists()  # both operations of the one call
+        assert "created hello.md; deleted old.txt" in json.dumps(second["messages"])
