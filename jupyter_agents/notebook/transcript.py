@@ -126,6 +126,25 @@ def _decision(block: Block) -> str:
     return f"{' '.join(words)}{reason}"
 
 
+def _diff(text: str) -> str:
+    """A diff as a <pre> whose lines are classed by what they do (all text escaped)."""
+    lines = []
+    for line in text.rstrip("\n").split("\n"):
+        if line.startswith(("create_file ", "update_file ", "delete_file ")):
+            css = "ja-diff-file"
+        elif line.startswith("+"):
+            css = "ja-good"
+        elif line.startswith("-"):
+            css = "ja-bad"
+        elif line.startswith("@@"):
+            css = "ja-muted"
+        else:
+            css = ""
+        span = f'<span class="{css}">' if css else "<span>"
+        lines.append(f"{span}{escape_html(line)}</span>")
+    return f"<pre>{chr(10).join(lines)}</pre>"
+
+
 def _card(block: Block) -> str:
     status = block.get("status", "done")
     mark, words = STATUS_MARKS.get(status, ("", status))
@@ -143,6 +162,8 @@ def _card(block: Block) -> str:
         cut = block.get("args_cut")
         label = "arguments" + (f" (first part of {cut:,} characters)" if cut else "")
         body.append(_section(label, _pre(args)))
+    if diff := block.get("diff"):
+        body.append(_section("changes", _diff(str(diff))))
     if printed := block.get("printed"):
         dropped = block.get("printed_cut")
         label = "printed" + (f" (last part; {dropped:,} characters before it)" if dropped else "")

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
-from ..runtime.tools.kinds import kind_for_call
+from ..runtime.tools.kinds import describe_call, kind_for_call
 from ..runtime.usage import Usage
 from . import run_document, transcript
 from .display_text import clip, compact_json, message_text, output_image, output_text
@@ -292,6 +292,9 @@ class RunView(Decisions):
                 if k not in ("id", "type", "status", "output", "error")
             }
         card["args"], card["args_cut"] = clip(compact_json(arguments or {}), self.max_args_chars)
+        diffs = [p for p in describe_call(item).parts if p.type == "diff"]
+        if diffs:  # e.g. apply_patch: the change itself, shown before anyone approves it
+            card["diff"] = clip("\n".join(p.text for p in diffs), self.max_args_chars)[0]
         if kind == "function_call" or not _hosted(kind):
             self._started[card["id"]] = self._clock()
             self._unstarted.append(card["id"])

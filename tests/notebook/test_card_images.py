@@ -63,3 +63,33 @@ def test_text_outputs_have_no_image() -> None:
 def test_a_computer_screenshot_shows_in_its_card() -> None:
     card, _view = card_for({"type": "computer_screenshot", "image_url": PNG})
     assert card["image"] == PNG and card["output"] == "[screenshot]"
+
+
+def test_a_patch_card_carries_its_diff_and_the_transcript_colours_it() -> None:
+    from jupyter_agents.testing import output_item
+
+    raw = output_item(
+        {
+            "type": "apply_patch_call",
+            "id": "ap_1",
+            "call_id": "p1",
+            "status": "completed",
+            "operation": {
+                "type": "update_file",
+                "path": "src/<app>.py",
+                "diff": "@@ def main():\n-    print('hi')\n+    print('<b>ho</b>')\n",
+            },
+        }
+    ).raw
+    from openai.types.responses import ResponseApplyPatchToolCall
+
+    call = ResponseApplyPatchToolCall.model_validate(raw)
+    view = RunView(agent="a", model="m")
+    view.on_event(item_event("tool_called", raw_item=call))
+    view.finish("done")
+    card = view.widget.blocks[0]
+    assert card["diff"].startswith("update_file src/<app>.py\n@@ def main():")
+    html = view.transcript_html()
+    assert """<span class="ja-good">+    print('&lt;b&gt;ho&lt;/b&gt;')</span>""" in html
+    assert """<span class="ja-bad">-    print('hi')</span>""" in html
+    assert "<b>ho</b>" not in html

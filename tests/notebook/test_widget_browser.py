@@ -664,3 +664,40 @@ async def test_an_image_output_shows_in_its_card_and_nothing_is_fetched(lab: Lab
     assert await shown.evaluate("img => img.complete && img.naturalWidth") == 1
     await expect(cards.nth(1).locator("img.ja-image")).to_be_hidden()
     assert lab.remote == []
+
+
+DIFF = "@@ def main():\n-    print('hi')\n+    print('<img src=x onerror=alert(1)>')\n"
+
+
+async def test_a_patch_card_shows_the_diff_coloured(lab: Lab, tmp_path: Any) -> None:
+    from jupyter_agents import ApplyPatchTool, WorkspaceEditor
+    from jupyter_agents.testing import output_item
+
+    (tmp_path / "app.py").write_text("def main():\n    print('hi')\n")
+    call = output_item(
+        {
+            "type": "apply_patch_call",
+            "id": "ap_1",
+            "call_id": "p1",
+            "status": "completed",
+            "operation": {
+                "type": "update_file",
+                "path": "app.py",
+                "diff": DIFF,
+            },
+        }
+    )
+    view = make_view()
+    model = ScriptedModel([[call], [text("Patched.")]])
+    await lab.mount(view)
+    tool = ApplyPatchTool(WorkspaceEditor(tmp_path))
+    await drive(view, Agent(name="a", model=model, tools=[tool]))
+    await lab.settle()
+    card = lab.page.locator(".ja-tool")
+    await card.locator("summary").first.click()
+    diff = card.locator("pre.ja-diff")
+    await expect(diff.locator(".ja-diff-file")).to_have_text("update_file app.py\n")
+    await expect(diff.locator(".ja-diff-del")).to_have_text("-    print('hi')\n")
+    await expect(diff.locator(".ja-diff-add")).to_contain_text("<img src=x onerror=alert(1)>")
+    assert await card.locator("img").count() == 1  # only the card's own (empty) image element
+    await lab.shot("patch_card")

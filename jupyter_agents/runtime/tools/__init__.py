@@ -61,3 +61,8 @@ __all__ = [
 
 Tool: TypeAlias = Union[FunctionTool, HostedTool]
 """Any tool an agent can carry."""
+
+# The built-in local tool kinds register themselves on import: import them here, so a run, a
+# saved state or a notebook view knows their call items even before anyone imports the tools.
+from . import apply_patch as _apply_patch  # noqa: E402, F401
+from . import computer as _computer  # noqa: E402, F401

@@ -9,6 +9,7 @@ const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
 /** @typedef {{id: string, call_id?: string, kind?: string, rev?: number, text?: string,
  *  n?: number, name?: string, args?: string, args_cut?: number, status?: string, ms?: number,
  *  output?: string, output_cut?: number, printed?: string, printed_cut?: number, image?: string,
+ *  diff?: string,
  *  error?: {type?: string, message?: string, traceback?: string},
  *  approval?: Approval, level?: string, label?: string}} Block */
 /** @typedef {{el: HTMLElement, kind: string, rev?: number, block?: Block, sync?: () => void}} View */
@@ -29,6 +30,22 @@ function follow(box, text) {
   if (box.dataset.up !== "1") box.scrollTop = box.scrollHeight;
 }
 
+/** A diff, one text node per line in a span classed by what the line does.
+ * @param {HTMLElement} box @param {string} text */
+function drawDiff(box, text) {
+  if (box.dataset.text === text) return;
+  box.dataset.text = text;
+  box.replaceChildren(
+    ...text.replace(/\n$/, "").split("\n").map((line) => {
+      const c = /^(create_file|update_file|delete_file) /.test(line) ? "ja-diff-file"
+        : line.startsWith("@@") ? "ja-diff-hunk"
+        : line.startsWith("+") ? "ja-diff-add"
+        : line.startsWith("-") ? "ja-diff-del" : "";
+      return h("span", c, line + "\n");
+    }),
+  );
+}
+
 /** @param {Ctx} ctx @returns {View} */
 export function toolView(ctx) {
   const card = h("div", "ja-tool");
@@ -39,6 +56,7 @@ export function toolView(ctx) {
     "span",
     "ja-icon ja-name ja-args1 ja-tstatus ja-ms",
   );
+  const diff = det.appendChild(h("pre", "ja-diff"));
   const [args, printed, out] = children(det, "pre", "ja-args ja-printed ja-out");
   followable(printed);
   det.addEventListener("toggle", () => {
@@ -137,6 +155,8 @@ export function toolView(ctx) {
     const src = typeof b.image === "string" && IMAGE_URL.test(b.image) ? b.image : "";
     if (image.getAttribute("src") !== src) src ? (image.src = src) : image.removeAttribute("src");
     image.hidden = !src;
+    drawDiff(diff, b.diff || "");
+    diff.hidden = !b.diff;
     printed.hidden = !b.printed;
     out.hidden = !b.output;
     cut.hidden = !b.output_cut;
