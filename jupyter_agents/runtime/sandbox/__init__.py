@@ -1,0 +1,25 @@
+"""Running commands confined by bubblewrap (Linux), the way Codex's sandbox modes describe.
+
+* :func:`run_sandboxed` runs one command under a :class:`SandboxPolicy`: ``read-only`` (nothing
+  may be written), ``workspace-write`` (the workspace and a private ``/tmp``; ``.git`` stays
+  read-only; no network unless allowed) or ``danger-full-access`` (no sandbox). A sandboxed
+  mode without bubblewrap is a :class:`SandboxUnavailable` error, never a silent fallback.
+* :func:`is_known_safe` says whether a shell command line only reads.
+"""
+
+from __future__ import annotations
+
+from .bwrap import SandboxMode, SandboxUnavailable, find_bwrap
+from .run import CommandResult, SandboxPolicy, run_sandboxed, scrubbed_env
+from .safety import is_known_safe
+
+__all__ = [
+    "CommandResult",
+    "SandboxMode",
+    "SandboxPolicy",
+    "SandboxUnavailable",
+    "find_bwrap",
+    "is_known_safe",
+    "run_sandboxed",
+    "scrubbed_env",
+]

@@ -1,0 +1,73 @@
+"""The bubblewrap command line that confines one command to a sandbox mode."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal, TypeAlias
+
+from ..errors import UserError
+
+__all__ = ["PROTECTED", "SandboxMode", "SandboxUnavailable", "bwrap_argv", "find_bwrap"]
+
+SandboxMode: TypeAlias = Literal["read-only", "workspace-write", "danger-full-access"]
+
+PROTECTED = (".git",)
+"""Folders of the workspace that stay read-only in ``workspace-write`` mode."""
+
+MODES = ("read-only", "workspace-write", "danger-full-access")
+
+
+class SandboxUnavailable(UserError):
+    """A sandboxed mode was asked for and bubblewrap cannot run here."""
+
+
+def find_bwrap() -> str | None:
+    """The bubblewrap binary on ``PATH``, or None."""
+    return shutil.which("bwrap")
+
+
+def bwrap_argv(
+    command: Sequence[str],
+    mode: SandboxMode,
+    workspace: Path,
+    *,
+    network: bool = False,
+    writable: Sequence[Path] = (),
+) -> list[str]:
+    """``command`` wrapped for ``mode`` (unchanged for ``danger-full-access``).
+
+    The whole file system is read-only, ``/tmp`` is private and empty, the command gets its own
+    process namespace (it dies with its parent) and, unless ``network``, no network at all. In
+    ``workspace-write`` mode the workspace (and ``writable``) can be written, except
+    :data:`PROTECTED` folders.
+
+    Raises:
+        SandboxUnavailable: The mode needs bubblewrap and it is not installed.
+        UserError: ``mode`` is not a sandbox mode.
+    """
+    if mode not in MODES:
+        raise UserError(f"sandbox_mode must be one of {', '.join(MODES)}, got {mode!r}.")
+    if mode == "danger-full-access":
+        return list(command)
+    bwrap = find_bwrap()
+    if bwrap is None:
+        raise SandboxUnavailable(
+            f"sandbox_mode={mode!r} needs bubblewrap, which is not installed: apt-get install "
+            "bubblewrap (or choose sandbox_mode='danger-full-access' to run unconfined)."
+        )
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    argv += ["--unshare-pid", "--die-with-parent", "--new-session"]
+    if not network:
+        argv.append("--unshare-net")
+    if mode == "workspace-write":
+        for root in (workspace, *writable):
+            argv += ["--bind", str(root), str(root)]
+        for name in PROTECTED:
+            protected = workspace / name
+            if protected.exists():
+                argv += ["--ro-bind", str(protected), str(protected)]
+    else:  # read-only: the workspace (perhaps under /tmp) is still visible, read-only
+        argv += ["--ro-bind", str(workspace), str(workspace)]
+    return [*argv, "--chdir", str(workspace), "--", *command]
