@@ -46,11 +46,13 @@ WORKLOADS: dict[str, str] = {
     "W6": "w6",
     "SYNC": "sync_loop",
     "N1": "n1",
+    "S1": "s1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
-OURS_ONLY = frozenset({"N1"})
-"""Workloads the peer cannot run (N1 needs the notebook layer, which the peer does not have)."""
+OURS_ONLY = frozenset({"N1", "S1"})
+"""Workloads the peer cannot run (N1 needs the notebook layer, S1 the sandbox; the peer has
+neither)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,9 @@ METRICS: list[Metric] = [
     _m("W6", "rss_growth_kib", "RSS growth per 1k runs", "KiB"),
     _m("SYNC", "works", "run_sync in a running loop works", "bool", Target("min", 1), up=True),
     _m("SYNC", "wall_ms", "run_sync in a running loop, wall", "ms"),
+    _m("S1", "plain_ms", "one command, no sandbox", "ms"),
+    _m("S1", "sandboxed_ms", "one command, bubblewrap workspace-write", "ms"),
+    _m("S1", "added_ms", "latency the sandbox adds", "ms", _max(20)),
     _m("N1", "comm_per_s_max", "comm msgs/s, busiest 1-s window", "msg/s", _max(30)),
     _m("N1", "comm_msgs", "comm msgs per run", "msgs"),
     _m("N1", "comm_kib", "widget state sent per run", "KiB"),

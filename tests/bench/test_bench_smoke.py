@@ -58,6 +58,15 @@ def test_quick_run_covers_every_runtime_workload(tmp_path: Path) -> None:
     assert "| W1 " in stdout
 
 
+@pytest.mark.timeout(150)
+def test_quick_run_covers_the_sandbox_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, {"S1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    assert all(row["peer"] is None for row in rows.values())  # ours only
+    assert rows["sandboxed_ms"]["ours"]["median"] > 0 and rows["added_ms"]["ours"]["n"] == 1
+    assert "| S1 " in stdout
+
+
 @pytest.mark.kernel
 @pytest.mark.timeout(150)
 def test_quick_run_covers_the_notebook_workload(tmp_path: Path) -> None:
