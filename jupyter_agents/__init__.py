@@ -195,6 +195,12 @@ if TYPE_CHECKING:
         describe_call,
         register_tool_kind,
     )
+    from .runtime.tools.shell import (
+        ShellCommandOutput,
+        ShellCommandRequest,
+        ShellResult,
+        ShellTool,
+    )
     from .runtime.tools.view_image import view_image_tool
     from .runtime.tools.workspace import WorkspaceEditor
     from .runtime.tracing import (

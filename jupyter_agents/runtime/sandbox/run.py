@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
-from .bwrap import SandboxMode, bwrap_argv
+from .bwrap import MODES, SandboxMode, bwrap_argv
 
 __all__ = ["CommandResult", "SandboxPolicy", "run_sandboxed", "scrubbed_env"]
 
@@ -43,6 +43,8 @@ class SandboxPolicy:
     """Secret-looking environment variables the command may still see."""
 
     def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise UserError(f"sandbox_mode must be one of {', '.join(MODES)}, got {self.mode!r}.")
         folder = Path(self.workspace).resolve()
         if not folder.is_dir():
             raise UserError(f"The sandbox workspace {str(folder)!r} is not a folder.")

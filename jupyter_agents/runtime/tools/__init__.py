@@ -66,3 +66,4 @@ Tool: TypeAlias = Union[FunctionTool, HostedTool]
 # saved state or a notebook view knows their call items even before anyone imports the tools.
 from . import apply_patch as _apply_patch  # noqa: E402, F401
 from . import computer as _computer  # noqa: E402, F401
+from . import shell as _shell  # noqa: E402, F401
