@@ -50,6 +50,8 @@ def output_text(output: Any) -> str:
         return output
     if isinstance(output, dict) and output.get("type") == "computer_screenshot":
         return "[screenshot]"
+    if isinstance(output, list) and output and all(_is_shell_output(p) for p in output):
+        return "\n".join(_shell_text(p) for p in output)
     if isinstance(output, list):
         parts = []
         for part in output:
@@ -65,6 +67,20 @@ IMAGE_URL = re.compile(r"data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=
 
 MAX_IMAGE_CHARS = 200_000
 """Longest image data URL kept in a card (about 150 KB of image); larger ones are named."""
+
+
+def _is_shell_output(part: Any) -> bool:
+    return isinstance(part, dict) and "outcome" in part and ("stdout" in part or "stderr" in part)
+
+
+def _shell_text(part: dict[str, Any]) -> str:
+    """One shell command's output as a terminal shows it, with how it ended."""
+    outcome = part.get("outcome") or {}
+    if outcome.get("type") == "timeout":
+        end = "[timed out]"
+    else:
+        end = f"[exit code {outcome.get('exit_code')}]"
+    return f"{part.get('stdout') or ''}{part.get('stderr') or ''}{end}"
 
 
 def output_image(output: Any) -> str | None:

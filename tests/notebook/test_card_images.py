@@ -93,3 +93,13 @@ def test_a_patch_card_carries_its_diff_and_the_transcript_colours_it() -> None:
     assert """<span class="ja-good">+    print('&lt;b&gt;ho&lt;/b&gt;')</span>""" in html
     assert """<span class="ja-bad">-    print('hi')</span>""" in html
     assert "<b>ho</b>" not in html
+
+
+def test_a_shell_card_reads_like_a_terminal() -> None:
+    output = [
+        {"stdout": "hi\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}},
+        {"stdout": "", "stderr": "boom\n", "outcome": {"type": "exit", "exit_code": 2}},
+        {"stdout": "", "stderr": "", "outcome": {"type": "timeout"}},
+    ]
+    card, _view = card_for(output)
+    assert card["output"] == "hi\n[exit code 0]\nboom\n[exit code 2]\n[timed out]"
