@@ -114,17 +114,12 @@ async def test_approval_is_the_same_for_every_kind(echo_kind: EchoKind) -> None:
 
 
 async def test_a_call_type_nobody_claims_is_a_model_behavior_error() -> None:
-    shell = output_item(
-        {
-            "type": "shell_call",
-            "call_id": "s1",
-            "id": "sh_1",
-            "status": "completed",
-            "action": {"commands": ["ls"], "max_output_length": None, "timeout_ms": None},
-        }
+    assert kind_for_call("custom_tool_call") is None  # no built-in kind runs custom tools
+    custom = output_item(
+        {"type": "custom_tool_call", "call_id": "c1", "id": "ct_1", "name": "x", "input": "hi"}
     )
-    model = ScriptedModel([[shell]])
-    with pytest.raises(ModelBehaviorError, match="'shell_call' item, but no tool"):
+    model = ScriptedModel([[custom]])
+    with pytest.raises(ModelBehaviorError, match="'custom_tool_call' item, but no tool"):
         await Runner.run(Agent(name="a", model=model), "go")
 
 
