@@ -1,0 +1,39 @@
+"""notebooks/local-tools.ipynb in a real kernel, offline: the shell, a patch, an image and, with
+Chromium, a browser click, each through its tool."""
+
+from __future__ import annotations
+
+import pytest
+
+from .notebook_helpers import (
+    NOTEBOOKS,
+    RUN_TIMEOUT,
+    assert_clean,
+    assert_stored_without_outputs,
+    stdout,
+)
+from .notebook_helpers import execute as run_notebook
+
+NOTEBOOK = NOTEBOOKS / "local-tools.ipynb"
+
+
+def test_stored_without_outputs() -> None:
+    nb = assert_stored_without_outputs(NOTEBOOK)
+    ids = [c.get("id") for c in nb.cells]
+    assert all(ids) and len(set(ids)) == len(ids), "every cell needs its own fixed id"
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(RUN_TIMEOUT)
+def test_runs_offline_with_every_local_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = run_notebook(NOTEBOOK, monkeypatch, JUPYTER_AGENTS_APPROVE="auto")
+    assert_clean(nb)
+    assert "workspace: ['app.py', 'plot.png']" in stdout(nb, "workspace")
+    assert "sandbox: workspace-write | browser: yes" in stdout(nb, "tools")  # CI has both
+    after = stdout(nb, "after")
+    assert "return 'hello'" in after  # the patch was applied
+    assert "button says: clicked" in after  # the browser was clicked
+    run = next(c for c in nb.cells if c.get("id") == "run")
+    shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in run.outputs)
+    assert "def greet()" in shown  # the shell's `cat app.py` output, in the transcript
+    assert "done" in shown
