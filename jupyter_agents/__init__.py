@@ -196,6 +196,7 @@ if TYPE_CHECKING:
         register_tool_kind,
     )
     from .runtime.tools.shell import (
+        LocalShellTool,
         ShellCommandOutput,
         ShellCommandRequest,
         ShellResult,

@@ -63,6 +63,7 @@ EXPORTS: dict[str, str] = {
     "view_image_tool": "runtime.tools.view_image",
     "ComputerTool": "runtime.tools.computer",
     "ShellTool": "runtime.tools.shell",
+    "LocalShellTool": "runtime.tools.shell",
     "ShellCommandRequest": "runtime.tools.shell",
     "ShellCommandOutput": "runtime.tools.shell",
     "ShellResult": "runtime.tools.shell",

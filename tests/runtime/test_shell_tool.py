@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from jupyter_agents import (
     Agent,
     ApprovalDecision,
+    LocalShellTool,
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
     Runner,
@@ -184,3 +185,66 @@ async def test_over_http_in_both_wire_formats(
     else:
         assert first["tools"][0]["function"]["name"] == "shell"
         assert "$ echo hello\\nhello\\n[exit code 0]" in json.dumps(second["messages"])
+
+
+def local_call(*argv: str, call_id: str = "l1") -> Any:
+    return output_item(
+        {
+            "type": "local_shell_call",
+            "id": f"ls_{call_id}",
+            "call_id": call_id,
+            "status": "completed",
+            "action": {"type": "exec", "command": list(argv), "env": {}},
+        }
+    )
+
+
+@needs_bwrap
+async def test_the_local_shell_runs_one_argv_and_answers_with_text(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("remember\n")
+    model = ScriptedModel([[local_call("cat", "notes.txt")], ["ok"]])
+    tool = LocalShellTool(workspace=tmp_path)
+    await Runner.run(Agent(name="sh", model=model, tools=[tool]), "go")
+    answer = model.requests[1].input[-1]
+    assert answer == {
+        "type": "local_shell_call_output",
+        "call_id": "l1",
+        "output": "$ cat notes.txt\nremember\n[exit code 0]",
+    }
+    assert model.requests[0].tools[0] is tool
+
+
+async def test_the_local_shell_asks_for_unsafe_commands(tmp_path: Path) -> None:
+    asked: list[Any] = []
+    model = ScriptedModel([[local_call("touch", "x.txt")], ["ok"]])
+    tool = LocalShellTool(workspace=tmp_path, sandbox_mode="danger-full-access")
+    await Runner.run(
+        Agent(name="sh", model=model, tools=[tool]),
+        "go",
+        approval_handler=lambda r: asked.append(r) or ApprovalDecision.reject(),
+    )
+    assert [r.arguments["commands"] for r in asked] == [["touch x.txt"]]
+    assert not (tmp_path / "x.txt").exists()
+
+
+@needs_bwrap
+@pytest.mark.http
+async def test_the_local_shell_over_http(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    call = ReplyItem(
+        {
+            "type": "local_shell_call",
+            "call_id": "l1",
+            "status": "completed",
+            "action": {"type": "exec", "command": ["echo", "hello"], "env": {}},
+        }
+    )
+    openai_server.enqueue(Reply([call]), Reply([ReplyText("Said hello.")]))
+    client = openai.AsyncOpenAI(
+        base_url=openai_server.base_url, api_key=openai_server.api_key, max_retries=0
+    )
+    model = OpenAIResponsesModel("gpt-test", openai_client=client)
+    agent = Agent(name="sh", model=model, tools=[LocalShellTool(workspace=tmp_path)])
+    assert (await Runner.run(agent, "Say hello.")).final_output == "Said hello."
+    first, second = (r.body for r in openai_server.model_requests)
+    assert first["tools"] == [{"type": "local_shell"}]
+    assert second["input"][-1]["output"] == "$ echo hello\nhello\n[exit code 0]"

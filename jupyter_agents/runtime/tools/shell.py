@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,13 @@ from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, register_tool
 if TYPE_CHECKING:
     from ..context import ToolContext
 
-__all__ = ["ShellCommandOutput", "ShellCommandRequest", "ShellResult", "ShellTool"]
+__all__ = [
+    "LocalShellTool",
+    "ShellCommandOutput",
+    "ShellCommandRequest",
+    "ShellResult",
+    "ShellTool",
+]
 
 ApprovalPolicy: TypeAlias = Literal["untrusted", "on-request", "never"]
 POLICIES = ("untrusted", "on-request", "never")
@@ -227,10 +234,49 @@ class ShellKind(ToolKind):
             parts = (DisplayPart("terminal", _text(output)),)
         elif output is not None:
             parts = (DisplayPart("text", str(output)),)
-        return ToolDisplay(kind=self.name, title="shell", arguments=data, parts=parts)
+        return ToolDisplay(kind=self.name, title=self.name, arguments=data, parts=parts)
 
 
 SHELL = ShellKind()
 """The kind of shell tools."""
 
 register_tool_kind(SHELL)
+
+
+@dataclass(eq=False)
+class LocalShellTool(ShellTool):
+    """The older ``local_shell`` tool: one command (an argv) per call, answered with its
+    output as text. Runs, sandboxes and asks exactly like :class:`ShellTool`."""
+
+    name: str = field(default="local_shell", init=False)
+
+
+class LocalShellKind(ShellKind):
+    """``local_shell_call`` items (Responses) or ``local_shell`` function calls (Chat)."""
+
+    def __init__(self) -> None:
+        ToolKind.__init__(
+            self,
+            name="local_shell",
+            tool_classes=(LocalShellTool,),
+            call_types=("local_shell_call",),
+            executable=True,
+        )
+
+    def responses_param(self, tool: ShellTool) -> dict[str, Any]:
+        return {"type": "local_shell"}
+
+    def parse_call(self, raw: Any) -> ParsedCall:
+        action = raw.action
+        data = {"commands": [shlex.join(action.command)], "timeout_ms": action.timeout_ms}
+        return ParsedCall(name="local_shell", call_id=str(raw.call_id), arguments=json.dumps(data))
+
+    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+        text = _text(value) if isinstance(value, ShellResult) else str(value)
+        return {"type": "local_shell_call_output", "call_id": call.call_id, "output": text}
+
+
+LOCAL_SHELL = LocalShellKind()
+"""The kind of local shell tools."""
+
+register_tool_kind(LOCAL_SHELL)
