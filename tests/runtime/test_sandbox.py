@@ -169,6 +169,23 @@ async def test_a_sandboxed_mode_without_bubblewrap_refuses_to_run(
         ("(cd / && ls)", False),
         ("ls | tee out.txt", False),
         ("grep x < secret", False),
+        # read-only programs with options or operands that write or run something else
+        ("sort -o out.txt data", False),
+        ("sort -ro out.txt data", False),
+        ("sort --output=out.txt data", False),
+        ("sort -n data", True),
+        ("uniq -c data", True),
+        ("uniq data out.txt", False),
+        ("tree -o listing.txt", False),
+        ("date -s 2020-01-01", False),
+        ("hostname evil", False),
+        ("hostname", True),
+        ("file -C -m magic", False),
+        ("rg --pre sh TODO", False),
+        ("rg --pre=sh TODO", False),
+        ("rg -n TODO src", True),
+        ("git --no-pager log -3", True),
+        ("git -C .. status", False),
     ],
 )
 def test_known_safe_commands(command: str, safe: bool) -> None:

@@ -21,6 +21,17 @@ _READ_ONLY = frozenset(
     }
 )  # fmt: skip
 _GIT_READ_ONLY = frozenset({"status", "diff", "log", "show", "blame", "ls-files", "rev-parse"})
+_WRITING_OPTIONS: dict[str, tuple[str, ...]] = {
+    "sort": ("-o", "--output", "--compress-program"),
+    "tree": ("-o",),
+    "date": ("-s", "--set"),
+    "hostname": ("-F", "--file", "-b", "--boot"),
+    "file": ("-C", "--compile"),
+    "rg": ("--pre", "--hostname-bin", "-z", "--search-zip"),
+}
+"""Options that make a read-only program write, change the system or run another program."""
+_MAX_OPERANDS = {"uniq": 1, "hostname": 0}
+"""Programs whose later operands are written: ``uniq IN OUT``, ``hostname NAME``."""
 _OPERATORS = frozenset({"|", "&&", "||", ";"})
 _FIND_WRITES = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
                           "-fprint0", "-fprintf", "-fls"})  # fmt: skip
@@ -33,7 +44,9 @@ def _command_is_safe(words: list[str]) -> bool:
     if "/" in program:  # a path: it could be anything
         return False
     if program == "git":
-        subcommand = next((a for a in args if not a.startswith("-")), None)
+        while args and args[0] == "--no-pager":
+            args = args[1:]
+        subcommand = args[0] if args else None  # options before it (-c, --exec-path) could run code
         return subcommand in _GIT_READ_ONLY and not any(
             a.startswith(("--output", "-o")) or a == "--ext-diff" for a in args
         )
@@ -47,7 +60,23 @@ def _command_is_safe(words: list[str]) -> bool:
         )
     if program == "env":
         return not args  # with arguments it runs another program
-    return program in _READ_ONLY
+    if program not in _READ_ONLY:
+        return False
+    banned = _WRITING_OPTIONS.get(program, ())
+    if any(
+        a == b or a.startswith(b + "=") or _short_cluster_has(a, b) for a in args for b in banned
+    ):
+        return False
+    positional = [a for a in args if not a.startswith("-")]
+    return len(positional) <= _MAX_OPERANDS.get(program, len(positional))
+
+
+def _short_cluster_has(arg: str, option: str) -> bool:
+    """Whether ``arg`` is a cluster of short options (``-rno``) that includes ``option``
+    (a short option such as ``-o``), or ``option`` with its value attached (``-oFILE``)."""
+    if len(option) != 2 or not arg.startswith("-") or arg.startswith("--"):
+        return False
+    return option[1] in arg[1:]
 
 
 def is_known_safe(command: str) -> bool:
