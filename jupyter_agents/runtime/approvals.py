@@ -15,6 +15,7 @@ import inspect
 import itertools
 import threading
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias, Union
 
@@ -34,6 +35,10 @@ __all__ = [
     "OnLoop",
     "rejection_message",
 ]
+
+approved_call: ContextVar[str | None] = ContextVar("approved_call", default=None)
+"""The id of the call running now because a person approved it (tools that must not run a
+call unapproved, such as a shell leaving its sandbox, check it)."""
 
 _request_ids = itertools.count(1)
 
@@ -307,17 +312,21 @@ class ApprovalLedger:
     calls: dict[str, _Recorded] = field(default_factory=dict)
     """Decisions not used yet, by call id, bound to the tool and raw arguments."""
 
-    def take(self, tool_name: str, call_id: str, arguments: str) -> ApprovalDecision | None:
-        """The decision for this call, used up; else the tool's standing decision, or None."""
+    def take(
+        self, tool_name: str, call_id: str, arguments: str, *, standing: bool = True
+    ) -> ApprovalDecision | None:
+        """The decision for this call, used up; else the tool's standing decision (unless
+        ``standing`` is False), or None."""
         recorded = self.calls.get(call_id)
         if recorded is not None and (recorded.tool_name, recorded.arguments) == (
             tool_name,
             arguments,
         ):
             del self.calls[call_id]
-            self.remember_always(tool_name, recorded.decision)
+            if standing:
+                self.remember_always(tool_name, recorded.decision)
             return recorded.decision
-        return self.always.get(tool_name)
+        return self.always.get(tool_name) if standing else None
 
     def record(
         self, tool_name: str, call_id: str, arguments: str, decision: ApprovalDecision

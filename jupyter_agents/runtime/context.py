@@ -53,6 +53,9 @@ class ToolContext(RunContextWrapper[TContext]):
     tool_call: Any = None
     """The model's call item (e.g. a ``ResponseFunctionToolCall``), when known."""
 
+    run_config: Any = None
+    """The run's ``RunConfig``, when the call runs inside a run."""
+
     @classmethod
     def from_run_context(
         cls,
@@ -62,6 +65,7 @@ class ToolContext(RunContextWrapper[TContext]):
         tool_call_id: str,
         tool_arguments: str,
         tool_call: Any = None,
+        run_config: Any = None,
     ) -> ToolContext[TContext]:
         """Build a tool context that shares ``ctx``'s user context, usage and turn input."""
         return cls(
@@ -72,4 +76,5 @@ class ToolContext(RunContextWrapper[TContext]):
             tool_call_id=tool_call_id,
             tool_arguments=tool_arguments,
             tool_call=tool_call,
+            run_config=run_config,
         )

@@ -160,6 +160,10 @@ class ToolApprovalItem(RunItemBase):
     """The arguments the model sent, parsed."""
     call_item: ToolCallItem | None = None
     """The call waiting (the same object the run emitted), when known."""
+    escalation: str | None = None
+    """Set when the call ran in the sandbox, was stopped there, and now asks to run outside
+    it (approval policy ``on-failure``): why it failed. :attr:`arguments` then carry
+    ``sandbox_permissions: "require_escalated"``."""
     type: Literal["tool_approval_item"] = "tool_approval_item"
 
     @property

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, Union
 
 from .approvals import ApprovalHandler
 from .context import RunContextWrapper, TContext
+from .errors import UserError
 from .guardrails import InputGuardrail, OutputGuardrail
 from .handoffs import HandoffInputFilter
 from .model_settings import ModelSettings
 from .models.interface import Model, ModelProvider
 from .retry import ModelRetryPolicy
+from .sandbox.bwrap import SandboxMode
+from .sandbox.policy import ApprovalPolicy, check_policy_names
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -151,6 +155,22 @@ class RunConfig:
     Where the resolved ``ModelSettings`` has ``retry``, that decides instead, with this policy's
     values for the fields it leaves unset."""
 
+    approval_policy: ApprovalPolicy | None = None
+    """When tools that run commands (``ShellTool``, ``LocalShellTool``) ask a person:
+    ``untrusted`` (the default: unless every command only reads), ``on-request`` (only when the
+    model asks to leave the sandbox), ``on-failure`` (when the sandbox stopped a command: run it
+    again outside?) or ``never``. A tool's own setting wins."""
+
+    sandbox_mode: SandboxMode | None = None
+    """Where those commands may write: ``read-only``, ``workspace-write`` (the default: the
+    workspace and a private ``/tmp``; ``.git`` stays read-only) or ``danger-full-access``."""
+
+    workspace: str | os.PathLike[str] | None = None
+    """The folder commands run in and may write to (default: the current folder)."""
+
+    network_access: bool | None = None
+    """Let sandboxed commands use the network (default: no)."""
+
     tracing_disabled: bool = False
     """Record no trace for this run."""
 
@@ -165,3 +185,9 @@ class RunConfig:
 
     trace_metadata: dict[str, Any] | None = None
     """Extra data stored with the trace."""
+
+    def __post_init__(self) -> None:
+        check_policy_names(self.approval_policy, self.sandbox_mode, "RunConfig")
+        if self.workspace is not None and not os.path.isdir(self.workspace):
+            folder = os.fspath(self.workspace)
+            raise UserError(f"RunConfig: the workspace {folder!r} is not a folder.")

@@ -19,6 +19,7 @@ from jupyter_agents import (
     LocalShellTool,
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
+    RunConfig,
     Runner,
     ShellCommandOutput,
     ShellCommandRequest,
@@ -143,8 +144,12 @@ async def test_a_custom_executor_gets_the_commands(tmp_path: Path) -> None:
 
 
 def test_bad_settings_are_user_errors(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="on-failure' is not available yet"):
-        ShellTool(workspace=tmp_path, approval_policy="on-failure")  # type: ignore[arg-type]
+    with pytest.raises(UserError, match="approval_policy must be one of untrusted, on-request"):
+        ShellTool(workspace=tmp_path, approval_policy="sometimes")  # type: ignore[arg-type]
+    with pytest.raises(UserError, match="RunConfig: sandbox_mode must be"):
+        RunConfig(sandbox_mode="open")  # type: ignore[arg-type]
+    with pytest.raises(UserError, match=r"RunConfig: the workspace .* is not a folder"):
+        RunConfig(workspace=tmp_path / "nope")
     with pytest.raises(UserError, match="sandbox_mode must be"):
         ShellTool(workspace=tmp_path, sandbox_mode="open")  # type: ignore[arg-type]
     with pytest.raises(UserError, match="not a folder"):

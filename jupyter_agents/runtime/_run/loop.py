@@ -359,7 +359,8 @@ class RunLoop:
         tools, handoffs = await self._tools_for(agent)
         waiting = self.progress.paused
         calls, requests, handoff_calls = waiting.calls, waiting.mcp, waiting.handoffs
-        self.progress.paused = Paused(nested=waiting.nested)  # read (and emptied) by the batch
+        # read (and emptied) by the batch
+        self.progress.paused = Paused(nested=waiting.nested, escalations=waiting.escalations)
         paused = [*calls, *requests, *handoff_calls]
         turn_start = min(
             (i for i, item in enumerate(self.progress.new_items) if item in paused),

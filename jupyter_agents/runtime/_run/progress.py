@@ -59,6 +59,10 @@ class Paused:
     nested: dict[str, RunState] = field(default_factory=dict)
     """Paused runs of agent tools, by the outer call id."""
 
+    escalations: dict[str, str] = field(default_factory=dict)
+    """Calls the sandbox stopped that wait to be let out of it: their escalated arguments (as
+    the person is shown them), by call id."""
+
     def __bool__(self) -> bool:
         return bool(self.calls or self.mcp)
 
@@ -70,6 +74,7 @@ class Paused:
             list(self.handoffs),
             list(self.interruptions),
             dict(self.nested),
+            dict(self.escalations),
         )
 
 

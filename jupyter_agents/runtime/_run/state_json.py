@@ -88,6 +88,7 @@ def dump_progress(progress: RunProgress, state_id: str) -> dict[str, Any]:
         "nested": {
             call_id: json.loads(st.to_json()) for call_id, st in progress.paused.nested.items()
         },
+        "escalations": dict(progress.paused.escalations),
     }
     return data
 
@@ -110,6 +111,11 @@ def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgre
     pending_mcp = _pending(mcp, data["pending_mcp"], "pending_mcp")
     pending_handoffs = _pending(handoffs, data["pending_handoffs"], "pending_handoffs")
     nested = _load_nested(agent, data["nested"], pending_calls, context)
+    escalations = {
+        c.call_id: _json_object(data["escalations"][c.call_id], "escalations")
+        for c in pending_calls
+        if c.call_id in data["escalations"]
+    }
     interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = []
     for c in pending_calls:
         if c.call_id in nested:
@@ -117,13 +123,18 @@ def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgre
         else:
             kind = _call_kind(c)
             parsed = kind.parse_call(c.raw_item)
+            escalated = escalations.get(c.call_id)
+            arguments = (
+                json.loads(escalated) if escalated else kind.parsed_arguments(parsed.arguments)
+            )
             interruptions.append(
                 ToolApprovalItem(
                     agent=agent,
                     raw_item=c.raw_item,
                     tool_name=parsed.name,
-                    arguments=kind.parsed_arguments(parsed.arguments),
+                    arguments=arguments,
                     call_item=c,
+                    escalation=str(arguments.get("justification", "")) if escalated else None,
                 )
             )
     interruptions.extend(pending_mcp)
@@ -145,7 +156,9 @@ def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgre
         new_items=items,
         current_turn=data["current_turn"],
         ledger=ApprovalLedger.from_json(data["ledger"]),
-        paused=Paused(pending_calls, pending_mcp, pending_handoffs, interruptions, nested),
+        paused=Paused(
+            pending_calls, pending_mcp, pending_handoffs, interruptions, nested, escalations
+        ),
         history_length=data.get("history_length", 0),
     )
     return progress, data.get("state_id")
@@ -193,9 +206,12 @@ def _call_kind(call: ToolCallItem) -> ToolKind:
 
 
 def raw_arguments(item: ToolApprovalItem | MCPApprovalRequestItem) -> str:
-    """The arguments text a decision binds to, as the model sent it."""
+    """The arguments text a decision binds to, as the model sent it (for a call asking to
+    leave the sandbox, with the escalation the person was shown)."""
     if isinstance(item, MCPApprovalRequestItem):
         return str(item.raw_item.arguments or "")
+    if item.escalation is not None:
+        return json.dumps(item.arguments)  # made by json.dumps: the same text
     kind = kind_for_call(item.raw_item.type)
     if kind is None:
         return str(getattr(item.raw_item, "arguments", "") or "")
@@ -273,3 +289,14 @@ def _build_item(cls: type[Any], entry: dict[str, Any], agent: Agent[Any]) -> Run
         raise TypeError("a handoff must be a function_call")
     item: RunItem = cls(agent=agent, raw_item=parsed)
     return item
+
+
+def _json_object(text: str, where: str) -> str:
+    """``text`` when it is a JSON object (a call's arguments); else the state is damaged."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise damaged(f"{where}: not the arguments of a call")
+    return text

@@ -71,6 +71,7 @@ class _State(_Model):
     pending_mcp: list[StrictStr]
     pending_handoffs: list[StrictStr] = Field(default_factory=list)
     nested: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    escalations: dict[str, StrictStr] = Field(default_factory=dict)
 
 
 def check_saved_state(data: dict[str, Any]) -> dict[str, Any]:

@@ -279,6 +279,7 @@ async def resolve_calls(
                 handoffs=list(handoff_calls),  # performed once the calls are decided
                 interruptions=[*batch.interruptions, *waiting_mcp],
                 nested=batch.nested,
+                escalations=batch.escalations,
             )
         )
         return

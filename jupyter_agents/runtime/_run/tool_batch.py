@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import logging
 from collections.abc import AsyncGenerator, Sequence
@@ -14,10 +13,9 @@ from .._util import call_maybe_async
 from ..agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
 from ..approvals import (
     ApprovalDecision,
-    ApprovalRequest,
+    approved_call,
     call_handler,
     rejection_message,
-    settle,
     withdraw,
 )
 from ..context import ToolContext
@@ -27,6 +25,7 @@ from ..errors import (
 )
 from ..events import RunItemStreamEvent
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem, ToolError
+from ..sandbox.policy import EscalationRequest
 from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
 from ..tools.kinds import (
@@ -37,6 +36,7 @@ from ..tools.kinds import (
     kind_for_tool,
 )
 from ..tracing import function_span
+from .tool_approvals import BatchApprovals
 from .tool_checks import (
     Outcome,
     check_input,
@@ -56,13 +56,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("jupyter_agents")
 
-MAX_EDIT_ATTEMPTS = 3
-"""How often a handler may send invalid edited arguments before the call is rejected."""
-
 _DONE = object()
 
 
-class ToolBatch:
+class ToolBatch(BatchApprovals):
     """The function calls of one response: run together, reported as each finishes.
 
     Iterate :meth:`run` for the events (approval requests, outputs in completion order);
@@ -92,6 +89,9 @@ class ToolBatch:
         self.nested: dict[str, RunState] = {}
         """Paused nested runs of agent tools, by the outer call id."""
         self._always: dict[str, asyncio.Event] = {}
+        self.escalations: dict[str, str] = {}
+        """The arguments of waiting calls that ask to leave the sandbox after it stopped them
+        (``on-failure``), by call id."""
         self._kinds: dict[str, ToolKind | None] = {}
 
     @property
@@ -152,53 +152,78 @@ class ToolBatch:
         tool = self._tool_for(kind, name)
         decision: ApprovalDecision | None = None
         problem = kind.argument_problem(tool, arguments) if tool is not None else None
+        # A call the sandbox stopped, waiting (in a resumed run) to be let out of it, with the
+        # arguments the person was shown.
+        escalation: str | None = None
+        saved = self._loop.progress.paused.escalations.pop(call_id, None)
+        if saved is not None:
+            arguments = saved
+            escalation = str(kind.parsed_arguments(saved).get("justification", ""))
+        declined: Any = None  # answers the call if a person keeps it in the sandbox
         ran: Outcome | None
-        if problem is not None:
-            # Unusable arguments (e.g. not a JSON object): an error to the model, before any
-            # approval or invocation.
-            ran = Outcome.failed(problem, "ToolArgumentsError")
-        elif tool is not None and await self._needs_approval(tool, kind, arguments, call_id):
-            decision = self._ledger.take(name, call_id, arguments)
-            if decision is None:
-                item = ToolApprovalItem(
-                    agent=self._agent,
-                    raw_item=call.raw_item,
-                    tool_name=name,
-                    arguments=kind.parsed_arguments(arguments),
-                    call_item=call,
-                )
-                request = self._request(tool, item)
-                # Ask before announcing, so a decision sent in reply to the event finds the
-                # request already waiting.
-                answer = call_handler(self._handler, request) if self._handler else None
-                try:
-                    yield RunItemStreamEvent(name="tool_approval_requested", item=item)
-                except GeneratorExit:
-                    withdraw(answer)
-                    raise
-                if self._handler is None:
-                    self.interruptions.append(item)
-                    return
-                decision = await self._decision(tool, request, answer)
-                self._ledger.remember_always(name, decision)
-                if decision.always:
-                    self._standing(name).set()
-            if decision.approved and decision.arguments is not None:
-                arguments = json.dumps(decision.arguments)
-            if decision.approved:
-                ran = await self._invoke_or_pause(kind, name, call_id, arguments, call.raw_item)
-            else:
-                told = rejection_message(name, decision.message)
-                if decision.message is None:  # the person's own words win over the formatter
-                    told = await reworded(
-                        self._loop, "approval_rejected", kind.name, name, call_id, told
+        while True:
+            if problem is not None:
+                # Unusable arguments (e.g. not a JSON object): an error to the model, before
+                # any approval or invocation.
+                ran = Outcome.failed(problem, "ToolArgumentsError")
+            elif tool is not None and await self._needs_approval(tool, kind, arguments, call):
+                escalating = kind.is_escalation(arguments)
+                decision = self._ledger.take(name, call_id, arguments, standing=not escalating)
+                if decision is None:
+                    item = ToolApprovalItem(
+                        agent=self._agent,
+                        raw_item=call.raw_item,
+                        tool_name=name,
+                        arguments=kind.parsed_arguments(arguments),
+                        call_item=call,
+                        escalation=escalation,
                     )
-                ran = Outcome(told, "rejected")
-        else:
-            ran = await self._invoke_or_pause(kind, name, call_id, arguments, call.raw_item)
+                    request = self._request(tool, item)
+                    # Ask before announcing, so a decision sent in reply to the event finds
+                    # the request already waiting.
+                    answer = call_handler(self._handler, request) if self._handler else None
+                    try:
+                        yield RunItemStreamEvent(name="tool_approval_requested", item=item)
+                    except GeneratorExit:
+                        withdraw(answer)
+                        raise
+                    if self._handler is None:
+                        self.interruptions.append(item)
+                        if escalation is not None:
+                            self.escalations[call_id] = arguments
+                        return
+                    decision = await self._decision(tool, request, answer, escalating)
+                    if not escalating:
+                        self._ledger.remember_always(name, decision)
+                        if decision.always:
+                            self._standing(name).set()
+                if decision.approved and decision.arguments is not None:
+                    arguments = json.dumps(decision.arguments)
+                if decision.approved:
+                    token = approved_call.set(call_id)
+                    try:
+                        ran = await self._invoke_or_pause(kind, name, call_id, arguments, raw)
+                    finally:
+                        approved_call.reset(token)
+                elif declined is not None:
+                    ran = Outcome(declined)  # what the sandboxed run did
+                else:
+                    told = rejection_message(name, decision.message)
+                    if decision.message is None:  # the person's own words win over the formatter
+                        told = await reworded(
+                            self._loop, "approval_rejected", kind.name, name, call_id, told
+                        )
+                    ran = Outcome(told, "rejected")
+            else:
+                ran = await self._invoke_or_pause(kind, name, call_id, arguments, raw)
+            if ran is None or not isinstance(ran.value, EscalationRequest) or escalation:
+                break
+            # Stopped by the sandbox under "on-failure": ask whether to run it outside.
+            escalation, declined = ran.value.reason, ran.value.value
+            arguments = kind.escalated_arguments(arguments, escalation)
         if ran is None:
             return  # an agent tool's nested run paused: its calls are this run's interruptions
-        outcome = ran
+        outcome = Outcome(ran.value.value) if isinstance(ran.value, EscalationRequest) else ran
         output = ToolCallOutputItem(
             agent=self._agent,
             raw_item=(kind.chat_output_item if chat_form else kind.output_item)(
@@ -245,71 +270,6 @@ class ToolBatch:
             outer_approval_handler.reset(handler_token)
             nested_resume.reset(token)
 
-    async def _needs_approval(
-        self, tool: LocalTool, kind: ToolKind, arguments: str, call_id: str
-    ) -> bool:
-        flag = tool.needs_approval
-        if isinstance(flag, bool):
-            return flag
-        parsed = kind.parsed_arguments(arguments)
-        return bool(await call_maybe_async(flag, self._context, parsed, call_id))
-
-    def _request(self, tool: LocalTool, item: ToolApprovalItem) -> ApprovalRequest:
-        return ApprovalRequest(
-            agent=self._agent,
-            tool_name=item.tool_name,
-            arguments=item.arguments,
-            call_id=item.call_id,
-            json_schema=getattr(tool, "params_json_schema", {}),
-            validator=getattr(tool, "validate_arguments", None),
-            call_item=item.call_item,
-        )
-
-    def _standing(self, tool_name: str) -> asyncio.Event:
-        """Set when an "always" decision for ``tool_name`` arrives during this batch."""
-        return self._always.setdefault(tool_name, asyncio.Event())
-
-    async def _decision(
-        self, tool: LocalTool, request: ApprovalRequest, answer: Any
-    ) -> ApprovalDecision:
-        """The handler's decision, or an "always" decision made meanwhile for another call of
-        the same tool in this batch (the request is then withdrawn)."""
-        standing = self._standing(request.tool_name)
-        asked = asyncio.ensure_future(self._settle(tool, request, answer))
-        waiting = asyncio.ensure_future(standing.wait())
-        try:
-            await asyncio.wait({asked, waiting}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiting.cancel()
-            if not asked.done():
-                asked.cancel()
-                await asyncio.gather(asked, return_exceptions=True)
-                # Only after the task let go of it: closing a coroutine the task is still
-                # awaiting makes the task fail with "cannot reuse already awaited coroutine".
-                withdraw(answer)
-        if not asked.cancelled():
-            return asked.result()  # the handler's decision (or its error)
-        return self._ledger.always[request.tool_name]
-
-    async def _settle(
-        self, tool: LocalTool, request: ApprovalRequest, answer: Any
-    ) -> ApprovalDecision:
-        """The handler's decision; invalid edited arguments are refused and asked again."""
-        assert self._handler is not None
-        problem = None
-        for attempt in range(MAX_EDIT_ATTEMPTS):
-            if attempt:
-                answer = call_handler(self._handler, request)
-            decision = await settle(answer)
-            if not decision.approved or decision.arguments is None:
-                return decision
-            problem = request.validate(decision.arguments)
-            if problem is None:
-                return decision
-            logger.info("edited arguments for %r refused: %s", request.tool_name, problem)
-            request = dataclasses.replace(request, error=problem)
-        return ApprovalDecision.reject(message=f"the edited arguments were invalid ({problem})")
-
     async def _invoke(
         self, kind: ToolKind, name: str, call_id: str, arguments: str, raw: Any
     ) -> Outcome:
@@ -323,13 +283,7 @@ class ToolBatch:
             told = self._missing_tool_message(name)
             told = await reworded(self._loop, "tool_not_found", kind.name, name, call_id, told)
             return Outcome.failed(told, "ToolNotFound")
-        ctx = ToolContext.from_run_context(
-            self._context,
-            tool_name=name,
-            tool_call_id=call_id,
-            tool_arguments=arguments,
-            tool_call=raw,
-        )
+        ctx = self._tool_context(name, call_id, arguments, raw)
         refused = await check_input(self._loop, self._agent, tool, ctx)
         if refused is not None:
             return Outcome(refused, "blocked")
@@ -337,7 +291,7 @@ class ToolBatch:
         await hooks.tool_start(self._agent, tool)
         with function_span(name, input=arguments, parent=self._loop.agent_span) as span:
             outcome = await self._call_tool(kind, tool, ctx, arguments)
-            if outcome.status == "ok":
+            if outcome.status == "ok" and not isinstance(outcome.value, EscalationRequest):
                 outcome = await check_output(self._loop, self._agent, tool, ctx, outcome)
             value = outcome.value
             span.span_data.output = value if isinstance(value, str) else repr(value)
@@ -366,6 +320,8 @@ class ToolBatch:
             return Outcome(message, "timeout", ToolError("timeout", message))
         except ToolArgumentsError as e:
             return Outcome.failed(str(e), "ToolArgumentsError")
+        except EscalationRequest as e:
+            return Outcome(e)  # _run_one asks whether to run it outside the sandbox
         except NestedRunPaused:
             raise
         except Exception as e:

@@ -4,11 +4,12 @@ output (head and tail kept) and a timeout that kills the whole process tree."""
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import re
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,11 +97,23 @@ class _Capped:
         return f"{self.head}\n… {cut:,} characters cut …\n{self.tail}", cut
 
 
-async def _pump(stream: asyncio.StreamReader | None, sink: _Capped) -> None:
+async def _pump(
+    stream: asyncio.StreamReader | None,
+    sink: _Capped,
+    on_output: Callable[[str], None] | None,
+) -> None:
     if stream is None:
         return
-    while chunk := await stream.read(65536):
-        sink.add(chunk.decode("utf-8", errors="replace"))
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")  # a character may span reads
+    while True:
+        chunk = await stream.read(65536)
+        text = decoder.decode(chunk, final=not chunk)
+        if text:
+            sink.add(text)
+            if on_output is not None:
+                on_output(text)
+        if not chunk:
+            return
 
 
 async def run_sandboxed(
@@ -110,8 +123,10 @@ async def run_sandboxed(
     timeout: float = 60.0,
     max_output: int = DEFAULT_MAX_OUTPUT,
     env: Mapping[str, str] | None = None,
+    on_output: Callable[[str], None] | None = None,
 ) -> CommandResult:
-    """Run ``command`` (a shell line, run by ``sh -c``, or an argv) under ``policy``.
+    """Run ``command`` (a shell line, run by ``sh -c``, or an argv) under ``policy``;
+    ``on_output`` gets stdout and stderr text as it comes.
 
     Raises:
         SandboxUnavailable: The policy needs bubblewrap and it is not installed.
@@ -130,7 +145,9 @@ async def run_sandboxed(
         start_new_session=True,  # its own process group: a timeout kills all of it
     )
     out, err = _Capped(max_output), _Capped(max_output)
-    pumps = asyncio.gather(_pump(process.stdout, out), _pump(process.stderr, err))
+    pumps = asyncio.gather(
+        _pump(process.stdout, out, on_output), _pump(process.stderr, err, on_output)
+    )
     timed_out = False
     try:
         await asyncio.wait_for(asyncio.shield(pumps), timeout)

@@ -85,6 +85,10 @@ class ToolDisplay:
     parts: tuple[DisplayPart, ...] = ()
     """The output, in order; empty while the call runs."""
 
+    badge: str | None = None
+    """A word on how the call is treated, e.g. a shell call's policy verdict (``safe``,
+    ``sandboxed``, ``escalated``, ...)."""
+
 
 @dataclass(frozen=True)
 class ParsedCall:
@@ -167,6 +171,16 @@ class ToolKind:
     def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
         """The input item that answers ``call`` with ``value``."""
         raise ModelBehaviorError(f"Tools of kind {self.name!r} run at the provider, not here.")
+
+    def is_escalation(self, arguments: str) -> bool:
+        """Whether the call asks to run outside the sandbox. Such a call is decided on its own:
+        no standing ("always") decision covers it, and none is made from it."""
+        return False
+
+    def escalated_arguments(self, arguments: str, reason: str) -> str:
+        """The arguments of the same call asking to run outside the sandbox, for ``reason``
+        (a kind whose :meth:`invoke` raises ``EscalationRequest`` implements this)."""
+        raise NotImplementedError(f"Tools of kind {self.name!r} do not run in a sandbox.")
 
     def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
         """How a person sees the call (and its output, once there is one)."""
@@ -313,6 +327,10 @@ def describe_call(call_item: Any, output_item: Any = None) -> ToolDisplay:
     """How a person sees a run's tool call item (and its output item, once there is one)."""
     raw = call_item.raw_item
     kind = kind_for_call(raw.type)
+    if kind is FUNCTION:  # perhaps a tool of another kind in its function form (a shell)
+        tools = getattr(getattr(call_item, "agent", None), "tools", None) or ()
+        tool = next((t for t in tools if getattr(t, "name", None) == raw.name), None)
+        kind = chat_form_kind(raw, tool) or kind
     output = getattr(output_item, "output", None) if output_item is not None else None
     if kind is None:
         name = getattr(raw, "name", None) or raw.type

@@ -1,30 +1,44 @@
 """``ShellTool``: the model runs shell commands (the Responses ``shell`` tool), in the sandbox.
 
 Each call carries one or more commands; with no executor they run one after the other in the
-workspace under the tool's sandbox policy (:mod:`jupyter_agents.runtime.sandbox`), and the answer
-holds each command's stdout, stderr and outcome. Chat Completions models get a function tool
-``shell`` taking the same commands. Approval follows the tool's approval policy:
+workspace under the sandbox policy (:mod:`jupyter_agents.runtime.sandbox`), and the answer holds
+each command's stdout, stderr and outcome. Chat Completions models get a function tool ``shell``
+taking the same commands. The approval policy (the tool's own, else ``RunConfig``'s) decides:
 
-* ``untrusted``: every call with a command not known to only read waits for a person;
-* ``on-request``: calls run in the sandbox without asking (the wire formats here carry no way
-  for the model to ask for more);
-* ``never``: nothing is asked.
+* ``untrusted``: a call with a command not known to only read waits for a person;
+* ``on-request``: calls run in the sandbox without asking; the model may ask to run one outside
+  (``sandbox_permissions: "require_escalated"`` with a ``justification``), which waits for a
+  person. Only the function form carries those fields, so under ``on-request`` the shell is
+  offered as a function tool on the Responses API too;
+* ``on-failure``: calls run in the sandbox; one the sandbox stopped (a read-only file system,
+  no network) waits for a person, who may let it run again outside;
+* ``never``: nothing is asked, and a request to leave the sandbox is refused.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 from .._util import call_maybe_async
+from ..approvals import approved_call
 from ..errors import UserError
-from ..sandbox import SandboxMode, SandboxPolicy, is_known_safe, run_sandboxed
+from ..sandbox import SandboxMode, is_known_safe, run_sandboxed
+from ..sandbox.policy import (
+    ESCALATED,
+    ApprovalPolicy,
+    EscalationRequest,
+    ExecPolicy,
+    check_policy_names,
+    sandbox_denial,
+)
 from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, register_tool_kind
+from .live_output import streamer
 
 if TYPE_CHECKING:
     from ..context import ToolContext
@@ -37,9 +51,6 @@ __all__ = [
     "ShellTool",
 ]
 
-ApprovalPolicy: TypeAlias = Literal["untrusted", "on-request", "never"]
-POLICIES = ("untrusted", "on-request", "never")
-
 
 @dataclass
 class ShellCommandRequest:
@@ -49,6 +60,12 @@ class ShellCommandRequest:
     timeout_ms: int | None = None
     max_output_length: int | None = None
     ctx_wrapper: Any = None
+    escalated: bool = False
+    """The call runs outside the sandbox: a person approved it."""
+    justification: str | None = None
+    """Why the model or the failed sandboxed run asked to leave the sandbox."""
+    on_output: Callable[[str], None] | None = None
+    """Gets the commands' output as it comes, when someone shows the run live."""
 
 
 @dataclass
@@ -67,6 +84,11 @@ class ShellResult:
     """An executor's answer: one output per command, in order."""
 
     output: list[ShellCommandOutput]
+    sandbox: str = ""
+    """The sandbox mode the commands ran in (``danger-full-access``: none); empty when your
+    executor ran them."""
+    escalated: bool = False
+    """They ran outside the sandbox because a person let them."""
 
 
 ShellExecutor: TypeAlias = Callable[
@@ -76,14 +98,18 @@ ShellExecutor: TypeAlias = Callable[
 
 @dataclass(eq=False)
 class ShellTool:
-    """The shell tool; commands run in the sandbox unless you give your own ``executor``."""
+    """The shell tool; commands run in the sandbox unless you give your own ``executor``.
+
+    ``approval_policy``, ``sandbox_mode``, ``workspace`` and ``network_access`` left None come
+    from the run's ``RunConfig``, else the defaults: ``untrusted``, ``workspace-write``, the
+    current folder, no network."""
 
     executor: ShellExecutor | None = None
-    approval_policy: ApprovalPolicy = "untrusted"
-    sandbox_mode: SandboxMode = "workspace-write"
+    approval_policy: ApprovalPolicy | None = None
+    sandbox_mode: SandboxMode | None = None
     workspace: str | os.PathLike[str] | None = None
-    """Where commands run (default: the current folder)."""
-    network_access: bool = False
+    """Where commands run."""
+    network_access: bool | None = None
     allow_env: tuple[str, ...] = ()
     """Secret-looking environment variables commands may still see."""
     command_timeout: float = 60.0
@@ -91,50 +117,78 @@ class ShellTool:
     max_output: int = 20_000
     """Characters of stdout and of stderr kept per command (head and tail)."""
     needs_approval: Any = None
-    """None: the approval policy decides; else as for any tool."""
+    """None: the approval policy decides; else as for any tool (escalations included)."""
+    function_form: bool = False
+    """Offer the shell as a function tool on the Responses API too (as on Chat Completions):
+    only that form lets the model ask to leave the sandbox under ``on-request``."""
     name: str = field(default="shell", init=False)
 
     def __post_init__(self) -> None:
-        if self.approval_policy not in POLICIES:
-            raise UserError(
-                f"ShellTool: approval_policy must be one of {', '.join(POLICIES)}, got "
-                f"{self.approval_policy!r} ('on-failure' is not available yet)."
-            )
-        self.policy = SandboxPolicy(
-            self.sandbox_mode,
-            Path(self.workspace) if self.workspace is not None else Path.cwd(),
-            self.network_access,
-            tuple(self.allow_env),
-        )
+        check_policy_names(self.approval_policy, self.sandbox_mode, type(self).__name__)
+        self.policy = self.policy_for(None).sandbox  # checks the workspace now
         if self.needs_approval is None:
             self.needs_approval = self._policy_asks
 
-    def _policy_asks(self, _ctx: Any, arguments: dict[str, Any], _call_id: str) -> bool:
-        if self.approval_policy != "untrusted":
-            return False
-        commands = arguments.get("commands") or []
-        return not commands or not all(isinstance(c, str) and is_known_safe(c) for c in commands)
+    def policy_for(self, run_config: Any) -> ExecPolicy:
+        """The policy in a run with ``run_config`` (None: the tool's own and the defaults)."""
+        return ExecPolicy.resolve(self, run_config)
 
-    async def run(self, request: ShellCommandRequest) -> ShellResult:
-        """Run ``request``'s commands, one after the other."""
+    def _policy_asks(self, ctx: Any, arguments: dict[str, Any], _call_id: str) -> bool:
+        policy = self.policy_for(getattr(ctx, "run_config", None))
+        return policy.asks(safe=_all_safe(arguments), escalated=_escalated(arguments))
+
+    def offers_escalation(self, run_config: Any) -> bool:
+        """Whether the model is offered the fields that ask to leave the sandbox."""
+        return self.policy_for(run_config).approval == "on-request"
+
+    async def run(
+        self, request: ShellCommandRequest, policy: ExecPolicy | None = None
+    ) -> ShellResult:
+        """Run ``request``'s commands, one after the other, under ``policy`` (default: the
+        tool's own). Under ``on-failure`` a command the sandbox stopped raises
+        :class:`EscalationRequest` with what ran so far."""
         if self.executor is not None:
             result = await call_maybe_async(self.executor, request)
             if not isinstance(result, ShellResult):
                 raise UserError("A ShellTool executor must return a ShellResult.")
             return result
+        policy = policy or self.policy_for(None)
+        sandbox = policy.sandbox
+        if request.escalated:
+            sandbox = dataclasses.replace(sandbox, mode="danger-full-access")
         timeout = self.command_timeout
         if request.timeout_ms:
             timeout = min(timeout, request.timeout_ms / 1000)
         limit = min(self.max_output, request.max_output_length or self.max_output)
+        show = request.on_output
         outputs = []
         for command in request.commands:
-            done = await run_sandboxed(command, self.policy, timeout=timeout, max_output=limit)
+            if show is not None:
+                show(f"$ {command}\n")
+            done = await run_sandboxed(
+                command, sandbox, timeout=timeout, max_output=limit, on_output=show
+            )
             code = None if done.timed_out else done.exit_code
             outputs.append(ShellCommandOutput(done.stdout, done.stderr, code, command))
-        return ShellResult(outputs)
+            if show is not None:
+                show(f"[{_ending(code)}]\n")
+            denial = sandbox_denial(done, sandbox.mode)
+            if denial and policy.approval == "on-failure" and not request.escalated:
+                reason = f"{command!r} failed in the {sandbox.mode} sandbox ({denial})"
+                raise EscalationRequest(reason, ShellResult(outputs, sandbox.mode))
+        return ShellResult(outputs, sandbox.mode, request.escalated)
 
 
-_SCHEMA = {
+def _all_safe(arguments: dict[str, Any]) -> bool:
+    commands = arguments.get("commands") or []
+    return bool(commands) and all(isinstance(c, str) and is_known_safe(c) for c in commands)
+
+
+def _escalated(arguments: dict[str, Any]) -> bool:
+    return arguments.get("sandbox_permissions") == ESCALATED
+
+
+_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "commands": {
@@ -146,13 +200,36 @@ _SCHEMA = {
     },
     "required": ["commands"],
 }
+_ESCALATION = {
+    "sandbox_permissions": {
+        "type": "string",
+        "enum": ["use_default", ESCALATED],
+        "description": (
+            f"'{ESCALATED}' asks to run outside the sandbox (for example to use the network "
+            "or write outside the workspace); the user must approve it."
+        ),
+    },
+    "justification": {
+        "type": "string",
+        "description": "With require_escalated: one sentence telling the user why.",
+    },
+}
+
+
+def _function_schema(tool: ShellTool) -> dict[str, Any]:
+    if tool.approval_policy == "never":
+        return _SCHEMA
+    return {**_SCHEMA, "properties": {**_SCHEMA["properties"], **_ESCALATION}}
+
+
+def _ending(code: int | None) -> str:
+    return "timed out" if code is None else f"exit code {code}"
 
 
 def _text(result: ShellResult) -> str:
     parts = []
     for out in result.output:
-        end = "timed out" if out.exit_code is None else f"exit code {out.exit_code}"
-        parts.append(f"$ {out.command}\n{out.stdout}{out.stderr}[{end}]")
+        parts.append(f"$ {out.command}\n{out.stdout}{out.stderr}[{_ending(out.exit_code)}]")
     return "\n".join(parts)
 
 
@@ -165,13 +242,21 @@ class ShellKind(ToolKind):
         )
 
     def responses_param(self, tool: ShellTool) -> dict[str, Any]:
+        if tool.function_form:
+            function = self.chat_param(tool)["function"]
+            return {"type": "function", **function}
         return {"type": "shell"}
 
-    def chat_param(self, tool: ShellTool) -> dict[str, Any] | None:
-        description = f"Run shell commands in the workspace ({tool.sandbox_mode} sandbox)."
+    def chat_param(self, tool: ShellTool) -> dict[str, Any]:
+        mode = tool.sandbox_mode or "the run's"
+        description = f"Run shell commands in the workspace ({mode} sandbox)."
         return {
             "type": "function",
-            "function": {"name": tool.name, "description": description, "parameters": _SCHEMA},
+            "function": {
+                "name": tool.name,
+                "description": description,
+                "parameters": _function_schema(tool),
+            },
         }
 
     def parse_call(self, raw: Any) -> ParsedCall:
@@ -200,10 +285,35 @@ class ShellKind(ToolKind):
 
     async def invoke(self, tool: ShellTool, ctx: ToolContext[Any], arguments: str) -> Any:
         data = self.parsed_arguments(arguments)
+        policy = tool.policy_for(ctx.run_config)
+        escalated = _escalated(data)
+        if escalated and policy.approval == "never":
+            return (
+                "Not run: running outside the sandbox is not allowed here (approval policy "
+                "'never'). Run the commands in the sandbox, or do without them."
+            )
+        if escalated and approved_call.get() != ctx.tool_call_id:
+            return (  # e.g. needs_approval=False: leaving the sandbox still needs a person
+                "Not run: running outside the sandbox needs the user's approval, and this "
+                "tool does not ask. Run the commands in the sandbox."
+            )
         request = ShellCommandRequest(
-            list(data["commands"]), data.get("timeout_ms"), data.get("max_output_length"), ctx
+            list(data["commands"]),
+            data.get("timeout_ms"),
+            data.get("max_output_length"),
+            ctx,
+            escalated=escalated,
+            justification=data.get("justification"),
+            on_output=streamer(ctx.tool_call_id),
         )
-        return await tool.run(request)
+        return await tool.run(request, policy)
+
+    def escalated_arguments(self, arguments: str, reason: str) -> str:
+        data = self.parsed_arguments(arguments)
+        return json.dumps({**data, "sandbox_permissions": ESCALATED, "justification": reason})
+
+    def is_escalation(self, arguments: str) -> bool:
+        return _escalated(self.parsed_arguments(arguments))
 
     def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
         if isinstance(value, ShellResult):
@@ -228,13 +338,28 @@ class ShellKind(ToolKind):
         return {"type": "function_call_output", "call_id": call.call_id, "output": text}
 
     def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
-        data = self.parsed_arguments(self.parse_call(raw).arguments)
+        call = self.parse_chat_call(raw) if raw.type == "function_call" else self.parse_call(raw)
+        data = self.parsed_arguments(call.arguments)
         parts: tuple[DisplayPart, ...] = ()
         if isinstance(output, ShellResult):
             parts = (DisplayPart("terminal", _text(output)),)
         elif output is not None:
             parts = (DisplayPart("text", str(output)),)
-        return ToolDisplay(kind=self.name, title=self.name, arguments=data, parts=parts)
+        return ToolDisplay(
+            kind=self.name, title=call.name, arguments=data, parts=parts, badge=_badge(data, output)
+        )
+
+
+def _badge(arguments: dict[str, Any], output: Any) -> str | None:
+    """The policy verdict a card shows: before the call runs, whether it asks to leave the
+    sandbox or only reads; after, where it ran."""
+    if isinstance(output, ShellResult) and output.sandbox:
+        if output.sandbox == "danger-full-access":
+            return "escalated" if output.escalated else "unsandboxed"
+        return f"sandboxed: {output.sandbox}"
+    if _escalated(arguments):
+        return "escalated"
+    return "safe" if _all_safe(arguments) else None
 
 
 SHELL = ShellKind()
@@ -264,7 +389,7 @@ class LocalShellKind(ShellKind):
         )
 
     def responses_param(self, tool: ShellTool) -> dict[str, Any]:
-        return {"type": "local_shell"}
+        return super().responses_param(tool) if tool.function_form else {"type": "local_shell"}
 
     def parse_call(self, raw: Any) -> ParsedCall:
         action = raw.action

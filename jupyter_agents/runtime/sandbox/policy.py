@@ -1,0 +1,122 @@
+"""The approval policy (when a person is asked) and how it meets the sandbox mode, as Codex has
+them; resolved per run from the tool's own settings, then ``RunConfig``, then the defaults."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from ..errors import UserError
+from .bwrap import MODES, SandboxMode
+from .run import CommandResult, SandboxPolicy
+
+__all__ = [
+    "APPROVAL_POLICIES",
+    "ESCALATED",
+    "ApprovalPolicy",
+    "EscalationRequest",
+    "ExecPolicy",
+    "check_policy_names",
+    "sandbox_denial",
+]
+
+ApprovalPolicy: TypeAlias = Literal["untrusted", "on-request", "on-failure", "never"]
+APPROVAL_POLICIES = ("untrusted", "on-request", "on-failure", "never")
+
+ESCALATED = "require_escalated"
+"""The ``sandbox_permissions`` value of a call that asks to run outside the sandbox."""
+
+DEFAULT_APPROVAL: ApprovalPolicy = "untrusted"
+DEFAULT_MODE: SandboxMode = "workspace-write"
+
+_DENIALS = re.compile(
+    r"Read-only file system|Permission denied|Operation not permitted|Network is unreachable|"
+    r"Temporary failure in name resolution|Could not resolve host|Name or service not known",
+    re.I,
+)
+"""What a command prints when the sandbox (not the command itself) stopped it."""
+
+
+def check_policy_names(approval_policy: Any, sandbox_mode: Any, where: str) -> None:
+    """A one-line :class:`UserError` when a policy or mode name is not one we know."""
+    if approval_policy is not None and approval_policy not in APPROVAL_POLICIES:
+        raise UserError(
+            f"{where}: approval_policy must be one of {', '.join(APPROVAL_POLICIES)}, got "
+            f"{approval_policy!r}."
+        )
+    if sandbox_mode is not None and sandbox_mode not in MODES:
+        raise UserError(
+            f"{where}: sandbox_mode must be one of {', '.join(MODES)}, got {sandbox_mode!r}."
+        )
+
+
+@dataclass(frozen=True)
+class ExecPolicy:
+    """One run's policy for a tool that executes commands."""
+
+    approval: ApprovalPolicy
+    sandbox: SandboxPolicy
+
+    @classmethod
+    def resolve(cls, tool: Any, run_config: Any) -> ExecPolicy:
+        """The policy for ``tool`` in a run with ``run_config``: each setting the tool leaves
+        None comes from the run config, else the default (``untrusted``, ``workspace-write``,
+        the current folder, no network)."""
+
+        def pick(name: str, default: Any) -> Any:
+            own = getattr(tool, name, None)
+            if own is not None:
+                return own
+            shared = getattr(run_config, name, None)
+            return default if shared is None else shared
+
+        workspace = pick("workspace", None)
+        return cls(
+            approval=pick("approval_policy", DEFAULT_APPROVAL),
+            sandbox=SandboxPolicy(
+                pick("sandbox_mode", DEFAULT_MODE),
+                Path(os.fspath(workspace)) if workspace is not None else Path.cwd(),
+                bool(pick("network_access", False)),
+                tuple(getattr(tool, "allow_env", ()) or ()),
+            ),
+        )
+
+    def asks(self, *, safe: bool, escalated: bool) -> bool:
+        """Whether a call waits for a person before it runs (``safe``: every command only
+        reads; ``escalated``: the call asks to run outside the sandbox)."""
+        if escalated:
+            return self.approval != "never"  # under "never" the call is refused instead
+        return self.approval == "untrusted" and not safe
+
+    def verdict(self, *, safe: bool, escalated: bool) -> str:
+        """How the card labels the call: ``escalated``, ``asks``, ``safe`` or ``sandboxed``
+        (``unsandboxed`` in ``danger-full-access``)."""
+        if escalated:
+            return "escalated"
+        if self.asks(safe=safe, escalated=False):
+            return "asks"
+        if safe:
+            return "safe"
+        return "unsandboxed" if self.sandbox.mode == "danger-full-access" else "sandboxed"
+
+
+def sandbox_denial(result: CommandResult, mode: SandboxMode) -> str | None:
+    """Why ``result`` looks like the sandbox stopped the command (None: it did not, or the
+    command failed on its own)."""
+    if mode == "danger-full-access" or result.timed_out or result.exit_code in (0, None):
+        return None
+    found = _DENIALS.search(result.stderr) or _DENIALS.search(result.stdout)
+    return found.group(0) if found else None
+
+
+class EscalationRequest(Exception):
+    """Raised by a tool whose command failed in the sandbox under ``on-failure``: the run asks
+    whether to run it again outside. ``value`` answers the call if the person says no."""
+
+    def __init__(self, reason: str, value: Any) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.value = value
