@@ -18,6 +18,7 @@ from ..runtime.context import ToolContext
 from ..runtime.result import RunResultStreaming
 from ..runtime.run import RunConfig, Runner
 from ..runtime.tools import FunctionTool
+from ..runtime.tools.live_output import tool_output_sink
 from . import _tool_output
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
@@ -175,7 +176,7 @@ async def _start(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
         _with_tool_output(run.agent, run.view),
         [*run.history, {"role": "user", "content": run.prompt}],
         max_turns=opts.max_turns,
-        run_config=RunConfig(model=run.model),
+        run_config=RunConfig(model=run.model, **session.policy.run_config_fields()),
         approval_handler=_handler(opts, run.view, session, _record(run)),
     )
     run.view.on_stop = run.result.cancel
@@ -192,6 +193,7 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
             await asyncio.sleep(TICK)
 
     ticker = asyncio.ensure_future(tick())
+    streaming = tool_output_sink.set(view.tool_output_text)  # shell output, as it comes
     try:
         await _start(session, opts, run)
         result = run.result
@@ -213,6 +215,7 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
         raise AgentRunError(f"{_failed_in(view)} ({type(e).__name__}: {_first_line(e)})") from None
     finally:
         ticker.cancel()
+        tool_output_sink.reset(streaming)
     view.set_usage(result.context_wrapper.usage)
     runs.update(record, tokens=result.context_wrapper.usage.total_tokens)
     if result.is_cancelled:

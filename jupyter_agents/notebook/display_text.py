@@ -125,3 +125,11 @@ def call_text(block: Block, limit: int = 200) -> str:
     if len(inner) > limit:
         inner = inner[:limit].rstrip() + " …"
     return f"{block.get('name', 'tool')}({inner})"
+
+
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal escape sequences (colours, cursor moves, titles)."""
+    return _ANSI.sub("", text) if "\x1b" in text else text

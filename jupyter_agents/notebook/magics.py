@@ -1,4 +1,4 @@
-"""The ``%agent`` line magic: status, model, instructions, tools, new, history."""
+"""The ``%agent`` line magic: status, model, instructions, tools, policy, new, history."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from IPython.display import Markdown, display
 from .._render import escape_html, escape_markdown, markdown_to_html
 from ..runtime.blocking import run_blocking
 from ..runtime.items import ItemHelpers
+from .policy_magic import policy_magic
 from .session import NotebookSession
 
 __all__ = ["agent_line_magic"]
 
 LINE_USAGE = (
-    "%agent [status | model NAME | instructions TEXT | tools [remove NAME] | new [AGENT] | "
-    "history [AGENT]]"
+    "%agent [status | model NAME | instructions TEXT | tools [remove NAME] | policy [...] | "
+    "new [AGENT] | history [AGENT]]"
 )
 
 
@@ -37,6 +38,7 @@ def _status(session: NotebookSession) -> str:
     return (
         f"**model**: {escape_markdown(session.model_label())}  \n**tools**: {tools}  \n"
         f"**conversation turns**: {turns}  \n"
+        f"**policy**: {escape_markdown(session.policy.describe())}  \n"
         f"**instructions**: {escape_markdown(session.instructions)}"
     )
 
@@ -104,6 +106,8 @@ def agent_line_magic(session: NotebookSession, line: str) -> Any:
         else:
             columns = ["name", "description", "parameters", "approval"]
             display(Markdown(_table(session.toolbox.rows(), columns)))
+    elif command == "policy":
+        policy_magic(session.policy, rest)
     elif command == "new":
         name = rest[0] if rest else "notebook"
         run_blocking(session.conversation(name).clear())

@@ -15,6 +15,7 @@ from ..runtime.result import RunResult
 from ..runtime.tools import FunctionTool
 from ..runtime.tools.function import add_tool_listener, remove_tool_listener
 from .conversation import Conversation
+from .policy_magic import NotebookPolicy
 from .run_registry import RunRegistry
 from .runs_comm import RunsChannel
 from .toolbox import Toolbox
@@ -37,6 +38,8 @@ class NotebookSession:
         self.model: str | Model | None = None
         """The notebook agent's model (None: the provider's default)."""
         self.instructions = DEFAULT_INSTRUCTIONS
+        self.policy = NotebookPolicy()
+        """``%agent policy``: approvals and sandbox for tools that run commands."""
         self.last_result: RunResult | Any = None
         self.background: set[asyncio.Task[Any]] = set()
         self.runs = RunRegistry()

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
 from ..runtime.usage import Usage
+from .display_text import output_text
 
 __all__ = ["TextView"]
 
@@ -40,6 +41,7 @@ class TextView:
         self._ask = ask
         self._write = write or sys.__stdout__.write  # type: ignore[union-attr]
         self._in_text = False
+        self._streamed: set[str] = set()
         self.status = "running"
 
     def _line(self, text: str) -> None:
@@ -62,8 +64,8 @@ class TextView:
         item = event.item
         if event.name == "tool_called" and item.raw_item.type == "function_call":
             self._line(f"→ {item.raw_item.name}({_short(item.raw_item.arguments)})")
-        elif event.name == "tool_output":
-            self._line(f"← {_short(item.raw_item['output'])}")
+        elif event.name == "tool_output" and item.call_id not in self._streamed:
+            self._line(f"← {_short(output_text(item.raw_item['output']))}")
 
     def set_status(self, status: str, detail: str | None = None) -> None:
         self.status = status
@@ -72,6 +74,7 @@ class TextView:
         self.usage = usage
 
     def tool_output_text(self, call_id: str, text: str) -> None:
+        self._streamed.add(call_id)  # shown as it came: not repeated when the call ends
         self._write(text)
 
     def add_notice(self, text: str, level: str = "info") -> None:
@@ -86,6 +89,10 @@ class TextView:
         """
         self._line(f"── {self.agent} wants to run {request.tool_name}({_short(request.arguments)})")
         question = "Approve? [y]es / [n]o (a reason may follow) / [a]lways for this tool: "
+        if request.arguments.get("sandbox_permissions") == "require_escalated":
+            why = request.arguments.get("justification") or "no reason given"
+            self._line(f"   outside the sandbox: {_short(why)}")
+            question = "Run it outside the sandbox? [y]es / [n]o (a reason may follow): "
         while True:
             answer = (await self._read(question)).strip()
             word, _, rest = answer.partition(" ")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._render import escape_html, markdown_to_html
-from .display_text import IMAGE_URL, call_text, head_tail
+from .display_text import IMAGE_URL, call_text, head_tail, strip_ansi
 
 __all__ = [
     "BUDGET",
@@ -152,6 +152,8 @@ def _card(block: Block) -> str:
     summary = f'<span class="{tone}" title="{escape_html(words, quote=True)}">{mark}</span> '
     shown = call_text(block, 120)
     summary += f"<code>{escape_html(shown)}</code>"
+    if badge := block.get("badge"):
+        summary += f' <span class="ja-muted">[{escape_html(str(badge))}]</span>'
     if block.get("ms") is not None:
         summary += f' <span class="ja-muted">{block["ms"] / 1000:.1f} s</span>'
     if note := _decision(block):
@@ -164,14 +166,15 @@ def _card(block: Block) -> str:
         body.append(_section(label, _pre(args)))
     if diff := block.get("diff"):
         body.append(_section("changes", _diff(str(diff))))
+    terminal = strip_ansi if block.get("terminal") else str
     if printed := block.get("printed"):
         dropped = block.get("printed_cut")
         label = "printed" + (f" (last part; {dropped:,} characters before it)" if dropped else "")
-        body.append(_section(label, _pre(printed, "ja-muted")))
+        body.append(_section(label, _pre(terminal(printed), "ja-muted")))
     if output := block.get("output"):
         cut = block.get("output_cut")
         label = "output" + (f" (first part of {cut:,} characters)" if cut else "")
-        body.append(_section(label, _pre(output, "ja-bad" if status in _BAD else "")))
+        body.append(_section(label, _pre(terminal(output), "ja-bad" if status in _BAD else "")))
     image = block.get("image")
     if isinstance(image, str) and IMAGE_URL.fullmatch(image):
         if len(image) <= SAVED_IMAGE_CHARS:

@@ -32,6 +32,9 @@ __all__ = ["RunView"]
 
 logger = logging.getLogger(__name__)
 
+TERMINAL_KINDS = frozenset({"shell", "local_shell"})
+"""Tool kinds whose cards read like a terminal (their output may carry ANSI colours)."""
+
 
 class RunView(Decisions):
     """The live view of one run: a widget, an approval inbox, and the adapter between them.
@@ -291,8 +294,15 @@ class RunView(Decisions):
                 for k, v in raw.model_dump(mode="json", exclude_none=True).items()
                 if k not in ("id", "type", "status", "output", "error")
             }
+        display = describe_call(item)
+        if kind != "function_call" and isinstance(display.arguments, dict):
+            arguments = {k: v for k, v in display.arguments.items() if v is not None}
         card["args"], card["args_cut"] = clip(compact_json(arguments or {}), self.max_args_chars)
-        diffs = [p for p in describe_call(item).parts if p.type == "diff"]
+        if display.badge:
+            card["badge"] = display.badge
+        if display.kind in TERMINAL_KINDS:
+            card["terminal"] = True
+        diffs = [p for p in display.parts if p.type == "diff"]
         if diffs:  # e.g. apply_patch: the change itself, shown before anyone approves it
             card["diff"] = clip("\n".join(p.text for p in diffs), self.max_args_chars)[0]
         if kind == "function_call" or not _hosted(kind):
@@ -335,6 +345,12 @@ class RunView(Decisions):
                 "always": decision.always,
                 "message": decision.message,
             }
+        if source is not None:
+            badge = describe_call(source, item).badge
+            if badge:
+                card["badge"] = badge
+        if card.get("terminal") and card.get("printed") and text:
+            card["printed"], card["printed_cut"] = "", 0  # the output holds it all now
         started = self._started.pop(key, None)
         if started is not None and card["status"] != "rejected":
             card["ms"] = round((self._clock() - started) * 1000)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -9,9 +10,11 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agents.notebook.conversation import Conversation
+from jupyter_agents.notebook.magics import _status
 from jupyter_agents.notebook.options import CellOptions, parse_cell_options
 from jupyter_agents.notebook.prompt import PromptError, interpolate, summarize
 from jupyter_agents.notebook.session import current_session
+from jupyter_agents.runtime.sandbox import find_bwrap
 
 
 @pytest.fixture
@@ -256,3 +259,38 @@ def test_terminal_asks_for_approval_at_a_prompt(
     assert result.error_in_exec is None, result.error_in_exec
     assert questions == ["Approve? [y]es / [n]o (a reason may follow) / [a]lways for this tool: "]
     assert shell.user_ns["sent"] == ["ana@x.org"]
+
+
+@pytest.mark.skipif(
+    find_bwrap() is None and not os.environ.get("CI"), reason="bubblewrap is not installed"
+)
+def test_agent_policy_sets_the_runs_policy(shell: Any, capsys: Any, tmp_path: Any) -> None:
+    run(shell, "%agent policy")
+    assert "approval untrusted · sandbox workspace-write" in capsys.readouterr().out
+    run(shell, f"%agent policy never read-only --workspace {tmp_path}")
+    out = capsys.readouterr().out
+    assert f"approval never · sandbox read-only · workspace {tmp_path} · network off" in out
+    run(
+        shell,
+        "from jupyter_agents import Agent, ShellTool\n"
+        "from jupyter_agents.testing import ScriptedModel, output_item, text\n"
+        "call = output_item({'type': 'shell_call', 'id': 'sh_1', 'call_id': 's1',"
+        " 'status': 'completed', 'action': {'commands': ['echo x > made.txt']}})\n"
+        "sh = Agent(name='sh', model=ScriptedModel([[call], [text('Done.')]]),"
+        " tools=[ShellTool()])",
+    )
+    result = run(shell, "%%agent sh --out res\nWrite the file.")
+    assert result.error_in_exec is None, result.error_in_exec
+    res = shell.user_ns["res"]
+    assert res.final_output == "Done." and res.interruptions == []  # nobody was asked
+    (answer,) = res.new_items[1].raw_item["output"]
+    assert "Read-only file system" in answer["stderr"]  # read-only, in the workspace given
+    assert not (tmp_path / "made.txt").exists()
+    assert "**policy**: approval never" in _status(current_session())
+    bad = run(shell, "%agent policy sometimes")
+    assert isinstance(bad.error_in_exec, UsageError)
+    assert "unknown word 'sometimes'" in str(bad.error_in_exec)
+    missing = run(shell, f"%agent policy --workspace {tmp_path / 'nope'}")
+    assert "is not a folder" in str(missing.error_in_exec)
+    run(shell, "%agent policy reset on-request")
+    assert "approval on-request · sandbox workspace-write" in capsys.readouterr().out

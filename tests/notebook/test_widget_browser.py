@@ -24,6 +24,7 @@ import pytest
 from jupyter_agents import Agent, ApprovalDecision, Runner, ToolContext, ToolOutputImage, tool
 from jupyter_agents.notebook.view import RunView
 from jupyter_agents.notebook.widget import STATIC
+from jupyter_agents.runtime.tools.live_output import tool_output_sink
 from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
 
 try:
@@ -188,8 +189,12 @@ async def lab(site: str) -> AsyncIterator[Lab]:
 async def drive(view: RunView, agent: Agent[Any], prompt: str = "go", **kwargs: Any) -> Any:
     """Run ``agent`` streamed into ``view``, as the notebook layer does."""
     result = Runner.run_streamed(agent, prompt, approval_handler=view.inbox, **kwargs)
-    async for event in result.stream_events():
-        view.on_event(event)
+    streaming = tool_output_sink.set(view.tool_output_text)  # as the notebook layer does
+    try:
+        async for event in result.stream_events():
+            view.on_event(event)
+    finally:
+        tool_output_sink.reset(streaming)
     view.set_usage(result.context_wrapper.usage)
     view.finish("done")
     return result

@@ -1,5 +1,6 @@
 // A tool card: summary line, arguments, printed output, output, error, approval controls.
 // The controls are built once, so typing in them survives updates.
+import { drawAnsi } from "./ansi.js";
 import { children, h } from "./dom.js";
 import { ICONS, STATUS_WORDS, decided, duration, pretty, schemaHint } from "./format.js";
 
@@ -9,7 +10,7 @@ const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
 /** @typedef {{id: string, call_id?: string, kind?: string, rev?: number, text?: string,
  *  n?: number, name?: string, args?: string, args_cut?: number, status?: string, ms?: number,
  *  output?: string, output_cut?: number, printed?: string, printed_cut?: number, image?: string,
- *  diff?: string,
+ *  diff?: string, badge?: string, terminal?: boolean,
  *  error?: {type?: string, message?: string, traceback?: string},
  *  approval?: Approval, level?: string, label?: string}} Block */
 /** @typedef {{el: HTMLElement, kind: string, rev?: number, block?: Block, sync?: () => void}} View */
@@ -25,8 +26,9 @@ function followable(box) {
 }
 
 /** @param {HTMLElement} box @param {string} text */
-function follow(box, text) {
-  box.textContent = text;
+function follow(box, text, terminal = false) {
+  if (terminal) drawAnsi(box, text);
+  else box.textContent = text;
   if (box.dataset.up !== "1") box.scrollTop = box.scrollHeight;
 }
 
@@ -51,10 +53,10 @@ export function toolView(ctx) {
   const card = h("div", "ja-tool");
   const det = card.appendChild(h("details"));
   const sum = det.appendChild(h("summary"));
-  const [icon, name, args1, status, ms] = children(
+  const [icon, name, badge, args1, status, ms] = children(
     sum,
     "span",
-    "ja-icon ja-name ja-args1 ja-tstatus ja-ms",
+    "ja-icon ja-name ja-badge ja-args1 ja-tstatus ja-ms",
   );
   const diff = det.appendChild(h("pre", "ja-diff"));
   const [args, printed, out] = children(det, "pre", "ja-args ja-printed ja-out");
@@ -72,6 +74,7 @@ export function toolView(ctx) {
   const box = card.appendChild(h("div", "ja-approval"));
   const done = box.appendChild(h("div"));
   const form = box.appendChild(h("div", "ja-form"));
+  const escalation = form.appendChild(h("div", "ja-escalation"));
   const err = form.appendChild(h("div", "ja-err"));
   const editor = form.appendChild(h("textarea", "ja-editor"));
   editor.spellcheck = false;
@@ -139,16 +142,19 @@ export function toolView(ctx) {
   v.sync = () => {
     const b = blk();
     const st = b.status || "done";
-    card.className = `ja-tool ja-st-${st}`;
+    card.className = `ja-tool ja-st-${st}` + (b.terminal ? " ja-terminal" : "");
     icon.textContent = ICONS[st] || "";
     name.textContent = b.name || "tool";
     name.title = b.call_id ? `call ${b.call_id}` : "";
+    badge.textContent = b.badge || "";
+    badge.dataset.verdict = (b.badge || "").split(":")[0];
     args1.textContent = b.args || "";
     status.textContent = st === "done" ? "" : STATUS_WORDS[st] || st;
     ms.textContent = b.ms != null ? duration(b.ms) : "";
     args.textContent = pretty(b.args || "{}") + (b.args_cut ? "\n…" : "");
-    follow(printed, (b.printed_cut ? "…" : "") + (b.printed || ""));
-    out.textContent = b.output || "";
+    follow(printed, (b.printed_cut ? "…" : "") + (b.printed || ""), !!b.terminal);
+    if (b.terminal) drawAnsi(out, b.output || "");
+    else out.textContent = b.output || "";
     const total = b.output_cut?.toLocaleString();
     cut.textContent = total ? `Output truncated: ${total} characters in all.` : "";
     // Only inline image data (the kernel checks it too): an address is never fetched.
@@ -173,6 +179,9 @@ export function toolView(ctx) {
     done.hidden = !form.hidden;
     done.className = `ja-decided ja-a-${a.state}`;
     done.textContent = decided(a);
+    escalation.textContent = a.escalation ? `Run outside the sandbox? ${a.escalation}` : "";
+    escalation.hidden = !a.escalation;
+    label.hidden = !!a.escalation; // "always" never covers leaving the sandbox
     const can = clickable();
     for (const c of [approve, reject, edit, reason, always, editor]) c.disabled = !can;
     approve.textContent = editing ? "Approve with edits" : "Approve";
