@@ -164,6 +164,8 @@ def _card(block: Block) -> str:
         cut = block.get("args_cut")
         label = "arguments" + (f" (first part of {cut:,} characters)" if cut else "")
         body.append(_section(label, _pre(args)))
+    if escalation := block.get("escalation"):
+        body.append(_section("asked to run outside the sandbox", _pre(str(escalation))))
     if diff := block.get("diff"):
         body.append(_section("changes", _diff(str(diff))))
     terminal = strip_ansi if block.get("terminal") else str

@@ -262,6 +262,11 @@ class RunView(Decisions):
             card = self._state.card(source, item.call_id, item.tool_name)
             if card.get("approval") is None:
                 card["approval"] = {"state": "pending", "attempt": 1}
+            arguments = getattr(item, "arguments", None) or {}
+            if arguments.get("sandbox_permissions") == "require_escalated":
+                why = item.escalation or arguments.get("justification") or "no reason given"
+                card["escalation"] = clip(str(why), self.max_args_chars)[0]
+                card["badge"] = "escalated"
             card["status"] = "waiting"
             self._state.changed(card)
         elif name == "tool_output":

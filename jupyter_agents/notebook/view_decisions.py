@@ -95,7 +95,7 @@ class Decisions:
             if request.arguments.get("sandbox_permissions") == "require_escalated":
                 card["badge"] = "escalated"  # asks to run outside the sandbox: say why
                 why = str(request.arguments.get("justification") or "no reason given")
-                card["approval"]["escalation"] = clip(why, self.max_args_chars)[0]
+                card["escalation"] = clip(why, self.max_args_chars)[0]
             elif card.get("terminal"):
                 card["badge"] = "asks"
             card["status"] = "waiting"

@@ -37,3 +37,8 @@ def test_runs_offline_with_every_local_tool(monkeypatch: pytest.MonkeyPatch) -> 
     shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in run.outputs)
     assert "def greet()" in shown  # the shell's `cat app.py` output, in the transcript
     assert "done" in shown
+    assert "approval on-failure · sandbox read-only" in stdout(nb, "policy")
+    assert "notes: # Notes" in stdout(nb, "policy-after")  # written after it was let out
+    scribe = next(c for c in nb.cells if c.get("id") == "policy-run")
+    shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in scribe.outputs)
+    assert "[escalated]" in shown and "Read-only file system" in shown

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,14 @@ from jupyter_agents import Agent, ShellTool
 from jupyter_agents.runtime.sandbox import find_bwrap
 from jupyter_agents.testing import ScriptedModel, output_item, text
 
-from .test_widget_browser import Lab, drive, lab, make_view, site  # noqa: F401 (fixtures)
+from .test_widget_browser import (  # noqa: F401 (lab and site are fixtures)
+    SITE_ROOT,
+    Lab,
+    drive,
+    lab,
+    make_view,
+    site,
+)
 
 pytest.importorskip("playwright")
 from playwright.async_api import expect
@@ -23,6 +32,7 @@ pytestmark = pytest.mark.skipif(
     find_bwrap() is None and not os.environ.get("CI"), reason="bubblewrap is not installed"
 )
 
+DARK = Path(sys.prefix) / "share/jupyter/lab/themes/@jupyterlab/theme-dark-extension/index.css"
 RED = "\\033[1;31m"
 RESET = "\\033[0m"
 WAITS = f"printf 'started {RED}red{RESET} <img src=x onerror=alert(1)>\\n'; " + (
@@ -80,8 +90,18 @@ async def test_a_shell_card_streams_like_a_terminal_and_asks_to_leave_the_sandbo
     await lab.settle()
     await expect(second).to_have_class("ja-tool ja-st-done ja-terminal")
     await expect(second.locator(".ja-badge")).to_have_text("escalated")  # ran outside
+    await expect(second.locator(".ja-decided")).to_have_text(
+        "✓ Approved to run outside the sandbox"
+    )
     assert (tmp_path / "made.txt").read_text() == "x\n"
     assert await lab.page.locator(".ja-run img:not(.ja-image)").count() == 0
     assert lab.remote == []
     await second.locator("summary").first.click()
     await lab.shot("shell_card_done")
+    if DARK.exists():  # the same cards in JupyterLab's dark theme
+        shutil.copy(DARK, SITE_ROOT[0] / "dark.css")
+        await lab.page.evaluate(
+            "() => { document.querySelector('link[href=\"theme.css\"]').href = 'dark.css'; }"
+        )
+        await expect(lab.page.locator("body")).to_have_css("background-color", "rgb(17, 17, 17)")
+        await lab.shot("shell_card_done_dark")

@@ -10,7 +10,7 @@ const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
 /** @typedef {{id: string, call_id?: string, kind?: string, rev?: number, text?: string,
  *  n?: number, name?: string, args?: string, args_cut?: number, status?: string, ms?: number,
  *  output?: string, output_cut?: number, printed?: string, printed_cut?: number, image?: string,
- *  diff?: string, badge?: string, terminal?: boolean,
+ *  diff?: string, badge?: string, terminal?: boolean, escalation?: string,
  *  error?: {type?: string, message?: string, traceback?: string},
  *  approval?: Approval, level?: string, label?: string}} Block */
 /** @typedef {{el: HTMLElement, kind: string, rev?: number, block?: Block, sync?: () => void}} View */
@@ -178,10 +178,10 @@ export function toolView(ctx) {
     form.hidden = !(pending && a.interactive && ctx.headerLive());
     done.hidden = !form.hidden;
     done.className = `ja-decided ja-a-${a.state}`;
-    done.textContent = decided(a);
-    escalation.textContent = a.escalation ? `Run outside the sandbox? ${a.escalation}` : "";
-    escalation.hidden = !a.escalation;
-    label.hidden = !!a.escalation; // "always" never covers leaving the sandbox
+    done.textContent = decided(a) + (b.escalation && !pending ? " to run outside the sandbox" : "");
+    escalation.textContent = b.escalation ? `Run outside the sandbox? ${b.escalation}` : "";
+    escalation.hidden = !b.escalation;
+    label.hidden = !!b.escalation; // "always" never covers leaving the sandbox
     const can = clickable();
     for (const c of [approve, reject, edit, reason, always, editor]) c.disabled = !can;
     approve.textContent = editing ? "Approve with edits" : "Approve";
