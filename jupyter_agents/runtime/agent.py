@@ -226,6 +226,10 @@ class Agent(Generic[TContext]):
     def _check_tools(self) -> None:
         if not isinstance(self.tools, list):
             raise UserError(f"Agent {self.name!r}: tools must be a list.")
+        if any(isinstance(t, (str, dict)) for t in self.tools):  # registered tools, by name
+            from .tools.registry import resolve_tool_spec
+
+            self.tools = [resolve_tool_spec(t) for t in self.tools]
         for item in self.tools:
             if kind_for_tool(item) is not None:
                 continue

@@ -65,5 +65,6 @@ Tool: TypeAlias = Union[FunctionTool, HostedTool]
 # The built-in local tool kinds register themselves on import: import them here, so a run, a
 # saved state or a notebook view knows their call items even before anyone imports the tools.
 from . import apply_patch as _apply_patch  # noqa: E402, F401
+from . import base_tool as _base_tool  # noqa: E402, F401
 from . import computer as _computer  # noqa: E402, F401
 from . import shell as _shell  # noqa: E402, F401

@@ -182,6 +182,11 @@ class ToolKind:
         (a kind whose :meth:`invoke` raises ``EscalationRequest`` implements this)."""
         raise NotImplementedError(f"Tools of kind {self.name!r} do not run in a sandbox.")
 
+    def with_tool(self, tool: Any, raw: Any, display: ToolDisplay) -> ToolDisplay:
+        """``display`` with what only the tool knows (a ``cached`` badge, its code); called when
+        the call's tool is known."""
+        return display
+
     def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
         """How a person sees the call (and its output, once there is one)."""
         call = self.parse_call(raw)
@@ -327,6 +332,7 @@ def describe_call(call_item: Any, output_item: Any = None) -> ToolDisplay:
     """How a person sees a run's tool call item (and its output item, once there is one)."""
     raw = call_item.raw_item
     kind = kind_for_call(raw.type)
+    tool = None
     if kind is FUNCTION:  # perhaps a tool of another kind in its function form (a shell)
         tools = getattr(getattr(call_item, "agent", None), "tools", None) or ()
         tool = next((t for t in tools if getattr(t, "name", None) == raw.name), None)
@@ -335,7 +341,8 @@ def describe_call(call_item: Any, output_item: Any = None) -> ToolDisplay:
     if kind is None:
         name = getattr(raw, "name", None) or raw.type
         return ToolDisplay(kind="unknown", title=str(name))
-    return kind.describe(raw, output)
+    display = kind.describe(raw, output)
+    return display if tool is None else kind.with_tool(tool, raw, display)
 
 
 FUNCTION = FunctionKind()
