@@ -55,8 +55,9 @@ def bwrap_argv(
 
     The whole file system is read-only, ``/tmp`` is private and empty, the command gets its own
     process namespace (it dies with its parent) and, unless ``network``, no network at all. In
-    ``workspace-write`` mode the workspace (and ``writable``) can be written, except
-    :data:`PROTECTED` folders.
+    ``workspace-write`` mode the workspace can be written, except :data:`PROTECTED` folders.
+    The ``writable`` folders can be written in both sandboxed modes (a tool's private folders,
+    such as a kernel's sockets).
 
     Raises:
         SandboxUnavailable: The mode needs bubblewrap and it is not installed.
@@ -86,4 +87,6 @@ def bwrap_argv(
                 argv += ["--ro-bind", str(protected), str(protected)]
     else:  # read-only: the workspace (perhaps under /tmp) is still visible, read-only
         argv += ["--ro-bind", str(workspace), str(workspace)]
+        for root in writable:  # a tool's own private folders (e.g. a kernel's sockets)
+            argv += ["--bind", str(root), str(root)]
     return [*argv, "--chdir", str(workspace), "--", *command]
