@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from jupyter_agents.testing._server_chat import chat_chunks, chat_completion
+from jupyter_agents.testing._server_embeddings import embeddings_reply
 from jupyter_agents.testing._server_replies import (
     RecordedRequest,
     Reply,
@@ -148,7 +149,7 @@ class _Handler(BaseHTTPRequestHandler):
         leave the reply queue alone.
         """
         if route is None:
-            return self._non_model_route()
+            return self._non_model_route(body)
         expected = f"Bearer {self._state.api_key}"
         if self._state.require_api_key and headers.get("authorization") != expected:
             message = (
@@ -161,8 +162,10 @@ class _Handler(BaseHTTPRequestHandler):
             return 400, _error_body(message, "invalid_request_error")
         return None
 
-    def _non_model_route(self) -> tuple[int, dict[str, Any]]:
+    def _non_model_route(self, body: dict[str, Any] | None) -> tuple[int, dict[str, Any]]:
         path = self.path.partition("?")[0]
+        if self.command == "POST" and path == "/v1/embeddings":
+            return embeddings_reply(body)
         model = {"id": DEFAULT_MODEL, "object": "model", "created": 0, "owned_by": "fake"}
         if self.command == "GET" and path == "/v1/models":
             return 200, {"object": "list", "data": [model]}
