@@ -47,12 +47,14 @@ WORKLOADS: dict[str, str] = {
     "SYNC": "sync_loop",
     "N1": "n1",
     "S1": "s1",
+    "K1": "k1",
+    "R1": "r1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
-OURS_ONLY = frozenset({"N1", "S1"})
-"""Workloads the peer cannot run (N1 needs the notebook layer, S1 the sandbox; the peer has
-neither)."""
+OURS_ONLY = frozenset({"N1", "S1", "K1", "R1"})
+"""Workloads the peer cannot run (N1 needs the notebook layer, S1 the sandbox, K1 a local code
+interpreter, R1 a document store; the peer has none of them)."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,13 @@ METRICS: list[Metric] = [
     _m("S1", "plain_ms", "one command, no sandbox", "ms"),
     _m("S1", "sandboxed_ms", "one command, bubblewrap workspace-write", "ms"),
     _m("S1", "added_ms", "latency the sandbox adds", "ms", _max(20)),
+    _m("K1", "first_ms", "code interpreter: first call (kernel start)", "ms"),
+    _m("K1", "ours_ms", "code interpreter: 1+1, warm kernel", "ms"),
+    _m("K1", "raw_ms", "jupyter_client: 1+1, plain kernel", "ms"),
+    _m("K1", "added_ms", "overhead ours adds to 1+1", "ms", _max(30)),
+    _m("R1", "chunks", "chunks indexed", "chunks"),
+    _m("R1", "index_chunks_per_s", "indexing throughput", "chunks/s", up=True),
+    _m("R1", "query_ms", "keyword query, 10k chunks", "ms", _max(20)),
     _m("N1", "comm_per_s_max", "comm msgs/s, busiest 1-s window", "msg/s", _max(30)),
     _m("N1", "comm_msgs", "comm msgs per run", "msgs"),
     _m("N1", "comm_kib", "widget state sent per run", "KiB"),

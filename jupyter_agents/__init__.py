@@ -102,6 +102,7 @@ if TYPE_CHECKING:
     )
     from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
+    from .runtime.retrieval import DocumentStore
     from .runtime.retry import (
         ModelRetryAdvice,
         ModelRetryAdviceRequest,
@@ -180,7 +181,9 @@ if TYPE_CHECKING:
         ApplyPatchTool,
         apply_diff,
     )
+    from .runtime.tools.base_tool import BaseTool, ContentItem
     from .runtime.tools.browser_computer import BrowserComputer
+    from .runtime.tools.code_interpreter import KernelCodeInterpreter
     from .runtime.tools.computer import (
         AsyncComputer,
         Computer,
@@ -195,6 +198,7 @@ if TYPE_CHECKING:
         describe_call,
         register_tool_kind,
     )
+    from .runtime.tools.registry import TOOL_REGISTRY, register_tool
     from .runtime.tools.shell import (
         LocalShellTool,
         ShellCommandOutput,
@@ -202,6 +206,7 @@ if TYPE_CHECKING:
         ShellResult,
         ShellTool,
     )
+    from .runtime.tools.tool_cache import ToolCache
     from .runtime.tools.view_image import view_image_tool
     from .runtime.tools.workspace import WorkspaceEditor
     from .runtime.tracing import (

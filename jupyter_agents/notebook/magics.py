@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from typing import Any
 
@@ -10,14 +11,18 @@ from IPython.display import Markdown, display
 
 from .._render import escape_html, escape_markdown, markdown_to_html
 from ..runtime.blocking import run_blocking
+from ..runtime.errors import UserError
 from ..runtime.items import ItemHelpers
+from ..runtime.tools.registry import resolve_tool_spec
+from . import notebook_python as _notebook_python  # noqa: F401 (registers notebook_python)
 from .policy_magic import policy_magic
 from .session import NotebookSession
 
 __all__ = ["agent_line_magic"]
 
 LINE_USAGE = (
-    "%agent [status | model NAME | instructions TEXT | tools [remove NAME] | policy [...] | "
+    "%agent [status | model NAME | instructions TEXT | tools [add NAME [KEY=VALUE...] | "
+    "remove NAME] | docs [add PATH...] | policy [...] | "
     "new [AGENT] | history [AGENT]]"
 )
 
@@ -74,6 +79,56 @@ def _history(session: NotebookSession, agent: str) -> dict[str, str]:
     }
 
 
+def _add_tool(session: NotebookSession, words: list[str]) -> None:
+    """``%agent tools add NAME [KEY=VALUE ...]``: a registered tool, with its settings (values
+    are JSON when they parse: ``timeout=30``, ``needs_approval=false``)."""
+    if not words:
+        raise UsageError(
+            "%agent tools add NAME [KEY=VALUE ...], e.g. %agent tools add notebook_python"
+        )
+    settings: dict[str, Any] = {}
+    for word in words[1:]:
+        key, sep, value = word.partition("=")
+        if not sep or not key:
+            raise UsageError(f"%agent tools add: {word!r} is not KEY=VALUE.")
+        try:
+            settings[key] = json.loads(value)
+        except ValueError:
+            settings[key] = value
+    try:
+        tool = resolve_tool_spec({"name": words[0], **settings})
+    except UserError as e:
+        raise UsageError(f"%agent tools add: {e}") from None
+    session.toolbox.add(tool, "%agent tools add")
+    print(f"jupyter_agents: the notebook agent can use {tool.name!r}")
+
+
+def _docs(session: NotebookSession, words: list[str]) -> None:
+    """``%agent docs add PATH...``: documents (files or folders under the notebook's folder)
+    the notebook agent searches with its ``retrieval`` tool; ``%agent docs`` lists them."""
+    if words[:1] == ["add"] and len(words) > 1:
+        store = session.document_store()
+        try:
+            report = store.add(*words[1:])
+        except UserError as e:
+            raise UsageError(f"%agent docs add: {e}") from None
+        if "retrieval" not in session.toolbox:
+            session.toolbox.add(resolve_tool_spec({"name": "retrieval", "store": store}), "docs")
+        done = report.added + report.updated
+        print(
+            f"jupyter_agents: indexed {done} file(s), {report.chunks} passage(s); "
+            f"{store.count()} passage(s) in all; the notebook agent can search them"
+        )
+        for path, why in report.skipped.items():
+            print(f"jupyter_agents: skipped {path}: {why}")
+    elif not words:
+        store = session.docs
+        sources = store.sources() if store is not None else []
+        print("Documents: " + (", ".join(sources) if sources else "none (%agent docs add PATH)"))
+    else:
+        raise UsageError("%agent docs [add PATH...]")
+
+
 def agent_line_magic(session: NotebookSession, line: str) -> Any:
     """Handle ``%agent ...``."""
     try:
@@ -93,7 +148,9 @@ def agent_line_magic(session: NotebookSession, line: str) -> Any:
             raise UsageError("%agent instructions: give the new instructions text.")
         session.instructions = line.split(None, 1)[1].strip()
     elif command == "tools":
-        if rest[:1] == ["remove"]:
+        if rest[:1] == ["add"]:
+            _add_tool(session, rest[1:])
+        elif rest[:1] == ["remove"]:
             if len(rest) != 2:
                 raise UsageError("%agent tools remove NAME")
             if not session.toolbox.remove(rest[1]):
@@ -106,6 +163,8 @@ def agent_line_magic(session: NotebookSession, line: str) -> Any:
         else:
             columns = ["name", "description", "parameters", "approval"]
             display(Markdown(_table(session.toolbox.rows(), columns)))
+    elif command == "docs":
+        _docs(session, rest)
     elif command == "policy":
         policy_magic(session.policy, rest)
     elif command == "new":

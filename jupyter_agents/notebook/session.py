@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -12,6 +13,7 @@ from ..runtime.agent import Agent
 from ..runtime.models.interface import Model
 from ..runtime.models.provider import DEFAULT_MODEL, get_default_openai_api
 from ..runtime.result import RunResult
+from ..runtime.retrieval import DocumentStore
 from ..runtime.tools import FunctionTool
 from ..runtime.tools.function import add_tool_listener, remove_tool_listener
 from .conversation import Conversation
@@ -38,6 +40,8 @@ class NotebookSession:
         self.model: str | Model | None = None
         """The notebook agent's model (None: the provider's default)."""
         self.instructions = DEFAULT_INSTRUCTIONS
+        self.docs: DocumentStore | None = None
+        """``%agent docs add``: the documents the notebook agent searches."""
         self.policy = NotebookPolicy()
         """``%agent policy``: approvals and sandbox for tools that run commands."""
         self.last_result: RunResult | Any = None
@@ -114,6 +118,12 @@ class NotebookSession:
         except Exception:
             value = None
         return value if isinstance(value, Model) else text
+
+    def document_store(self) -> DocumentStore:
+        """The notebook's document store (its index beside the notebook), made on first use."""
+        if self.docs is None:
+            self.docs = DocumentStore(Path.cwd())
+        return self.docs
 
     def conversation(self, agent_name: str) -> Conversation:
         """The conversation of ``agent_name`` (created on first use)."""

@@ -1,4 +1,5 @@
-"""The notebook's toolbox: every ``@tool`` defined in a cell, by name."""
+"""The notebook's toolbox: every ``@tool`` defined in a cell, and registered tools added with
+``%agent tools add``, by name."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..runtime.tools import FunctionTool
+from ..runtime.tools.base_tool import BaseTool
+
+NotebookTool = FunctionTool | BaseTool
 
 __all__ = ["ToolEntry", "Toolbox", "schema_changes"]
 
@@ -16,17 +20,17 @@ __all__ = ["ToolEntry", "Toolbox", "schema_changes"]
 class ToolEntry:
     """A tool and the cell that defined it."""
 
-    tool: FunctionTool
+    tool: NotebookTool
     cell: str
     """The defining cell's id (or "In [n]" when the frontend sends no id)."""
 
 
-def _params(tool: FunctionTool) -> dict[str, Any]:
+def _params(tool: NotebookTool) -> dict[str, Any]:
     properties = tool.params_json_schema.get("properties", {})
     return properties if isinstance(properties, dict) else {}
 
 
-def schema_changes(old: FunctionTool, new: FunctionTool) -> list[str]:
+def schema_changes(old: NotebookTool, new: NotebookTool) -> list[str]:
     """What changed between two versions of a tool, for a short note."""
     changes: list[str] = []
     before, after = _params(old), _params(new)
@@ -59,7 +63,7 @@ class Toolbox:
         return len(self._entries)
 
     @property
-    def tools(self) -> list[FunctionTool]:
+    def tools(self) -> list[NotebookTool]:
         """The tools, sorted by name."""
         return [self._entries[name].tool for name in sorted(self._entries)]
 
@@ -67,7 +71,7 @@ class Toolbox:
         """The entry for ``name``."""
         return self._entries.get(name)
 
-    def add(self, tool: FunctionTool, cell: str) -> None:
+    def add(self, tool: NotebookTool, cell: str) -> None:
         """Add ``tool`` defined in ``cell``; replaces a tool of the same name with a note."""
         old = self._entries.get(tool.name)
         self._entries[tool.name] = ToolEntry(tool, cell)

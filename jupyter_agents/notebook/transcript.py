@@ -166,6 +166,8 @@ def _card(block: Block) -> str:
         body.append(_section(label, _pre(args)))
     if escalation := block.get("escalation"):
         body.append(_section("asked to run outside the sandbox", _pre(str(escalation))))
+    if code := block.get("code"):
+        body.append(_section("code", _pre(str(code))))
     if diff := block.get("diff"):
         body.append(_section("changes", _diff(str(diff))))
     terminal = strip_ansi if block.get("terminal") else str

@@ -310,6 +310,11 @@ class RunView(Decisions):
         diffs = [p for p in display.parts if p.type == "diff"]
         if diffs:  # e.g. apply_patch: the change itself, shown before anyone approves it
             card["diff"] = clip("\n".join(p.text for p in diffs), self.max_args_chars)[0]
+        code = next((p for p in display.parts if p.type == "code"), None)
+        if code is not None:  # e.g. the code interpreter: the code, highlighted; its printed
+            card["code"] = clip(code.text, self.max_args_chars)[0]  # output reads like a terminal
+            card["code_language"] = code.language or ""
+            card["terminal"] = True
         if kind == "function_call" or not _hosted(kind):
             self._started[card["id"]] = self._clock()
             self._unstarted.append(card["id"])

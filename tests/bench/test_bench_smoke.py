@@ -67,6 +67,25 @@ def test_quick_run_covers_the_sandbox_workload(tmp_path: Path) -> None:
     assert "| S1 " in stdout
 
 
+@pytest.mark.timeout(150)
+def test_quick_run_covers_the_retrieval_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, {"R1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    assert all(row["peer"] is None for row in rows.values())  # ours only
+    assert rows["chunks"]["ours"]["median"] == 1000 and rows["query_ms"]["ours"]["median"] > 0
+    assert "| R1 " in stdout
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(150)
+def test_quick_run_covers_the_code_interpreter_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, {"K1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    assert all(row["peer"] is None for row in rows.values())  # ours only
+    assert rows["ours_ms"]["ours"]["median"] > 0 and rows["first_ms"]["ours"]["n"] == 1
+    assert "| K1 " in stdout
+
+
 @pytest.mark.kernel
 @pytest.mark.timeout(150)
 def test_quick_run_covers_the_notebook_workload(tmp_path: Path) -> None:

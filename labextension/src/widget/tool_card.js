@@ -2,6 +2,7 @@
 // The controls are built once, so typing in them survives updates.
 import { drawAnsi } from "./ansi.js";
 import { children, h } from "./dom.js";
+import { codeRuns } from "./highlight.js";
 import { ICONS, STATUS_WORDS, decided, duration, pretty, schemaHint } from "./format.js";
 
 const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
@@ -10,7 +11,8 @@ const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
 /** @typedef {{id: string, call_id?: string, kind?: string, rev?: number, text?: string,
  *  n?: number, name?: string, args?: string, args_cut?: number, status?: string, ms?: number,
  *  output?: string, output_cut?: number, printed?: string, printed_cut?: number, image?: string,
- *  diff?: string, badge?: string, terminal?: boolean, escalation?: string,
+ *  diff?: string, badge?: string, terminal?: boolean, escalation?: string, code?: string,
+ *  code_language?: string,
  *  error?: {type?: string, message?: string, traceback?: string},
  *  approval?: Approval, level?: string, label?: string}} Block */
 /** @typedef {{el: HTMLElement, kind: string, rev?: number, block?: Block, sync?: () => void}} View */
@@ -48,6 +50,15 @@ function drawDiff(box, text) {
   );
 }
 
+/** Code, highlighted (unchanged code is not redrawn).
+ * @param {HTMLElement} box @param {string} code @param {string} language */
+function drawCode(box, code, language) {
+  const key = `${language}\u0000${code}`;
+  if (box.dataset.text === key) return;
+  box.dataset.text = key;
+  box.replaceChildren(...codeRuns(code, language).map((r) => (r.cls ? h("span", r.cls, r.text) : r.text)));
+}
+
 /** @param {Ctx} ctx @returns {View} */
 export function toolView(ctx) {
   const card = h("div", "ja-tool");
@@ -59,6 +70,7 @@ export function toolView(ctx) {
     "ja-icon ja-name ja-badge ja-args1 ja-tstatus ja-ms",
   );
   const diff = det.appendChild(h("pre", "ja-diff"));
+  const code = det.appendChild(h("pre", "ja-code"));
   const [args, printed, out] = children(det, "pre", "ja-args ja-printed ja-out");
   followable(printed);
   det.addEventListener("toggle", () => {
@@ -152,6 +164,7 @@ export function toolView(ctx) {
     status.textContent = st === "done" ? "" : STATUS_WORDS[st] || st;
     ms.textContent = b.ms != null ? duration(b.ms) : "";
     args.textContent = pretty(b.args || "{}") + (b.args_cut ? "\n…" : "");
+    args.hidden = !!b.code; // the code is the arguments, shown above
     follow(printed, (b.printed_cut ? "…" : "") + (b.printed || ""), !!b.terminal);
     if (b.terminal) drawAnsi(out, b.output || "");
     else out.textContent = b.output || "";
@@ -162,6 +175,8 @@ export function toolView(ctx) {
     if (image.getAttribute("src") !== src) src ? (image.src = src) : image.removeAttribute("src");
     image.hidden = !src;
     drawDiff(diff, b.diff || "");
+    drawCode(code, b.code || "", b.code_language || "");
+    code.hidden = !b.code;
     diff.hidden = !b.diff;
     printed.hidden = !b.printed;
     out.hidden = !b.output;

@@ -108,6 +108,7 @@
 }
 .ja-args::before { content: "Arguments"; }
 .ja-diff::before { content: "Changes"; }
+.ja-code::before { content: "Code"; }
 .ja-out::before { content: "Output"; }
 .ja-printed::before { content: "Printed"; }
 .ja-st-error .ja-out { color: var(--ja-error); background: color-mix(in srgb, var(--ja-error) 7%, transparent); }
@@ -185,6 +186,13 @@
 .ja-bg12 { background: #4dc4ff; } .ja-bg13 { background: #de73ff; } .ja-bg14 { background: #4cd1e0; } .ja-bg15 { background: #ffffff; }
 .ja-bold { font-weight: 700; } .ja-dim { opacity: 0.7; } .ja-italic { font-style: italic; } .ja-underline { text-decoration: underline; }
 .ja-escalation { color: var(--ja-error); font-weight: 500; white-space: pre-wrap; }
+/* code arguments (the code interpreter) */
+.ja-code { font-family: var(--ja-mono); font-size: 12px; }
+.ja-py-kw { color: var(--jp-mirror-editor-keyword-color, #008000); font-weight: 600; }
+.ja-py-str { color: var(--jp-mirror-editor-string-color, #ba2121); }
+.ja-py-num { color: var(--jp-mirror-editor-number-color, #080); }
+.ja-py-com { color: var(--jp-mirror-editor-comment-color, #408080); font-style: italic; }
+.ja-py-fn { color: var(--jp-mirror-editor-builtin-color, #008000); }
 `,""]),o.d(r,{},{A:i})},24(a,r,o){var e=o(25),n=o.n(e),t=o(26),i=(o.n(t))()(n());i.push([a.id,`/*
  * %%agent cells (see src/agentcell/). The editor carries .jp-agent-cell while the cell is
  * in agent mode; the magic line and the {expression} spans are decorations of their own.
