@@ -197,7 +197,7 @@ class KernelSession:
         folder = self._dir = Path(tempfile.mkdtemp(prefix="jupyter_agents-kernel-"))
         policy = self.policy
 
-        class Manager(AsyncKernelManager):  # type: ignore[misc]
+        class Manager(AsyncKernelManager):
             def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
                 command = super().format_kernel_cmd(extra_arguments)
                 if not sandboxed:
@@ -219,7 +219,10 @@ class KernelSession:
             ip=str(folder / "kernel"),
             connection_file=str(folder / "kernel.json"),
         )
-        km.kernel_spec.interrupt_mode = "message"  # bubblewrap does not pass signals on
+        spec = km.kernel_spec
+        if spec is None:
+            raise UserError(f"No Jupyter kernel named {self.kernel_name!r} is installed.")
+        spec.interrupt_mode = "message"  # bubblewrap does not pass signals on
         env = scrubbed_env(os.environ, policy.allow_env)
         env.update(
             IPYTHONDIR=str(folder / "ipython"),

