@@ -57,7 +57,12 @@ def output_text(output: Any) -> str:
         for part in output:
             kind = part.get("type", "") if isinstance(part, dict) else ""
             text = part.get("text") if isinstance(part, dict) else None
-            parts.append(text if isinstance(text, str) else f"[{kind.removeprefix('input_')}]")
+            if isinstance(text, str):
+                parts.append(text)
+            elif kind == "input_file" and isinstance(part.get("filename"), str):
+                parts.append(f"[file: {part['filename']}]")  # named, never a live link
+            else:
+                parts.append(f"[{kind.removeprefix('input_')}]")
         return "\n".join(parts)
     return json.dumps(output, ensure_ascii=False, default=str)
 

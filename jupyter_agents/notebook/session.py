@@ -14,7 +14,7 @@ from ..runtime.models.interface import Model
 from ..runtime.models.provider import DEFAULT_MODEL, get_default_openai_api
 from ..runtime.result import RunResult
 from ..runtime.retrieval import DocumentStore
-from ..runtime.tools import FunctionTool
+from ..runtime.tools import FunctionTool, retrieval_tool
 from ..runtime.tools.function import add_tool_listener, remove_tool_listener
 from .conversation import Conversation
 from .policy_magic import NotebookPolicy
@@ -58,8 +58,12 @@ class NotebookSession:
             self._channel.open()
 
     def close(self) -> None:
-        """Stop collecting tools and close the runs comm."""
+        """Stop collecting tools, close the document index and the runs comm."""
         remove_tool_listener(self._on_tool_created)
+        if self.docs is not None:
+            retrieval_tool.default_store = None
+            self.docs.close()
+            self.docs = None
         if self._channel is not None:
             self._channel.close()
             self._channel = None
@@ -120,9 +124,11 @@ class NotebookSession:
         return value if isinstance(value, Model) else text
 
     def document_store(self) -> DocumentStore:
-        """The notebook's document store (its index beside the notebook), made on first use."""
+        """The notebook's document store (its index beside the notebook), made on first use;
+        from then on ``Agent(tools=["retrieval"])`` searches it too."""
         if self.docs is None:
             self.docs = DocumentStore(Path.cwd())
+            retrieval_tool.default_store = lambda: self.docs
         return self.docs
 
     def conversation(self, agent_name: str) -> Conversation:

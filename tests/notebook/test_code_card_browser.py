@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from jupyter_agents import Agent, KernelCodeInterpreter
 from jupyter_agents.runtime.sandbox import find_bwrap
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
+from .test_shell_card_browser import DARK
 from .test_widget_browser import (  # noqa: F401 (lab and site are fixtures)
+    SITE_ROOT,
     Lab,
     drive,
     lab,
@@ -71,5 +74,14 @@ async def test_the_code_card_shows_code_output_and_the_plot(
         assert await lab.page.locator(".ja-run b").count() == 0  # the markup stayed text
         assert lab.remote == []
         await lab.shot("code_card_done")
+        if DARK.exists():  # the same card in JupyterLab's dark theme
+            shutil.copy(DARK, SITE_ROOT[0] / "dark.css")
+            await lab.page.evaluate(
+                "() => { document.querySelector('link[href=\"theme.css\"]').href = 'dark.css'; }"
+            )
+            await expect(lab.page.locator("body")).to_have_css(
+                "background-color", "rgb(17, 17, 17)"
+            )
+            await lab.shot("code_card_done_dark")
     finally:
         await tool.shutdown()

@@ -104,3 +104,7 @@ def test_agent_docs_add_gives_the_notebook_agent_retrieval(
     assert answer.startswith("[1] docs/targets.md § Targets > North\n") and "450" in answer
     outside = shell.run_cell("%agent docs add /etc")
     assert "outside the store's folder" in str(outside.error_in_exec)
+    shell.run_cell(
+        "from jupyter_agents import Agent\nmine = Agent(name='mine', tools=['retrieval'])"
+    )
+    assert shell.user_ns["mine"].tools[0].store is current_session().docs  # type: ignore[union-attr]

@@ -26,6 +26,7 @@ from jupyter_agents import (
     register_tool,
     set_trace_processors,
 )
+from jupyter_agents.notebook.display_text import output_text
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
@@ -143,6 +144,7 @@ async def test_content_items_become_text_images_and_files(tmp_path: Path) -> Non
     assert [p["type"] for p in parts] == ["input_text", "input_image", "input_file"]
     assert parts[1]["image_url"] == "data:image/png;base64," + base64.b64encode(PNG).decode()
     assert parts[2]["filename"] == "data.csv"
+    assert output_text(parts) == "the plot:\n[image]\n[file: data.csv]"  # what a card shows
     with pytest.raises(UserError, match="exactly one of"):
         ContentItem(text="a", image="b")
 

@@ -3,6 +3,7 @@ numbered references that cite file and page or section."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import UserError
@@ -10,7 +11,12 @@ from ..retrieval import DocumentStore, format_references
 from .base_tool import BaseTool
 from .registry import register_tool
 
-__all__ = ["Retrieval"]
+__all__ = ["Retrieval", "default_store"]
+
+default_store: Callable[[], DocumentStore | None] | None = None
+"""Where a ``retrieval`` tool without a ``store`` finds its documents (the notebook layer sets
+it to the notebook's store, so ``Agent(tools=["retrieval"])`` searches what
+``%agent docs add`` added)."""
 
 
 @register_tool("retrieval")
@@ -33,6 +39,8 @@ class Retrieval(BaseTool):
     def __init__(self, cfg: dict[str, Any] | None = None, **options: Any) -> None:
         super().__init__(cfg, **options)
         store = self.setting("store")
+        if store is None and default_store is not None:
+            store = default_store()  # in a notebook: the documents of %agent docs add
         if store is None:
             raise UserError(
                 "The retrieval tool needs documents: {'name': 'retrieval', 'store': "
