@@ -1,4 +1,5 @@
-"""The ``%agent`` line magic: status, model, instructions, tools, policy, new, history."""
+"""The ``%agent`` line magic: status, model, instructions, tools, docs, mcp, policy, new,
+history."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..runtime.errors import UserError
 from ..runtime.items import ItemHelpers
 from ..runtime.tools.registry import resolve_tool_spec
 from . import notebook_python as _notebook_python  # noqa: F401 (registers notebook_python)
+from .mcp_magic import mcp_magic
 from .policy_magic import policy_magic
 from .session import NotebookSession
 
@@ -22,7 +24,7 @@ __all__ = ["agent_line_magic"]
 
 LINE_USAGE = (
     "%agent [status | model NAME | instructions TEXT | tools [add NAME [KEY=VALUE...] | "
-    "remove NAME] | docs [add PATH...] | policy [...] | "
+    "remove NAME] | docs [add PATH...] | mcp [...] | policy [...] | "
     "new [AGENT] | history [AGENT]]"
 )
 
@@ -165,6 +167,8 @@ def agent_line_magic(session: NotebookSession, line: str) -> Any:
             display(Markdown(_table(session.toolbox.rows(), columns)))
     elif command == "docs":
         _docs(session, rest)
+    elif command == "mcp":
+        mcp_magic(session, rest)
     elif command == "policy":
         policy_magic(session.policy, rest)
     elif command == "new":

@@ -10,6 +10,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ..runtime.agent import Agent
+from ..runtime.blocking import run_blocking
 from ..runtime.models.interface import Model
 from ..runtime.models.provider import DEFAULT_MODEL, get_default_openai_api
 from ..runtime.result import RunResult
@@ -44,6 +45,10 @@ class NotebookSession:
         """``%agent docs add``: the documents the notebook agent searches."""
         self.policy = NotebookPolicy()
         """``%agent policy``: approvals and sandbox for tools that run commands."""
+        self.mcp_servers: dict[str, Any] = {}
+        """``%agent mcp add``: MCP servers whose tools the notebook agent gets, by name."""
+        self.toolbox_server: Any = None
+        """``%agent mcp serve``: the notebook's tools offered over MCP, once started."""
         self.last_result: RunResult | Any = None
         self.background: set[asyncio.Task[Any]] = set()
         self.runs = RunRegistry()
@@ -58,8 +63,17 @@ class NotebookSession:
             self._channel.open()
 
     def close(self) -> None:
-        """Stop collecting tools, close the document index and the runs comm."""
+        """Stop collecting tools, close the document index, MCP servers and the runs comm."""
         remove_tool_listener(self._on_tool_created)
+        if self.toolbox_server is not None:
+            self.toolbox_server.stop()
+            self.toolbox_server = None
+        for server in list(self.mcp_servers.values()):
+            try:
+                run_blocking(server.cleanup())
+            except Exception:  # closing anyway; its process sees its stdin close
+                pass
+        self.mcp_servers.clear()
         if self.docs is not None:
             retrieval_tool.default_store = None
             self.docs.close()
@@ -101,6 +115,7 @@ class NotebookSession:
             instructions=self.instructions,
             model=self.model,
             tools=list(self.toolbox.tools),
+            mcp_servers=list(self.mcp_servers.values()),
         )
 
     def agent_named(self, name: str | None) -> Agent[Any]:

@@ -305,6 +305,8 @@ class RunView(Decisions):
         card["args"], card["args_cut"] = clip(compact_json(arguments or {}), self.max_args_chars)
         if display.badge:
             card["badge"] = display.badge
+        if display.origin:
+            card["origin"] = display.origin
         if display.kind in TERMINAL_KINDS:
             card["terminal"] = True
         diffs = [p for p in display.parts if p.type == "diff"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypedDict, Union
 
 from ._util import accepts_positional, call_maybe_async
 from .agent_output import AgentOutputSchemaBase, output_schema_for
@@ -89,6 +89,14 @@ Instructions: TypeAlias = Union[
 """A system prompt, or a sync/async callable ``(run_context, agent) -> str``."""
 
 
+class MCPConfig(TypedDict, total=False):
+    """``Agent.mcp_config``."""
+
+    convert_schemas_to_strict: bool
+    """Send MCP tools' schemas in strict mode when that does not change what a call means
+    (default True)."""
+
+
 @dataclass
 class Agent(Generic[TContext]):
     """An agent: a model configured with instructions and tools.
@@ -111,6 +119,14 @@ class Agent(Generic[TContext]):
 
     tools: list[Tool] = field(default_factory=list)
     """Tools the model may call."""
+
+    mcp_servers: list[Any] = field(default_factory=list)
+    """MCP servers (``jupyter_agents.mcp``) whose tools the model may call, named
+    ``mcp__<server>__<tool>``. A server not yet connected is connected when a run needs it."""
+
+    mcp_config: MCPConfig = field(default_factory=lambda: MCPConfig())
+    """MCP options: ``{"convert_schemas_to_strict": bool}`` (default True: strict when that does
+    not change what a call means)."""
 
     handoff_description: str | None = None
     """A description of the agent, for when other agents can hand off to it."""
@@ -159,6 +175,7 @@ class Agent(Generic[TContext]):
                 f"got {type(self.model).__name__}."
             )
         self._check_tools()
+        self._check_mcp()
         self._check_lists()
         check_prompt(self.name, self.prompt)
         self._output_schema: AgentOutputSchemaBase | None = output_schema_for(self.output_type)
@@ -235,6 +252,23 @@ class Agent(Generic[TContext]):
                 continue
             hint = " Decorate it with @tool first." if callable(item) else ""
             raise UserError(f"Agent {self.name!r}: {item!r} is not a tool.{hint}")
+
+    def _check_mcp(self) -> None:
+        if not isinstance(self.mcp_servers, list):
+            raise UserError(f"Agent {self.name!r}: mcp_servers must be a list.")
+        for server in self.mcp_servers:
+            if not all(hasattr(server, a) for a in ("list_tools", "call_tool", "name")):
+                raise UserError(
+                    f"Agent {self.name!r}: mcp_servers holds {server!r}; give MCPServerStdio, "
+                    "MCPServerStreamableHttp or MCPServerSse objects (jupyter_agents.mcp)."
+                )
+        if not isinstance(self.mcp_config, dict) or set(self.mcp_config) - {
+            "convert_schemas_to_strict"
+        }:
+            raise UserError(
+                f"Agent {self.name!r}: mcp_config takes only "
+                "{'convert_schemas_to_strict': True or False}."
+            )
 
     def clone(self, **changes: Any) -> Agent[TContext]:
         """A copy of this agent with ``changes`` applied (lists are shared, not copied)."""
@@ -317,13 +351,32 @@ class Agent(Generic[TContext]):
         """The stored prompt to send with this turn's model call, if any."""
         return await resolve_prompt(self, run_context)
 
+    async def get_mcp_tools(self, run_context: RunContextWrapper[TContext]) -> list[Tool]:
+        """The tools of this agent's MCP servers, as function tools."""
+        if not self.mcp_servers:
+            return []
+        from .mcp.agent_tools import mcp_tools  # the mcp package only when servers are used
+
+        return list(await mcp_tools(self, run_context))
+
     async def get_all_tools(self, run_context: RunContextWrapper[TContext]) -> list[Tool]:
-        """The tools enabled for this turn."""
+        """The tools enabled for this turn (the agent's own, then its MCP servers')."""
         enabled: list[Tool] = []
         for item in self.tools:
             if await is_tool_enabled(item, run_context, self):
                 enabled.append(item)
+        if self.mcp_servers:
+            enabled.extend(await self.get_mcp_tools(run_context))
         return enabled
+
+    def tool_named(self, name: str) -> Tool | None:
+        """The agent's tool called ``name``: its own, or one its MCP servers offered last."""
+        found = next((t for t in self.tools if getattr(t, "name", None) == name), None)
+        if found is None and self.mcp_servers:
+            from .mcp.agent_tools import last_mcp_tool
+
+            found = last_mcp_tool(self, name)
+        return found
 
     def _repr_markdown_(self) -> str:
         """A readable summary for notebooks (every name and the instructions escaped)."""

@@ -29,7 +29,7 @@ from ..errors import UserError
 from ..sandbox import SandboxPolicy, SandboxUnavailable, find_bwrap, scrubbed_env
 from ..sandbox.bwrap import bwrap_argv
 from ..tools.outputs import ToolOutput
-from .loop import on_kernel_loop, run_on_kernel_loop
+from ..background_loop import on_background_loop, run_on_background_loop
 from .outputs import Collected, strip_ansi
 
 __all__ = ["KernelResult", "KernelSession"]
@@ -88,11 +88,11 @@ class KernelSession:
         self, code: str, timeout: float, on_output: Callable[[str], None] | None = None
     ) -> KernelResult:
         """Run ``code``; ``on_output`` gets printed text as it comes."""
-        return await on_kernel_loop(self._run(code, timeout, on_output))
+        return await on_background_loop(self._run(code, timeout, on_output))
 
     async def shutdown(self) -> None:
         """Stop the kernel (the next call starts a new one)."""
-        await on_kernel_loop(self._shutdown())
+        await on_background_loop(self._shutdown())
 
     def kill(self) -> None:
         """Kill the kernel's process group at once (from any thread; used at exit)."""
@@ -277,6 +277,6 @@ def _stop_all_kernels() -> None:
     """No kernel outlives this process: ask each to stop, then kill what is left."""
     for session in list(_live):
         try:
-            run_on_kernel_loop(session._shutdown(), timeout=5)
+            run_on_background_loop(session._shutdown(), timeout=5)
         except Exception:
             session.kill()

@@ -89,6 +89,10 @@ class ToolDisplay:
     """A word on how the call is treated, e.g. a shell call's policy verdict (``safe``,
     ``sandboxed``, ``escalated``, ...)."""
 
+    origin: str | None = None
+    """Where the tool comes from when its name does not say, e.g. an MCP tool's server and
+    own name (``"git › git_status"``)."""
+
 
 @dataclass(frozen=True)
 class ParsedCall:
@@ -272,6 +276,10 @@ class FunctionKind(ToolKind):
         parts = () if output is None else (_text_part(output),)
         return ToolDisplay(kind=self.name, title=call.name, arguments=arguments, parts=parts)
 
+    def with_tool(self, tool: Any, raw: Any, display: ToolDisplay) -> ToolDisplay:
+        refine = getattr(tool, "describe_call", None)  # e.g. an MCP tool names its server
+        return refine(display) if callable(refine) else display
+
 
 def _text_part(output: Any) -> DisplayPart:
     if isinstance(output, str):
@@ -334,8 +342,9 @@ def describe_call(call_item: Any, output_item: Any = None) -> ToolDisplay:
     kind = kind_for_call(raw.type)
     tool = None
     if kind is FUNCTION:  # perhaps a tool of another kind in its function form (a shell)
-        tools = getattr(getattr(call_item, "agent", None), "tools", None) or ()
-        tool = next((t for t in tools if getattr(t, "name", None) == raw.name), None)
+        agent = getattr(call_item, "agent", None)
+        named = getattr(agent, "tool_named", None)
+        tool = named(raw.name) if callable(named) else None
         kind = chat_form_kind(raw, tool) or kind
     output = getattr(output_item, "output", None) if output_item is not None else None
     if kind is None:

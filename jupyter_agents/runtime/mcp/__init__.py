@@ -1,0 +1,1 @@
+"""MCP: servers, their tools, names and schemas."""

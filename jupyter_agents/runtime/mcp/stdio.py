@@ -1,0 +1,134 @@
+"""MCP servers started as child processes that speak over stdin and stdout.
+
+The child's stderr goes to a per-server log file, not to ``sys.stderr``: under ipykernel
+``sys.stderr`` is a stream with no file descriptor, which a child process cannot inherit. The
+log can be read while the server runs (:meth:`MCPServerStdio.stderr_log`) and its end is shown
+with every error. Where ``setpriv`` exists the child is started with a parent-death signal, so
+even a killed kernel leaves no server behind.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypedDict
+
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from ..errors import UserError
+from .server import MCPServer
+
+__all__ = ["MCPServerStdio", "MCPServerStdioParams"]
+
+_LOG_LIMIT = 4 * 1024 * 1024
+"""A log past this size is started afresh at the next start of its server."""
+
+_log_dir: Path | None = None
+
+
+class MCPServerStdioParams(TypedDict, total=False):
+    """How to start a stdio server (the SDK's names)."""
+
+    command: str
+    """The program, e.g. ``"python"`` or ``"node"``."""
+    args: list[str]
+    """Its arguments."""
+    env: dict[str, str]
+    """Extra environment variables. The child gets only a few safe variables (``PATH``,
+    ``HOME``, ...) plus these, never the notebook's secrets."""
+    cwd: str | Path
+    """The working directory."""
+    encoding: str
+    """The encoding of messages (``utf-8``)."""
+    encoding_error_handler: str
+    """``strict``, ``ignore`` or ``replace``."""
+
+
+class MCPServerStdio(MCPServer):
+    """A local MCP server started as a child process (``params={"command", "args", "env",
+    "cwd"}``); the other options are :class:`MCPServer`'s."""
+
+    def __init__(
+        self, params: MCPServerStdioParams, *, name: str | None = None, **options: Any
+    ) -> None:
+        if not isinstance(params, dict) or not isinstance(params.get("command"), str):
+            raise UserError(
+                "MCPServerStdio needs params={'command': PROGRAM, 'args': [...]}, "
+                f"got {params!r}."
+            )
+        args = params.get("args") or []
+        if not isinstance(args, (list, tuple)) or not all(isinstance(a, str) for a in args):
+            raise UserError("MCPServerStdio: params['args'] must be a list of strings.")
+        self.params = params
+        super().__init__(name or _default_name(params["command"], list(args)), **options)
+        self._log_path: Path | None = None
+
+    @property
+    def log_path(self) -> Path | None:
+        """The file the server's stderr goes to (None before the first start)."""
+        return self._log_path
+
+    def stderr_log(self, max_chars: int = 100_000) -> str:
+        """What the server wrote to stderr (the end of it, at most ``max_chars``)."""
+        if self._log_path is None or not self._log_path.exists():
+            return ""
+        with open(self._log_path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - max_chars))
+            return f.read().decode("utf-8", "replace")
+
+    def stderr_tail(self, max_lines: int = 40) -> str | None:
+        lines = self.stderr_log(16_000).splitlines()[-max_lines:]
+        return "\n".join(lines) or None
+
+    @asynccontextmanager
+    async def _transport(self) -> AsyncIterator[Any]:
+        params = self.params
+        command, args = params["command"], list(params.get("args") or [])
+        guard = shutil.which("setpriv")
+        if guard is not None:  # the child dies with this process, even when it is killed
+            command, args = guard, ["--pdeathsig", "KILL", "--", command, *args]
+        parameters = StdioServerParameters(
+            command=command,
+            args=args,
+            env=params.get("env"),
+            cwd=params.get("cwd"),
+            encoding=params.get("encoding", "utf-8"),
+            encoding_error_handler=params.get("encoding_error_handler", "strict"),  # type: ignore[typeddict-item]
+        )
+        path = self._log_path = _log_file(self.name)
+        mode = "w" if not path.exists() or path.stat().st_size > _LOG_LIMIT else "a"
+        with open(path, mode, encoding="utf-8", errors="replace") as errlog:
+            if mode == "a":
+                errlog.write("--- started again ---\n")
+                errlog.flush()
+            async with stdio_client(parameters, errlog=errlog) as streams:
+                yield streams
+
+
+def _default_name(command: str, args: list[str]) -> str:
+    """A readable name from the command: the module of ``python -m X``, else the script or
+    program name."""
+    if "-m" in args[:-1]:
+        return args[args.index("-m") + 1]
+    program = Path(command).stem
+    if program.startswith(("python", "node", "npx", "uvx", "deno", "bun")):
+        script = next((a for a in args if not a.startswith("-")), None)
+        if script is not None:
+            program = Path(script).stem if Path(script).stem != "index" else Path(script).parent.name
+    return program or "stdio"
+
+
+def _log_file(name: str) -> Path:
+    global _log_dir
+    if _log_dir is None:
+        _log_dir = Path(tempfile.mkdtemp(prefix="jupyter_agents-mcp-"))
+        atexit.register(shutil.rmtree, _log_dir, True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:80] or "server"
+    return _log_dir / f"{safe}.stderr.log"
