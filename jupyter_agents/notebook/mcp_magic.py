@@ -2,8 +2,9 @@
 
 ``%agent mcp add NAME [--approve RULE] [--env K=V] [--cwd DIR] -- COMMAND ARGS...`` starts a
 stdio server; ``%agent mcp add NAME --url URL [--header K=V] [--sse]`` connects to an HTTP one.
-(``python`` there is the kernel's own Python.) ``list``, ``log NAME``, ``restart NAME`` and ``remove NAME`` manage them; ``serve [--port P]``
-offers the notebook's own tools to other agents. Servers live on the background loop, so they
+(``python`` there is the kernel's own Python.) ``list``, ``log NAME``, ``restart NAME`` and
+``remove NAME`` manage them; ``serve [--port P]`` offers the notebook's own tools to other
+agents. Servers live on the background loop, so they
 survive cells and are closed when the extension is unloaded or the kernel exits.
 """
 
@@ -44,10 +45,14 @@ def mcp_magic(session: NotebookSession, words: list[str]) -> None:
         server = session.mcp_servers.get(rest[0])
         if server is None:
             known = ", ".join(session.mcp_servers) or "none"
-            raise UsageError(f"%agent mcp {command}: no server named {rest[0]!r} (servers: {known}).")
+            raise UsageError(
+                f"%agent mcp {command}: no server named {rest[0]!r} (servers: {known})."
+            )
         if command == "log":
             log = getattr(server, "stderr_log", None)
-            print(log() if log is not None else f"{rest[0]!r} is an HTTP server: it has no log here.")
+            print(
+                log() if log is not None else f"{rest[0]!r} is an HTTP server: it has no log here."
+            )
         elif command == "restart":
             run_blocking(server.cleanup())
             _connect(server)
@@ -89,7 +94,7 @@ def _add(session: NotebookSession, words: list[str]) -> None:
             headers = _pairs(options.pop("header", []), "--header")
             sse = "sse" in options
             options.pop("sse", None)
-            params = {"url": url, "headers": headers}
+            params: Any = {"url": url, "headers": headers}
             server: MCPServer = (
                 MCPServerSse(params, **common) if sse else MCPServerStreamableHttp(params, **common)
             )
@@ -102,7 +107,9 @@ def _add(session: NotebookSession, words: list[str]) -> None:
                 stdio["cwd"] = options.pop("cwd")[-1]
             server = MCPServerStdio(stdio, **common)  # type: ignore[arg-type]
         else:
-            raise UsageError(f"%agent mcp add: give -- COMMAND ARGS... or --url URL. Usage: {USAGE}")
+            raise UsageError(
+                f"%agent mcp add: give -- COMMAND ARGS... or --url URL. Usage: {USAGE}"
+            )
     except UserError as e:
         raise UsageError(f"%agent mcp add: {e}") from None
     if options:
@@ -121,7 +128,8 @@ def _connect(server: MCPServer) -> None:
         print(f"jupyter_agents: {e}")
         if e.stderr:
             print("Its stderr ends with:\n" + e.stderr)
-        print(f"(%agent mcp log {server.name} shows it all; %agent mcp restart {server.name} tries again)")
+        name = server.name
+        print(f"(%agent mcp log {name} shows it all; %agent mcp restart {name} tries again)")
         return
     names = ", ".join(t.name for t in tools) or "none"
     print(f"jupyter_agents: MCP server {server.name!r} is connected; its tools: {names}")

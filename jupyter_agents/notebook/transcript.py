@@ -152,6 +152,8 @@ def _card(block: Block) -> str:
     summary = f'<span class="{tone}" title="{escape_html(words, quote=True)}">{mark}</span> '
     shown = call_text(block, 120)
     summary += f"<code>{escape_html(shown)}</code>"
+    if origin := block.get("origin"):
+        summary += f' <span class="ja-muted">from {escape_html(str(origin))}</span>'
     if badge := block.get("badge"):
         summary += f' <span class="ja-muted">[{escape_html(str(badge))}]</span>'
     if block.get("ms") is not None:

@@ -56,9 +56,10 @@ def start_server() -> Iterator[Callable[[list[str], int], str]]:
 
     def start(argv: list[str], port: int) -> str:
         log = logs / f"{port}.log"
-        process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(log, "wb")
-        )
+        with open(log, "wb") as errors:  # the child keeps its own descriptor
+            process = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors
+            )
         started.append(process)
         wait_for_port(port, process, log, time.monotonic() + 30)
         return f"http://127.0.0.1:{port}"
@@ -87,7 +88,9 @@ def demo_http_url(start_server: Callable[[list[str], int], str]) -> str:
 @pytest.fixture
 def demo_sse_url(start_server: Callable[[list[str], int], str]) -> str:
     port = free_port()
-    base = start_server([sys.executable, str(DEMO), "--transport", "sse", "--port", str(port)], port)
+    base = start_server(
+        [sys.executable, str(DEMO), "--transport", "sse", "--port", str(port)], port
+    )
     return f"{base}/sse"
 
 

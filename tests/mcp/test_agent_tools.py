@@ -259,4 +259,7 @@ async def test_progress_reaches_the_live_output_sink(
         await Runner.run(Agent(name="a", model=model_for(openai_server), mcp_servers=[demo]), "x")
     finally:
         tool_output_sink.reset(token)
-    assert printed == [("s1", "[progress 1/2] step 1 of 2\n"), ("s1", "[progress 2/2] step 2 of 2\n")]
+    assert printed == [
+        ("s1", "[progress 1/2] step 1 of 2\n"),
+        ("s1", "[progress 2/2] step 2 of 2\n"),
+    ]

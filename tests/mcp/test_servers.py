@@ -48,7 +48,7 @@ def any_demo(request: pytest.FixtureRequest, demo_command: list[str]) -> Any:
 async def test_every_transport_lists_and_calls(any_demo: Any) -> None:
     async with any_demo as server:
         names = {t.name for t in await server.list_tools()}
-        assert DEMO_TOOLS <= names
+        assert names >= DEMO_TOOLS
         echoed = await server.call_tool("echo", {"text": "hi"})
         assert echoed.content[0].text == "hi" and not echoed.is_error
         added = await server.call_tool("add", {"a": 2, "b": 3})

@@ -20,7 +20,9 @@ from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, Re
 pytestmark = pytest.mark.http
 
 
-async def run_one(openai_server: FakeOpenAIServer, server: Any, tool: str, args: dict[str, Any]) -> Any:
+async def run_one(
+    openai_server: FakeOpenAIServer, server: Any, tool: str, args: dict[str, Any]
+) -> Any:
     """Let the model call ``tool`` once; returns what the model was sent back."""
     client = openai.AsyncOpenAI(
         base_url=openai_server.base_url, api_key=openai_server.api_key, max_retries=0
@@ -54,7 +56,10 @@ async def test_time_server(openai_server: FakeOpenAIServer) -> None:
 
 async def test_git_server(openai_server: FakeOpenAIServer, git_repo: Path) -> None:
     server = MCPServerStdio(
-        {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(git_repo)]},
+        {
+            "command": sys.executable,
+            "args": ["-m", "mcp_server_git", "--repository", str(git_repo)],
+        },
         name="git",
     )
     names, sent = await run_one(

@@ -95,5 +95,5 @@ async def test_without_a_handler_gated_calls_are_refused() -> None:
 
 
 def test_only_this_machine() -> None:
-    with pytest.raises(Exception, match="127.0.0.1"):
+    with pytest.raises(Exception, match=r"127\.0\.0\.1"):
         ToolboxServer([add], host="0.0.0.0")

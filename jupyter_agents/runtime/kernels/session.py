@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from ..background_loop import on_background_loop, run_on_background_loop
 from ..errors import UserError
 from ..sandbox import SandboxPolicy, SandboxUnavailable, find_bwrap, scrubbed_env
 from ..sandbox.bwrap import bwrap_argv
 from ..tools.outputs import ToolOutput
-from ..background_loop import on_background_loop, run_on_background_loop
 from .outputs import Collected, strip_ansi
 
 __all__ = ["KernelResult", "KernelSession"]

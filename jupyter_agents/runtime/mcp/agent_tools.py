@@ -36,10 +36,12 @@ async def mcp_tools(agent: Agent[Any], run_context: RunContextWrapper[Any]) -> l
                 "give one of them another name=..."
             )
     listed = await asyncio.gather(*(s.list_tools(run_context, agent) for s in servers))
-    names = qualified_tool_names((s.name, t.name) for s, ts in zip(servers, listed) for t in ts)
+    names = qualified_tool_names(
+        (s.name, t.name) for s, ts in zip(servers, listed, strict=True) for t in ts
+    )
     strict = bool(agent.mcp_config.get("convert_schemas_to_strict", True))
     made: list[MCPTool] = []
-    for server, tools in zip(servers, listed):
+    for server, tools in zip(servers, listed, strict=True):
         for tool in tools:
             parameters, is_strict, nullable = _converted(server, tool, strict)
             made.append(

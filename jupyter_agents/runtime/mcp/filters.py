@@ -82,9 +82,7 @@ async def filter_tools(
         allowed = chosen.get("allowed_tool_names")
         blocked = set(chosen.get("blocked_tool_names") or ())
         return [
-            t
-            for t in tools
-            if (allowed is None or t.name in allowed) and t.name not in blocked
+            t for t in tools if (allowed is None or t.name in allowed) and t.name not in blocked
         ]
     if not callable(chosen):
         raise UserError(
@@ -99,7 +97,9 @@ async def filter_tools(
             if inspect.isawaitable(verdict):
                 verdict = await verdict
         except Exception:
-            logger.exception("the tool_filter of MCP server %r raised on %r", server.name, tool.name)
+            logger.exception(
+                "the tool_filter of MCP server %r raised on %r", server.name, tool.name
+            )
             continue
         if verdict:
             kept.append(tool)

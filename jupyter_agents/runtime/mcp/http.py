@@ -70,13 +70,15 @@ class MCPServerStreamableHttp(MCPServer):
             headers=dict(params.get("headers") or {}),
             timeout=httpx2.Timeout(timeout, read=float(params.get("sse_read_timeout", 300.0))),
         )
-        async with client:
-            async with streamable_http_client(
+        async with (
+            client,
+            streamable_http_client(
                 params["url"],
                 http_client=client,
                 terminate_on_close=bool(params.get("terminate_on_close", True)),
-            ) as streams:
-                yield streams
+            ) as streams,
+        ):
+            yield streams
 
 
 class MCPServerSse(MCPServer):

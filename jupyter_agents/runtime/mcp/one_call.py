@@ -79,7 +79,10 @@ async def run_one_call(
         tool_use_behavior="stop_on_first_tool",
     )
     result = Runner.run_streamed(
-        agent, "(a call from an MCP client)", run_config=run_config, approval_handler=approval_handler
+        agent,
+        "(a call from an MCP client)",
+        run_config=run_config,
+        approval_handler=approval_handler,
     )
     async for event in result.stream_events():
         if on_event is not None:

@@ -75,8 +75,10 @@ def _node(schema: Any, depth: int) -> Any:
             if isinstance(value, dict):
                 out[key] = {str(k): _node(v, depth + 1) for k, v in value.items()}
         elif key in _ONE_KEYS:
-            out[key] = value if isinstance(value, bool) and key == "additionalProperties" else (
-                _node(value, depth + 1)
+            out[key] = (
+                value
+                if isinstance(value, bool) and key == "additionalProperties"
+                else (_node(value, depth + 1))
             )
         elif key in _LIST_KEYS:
             if isinstance(value, list):

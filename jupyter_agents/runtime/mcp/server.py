@@ -19,7 +19,7 @@ import logging
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, cast
 
 from mcp import ClientSession
 from mcp import types as mcp_types
@@ -196,7 +196,7 @@ class MCPServer(abc.ABC):
     ) -> mcp_types.CallToolResult:
         """Call a tool; ``on_progress`` gets the server's progress notifications (on the
         caller's loop)."""
-        progress = None
+        progress: Any = None
         if on_progress is not None:
             caller = asyncio.get_running_loop()
 
@@ -204,13 +204,14 @@ class MCPServer(abc.ABC):
                 caller.call_soon_threadsafe(on_progress, done, total, message)
 
         async def call(session: ClientSession) -> mcp_types.CallToolResult:
-            return await session.call_tool(
+            result: mcp_types.CallToolResult = await session.call_tool(
                 tool_name,
                 arguments,
                 read_timeout_seconds=self.tool_timeout_seconds,
                 progress_callback=progress,
-                meta=meta,
+                meta=cast(Any, meta),
             )
+            return result
 
         return await on_background_loop(self._request(f"tool {tool_name!r}", call))
 
@@ -314,9 +315,9 @@ class MCPServer(abc.ABC):
             else:
                 logger.info("MCP server %r stopped: %s", self.name, _describe(e))
         finally:
-            if ready.done() and not ready.cancelled() and ready.exception() is None:
-                if self._session is ready.result():
-                    self._session = None
+            opened = ready.done() and not ready.cancelled() and ready.exception() is None
+            if opened and self._session is ready.result():
+                self._session = None
 
     async def _stop_owner(self) -> None:
         owner, closing = self._owner, self._closing

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TextIO, TypedDict, cast
 
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -100,7 +100,7 @@ class MCPServerStdio(MCPServer):
             env=params.get("env"),
             cwd=params.get("cwd"),
             encoding=params.get("encoding", "utf-8"),
-            encoding_error_handler=params.get("encoding_error_handler", "strict"),  # type: ignore[typeddict-item]
+            encoding_error_handler=cast(Any, params.get("encoding_error_handler", "strict")),
         )
         path = self._log_path = _log_file(self.name)
         mode = "w" if not path.exists() or path.stat().st_size > _LOG_LIMIT else "a"
@@ -108,7 +108,7 @@ class MCPServerStdio(MCPServer):
             if mode == "a":
                 errlog.write("--- started again ---\n")
                 errlog.flush()
-            async with stdio_client(parameters, errlog=errlog) as streams:
+            async with stdio_client(parameters, errlog=cast(TextIO, errlog)) as streams:
                 yield streams
 
 
@@ -121,7 +121,9 @@ def _default_name(command: str, args: list[str]) -> str:
     if program.startswith(("python", "node", "npx", "uvx", "deno", "bun")):
         script = next((a for a in args if not a.startswith("-")), None)
         if script is not None:
-            program = Path(script).stem if Path(script).stem != "index" else Path(script).parent.name
+            program = (
+                Path(script).stem if Path(script).stem != "index" else Path(script).parent.name
+            )
     return program or "stdio"
 
 

@@ -85,7 +85,9 @@ def build_tool(
 
     made = MCPTool(
         name=name,
-        description=tool.description or tool.title or f"{tool.name} (from MCP server {server.name})",
+        description=tool.description
+        or tool.title
+        or f"{tool.name} (from MCP server {server.name})",
         params_json_schema=parameters,
         on_invoke_tool=invoke,
         strict_json_schema=strict,

@@ -220,7 +220,9 @@ class _BearerGate:
 
 
 def _error(text: str) -> mcp_types.CallToolResult:
-    return mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=text)], is_error=True)
+    return mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(type="text", text=text)], is_error=True
+    )
 
 
 def _result(outcome: CallOutcome) -> mcp_types.CallToolResult:

@@ -11,7 +11,7 @@ const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
 /** @typedef {{id: string, call_id?: string, kind?: string, rev?: number, text?: string,
  *  n?: number, name?: string, args?: string, args_cut?: number, status?: string, ms?: number,
  *  output?: string, output_cut?: number, printed?: string, printed_cut?: number, image?: string,
- *  diff?: string, badge?: string, terminal?: boolean, escalation?: string, code?: string,
+ *  diff?: string, badge?: string, origin?: string, terminal?: boolean, escalation?: string, code?: string,
  *  code_language?: string,
  *  error?: {type?: string, message?: string, traceback?: string},
  *  approval?: Approval, level?: string, label?: string}} Block */
@@ -64,10 +64,10 @@ export function toolView(ctx) {
   const card = h("div", "ja-tool");
   const det = card.appendChild(h("details"));
   const sum = det.appendChild(h("summary"));
-  const [icon, name, badge, args1, status, ms] = children(
+  const [icon, name, origin, badge, args1, status, ms] = children(
     sum,
     "span",
-    "ja-icon ja-name ja-badge ja-args1 ja-tstatus ja-ms",
+    "ja-icon ja-name ja-origin ja-badge ja-args1 ja-tstatus ja-ms",
   );
   const diff = det.appendChild(h("pre", "ja-diff"));
   const code = det.appendChild(h("pre", "ja-code"));
@@ -158,6 +158,7 @@ export function toolView(ctx) {
     icon.textContent = ICONS[st] || "";
     name.textContent = b.name || "tool";
     name.title = b.call_id ? `call ${b.call_id}` : "";
+    origin.textContent = b.origin ? `from ${b.origin}` : ""; // e.g. an MCP server and its tool
     badge.textContent = b.badge || "";
     badge.dataset.verdict = (b.badge || "").split(":")[0];
     args1.textContent = b.args || "";

@@ -88,6 +88,8 @@
   white-space: nowrap; overflow: hidden; text-overflow: ellipsis;
 }
 .ja-tstatus { color: var(--ja-c); font-size: 11px; }
+.ja-origin:empty { display: none; }
+.ja-origin { color: var(--ja-muted); font-size: 0.92em; white-space: nowrap; }
 .ja-badge:empty { display: none; }
 .ja-badge {
   --ja-v: var(--ja-muted); white-space: nowrap; font-size: 10px; line-height: 15px; padding: 0 6px;
@@ -95,7 +97,8 @@
 }
 .ja-badge[data-verdict="safe"] { --ja-v: var(--ja-ok); }
 .ja-badge[data-verdict="sandboxed"] { --ja-v: var(--ja-brand); }
-.ja-badge[data-verdict="asks"] { --ja-v: var(--ja-warn); }
+.ja-badge:is([data-verdict="asks"], [data-verdict="destructive"]) { --ja-v: var(--ja-warn); }
+.ja-badge:is([data-verdict="read-only"], [data-verdict="additive"]) { --ja-v: var(--ja-ok); }
 .ja-badge:is([data-verdict="escalated"], [data-verdict="unsandboxed"]) { --ja-v: var(--ja-error); }
 .ja-ms { color: var(--ja-faint); font-variant-numeric: tabular-nums; white-space: nowrap; }
 .ja-tool pre {

@@ -1,0 +1,154 @@
+"""``serve_toolbox()`` and ``%agent mcp serve``: the notebook's tools for other agents.
+
+The tools defined in cells (the toolbox) are served over Streamable HTTP MCP on 127.0.0.1 with
+a random bearer token. The serving cell shows one live view: every call from outside appears
+in it as a card, and a call that needs approval waits there for Approve or Reject. Calls run on
+the kernel's own loop, as a ``%%agent`` run's tools do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ..runtime.approvals import OnLoop
+from ..runtime.errors import UserError
+from ..runtime.mcp.one_call import CallOutcome, run_one_call
+from ..runtime.mcp.toolbox_server import ToolboxServer
+from ..runtime.tools.live_output import tool_output_sink
+from .cell import approval_grace, headless_message
+from .session import NotebookSession, current_session
+
+__all__ = ["serve_magic", "serve_toolbox"]
+
+
+def serve_toolbox(
+    tools: list[Any] | None = None,
+    *,
+    port: int = 0,
+    token: str | None = None,
+    name: str = "notebook",
+    view: Any = None,
+) -> ToolboxServer:
+    """Serve ``tools`` (default: the notebook's toolbox, as it grows) over MCP; returns the
+    running server (``.url``, ``.token``, ``.client_config()``, ``.stop()``). Calls show in
+    ``view`` (a ``RunView``, for a frontend of your own) or, by default, in a new view in this
+    cell's output."""
+    session = current_session()
+    if tools is None:
+        if session is None:
+            raise UserError(
+                "serve_toolbox() serves the notebook's tools: run %load_ext jupyter_agents "
+                "first, or give tools=[...]."
+            )
+        toolbox = session.toolbox
+        listed: Any = lambda: list(toolbox.tools)  # noqa: E731 (the list as it is at each call)
+    else:
+        listed = list(tools)
+    if session is not None and session.toolbox_server is not None:
+        session.toolbox_server.stop()
+    shown_here = view is None
+    if view is None:
+        view = _view(session)
+    try:
+        kernel_loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        kernel_loop = None
+
+    def ask(request: Any) -> Any:
+        waiting = view.inbox(request)
+        rendered = getattr(view, "rendered", None)
+        if rendered is not None and not rendered.is_set():
+            asyncio.get_running_loop().call_later(
+                approval_grace(session), _refuse_if_unseen, view, request
+            )
+        return waiting
+
+    async def run_here(tool: Any, arguments: dict[str, Any]) -> CallOutcome:
+        streaming = tool_output_sink.set(view.tool_output_text)
+        try:
+            return await run_one_call(
+                tool, arguments, approval_handler=OnLoop(ask), on_event=lambda e: _show(view, e)
+            )
+        finally:
+            tool_output_sink.reset(streaming)
+
+    async def run_call(tool: Any, arguments: dict[str, Any]) -> CallOutcome:
+        if kernel_loop is None or kernel_loop.is_closed():
+            return await run_here(tool, arguments)
+        future = asyncio.run_coroutine_threadsafe(run_here(tool, arguments), kernel_loop)
+        return await asyncio.wrap_future(future)
+
+    server = ToolboxServer(listed, name=name, port=port, token=token, run_call=run_call)
+    try:
+        server.start()
+    except UserError as e:
+        raise UsageError(f"%agent mcp serve: {e}") from None
+    if shown_here:
+        view.display()
+    view.set_status("serving", server.url)
+    view.add_notice(
+        f"Serving this notebook's tools over MCP at {server.url}. Clients send the header "
+        "Authorization: Bearer <token>; the server's token and client_config() have it. "
+        "Calls appear here; those that need approval wait for your click.",
+        "info",
+    )
+    if session is not None:
+        session.toolbox_server = server
+    return server
+
+
+def serve_magic(session: NotebookSession, words: list[str]) -> None:
+    """``%agent mcp serve [--port P]`` (and ``%agent mcp serve stop``)."""
+    if words == ["stop"]:
+        if session.toolbox_server is None:
+            print("jupyter_agents: the toolbox is not being served.")
+            return
+        session.toolbox_server.stop()
+        session.toolbox_server = None
+        print("jupyter_agents: stopped serving the toolbox.")
+        return
+    port = 0
+    if words[:1] == ["--port"] and len(words) == 2 and words[1].isdigit():
+        port = int(words[1])
+    elif words:
+        raise UsageError("%agent mcp serve [--port P] | %agent mcp serve stop")
+    server = serve_toolbox(port=port)
+    session.shell.user_ns["toolbox_server"] = server
+    config = json.dumps(server.client_config())
+    print(
+        f"jupyter_agents: serving {len(server.tools())} tool(s) at {server.url}; "
+        "the variable toolbox_server holds the server (toolbox_server.client_config() gives "
+        f"a client its URL and token: {len(config)} characters of JSON)."
+    )
+
+
+def _view(session: NotebookSession | None) -> Any:
+    if session is None or getattr(session.shell, "kernel", None) is None:
+        from .text_view import TextView
+
+        return TextView(agent="MCP server", model="toolbox")
+    from .view import RunView
+
+    return RunView(agent="MCP server", model="toolbox")
+
+
+def _show(view: Any, event: Any) -> None:
+    """The parts of a one-call run the serving view shows: the call's card, not the stand-in
+    model's agent."""
+    if getattr(event, "type", None) in ("run_item_stream_event", "raw_response_event"):
+        view.on_event(event)
+
+
+def _refuse_if_unseen(view: Any, request: Any) -> None:
+    from ..runtime.approvals import ApprovalDecision
+
+    if view.rendered.is_set():
+        return
+    if view.decide(
+        request.request_id, ApprovalDecision.reject(headless_message(request.tool_name))
+    ):
+        view.add_notice(headless_message(request.tool_name), "warning")
