@@ -49,12 +49,14 @@ WORKLOADS: dict[str, str] = {
     "S1": "s1",
     "K1": "k1",
     "R1": "r1",
+    "M1": "m1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
-OURS_ONLY = frozenset({"N1", "S1", "K1", "R1"})
+OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1"})
 """Workloads the peer cannot run (N1 needs the notebook layer, S1 the sandbox, K1 a local code
-interpreter, R1 a document store; the peer has none of them)."""
+interpreter, R1 a document store; the peer has none of them; M1 compares our MCP servers with
+the mcp SDK's own session, which is what the peer's servers use)."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,15 @@ METRICS: list[Metric] = [
     _m("K1", "ours_ms", "code interpreter: 1+1, warm kernel", "ms"),
     _m("K1", "raw_ms", "jupyter_client: 1+1, plain kernel", "ms"),
     _m("K1", "added_ms", "overhead ours adds to 1+1", "ms", _max(30)),
+    _m("M1", "stdio_start_ms", "MCP stdio server: start + initialize", "ms"),
+    _m("M1", "stdio_ours_ms", "MCP call over stdio, ours", "ms"),
+    _m("M1", "stdio_raw_ms", "MCP call over stdio, mcp SDK session", "ms"),
+    _m("M1", "stdio_added_ms", "overhead ours adds to a stdio call", "ms", _max(1)),
+    _m("M1", "http_ours_ms", "MCP call over Streamable HTTP, ours", "ms"),
+    _m("M1", "http_raw_ms", "MCP call over Streamable HTTP, SDK session", "ms"),
+    _m("M1", "http_added_ms", "overhead ours adds to an HTTP call", "ms", _max(1)),
+    _m("M1", "list_cached_ms", "list_tools, cache on", "ms"),
+    _m("M1", "list_uncached_ms", "list_tools, cache off", "ms"),
     _m("R1", "chunks", "chunks indexed", "chunks"),
     _m("R1", "index_chunks_per_s", "indexing throughput", "chunks/s", up=True),
     _m("R1", "query_ms", "keyword query, 10k chunks", "ms", _max(20)),

@@ -96,6 +96,7 @@ def serve_toolbox(
         "Calls appear here; those that need approval wait for your click.",
         "info",
     )
+    server.on_stop = lambda: view.finish("done", "stopped serving")
     if session is not None:
         session.toolbox_server = server
     return server

@@ -131,6 +131,12 @@ class RunWidget(anywidget.AnyWidget):
         """Send a custom message to every view of this widget."""
         self.send(content)
 
+    def __repr__(self) -> str:
+        """What a frontend without widgets (or a headless run) shows while the view is live."""
+        header = self.header or {}
+        detail = f" · {header['detail']}" if header.get("detail") else ""
+        return f"[live view] {header.get('agent', 'agent')} · {header.get('status', '')}{detail}"
+
 
 class SyncPacer:
     """Paces widget syncs: at most one per ``interval`` while changes keep coming.

@@ -76,6 +76,16 @@ def test_quick_run_covers_the_retrieval_workload(tmp_path: Path) -> None:
     assert "| R1 " in stdout
 
 
+@pytest.mark.timeout(150)
+def test_quick_run_covers_the_mcp_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, {"M1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    assert all(row["peer"] is None for row in rows.values())  # ours only
+    assert rows["stdio_ours_ms"]["ours"]["median"] > 0 and rows["http_raw_ms"]["ours"]["n"] == 20
+    assert rows["list_cached_ms"]["ours"]["median"] < rows["list_uncached_ms"]["ours"]["median"]
+    assert "| M1 " in stdout
+
+
 @pytest.mark.kernel
 @pytest.mark.timeout(150)
 def test_quick_run_covers_the_code_interpreter_workload(tmp_path: Path) -> None:

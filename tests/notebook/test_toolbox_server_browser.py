@@ -59,8 +59,10 @@ async def test_a_remote_call_waits_for_the_click_in_the_notebook(
             await button.click()
             result = await asyncio.wait_for(call, 20)
         await lab.settle()
+        await expect(lab.page.locator(".ja-pill")).to_have_text("serving")
     finally:
         served.stop()
+    await lab.settle()
     if click == "Approve":
         assert result.content[0].text == "sent to ana@example.com" and not result.is_error
         assert emails == [{"to": "ana@example.com", "subject": "Hi"}]
@@ -68,7 +70,7 @@ async def test_a_remote_call_waits_for_the_click_in_the_notebook(
     else:
         assert result.is_error and emails == []
         await expect(card).to_have_class("ja-tool ja-st-rejected")
-    await expect(lab.page.locator(".ja-pill")).to_have_text("serving")
+    await expect(lab.page.locator(".ja-pill")).to_have_text("done")  # stopping ends the view
     assert lab.remote == []
 
 

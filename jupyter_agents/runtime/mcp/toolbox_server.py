@@ -69,6 +69,8 @@ class ToolboxServer:
         """The bearer token clients must send (``Authorization: Bearer <token>``)."""
         self.approval_handler = approval_handler or _refuse
         self._run_call = run_call
+        self.on_stop: Callable[[], None] | None = None
+        """Called once the server stopped (the notebook ends its view)."""
         self._uvicorn: Any = None
         self._task: asyncio.Task[None] | None = None
         self.calls = 0
@@ -110,6 +112,8 @@ class ToolboxServer:
         """Stop listening and end open sessions."""
         if self._task is not None:
             run_on_background_loop(self._stop(), timeout)
+            if self.on_stop is not None:
+                self.on_stop()
 
     def __enter__(self) -> ToolboxServer:
         return self.start()
