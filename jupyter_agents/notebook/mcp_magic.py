@@ -99,6 +99,8 @@ def _add(session: NotebookSession, words: list[str]) -> None:
                 MCPServerSse(params, **common) if sse else MCPServerStreamableHttp(params, **common)
             )
         elif command:
+            if "header" in options or "sse" in options:
+                raise UsageError("%agent mcp add: --header and --sse go with --url URL.")
             program = sys.executable if command[0] in ("python", "python3") else command[0]
             stdio: dict[str, Any] = {"command": program, "args": command[1:]}
             if "env" in options:

@@ -34,6 +34,7 @@ from jupyter_agents.testing._server_responses import (
     response_events,
     response_object,
 )
+from jupyter_agents.testing._server_tools import tool_schema_problem
 
 __all__ = ["FakeHTTPServer", "ServerState"]
 
@@ -52,6 +53,7 @@ class ServerState:
     def __init__(self, api_key: str, require_api_key: bool) -> None:
         self.api_key = api_key
         self.require_api_key = require_api_key
+        self.validate_tool_schemas = True
         self.changed = threading.Condition()
         self.replies: deque[ScriptedReply] = deque()
         self.requests: list[RecordedRequest] = []
@@ -160,6 +162,14 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             message = f"FakeOpenAIServer: the body must be a JSON object, got {raw[:200]!r}."
             return 400, _error_body(message, "invalid_request_error")
+        if self._state.validate_tool_schemas:
+            problem = tool_schema_problem(
+                body.get("tools"), "chat" if route == "chat" else "responses"
+            )
+            if problem is not None:
+                error = _error_body(problem, "invalid_request_error", "invalid_function_parameters")
+                error["error"]["param"] = "tools"
+                return 400, error
         return None
 
     def _non_model_route(self, body: dict[str, Any] | None) -> tuple[int, dict[str, Any]]:

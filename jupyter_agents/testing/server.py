@@ -85,17 +85,27 @@ class FakeOpenAIServer:
     Model requests (`POST /v1/responses`, `POST /v1/chat/completions`) pop the next
     scripted reply; with none left they get a 500 error saying so. A request whose
     `Authorization` header is not `Bearer <api_key>` gets a 401 and leaves the queue
-    alone (unless `require_api_key=False`).
+    alone (unless `require_api_key=False`). Function tools are checked as the API checks
+    them (names, parameters rooted at an object, arrays with `items`, strict-mode rules): a bad
+    one gets a 400 `invalid_function_parameters` error and leaves the queue alone.
     """
 
-    def __init__(self, *, api_key: str = "test-key", require_api_key: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str = "test-key",
+        require_api_key: bool = True,
+        validate_tool_schemas: bool = True,
+    ) -> None:
         """Create a stopped server.
 
         Args:
             api_key: The dummy API key clients must send.
             require_api_key: Whether to answer requests without that key with a 401.
+            validate_tool_schemas: Whether to refuse tools the real API would refuse.
         """
         self._state = ServerState(api_key, require_api_key)
+        self._state.validate_tool_schemas = validate_tool_schemas
         self._httpd: FakeHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False

@@ -127,3 +127,38 @@ def test_no_strict_form_for_nested_optionals_or_open_values() -> None:
     assert strict_form(nested) is None
     open_value = sanitize_input_schema({"type": "object", "properties": {"v": True}})
     assert strict_form(open_value) is None
+
+
+SCHEMA_KEYS = st.sampled_from(
+    ["type", "properties", "items", "required", "enum", "anyOf", "minimum", "format", "x"]
+)
+LEAVES = st.one_of(
+    st.booleans(),
+    st.none(),
+    st.integers(),
+    st.text(max_size=5),
+    st.sampled_from(["object", "array", "string", "integer", "number", "boolean", "null"]),
+)
+ANY_JSON = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.one_of(SCHEMA_KEYS, st.text(max_size=4)), inner, max_size=5),
+    ),
+    max_leaves=30,
+)
+
+
+@given(ANY_JSON)
+def test_whatever_a_server_sends_the_api_accepts_after_sanitising(raw: object) -> None:
+    """Random schemas, however broken, pass the local server's copy of the API's checks once
+    sanitised, in non-strict and (when offered) strict form."""
+    from jupyter_agents.testing._server_tools import tool_schema_problem
+
+    parameters = sanitize_input_schema(raw)
+    tool = {"type": "function", "name": "mcp__s__t", "parameters": parameters, "strict": False}
+    assert tool_schema_problem([tool], "responses") is None
+    made = strict_form(parameters)
+    if made is not None:
+        tool = {**tool, "parameters": made[0], "strict": True}
+        assert tool_schema_problem([tool], "responses") is None

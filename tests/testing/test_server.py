@@ -32,6 +32,7 @@ WEATHER_PARAMETERS: dict[str, object] = {
     "type": "object",
     "properties": {"city": {"type": "string"}},
     "required": ["city"],
+    "additionalProperties": False,
 }
 WEATHER_TOOL_RESPONSES: FunctionToolParam = {
     "type": "function",

@@ -60,7 +60,8 @@ class MCPServerStreamableHttp(MCPServer):
         self, params: MCPServerStreamableHttpParams, *, name: str | None = None, **options: Any
     ) -> None:
         self.params = params
-        super().__init__(name or _default_name(params, "MCPServerStreamableHttp"), **options)
+        derived = _default_name(params, "MCPServerStreamableHttp")
+        super().__init__(name or derived, **options)
 
     @asynccontextmanager
     async def _transport(self) -> AsyncIterator[Any]:
@@ -89,7 +90,8 @@ class MCPServerSse(MCPServer):
         self, params: MCPServerSseParams, *, name: str | None = None, **options: Any
     ) -> None:
         self.params = params
-        super().__init__(name or _default_name(params, "MCPServerSse"), **options)
+        derived = _default_name(params, "MCPServerSse")
+        super().__init__(name or derived, **options)
 
     @asynccontextmanager
     async def _transport(self) -> AsyncIterator[Any]:
@@ -104,6 +106,7 @@ class MCPServerSse(MCPServer):
 
 
 def _default_name(params: Any, cls: str) -> str:
+    """A name from the URL (``host_port``), checking that there is a usable URL."""
     url = params.get("url") if isinstance(params, dict) else None
     parsed = urlparse(url) if isinstance(url, str) else None
     if parsed is None or parsed.scheme not in ("http", "https") or not parsed.hostname:

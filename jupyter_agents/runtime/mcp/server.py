@@ -430,7 +430,7 @@ def _describe(error: BaseException) -> str:
     """The innermost meaningful message of ``error`` (task groups wrap the real one)."""
     while getattr(error, "exceptions", None):  # an exception group
         error = error.exceptions[0]  # type: ignore[attr-defined]
-    text = str(error).strip()
+    text = str(error).strip().rstrip(".")
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
