@@ -26,7 +26,13 @@ from .run_registry import RunRecord
 from .session import NotebookSession, current_session
 from .view_protocol import LiveView
 
-__all__ = ["AgentRunError", "AgentRunInterrupted", "run_agent_cell", "start_background"]
+__all__ = [
+    "AgentRunError",
+    "AgentRunInterrupted",
+    "refuse_if_unseen",
+    "run_agent_cell",
+    "start_background",
+]
 
 TICK = 0.1
 """Seconds between wake-ups of the kernel loop while a run waits (lets Interrupt land)."""
@@ -108,13 +114,14 @@ def _handler(
         waiting = view.inbox(request)
         session.runs.waiting(record, request, waiting)
         if not view.rendered.is_set():
-            loop.call_later(approval_grace(session), _refuse_if_unseen, view, request)
+            loop.call_later(approval_grace(session), refuse_if_unseen, view, request)
         return waiting
 
     return OnLoop(ask)  # it only registers the request: called on the run's loop
 
 
-def _refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
+def refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
+    """Reject ``request`` when no frontend has shown ``view`` by now (a headless run)."""
     if view.rendered.is_set():
         return
     if view.decide(

@@ -19,7 +19,7 @@ from ..runtime.errors import UserError
 from ..runtime.mcp.one_call import CallOutcome, run_one_call
 from ..runtime.mcp.toolbox_server import ToolboxServer
 from ..runtime.tools.live_output import tool_output_sink
-from .cell import approval_grace, headless_message
+from .cell import approval_grace, refuse_if_unseen
 from .session import NotebookSession, current_session
 
 __all__ = ["serve_magic", "serve_toolbox"]
@@ -63,7 +63,7 @@ def serve_toolbox(
         rendered = getattr(view, "rendered", None)
         if rendered is not None and not rendered.is_set():
             asyncio.get_running_loop().call_later(
-                approval_grace(session), _refuse_if_unseen, view, request
+                approval_grace(session), refuse_if_unseen, view, request
             )
         return waiting
 
@@ -142,14 +142,3 @@ def _show(view: Any, event: Any) -> None:
     model's agent."""
     if getattr(event, "type", None) in ("run_item_stream_event", "raw_response_event"):
         view.on_event(event)
-
-
-def _refuse_if_unseen(view: Any, request: Any) -> None:
-    from ..runtime.approvals import ApprovalDecision
-
-    if view.rendered.is_set():
-        return
-    if view.decide(
-        request.request_id, ApprovalDecision.reject(headless_message(request.tool_name))
-    ):
-        view.add_notice(headless_message(request.tool_name), "warning")

@@ -263,3 +263,49 @@ async def test_progress_reaches_the_live_output_sink(
         ("s1", "[progress 1/2] step 1 of 2\n"),
         ("s1", "[progress 2/2] step 2 of 2\n"),
     ]
+
+
+async def test_a_crash_mid_call_tells_the_model_and_shows_stderr_in_the_card(
+    openai_server: FakeOpenAIServer, demo: MCPServerStdio
+) -> None:
+    openai_server.enqueue(
+        Reply([ReplyToolCall("mcp__demo__crash", {}, call_id="x1")]),
+        Reply([ReplyToolCall("mcp__demo__note_resource", {}, call_id="n1")]),
+        Reply([ReplyText("recovered")]),
+    )
+    agent = Agent(name="a", model=model_for(openai_server), mcp_servers=[demo])
+    result = await Runner.run(agent, "x")
+    assert result.final_output == "recovered"
+    crashed, resource = [i for i in result.new_items if i.type == "tool_call_output_item"]
+    assert crashed.status == "error" and crashed.error.type == "MCPServerError"
+    assert "MCP server 'demo' closed the connection" in crashed.raw_item["output"]
+    assert "crashing on purpose" in (crashed.error.traceback or "")  # shown under the error
+    # The next call started the server again; an embedded resource comes with its URI.
+    assert resource.raw_item["output"] == "[resource note://hello]\nhello from a resource"
+
+
+async def test_require_approval_as_a_function(
+    openai_server: FakeOpenAIServer, demo_command: list[str]
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    async def decide(run_context: Any, agent: Any, tool: Any) -> bool:
+        seen.append((agent.name, tool.name))
+        return bool(tool.name == "echo")
+
+    server = MCPServerStdio(
+        {"command": demo_command[0], "args": demo_command[1:]}, name="demo", require_approval=decide
+    )
+    openai_server.enqueue(
+        Reply(
+            [
+                ReplyToolCall("mcp__demo__echo", {"text": "x"}, call_id="e1"),
+                ReplyToolCall("mcp__demo__add", {"a": 1, "b": 1}, call_id="a1"),
+            ]
+        )
+    )
+    async with server:
+        agent = Agent(name="helper", model=model_for(openai_server), mcp_servers=[server])
+        paused = await Runner.run(agent, "x")
+    assert [i.tool_name for i in paused.interruptions] == ["mcp__demo__echo"]
+    assert sorted(seen) == [("helper", "add"), ("helper", "echo")]

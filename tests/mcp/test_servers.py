@@ -128,6 +128,10 @@ async def test_a_server_that_died_while_idle_is_restarted_before_the_next_call(
     async with stdio(demo_command, name="demo") as server:
         [child] = [p for p in children_of(os.getpid()) if alive(p)]
         await _kill(child)
+        deadline = time.monotonic() + 10
+        while server.connected and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert not server.connected  # noticed while idle
         result = await server.call_tool("echo", {"text": "still here"})
         assert result.content[0].text == "still here"
 

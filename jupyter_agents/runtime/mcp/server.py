@@ -51,6 +51,8 @@ RequireApproval = Union[
 ``{tool_name: "always" | "never"}`` (or the SDK's ``{"always": {"tool_names": [...]},
 "never": {...}}``), or a function ``(run_context, agent, tool) -> bool``."""
 
+_WATCH_SECONDS = 0.25
+"""How often an idle session checks that its connection is still there."""
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 _open_servers: weakref.WeakSet[MCPServer] = weakref.WeakSet()
@@ -304,7 +306,7 @@ class MCPServer(abc.ABC):
                 self.instructions = getattr(initialized, "instructions", None)
                 if not ready.done():
                     ready.set_result(session)
-                await closing.wait()
+                await _until_closed(closing, session)
         except asyncio.CancelledError:
             if not ready.done():
                 ready.cancel()
@@ -418,6 +420,16 @@ class MCPServer(abc.ABC):
 
     def _error(self, message: str) -> MCPServerError:
         return MCPServerError(message, self.name, self.stderr_tail())
+
+
+async def _until_closed(closing: asyncio.Event, session: ClientSession) -> None:
+    """Wait until told to close, or until the connection ends by itself (the server exited):
+    then :attr:`MCPServer.connected` turns False and the next request starts it again."""
+    while not closing.is_set() and not _closed(session):
+        try:
+            await asyncio.wait_for(closing.wait(), _WATCH_SECONDS)
+        except asyncio.TimeoutError:
+            pass
 
 
 def _closed(session: ClientSession) -> bool:
