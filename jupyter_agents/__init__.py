@@ -29,6 +29,15 @@ if TYPE_CHECKING:
         ApprovalRequest,
         OnLoop,
     )
+    from .runtime.batch import (
+        BatchControl,
+        BatchProgress,
+        BatchResult,
+        RowResult,
+        TextProgress,
+        arun_batch,
+        run_batch,
+    )
     from .runtime.context import AgentHookContext, RunContextWrapper, TContext, ToolContext
     from .runtime.errors import (
         AgentsException,

@@ -28,6 +28,14 @@ EXPORTS: dict[str, str] = {
     "ToolErrorFormatterArgs": "runtime.run_config",
     "ToolNotFoundBehavior": "runtime.run_config",
     "RunContextWrapper": "runtime.context",
+    # batch runs
+    "run_batch": "runtime.batch",
+    "arun_batch": "runtime.batch",
+    "BatchResult": "runtime.batch",
+    "BatchControl": "runtime.batch",
+    "BatchProgress": "runtime.batch",
+    "RowResult": "runtime.batch",
+    "TextProgress": "runtime.batch",
     "ToolContext": "runtime.context",
     "Usage": "runtime.usage",
     # items and events

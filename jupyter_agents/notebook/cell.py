@@ -255,6 +255,12 @@ def _first_line(error: BaseException) -> str:
 
 async def run_agent_cell(line: str, body: str) -> None:
     """Run a ``%%agent`` cell in place (the rewritten cell awaits this)."""
+    if _batch_options(line) is not None:
+        from .batch_cell import run_batch_cell
+
+        session = _session()
+        await run_batch_cell(session, _batch_options(line), body)  # type: ignore[arg-type]
+        return
     session, opts, run = _prepare(line, body)
     _tool_output.install()
     run.view.display()
@@ -263,6 +269,13 @@ async def run_agent_cell(line: str, body: str) -> None:
         return
     run.view.set_status("running")
     await _drive(session, opts, run)
+
+
+def _batch_options(line: str) -> CellOptions | None:
+    """The cell's options when it is a batch (``--over``), else None."""
+    session = _session()
+    opts = parse_cell_options(line, session.runs.default_approve)
+    return opts if opts.over is not None else None
 
 
 def start_background(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
@@ -283,6 +296,11 @@ def run_agent_cell_magic(line: str, body: str) -> None:
     """The ``%%agent`` cell magic: for kernels without live async cells, and the terminal."""
     shell = get_ipython()
     if getattr(shell, "kernel", None) is None:
+        from ..runtime.blocking import run_blocking
+
+        run_blocking(run_agent_cell(line, body))
+        return
+    if _batch_options(line) is not None:
         from ..runtime.blocking import run_blocking
 
         run_blocking(run_agent_cell(line, body))

@@ -51,6 +51,10 @@ def load(shell: Any) -> None:
     if not any(getattr(t, "jupyter_agents", False) for t in cleanup):
         cleanup.append(agent_cell_transformer(shell))
     _register_displays(shell)
+    if getattr(shell, "kernel", None) is not None:  # run_batch shows a widget in a kernel
+        from .batch_view import install as install_batch_view
+
+        install_batch_view()
     session.open_runs_channel()
     print(_banner(session, supports_live_cells(shell)))
 
@@ -63,6 +67,9 @@ def unload(shell: Any) -> None:
     if session is not None:
         session.close()
         set_current_session(None)
+    from ..runtime.batch.progress import set_notebook_progress
+
+    set_notebook_progress(None)
 
 
 def _register_displays(shell: Any) -> None:

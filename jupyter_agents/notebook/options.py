@@ -14,7 +14,8 @@ __all__ = ["CellOptions", "parse_cell_options"]
 
 USAGE = (
     "%%agent [AGENT] [--model M] [--max-turns N] [--new] [--out VAR] "
-    "[--approve ask|auto|deny] [--background]"
+    "[--approve ask|auto|deny] [--background] | %%agent [AGENT] --over DATAFRAME "
+    "[--concurrency N] [--out VAR] [--backend local|ray] [--fresh] [--rpm N] [--tpm N]"
 )
 
 
@@ -31,6 +32,13 @@ class CellOptions:
     """How calls that need approval are decided; the default comes from the
     ``JUPYTER_AGENTS_APPROVE`` environment variable (``ask`` when unset)."""
     background: bool = False
+    over: str | None = None
+    """A batch: the variable holding the rows (the cell is the prompt template)."""
+    concurrency: int = 8
+    backend: Literal["local", "ray"] = "local"
+    fresh: bool = False
+    rpm: int | None = None
+    tpm: int | None = None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,6 +55,12 @@ def _parser() -> _Parser:
     parser.add_argument("--out")
     parser.add_argument("--approve", choices=["ask", "auto", "deny"], default=None)
     parser.add_argument("--background", action="store_true")
+    parser.add_argument("--over")
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--backend", choices=["local", "ray"], default="local")
+    parser.add_argument("--fresh", action="store_true")
+    parser.add_argument("--rpm", type=int)
+    parser.add_argument("--tpm", type=int)
     return parser
 
 
@@ -60,7 +74,16 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
     args = _parser().parse_args(words)
     if args.max_turns is not None and args.max_turns < 1:
         raise UsageError("%%agent: --max-turns must be at least 1.")
-    for name in (args.agent, args.out):
+    if args.concurrency < 1:
+        raise UsageError("%%agent: --concurrency must be at least 1.")
+    batch_only = [f"--{n}" for n in ("backend", "fresh", "rpm", "tpm") if _given(args, n)]
+    if args.over is None and (batch_only or args.concurrency != 8):
+        raise UsageError(
+            f"%%agent: {(batch_only or ['--concurrency'])[0]} goes with --over DATAFRAME."
+        )
+    if args.over is not None and args.background:
+        raise UsageError("%%agent: --background does not go with --over (a batch shows progress).")
+    for name in (args.agent, args.out, args.over):
         if name is not None and not name.isidentifier():
             raise UsageError(f"%%agent: {name!r} is not a valid Python name.")
     approve = args.approve or os.environ.get("JUPYTER_AGENTS_APPROVE") or default_approve
@@ -74,4 +97,15 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         out=args.out,
         approve=approve,
         background=args.background,
+        over=args.over,
+        concurrency=args.concurrency,
+        backend=args.backend,
+        fresh=args.fresh,
+        rpm=args.rpm,
+        tpm=args.tpm,
     )
+
+
+def _given(args: argparse.Namespace, name: str) -> bool:
+    value = getattr(args, name)
+    return value not in (None, False, "local")

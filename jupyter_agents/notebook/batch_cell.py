@@ -1,0 +1,90 @@
+"""``%%agent --over DATAFRAME``: the cell is a prompt template, run for every row.
+
+The result goes to ``--out NAME`` (default ``batch_result``) and is shown as a table; rows that
+wait for review (``--approve ask``, the default) get a review table under it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.display import display
+
+from ..runtime.batch import BatchControl, BatchResult, arun_batch
+from ..runtime.errors import UserError
+from ..runtime.run import RunConfig
+from .batch_view import BatchView, ReviewView
+from .options import CellOptions
+from .session import NotebookSession
+
+__all__ = ["run_batch_cell"]
+
+_ON_APPROVAL = {"ask": "review", "auto": "auto", "deny": "deny"}
+
+
+async def run_batch_cell(session: NotebookSession, opts: CellOptions, body: str) -> BatchResult:
+    """Run the batch the cell describes; returns its result (also stored in the namespace)."""
+    assert opts.over is not None
+    if opts.over not in session.shell.user_ns:
+        raise UsageError(f"%%agent --over: no variable named {opts.over!r}.")
+    rows = session.shell.user_ns[opts.over]
+    template = body.strip()
+    if not template:
+        raise UsageError("%%agent --over: write the prompt below the %%agent line, e.g. {text}.")
+    agent = session.agent_named(opts.agent)
+    model = session.resolve_model(opts.model) if opts.model else None
+    config = RunConfig(model=model, **session.policy.run_config_fields())
+    control = BatchControl()
+    total = len(rows) if hasattr(rows, "__len__") else 0
+    view = BatchView(total, control)
+    try:
+        result = await arun_batch(
+            agent,
+            rows,
+            prompt=template,
+            concurrency=opts.concurrency,
+            max_turns=opts.max_turns,
+            run_config=config,
+            backend=opts.backend,
+            on_approval=_ON_APPROVAL[opts.approve],  # type: ignore[arg-type]
+            requests_per_minute=opts.rpm,
+            tokens_per_minute=opts.tpm,
+            fresh=opts.fresh,
+            progress=_Shown(view),
+            control=control,
+        )
+    except UserError as e:
+        raise UsageError(f"%%agent --over: {e}") from None
+    name = opts.out or "batch_result"
+    session.shell.user_ns[name] = result
+    display(result)  # type: ignore[no-untyped-call]
+    print(f"jupyter_agents: the result is in {name!r} ({name}.to_pandas() for a DataFrame)")
+    if result.waiting:
+        ReviewView(result, on_result=lambda new: _replace(session, name, new)).display()
+    return result
+
+
+class _Shown:
+    """The view, displayed when the batch starts (after its arguments were checked)."""
+
+    def __init__(self, view: BatchView) -> None:
+        self.view = view
+
+    def start(self, total: int, done: list[Any]) -> None:
+        self.view.display()
+        self.view.start(total, done)
+
+    def row_started(self, index: int) -> None:
+        self.view.row_started(index)
+
+    def row_done(self, index: int, row: Any) -> None:
+        self.view.row_done(index, row)
+
+    def finish(self, seconds: float, stopped: bool) -> None:
+        self.view.finish(seconds, stopped)
+
+
+def _replace(session: NotebookSession, name: str, new: BatchResult) -> None:
+    session.shell.user_ns[name] = new
+    display(new)  # type: ignore[no-untyped-call]

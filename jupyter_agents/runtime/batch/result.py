@@ -1,0 +1,142 @@
+"""What a batch gives back: one :class:`RowResult` per row, counts, a DataFrame, and the calls
+waiting for review (decide them, then ``resume()``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..errors import UserError
+
+__all__ = ["BatchResult", "RowResult", "RowStatus"]
+
+RowStatus = Literal["ok", "failed", "rejected", "waiting", "pending"]
+"""``ok``; ``failed`` (an error: its message is in ``error``); ``rejected`` (a tool call was
+refused, the run still answered); ``waiting`` (paused for review); ``pending`` (not run: the
+batch was stopped first)."""
+
+
+@dataclass
+class RowResult:
+    """One row's outcome."""
+
+    key: str
+    """The row's key (its index label as JSON, or its position)."""
+    label: Any
+    """The row's index label (or position)."""
+    status: RowStatus
+    output: Any = None
+    """The final output (a structured output as a dict)."""
+    error: str | None = None
+    tokens: int = 0
+    seconds: float = 0.0
+    waiting: list[dict[str, Any]] | None = None
+    """For a row waiting for review: its calls (``call_id``, ``tool``, ``arguments``)."""
+    from_store: bool = False
+    """Read back from the results store (done by an earlier run of this batch)."""
+
+
+@dataclass
+class BatchResult:
+    """The rows of a batch, in input order."""
+
+    rows: list[RowResult]
+    batch_id: str
+    index_name: Any = None
+    stopped: bool = False
+    """Whether the batch was stopped before every row ran."""
+    rate_limited: int = 0
+    """How many 429 answers the provider gave (each halved the concurrency for a while)."""
+    decisions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Review decisions not yet used, by row key: ``{call_id: (approved, message)}``."""
+    _resume: Callable[[BatchResult], BatchResult] | None = field(default=None, repr=False)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many rows have each status."""
+        return dict(Counter(r.status for r in self.rows))
+
+    @property
+    def tokens(self) -> int:
+        return sum(r.tokens for r in self.rows)
+
+    @property
+    def waiting(self) -> list[RowResult]:
+        """The rows paused for review."""
+        return [r for r in self.rows if r.status == "waiting"]
+
+    def review_table(self) -> list[dict[str, Any]]:
+        """One line per waiting call: row key and label, call id, tool and arguments."""
+        return [
+            {"key": r.key, "row": r.label, **call} for r in self.waiting for call in r.waiting or ()
+        ]
+
+    def approve(self, rows: Iterable[Any] | None = None, *, always: bool = False) -> None:
+        """Approve the waiting calls of ``rows`` (labels or keys; None: every waiting row)."""
+        self._decide(rows, True, None, always)
+
+    def reject(self, rows: Iterable[Any] | None = None, message: str | None = None) -> None:
+        """Reject the waiting calls of ``rows`` (labels or keys; None: every waiting row)."""
+        self._decide(rows, False, message, False)
+
+    def resume(self) -> BatchResult:
+        """Run the decided rows on (and only those) and return the updated result."""
+        if not self.decisions:
+            raise UserError("Nothing to resume: approve() or reject() some waiting rows first.")
+        if self._resume is None:
+            raise UserError("This result cannot be resumed (it was not made by run_batch).")
+        return self._resume(self)
+
+    def to_pandas(self) -> Any:
+        """A DataFrame indexed like the input: ``output`` (or one column per field of a
+        structured output), ``status``, ``error``, ``tokens`` and ``seconds``."""
+        import pandas as pd
+
+        structured = (
+            bool(self.rows)
+            and all(isinstance(r.output, dict) for r in self.rows if r.status in ("ok", "rejected"))
+            and any(isinstance(r.output, dict) for r in self.rows)
+        )
+        records = []
+        for r in self.rows:
+            record: dict[str, Any] = {}
+            if structured:
+                record.update(r.output if isinstance(r.output, dict) else {})
+            else:
+                record["output"] = r.output
+            record.update(status=r.status, error=r.error, tokens=r.tokens, seconds=r.seconds)
+            records.append(record)
+        index = pd.Index([r.label for r in self.rows], name=self.index_name)
+        return pd.DataFrame.from_records(records, index=index)
+
+    def _repr_html_(self) -> str:
+        from ..._render import escape_html
+
+        frame = self.to_pandas()
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(self.counts.items()))
+        head = f"<p><b>Batch</b> · {len(self.rows)} rows · {escape_html(counts)}</p>"
+        return head + frame.head(20).to_html(escape=True)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(self.counts.items()))
+        return f"<BatchResult {len(self.rows)} rows: {counts}>"
+
+    def _decide(
+        self, rows: Iterable[Any] | None, approved: bool, message: str | None, always: bool
+    ) -> None:
+        chosen = self.waiting if rows is None else [self._row(r) for r in rows]
+        for row in chosen:
+            if row.status != "waiting":
+                raise UserError(f"Row {row.label!r} is not waiting for review ({row.status}).")
+            self.decisions[row.key] = {
+                call["call_id"]: {"approved": approved, "message": message, "always": always}
+                for call in row.waiting or ()
+            }
+
+    def _row(self, wanted: Any) -> RowResult:
+        for row in self.rows:
+            if wanted == row.key or wanted == row.label:
+                return row
+        raise UserError(f"No row {wanted!r} in this batch.")
