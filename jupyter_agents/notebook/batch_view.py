@@ -41,7 +41,9 @@ class BatchView:
         self._lock = threading.Lock()
         self.bar = w.IntProgress(min=0, max=max(total, 1), description="", bar_style="info")
         self.summary = w.HTML()
-        self.stop_button = w.Button(description="Stop", icon="stop", tooltip="Finish the rows in flight and start no more")
+        self.stop_button = w.Button(
+            description="Stop", icon="stop", tooltip="Finish the rows in flight and start no more"
+        )
         self.stop_button.on_click(lambda _b: self._stop())
         self.table = w.HTML()
         self.widget = w.VBox([w.HBox([self.bar, self.summary, self.stop_button]), self.table])
@@ -72,8 +74,8 @@ class BatchView:
 
     def finish(self, seconds: float, stopped: bool) -> None:
         self.stop_button.disabled = True
-        self.bar.bar_style = "warning" if stopped else (
-            "danger" if self.tally.counts.get("failed") else "success"
+        self.bar.bar_style = (
+            "warning" if stopped else ("danger" if self.tally.counts.get("failed") else "success")
         )
         note = "stopped: run the cell again to go on" if stopped else f"done in {seconds:.1f} s"
         self._render(force=True, note=note)
@@ -96,7 +98,8 @@ class BatchView:
             self.summary.value = f"<span>{escape_html(line)}</span>"
             rows = "".join(
                 f"<tr><td>{escape_html(str(label))}</td><td>{escape_html(row.status)}</td>"
-                f"<td>{escape_html(_short(row.output if row.error is None else row.error))}</td></tr>"
+                f"<td>{escape_html(_short(row.output if row.error is None else row.error))}"
+                "</td></tr>"
                 for label, row in self._latest
             )
             errors = "".join(
@@ -122,9 +125,12 @@ class ReviewView:
         for row in result.waiting:
             check = w.Checkbox(value=False, indent=False, layout=w.Layout(width="28px"))
             calls = "; ".join(
-                f"{c['tool']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in row.waiting or ()
+                f"{c['tool']}({json.dumps(c['arguments'], ensure_ascii=False)})"
+                for c in row.waiting or ()
             )
-            label = w.HTML(f"<b>{escape_html(str(row.label))}</b> {escape_html(_short(calls, 200))}")
+            label = w.HTML(
+                f"<b>{escape_html(str(row.label))}</b> {escape_html(_short(calls, 200))}"
+            )
             state = w.HTML("waiting")
             approve = w.Button(description="Approve", button_style="primary")
             reject = w.Button(description="Reject")

@@ -38,8 +38,8 @@ def _ray() -> Any:
 
 async def run_on_ray(batch: Any) -> BatchResult:
     """Run the batch's rows as Ray tasks (see the module docstring)."""
-    from .run_batch import _from_store, _result, record
     from .rows import prompt_hash
+    from .run_batch import _from_store, _result, record
 
     ray = _ray()
     agent, config = batch.agent, _worker_config(batch.run_config)
