@@ -8,6 +8,12 @@ Give it the turns of a conversation; each model call consumes one turn::
     ])
     agent = Agent(name="demo", model=model, tools=[get_weather])
 
+For batches, where rows arrive in any order, answer each request from itself instead::
+
+    model = ScriptedModel(respond=lambda request: text(
+        "billing" if "refund" in request.user_text else "other"
+    ))
+
 Text streams in small deltas (``chunk_size`` characters, ``delay`` seconds apart), usage is
 reported, and every request is recorded in ``model.requests`` for assertions.
 """
@@ -126,6 +132,17 @@ class ModelRequest(CallArgs):
     """Whether the request was streamed."""
 
     @property
+    def user_text(self) -> str:
+        """The text of the last user message (a batch row's prompt, say)."""
+        for item in reversed(self.input):
+            if isinstance(item, dict) and item.get("role") == "user":
+                content = item.get("content")
+                if isinstance(content, str):
+                    return content
+                return "".join(p.get("text", "") for p in content or () if isinstance(p, dict))
+        return ""
+
+    @property
     def handoff_names(self) -> list[str]:
         """Tool names of the handoffs offered."""
         return [h.tool_name for h in self.handoffs]
@@ -164,10 +181,14 @@ class ScriptedModel(RequestModel):
         delay: float = 0.0,
         chunk_size: int = 4,
         name: str = "scripted-model",
+        respond: Callable[[ModelRequest], Turn] | None = None,
     ) -> None:
         if chunk_size < 1:
             raise UserError("ScriptedModel: chunk_size must be at least 1.")
         self._turns: list[Turn] = list(turns)
+        self.respond_with = respond
+        """Answers every request from the request itself (``respond=``), instead of the script:
+        for batches, where rows come in any order."""
         self.delay = delay
         """Seconds between streamed deltas (and before a non-streamed answer)."""
         self.chunk_size = chunk_size
@@ -193,6 +214,8 @@ class ScriptedModel(RequestModel):
     def _record(self, request: ModelRequest) -> list[Any]:
         index = len(self.requests)
         self.requests.append(request)
+        if self.respond_with is not None:
+            return [self._build(output) for output in _as_outputs(self.respond_with(request))]
         if index >= len(self._turns):
             raise UserError(
                 f"ScriptedModel ran out of turns: it was given {len(self._turns)} and the run "
