@@ -38,9 +38,10 @@ class BatchView:
         self._latest: collections.deque[tuple[Any, RowResult]] = collections.deque(maxlen=LATEST)
         self._errors: collections.deque[tuple[Any, str]] = collections.deque(maxlen=3)
         self._shown = 0.0
+        self._final = False
         self._lock = threading.Lock()
         self.bar = w.IntProgress(min=0, max=max(total, 1), description="", bar_style="info")
-        self.summary = w.HTML()
+        self.summary = w.HTML(layout=w.Layout(flex="1 1 auto", margin="0 8px"))
         self.stop_button = w.Button(
             description="Stop", icon="stop", tooltip="Finish the rows in flight and start no more"
         )
@@ -48,11 +49,14 @@ class BatchView:
         self.table = w.HTML()
         self.widget = w.VBox([w.HBox([self.bar, self.summary, self.stop_button]), self.table])
         self.widget.add_class("ja-batch")
+        self.text = "batch: starting"
+        """What a frontend without widgets shows (a headless run, a saved notebook)."""
+        self._handle: Any = None
 
     def display(self) -> None:
         from IPython.display import display
 
-        display(self.widget)  # type: ignore[no-untyped-call]
+        self._handle = display(_Bundle(self), display_id=True)  # type: ignore[no-untyped-call]
 
     # -- BatchProgress -------------------------------------------------------------------
 
@@ -74,11 +78,15 @@ class BatchView:
 
     def finish(self, seconds: float, stopped: bool) -> None:
         self.stop_button.disabled = True
+        self.stop_button.description = "Stopped" if stopped else "Done"
+        self._final = True
         self.bar.bar_style = (
             "warning" if stopped else ("danger" if self.tally.counts.get("failed") else "success")
         )
         note = "stopped: run the cell again to go on" if stopped else f"done in {seconds:.1f} s"
         self._render(force=True, note=note)
+        if self._handle is not None:
+            self._handle.update(_Bundle(self))
 
     # -- drawing -------------------------------------------------------------------------
 
@@ -94,7 +102,8 @@ class BatchView:
         self._shown = now
         with self._lock:
             self.bar.value = self.tally.finished
-            line = self.tally.line() + (f" · {note}" if note else "")
+            line = self.tally.line(final=self._final) + (f" · {note}" if note else "")
+            self.text = f"batch: {line}"
             self.summary.value = f"<span>{escape_html(line)}</span>"
             rows = "".join(
                 f"<tr><td>{escape_html(str(label))}</td><td>{escape_html(row.status)}</td>"
@@ -106,7 +115,10 @@ class BatchView:
                 f"<li>{escape_html(str(label))}: {escape_html(_short(text, 160))}</li>"
                 for label, text in self._errors
             )
-        table = f"<table><tr><th>row</th><th>status</th><th>output</th></tr>{rows}</table>"
+        table = (
+            '<table style="border-collapse: collapse; line-height: 1.3">'
+            f"<tr><th>row</th><th>status</th><th>output</th></tr>{rows}</table>"
+        )
         self.table.value = table + (f"<p>Latest errors:</p><ul>{errors}</ul>" if errors else "")
 
 
@@ -179,6 +191,20 @@ class ReviewView:
         self.note.value = f"Resumed: {escape_html(repr(new))}"
         with self.out:  # the new table shows here, under the review
             self.on_result(new)
+
+
+class _Bundle:
+    """The progress widget with a text form for frontends that cannot show widgets."""
+
+    def __init__(self, view: BatchView) -> None:
+        self.view = view
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        model = {"version_major": 2, "version_minor": 0, "model_id": self.view.widget.model_id}
+        return {
+            "text/plain": self.view.text,
+            "application/vnd.jupyter.widget-view+json": model,
+        }
 
 
 def install() -> None:

@@ -61,6 +61,23 @@ describe('the magic line', () => {
       ['value', '3'],
       ['flag', '--new']
     ]);
+    assert.deepEqual(parts('%%agent --over tickets --concurrency 8 --backend ray --fresh'), [
+      ['command', '%%agent'],
+      ['flag', '--over'],
+      ['value', 'tickets'],
+      ['flag', '--concurrency'],
+      ['value', '8'],
+      ['flag', '--backend'],
+      ['value', 'ray'],
+      ['flag', '--fresh']
+    ]);
+    assert.deepEqual(parts('%%agent --concurrency 0 --backend spark'), [
+      ['command', '%%agent'],
+      ['flag', '--concurrency'],
+      ['invalid', '0'],
+      ['flag', '--backend'],
+      ['invalid', 'spark']
+    ]);
     assert.deepEqual(parts('%%agent --out=answer --approve auto --background'), [
       ['command', '%%agent'],
       ['flag', '--out'],
@@ -85,13 +102,14 @@ describe('the magic line', () => {
   });
 
   it('accepts unambiguous option prefixes, as argparse does', () => {
-    assert.equal(resolveFlag('--back'), '--background');
+    assert.equal(resolveFlag('--backg'), '--background');
+    assert.equal(resolveFlag('--back'), null); // --background or --backend
     assert.equal(resolveFlag('--ma'), '--max-turns');
     assert.equal(resolveFlag('--m'), null); // --model or --max-turns
     assert.equal(resolveFlag('--'), null);
-    assert.deepEqual(parts('%%agent --back'), [
+    assert.deepEqual(parts('%%agent --backg'), [
       ['command', '%%agent'],
-      ['flag', '--back']
+      ['flag', '--backg']
     ]);
   });
 

@@ -41,6 +41,12 @@ def test_the_extension_knows_the_approve_choices() -> None:
     assert choices == list(approve.choices or [])
 
 
+def test_the_extension_knows_the_backend_choices() -> None:
+    choices = re.findall(r"'([a-z]+)'", _ts_table("BACKEND_CHOICES"))
+    (backend,) = (a for a in _parser()._actions if "--backend" in a.option_strings)
+    assert choices == list(backend.choices or [])
+
+
 def test_the_prebuilt_extension_is_where_jupyterlab_looks() -> None:
     (path,) = jupyter_agents._jupyter_labextension_paths()
     built = Path(jupyter_agents.__file__).parent / path["src"]

@@ -87,8 +87,8 @@ class Tally:
         rate = self.rate()
         return (self.total - self.finished) / rate if rate > 0 else None
 
-    def line(self) -> str:
-        eta = self.eta()
+    def line(self, final: bool = False) -> str:
+        eta = None if final else self.eta()
         parts = [f"{self.finished}/{self.total} rows"]
         parts += [f"{n} {s}" for s, n in sorted(self.counts.items()) if s != "ok"]
         parts.append(f"{self.tokens:,} tokens")

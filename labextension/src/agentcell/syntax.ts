@@ -18,8 +18,17 @@ export const FLAGS: Readonly<Record<string, 'value' | 'switch'>> = {
   '--new': 'switch',
   '--out': 'value',
   '--approve': 'value',
-  '--background': 'switch'
+  '--background': 'switch',
+  '--over': 'value',
+  '--concurrency': 'value',
+  '--backend': 'value',
+  '--fresh': 'switch',
+  '--rpm': 'value',
+  '--tpm': 'value'
 };
+
+/** The values `--backend` accepts. */
+export const BACKEND_CHOICES: readonly string[] = ['local', 'ray'];
 
 /** The values `--approve` accepts. */
 export const APPROVE_CHOICES: readonly string[] = ['ask', 'auto', 'deny'];
@@ -103,10 +112,16 @@ function valueIsValid(flag: string, value: string): boolean {
   if (flag === '--approve') {
     return APPROVE_CHOICES.includes(value);
   }
-  if (flag === '--max-turns') {
+  if (flag === '--backend') {
+    return BACKEND_CHOICES.includes(value);
+  }
+  if (flag === '--max-turns' || flag === '--concurrency') {
     return /^\+?\d+$/.test(value.trim()) && Number(value) >= 1;
   }
-  if (flag === '--out') {
+  if (flag === '--rpm' || flag === '--tpm') {
+    return /^[+-]?\d+$/.test(value.trim());
+  }
+  if (flag === '--out' || flag === '--over') {
     return isIdentifier(value);
   }
   return value.length > 0;
