@@ -50,10 +50,11 @@ WORKLOADS: dict[str, str] = {
     "K1": "k1",
     "R1": "r1",
     "M1": "m1",
+    "B1": "b1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
-OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1"})
+OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1", "B1"})
 """Workloads the peer cannot run (N1 needs the notebook layer, S1 the sandbox, K1 a local code
 interpreter, R1 a document store; the peer has none of them; M1 compares our MCP servers with
 the mcp SDK's own session, which is what the peer's servers use)."""
@@ -157,6 +158,15 @@ METRICS: list[Metric] = [
     _m("M1", "http_added_ms", "overhead ours adds to an HTTP call", "ms", _max(1)),
     _m("M1", "list_cached_ms", "list_tools, cache on", "ms"),
     _m("M1", "list_uncached_ms", "list_tools, cache off", "ms"),
+    _m("B1", "wall_s", "batch wall time", "s"),
+    _m("B1", "ideal_s", "ideal: rows x latency / concurrency", "s"),
+    _m("B1", "wall_over_ideal_pct", "wall over ideal", "%", _max(10)),
+    _m("B1", "cpu_ms_per_row", "framework CPU time per row", "ms"),
+    _m("B1", "rss_10_mib", "resident memory after 10% of rows", "MiB"),
+    _m("B1", "rss_50_mib", "resident memory after 50% of rows", "MiB"),
+    _m("B1", "rss_100_mib", "resident memory after all rows", "MiB"),
+    _m("B1", "ray_wall_s", "batch wall time on local Ray", "s"),
+    _m("B1", "ray_wall_over_ideal_pct", "wall over ideal on local Ray", "%", _max(10)),
     _m("R1", "chunks", "chunks indexed", "chunks"),
     _m("R1", "index_chunks_per_s", "indexing throughput", "chunks/s", up=True),
     _m("R1", "query_ms", "keyword query, 10k chunks", "ms", _max(20)),

@@ -1,10 +1,12 @@
-"""``run_batch(backend="ray")``: rows as Ray tasks on the cluster this process is connected to
+"""``run_batch(backend="ray")``: rows run on the cluster this process is connected to
 (``ray.init(address=...)``; with no connection, ``ray.init()`` starts or finds one as Ray does).
 
-The driver keeps everything else: the results store, the progress, the concurrency (tasks in
-flight) and the request and token limits, so they hold across the whole cluster. The agent
-travels to the workers with cloudpickle, as Ray sends functions; what cannot be pickled is
-named before anything runs. ``OPENAI_*`` settings of the driver go to the tasks' environment.
+The rows go to async Ray actors, one per CPU of the cluster (no more than the concurrency), each
+running many rows at a time on its own event loop (model calls wait on the network, not the
+CPU). The agent travels to each actor once, with cloudpickle as Ray sends functions; what cannot
+be pickled is named before anything runs. The driver keeps everything else: the results store,
+the progress, the concurrency (rows in flight) and the request and token limits, so they hold
+across the whole cluster. ``OPENAI_*`` settings of the driver go to the actors' environment.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..errors import UserError
 from ..retry import ModelRetryPolicy
 from .limits import WatchedRetry
 from .result import BatchResult, RowResult
+from .window import Window
 
 __all__ = ["run_on_ray", "unpicklable"]
 
@@ -48,11 +51,18 @@ async def run_on_ray(batch: Any) -> BatchResult:
         raise UserError(f"backend='ray' cannot send {problem}")
     if not ray.is_initialized():
         ray.init(log_to_driver=False)
-    payload = ray.put(ray.cloudpickle.dumps((agent, config)))
+    payload = ray.cloudpickle.dumps((agent, config))
     env = {name: os.environ[name] for name in _ENV if name in os.environ}
-    task = ray.remote(_ray_row).options(
-        num_cpus=0.25, max_retries=0, **({"runtime_env": {"env_vars": env}} if env else {})
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    count = max(1, min(batch.concurrency.maximum, cpus))
+    per_actor = -(-batch.concurrency.maximum // count)  # ceiling
+    actor_class = ray.remote(RowRunner).options(
+        num_cpus=1,
+        max_concurrency=per_actor,
+        **({"runtime_env": {"env_vars": env}} if env else {}),
     )
+    actors = [actor_class.remote(payload) for _ in range(count)]
+    turn = 0
     stored = batch.store.rows(batch.batch_id)
     todo = []
     for i, key in enumerate(batch.rows.keys):
@@ -63,51 +73,47 @@ async def run_on_ray(batch: Any) -> BatchResult:
             todo.append(i)
     batch.progress.start(len(batch.rows), [r for r in batch.results if r is not None])
     started = time.monotonic()
-    queue = iter(todo)
-    in_flight: dict[asyncio.Future[Any], int] = {}
-    exhausted = False
+    # Several rows per actor call when many run at once: Ray's cost per call is shared.
+    chunk = max(1, min(8, per_actor // 8))
+    queue = list(reversed(todo))
+    in_flight = Window()
+    rows_in_flight = 0
     try:
         while True:
-            while (
-                not exhausted
-                and not batch.control.stopping
-                and len(in_flight) < batch.concurrency.limit
-            ):
-                index = next(queue, None)
-                if index is None:
-                    exhausted = True
-                    break
-                await batch.limiter.on_llm_start(None, agent, None, None)  # the cluster's limits
-                batch.progress.row_started(index)
-                ref = task.remote(
-                    payload,
-                    batch.rows.prompts[index],
-                    batch.rows.keys[index],
-                    batch.rows.labels[index],
-                    batch.max_turns,
-                    batch.on_approval,
-                )
-                in_flight[asyncio.wrap_future(ref.future())] = index
-            if not in_flight:
+            while queue and not batch.control.stopping and rows_in_flight < batch.concurrency.limit:
+                size = min(chunk, len(queue), batch.concurrency.limit - rows_in_flight)
+                indexes = [queue.pop() for _ in range(size)]
+                for index in indexes:
+                    await batch.limiter.on_llm_start(None, agent, None, None)  # cluster-wide
+                    batch.progress.row_started(index)
+                actor, turn = actors[turn % count], turn + 1
+                rows = [
+                    (batch.rows.prompts[i], batch.rows.keys[i], batch.rows.labels[i])
+                    for i in indexes
+                ]
+                ref = actor.run.remote(rows, batch.max_turns, batch.on_approval)
+                in_flight.add(asyncio.wrap_future(ref.future()), indexes)
+                rows_in_flight += size
+            if not len(in_flight):
                 break
-            done, _ = await asyncio.wait(
-                list(in_flight), timeout=0.5, return_when=asyncio.FIRST_COMPLETED
-            )
-            for future in done:
-                index = in_flight.pop(future)
-                row, state, rate_limited, usage = _received(future, batch, index)
+            future, indexes = await in_flight.next()
+            rows_in_flight -= len(indexes)
+            for index, (row, state, rate_limited) in zip(
+                indexes, _received(future, batch, indexes), strict=True
+            ):
                 for _ in range(rate_limited):
                     batch.concurrency.on_rate_limited()
                 if row.status != "failed" and not rate_limited:
                     batch.concurrency.on_success()
-                if usage:
-                    await batch.limiter.on_llm_end(None, agent, _Usage(usage))
+                if row.tokens:
+                    await batch.limiter.on_llm_end(None, agent, _Usage(row.tokens))
                 record(batch, index, row, state)
     except BaseException:
-        for ref_future in in_flight:
-            ref_future.cancel()
+        await in_flight.cancel_all()
         raise
     finally:
+        for actor in actors:
+            ray.kill(actor)
         batch.progress.finish(time.monotonic() - started, batch.control.stopping)
     return _result(batch)
 
@@ -118,20 +124,18 @@ class _Usage:
 
 
 def _received(
-    future: asyncio.Future[Any], batch: Any, index: int
-) -> tuple[RowResult, Any, int, int]:
+    future: asyncio.Future[Any], batch: Any, indexes: list[int]
+) -> list[tuple[RowResult, Any, int]]:
+    """The rows an actor call gave back (all failed when the call itself failed)."""
     try:
-        fields, state, rate_limited = future.result()
-    except Exception as e:  # the task itself failed (a worker died, ...)
-        row = RowResult(
-            batch.rows.keys[index],
-            batch.rows.labels[index],
-            "failed",
-            error=f"{type(e).__name__}: {e}",
-        )
-        return row, None, 0, 0
-    row = RowResult(**fields)
-    return row, state, rate_limited, row.tokens
+        answers = future.result()
+    except Exception as e:  # the call failed as a whole (an actor died, ...)
+        error = f"{type(e).__name__}: {e}"
+        return [
+            (RowResult(batch.rows.keys[i], batch.rows.labels[i], "failed", error=error), None, 0)
+            for i in indexes
+        ]
+    return [(RowResult(**fields), state, limited) for fields, state, limited in answers]
 
 
 def _worker_config(config: Any) -> Any:
@@ -172,22 +176,48 @@ def unpicklable(agent: Any, config: Any, pickler: Any) -> str | None:
     return f"agent {agent.name!r} to the Ray workers: it cannot be pickled ({reason})."
 
 
-def _ray_row(
-    payload: bytes, prompt: str, key: str, label: Any, max_turns: int | None, on_approval: str
-) -> tuple[dict[str, Any], str | None, int]:
-    """One row, on a Ray worker."""
-    import ray
+class RowRunner:
+    """A Ray actor running rows of one batch (many at once, on its event loop)."""
 
-    from ..blocking import run_blocking
-    from .limits import AdaptiveConcurrency
-    from .run_batch import run_one_row
+    def __init__(self, payload: bytes) -> None:
+        import ray
 
-    agent, config = ray.cloudpickle.loads(payload)
-    watcher = AdaptiveConcurrency(1)
-    config = dataclasses.replace(
-        config, model_retry=WatchedRetry.around(config.model_retry, watcher.on_rate_limited)
-    )
-    row, state = run_blocking(
-        run_one_row(agent, prompt, key, label, None, None, config, max_turns, on_approval)  # type: ignore[arg-type]
-    )
-    return dataclasses.asdict(row), state, watcher.rate_limited
+        from .limits import AdaptiveConcurrency
+
+        self.agent, config = ray.cloudpickle.loads(payload)
+        self.watcher = AdaptiveConcurrency(1)
+        self.config = dataclasses.replace(
+            config,
+            model_retry=WatchedRetry.around(config.model_retry, self._rate_limited),
+        )
+        self._limited = 0
+
+    def _rate_limited(self) -> None:
+        self._limited += 1
+
+    async def run(
+        self, rows: list[tuple[str, str, Any]], max_turns: int | None, on_approval: str
+    ) -> list[tuple[dict[str, Any], str | None, int]]:
+        """Run ``rows`` (prompt, key, label) at once; each one's fields, state and 429s."""
+        return list(
+            await asyncio.gather(*(self._one(*row, max_turns, on_approval) for row in rows))
+        )
+
+    async def _one(
+        self, prompt: str, key: str, label: Any, max_turns: int | None, on_approval: str
+    ) -> tuple[dict[str, Any], str | None, int]:
+        from .run_batch import run_one_row
+
+        before = self._limited
+        row, state = await run_one_row(
+            self.agent,
+            prompt,
+            key,
+            label,
+            None,
+            None,
+            self.config,
+            max_turns,
+            on_approval,  # type: ignore[arg-type]
+        )
+        return dataclasses.asdict(row), state, self._limited - before

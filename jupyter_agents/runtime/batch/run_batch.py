@@ -30,6 +30,7 @@ from .progress import BatchProgress, progress_for
 from .result import BatchResult, RowResult
 from .rows import BatchRows, prompt_hash
 from .store import DEFAULT_STORE, ResultsStore, StoredRow
+from .window import Window
 
 __all__ = ["BatchControl", "arun_batch", "run_batch"]
 
@@ -238,7 +239,7 @@ async def _run_local(batch: _Batch, decisions: dict[str, dict[str, Any]]) -> Bat
             todo.append(i)
     batch.progress.start(len(batch.rows), [r for r in batch.results if r is not None])
     started = time.monotonic()
-    in_flight: set[asyncio.Task[None]] = set()
+    in_flight = Window()
     queue = iter(todo)
     exhausted = False
     try:
@@ -252,18 +253,13 @@ async def _run_local(batch: _Batch, decisions: dict[str, dict[str, Any]]) -> Bat
                 if index is None:
                     exhausted = True
                     break
-                in_flight.add(asyncio.ensure_future(_one(batch, index, decisions)))
-            if not in_flight:
+                in_flight.add(asyncio.ensure_future(_one(batch, index, decisions)), index)
+            if not len(in_flight):
                 break
-            done, in_flight = await asyncio.wait(
-                in_flight, timeout=0.5, return_when=asyncio.FIRST_COMPLETED
-            )
-            for task in done:
-                task.result()  # a bug in the batch itself, not a row's failure, surfaces
+            task, _ = await in_flight.next()
+            task.result()  # a bug in the batch itself, not a row's failure, surfaces
     except BaseException:
-        for task in in_flight:
-            task.cancel()
-        await asyncio.gather(*in_flight, return_exceptions=True)
+        await in_flight.cancel_all()
         raise
     finally:
         batch.progress.finish(time.monotonic() - started, batch.control.stopping)
