@@ -167,6 +167,8 @@ METRICS: list[Metric] = [
     _m("B1", "rss_100_mib", "resident memory after all rows", "MiB"),
     _m("B1", "ray_wall_s", "batch wall time on local Ray", "s"),
     _m("B1", "ray_wall_over_ideal_pct", "wall over ideal on local Ray", "%", _max(10)),
+    _m("B1", "ray_startup_s", "Ray: starting the actors", "s"),
+    _m("B1", "ray_after_startup_over_ideal_pct", "Ray: wall after start over ideal", "%"),
     _m("R1", "chunks", "chunks indexed", "chunks"),
     _m("R1", "index_chunks_per_s", "indexing throughput", "chunks/s", up=True),
     _m("R1", "query_ms", "keyword query, 10k chunks", "ms", _max(20)),

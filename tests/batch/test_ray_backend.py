@@ -12,12 +12,11 @@ from typing import Any
 
 import openai
 import pytest
+import ray  # in the test extra: a missing Ray fails here rather than skipping
 
 from jupyter_agents import Agent, UserError, run_batch, tool
 from jupyter_agents.runtime.models.openai_responses import OpenAIResponsesModel
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
-
-ray = pytest.importorskip("ray")
 
 pytestmark = pytest.mark.http
 

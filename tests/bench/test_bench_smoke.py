@@ -86,6 +86,18 @@ def test_quick_run_covers_the_mcp_workload(tmp_path: Path) -> None:
     assert "| M1 " in stdout
 
 
+@pytest.mark.timeout(150)
+def test_quick_run_covers_the_batch_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, {"B1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    assert all(row["peer"] is None for row in rows.values())  # ours only
+    assert rows["ideal_s"]["ours"]["median"] == pytest.approx(200 * 0.2 / 32)
+    assert rows["wall_s"]["ours"]["median"] >= rows["ideal_s"]["ours"]["median"]
+    assert {"cpu_ms_per_row", "rss_10_mib", "rss_50_mib", "rss_100_mib"} <= set(rows)
+    assert rows["ray_wall_s"]["ours"]["median"] > 0  # Ray is in the test extra
+    assert "| B1 " in stdout
+
+
 @pytest.mark.kernel
 @pytest.mark.timeout(150)
 def test_quick_run_covers_the_code_interpreter_workload(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ waiting for review (decide them, then ``resume()``)."""
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -92,7 +93,7 @@ class BatchResult:
     def to_pandas(self) -> Any:
         """A DataFrame indexed like the input: ``output`` (or one column per field of a
         structured output), ``status``, ``error``, ``tokens`` and ``seconds``."""
-        import pandas as pd
+        pd: Any = importlib.import_module("pandas")  # optional; untyped
 
         structured = (
             bool(self.rows)
@@ -117,7 +118,7 @@ class BatchResult:
         frame = self.to_pandas()
         counts = ", ".join(f"{n} {s}" for s, n in sorted(self.counts.items()))
         head = f"<p><b>Batch</b> · {len(self.rows)} rows · {escape_html(counts)}</p>"
-        return head + frame.head(20).to_html(escape=True)
+        return head + str(frame.head(20).to_html(escape=True))
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{n} {s}" for s, n in sorted(self.counts.items()))
