@@ -67,10 +67,13 @@ def assert_clean(nb: nbformat.NotebookNode) -> None:
 
 
 def assert_stored_without_outputs(path: Path) -> nbformat.NotebookNode:
-    """The stored notebook is valid, uses python3 and holds no outputs."""
+    """The stored notebook is valid, uses python3, gives every cell its own fixed id (tests
+    find cells by id) and holds no outputs."""
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     assert nb.metadata.kernelspec.name == "python3"
+    ids = [c.get("id") for c in nb.cells]
+    assert all(ids) and len(set(ids)) == len(ids), "every cell needs its own fixed id"
     for c in nb.cells:
         if c.cell_type == "code":
             assert c.outputs == [] and c.execution_count is None, f"cell {c.id} has outputs"

@@ -41,8 +41,7 @@ def _ray() -> Any:
 
 async def run_on_ray(batch: Any) -> BatchResult:
     """Run the batch's rows as Ray tasks (see the module docstring)."""
-    from .rows import prompt_hash
-    from .run_batch import _from_store, _result, record
+    from .run_batch import _result, record, rows_to_run
 
     ray = _ray()
     agent, config = batch.agent, _worker_config(batch.run_config)
@@ -63,15 +62,7 @@ async def run_on_ray(batch: Any) -> BatchResult:
     )
     actors = [actor_class.remote(payload) for _ in range(count)]
     turn = 0
-    stored = batch.store.rows(batch.batch_id)
-    todo = []
-    for i, key in enumerate(batch.rows.keys):
-        row = stored.get(key)
-        if row is not None and row.prompt_hash == prompt_hash(batch.rows.prompts[i]):
-            batch.results[i] = _from_store(batch, i, row)
-        else:
-            todo.append(i)
-    batch.progress.start(len(batch.rows), [r for r in batch.results if r is not None])
+    todo = rows_to_run(batch, decisions={})
     started = time.monotonic()
     # Several rows per actor call when many run at once: Ray's cost per call is shared.
     chunk = max(1, min(8, per_actor // 8))

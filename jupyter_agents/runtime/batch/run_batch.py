@@ -223,21 +223,7 @@ def _open_store(cache: str | Path | bool) -> ResultsStore:
 
 async def _run_local(batch: _Batch, decisions: dict[str, dict[str, Any]]) -> BatchResult:
     """Run every row the store does not have (or, when resuming, the decided rows)."""
-    stored = batch.store.rows(batch.batch_id)
-    todo: list[int] = []
-    for i, key in enumerate(batch.rows.keys):
-        row = stored.get(key)
-        if decisions:
-            if key in decisions and row is not None and row.status == "waiting":
-                todo.append(i)
-            elif row is not None:
-                batch.results[i] = _from_store(batch, i, row)
-            continue
-        if row is not None and row.prompt_hash == prompt_hash(batch.rows.prompts[i]):
-            batch.results[i] = _from_store(batch, i, row)
-        else:
-            todo.append(i)
-    batch.progress.start(len(batch.rows), [r for r in batch.results if r is not None])
+    todo = rows_to_run(batch, decisions)
     started = time.monotonic()
     in_flight = Window()
     queue = iter(todo)
@@ -264,6 +250,27 @@ async def _run_local(batch: _Batch, decisions: dict[str, dict[str, Any]]) -> Bat
     finally:
         batch.progress.finish(time.monotonic() - started, batch.control.stopping)
     return _result(batch)
+
+
+def rows_to_run(batch: _Batch, decisions: dict[str, dict[str, Any]]) -> list[int]:
+    """The rows to run, in order: those the store lacks (or whose prompt changed), or, when
+    resuming, the decided ones. The others are taken from the store, and progress starts."""
+    stored = batch.store.rows(batch.batch_id)
+    todo: list[int] = []
+    for i, key in enumerate(batch.rows.keys):
+        row = stored.get(key)
+        if decisions:
+            if key in decisions and row is not None and row.status == "waiting":
+                todo.append(i)
+            elif row is not None:
+                batch.results[i] = _from_store(batch, i, row)
+            continue
+        if row is not None and row.prompt_hash == prompt_hash(batch.rows.prompts[i]):
+            batch.results[i] = _from_store(batch, i, row)
+        else:
+            todo.append(i)
+    batch.progress.start(len(batch.rows), [r for r in batch.results if r is not None])
+    return todo
 
 
 def _result(batch: _Batch) -> BatchResult:
