@@ -35,6 +35,12 @@ def widgets_of(fe: Frontend, model_name: str) -> list[str]:
     return [c for c, s in fe.models.items() if s.get("_model_name") == model_name]
 
 
+def buttons_named(fe: Frontend, wanted: set[str]) -> dict[str, str] | None:
+    """The buttons by description, once all of ``wanted`` have arrived (else None)."""
+    buttons = {fe.state(c).get("description"): c for c in widgets_of(fe, "ButtonModel")}
+    return buttons if wanted <= set(buttons) else None
+
+
 def click(fe: Frontend, comm_id: str) -> None:
     fe.send_comm(comm_id, {"method": "custom", "content": {"event": "click"}})
 
@@ -51,14 +57,22 @@ def test_a_batch_cell_shows_progress_and_stores_the_result(tmp_path: Path) -> No
             "t3": "billing",
             "t4": "other",
         }
-        bars = widgets_of(fe, "IntProgressModel")
-        assert (
-            bars
-            and fe.state(bars[-1])["value"] == 4
-            and fe.state(bars[-1])["bar_style"] == "success"
+        # iopub (widget messages) and shell (the reply) are not ordered: wait for the widgets
+        bars = fe.wait_for(
+            lambda: [
+                b
+                for b in widgets_of(fe, "IntProgressModel")
+                if fe.state(b).get("bar_style") == "success"
+            ],
+            what="the finished progress bar",
         )
-        summaries = [fe.state(c)["value"] for c in widgets_of(fe, "HTMLModel")]
-        assert any("4/4 rows" in s for s in summaries)
+        assert fe.state(bars[-1])["value"] == 4
+        fe.wait_for(
+            lambda: any(
+                "4/4 rows" in str(fe.state(c).get("value")) for c in widgets_of(fe, "HTMLModel")
+            ),
+            what="the summary line",
+        )
         assert kernel_value(fe, "len(demo.requests)") == 4
         fe.run("%%agent --over tickets --out again\nClassify: {text}", timeout=60)
         assert kernel_value(fe, "len(demo.requests)") == 4  # all four from the store
@@ -92,8 +106,9 @@ demo = ScriptedModel(respond=answer)
         )
         fe.run("%%agent --over tickets --out review\n{text}", timeout=60)
         assert kernel_value(fe, "review.counts") == {"waiting": 4}
+        wanted = {"Approve selected", "Reject selected", "Resume decided rows"}
+        buttons = fe.wait_for(lambda: buttons_named(fe, wanted), what="the review table's buttons")
         checks = widgets_of(fe, "CheckboxModel")
-        buttons = {fe.state(c)["description"]: c for c in widgets_of(fe, "ButtonModel")}
         approve_row = [
             c for c in widgets_of(fe, "ButtonModel") if fe.state(c)["description"] == "Approve"
         ]
