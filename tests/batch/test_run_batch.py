@@ -5,6 +5,7 @@ outputs, rate limits and 429s."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from pydantic import BaseModel
 
 from jupyter_agents import Agent, BatchControl, RunConfig, UserError, arun_batch, run_batch, tool
 from jupyter_agents.runtime.batch.limits import RateLimiter
+from jupyter_agents.runtime.batch.progress import TextProgress
 from jupyter_agents.runtime.models.openai_responses import OpenAIResponsesModel
 from jupyter_agents.runtime.retry import ModelRetryPolicy
 from jupyter_agents.testing._server_replies import DEFAULT_USAGE
@@ -240,3 +242,17 @@ def send(to: str) -> str:
     """Send a message."""
     sent.append(to)
     return f"sent to {to}"
+
+
+async def test_text_progress_counts_rows_and_says_what_came_from_the_store() -> None:
+    model = RowModel()
+    first, again = io.StringIO(), io.StringIO()
+    agent = Agent(name="echo", model=model)
+    await arun_batch(agent, ["a", "b", "c"], progress=TextProgress(first))
+    await arun_batch(agent, ["a", "b", "c"], progress=TextProgress(again))
+    last = first.getvalue().splitlines()[-1]
+    assert last.startswith("batch: 3/3 rows · ") and "rows/s" in last
+    assert "from the store" not in last
+    last = again.getvalue().splitlines()[-1]
+    assert last.startswith("batch: 3/3 rows · 3 from the store · ") and "rows/s" not in last
+    assert len(model.prompts) == 3

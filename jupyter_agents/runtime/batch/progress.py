@@ -91,8 +91,12 @@ class Tally:
         eta = None if final else self.eta()
         parts = [f"{self.finished}/{self.total} rows"]
         parts += [f"{n} {s}" for s, n in sorted(self.counts.items()) if s != "ok"]
+        stored = self.finished - self.ran
+        if stored:
+            parts.append(f"{stored} from the store")
         parts.append(f"{self.tokens:,} tokens")
-        parts.append(f"{self.rate():.1f} rows/s")
+        if self.ran or not stored:
+            parts.append(f"{self.rate():.1f} rows/s")
         if eta is not None and self.finished < self.total:
             parts.append(f"ETA {_duration(eta)}")
         return " · ".join(parts)
