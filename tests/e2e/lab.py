@@ -32,9 +32,9 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-import pytest
+from ..prerequisites import fail_or_skip
 
 CHROMIUM = Path(os.environ.get("JUPYTER_AGENTS_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -85,13 +85,6 @@ def require_browser_tools() -> None:
     missing = missing_browser_tools()
     if missing:
         fail_or_skip("browser tests need " + "; ".join(missing))
-
-
-def fail_or_skip(message: str) -> NoReturn:
-    """A prerequisite is missing: fail when ``CI`` is set, skip otherwise."""
-    if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
-        pytest.fail(f"{message} (CI is set, so this fails instead of skipping)", pytrace=False)
-    pytest.skip(message)
 
 
 # -- the server --------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from .lab import ARTIFACTS, LabServer, Session, fail_or_skip, lab_session
+from ..prerequisites import fail_or_skip
+from .lab import ARTIFACTS, LabServer, Session, lab_session
 
 try:
     from playwright.sync_api import expect

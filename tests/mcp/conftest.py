@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from ..prerequisites import fail_or_skip
+
 HERE = Path(__file__).parent
 DEMO = HERE / "servers" / "demo_server.py"
 NODE_DIR = HERE / "node"
@@ -98,9 +100,7 @@ def _everything() -> Path:
     entry = EVERYTHING / "dist" / "index.js"
     if not entry.exists() or shutil.which("node") is None:
         message = "server-everything is not installed: cd tests/mcp/node && npm ci"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        fail_or_skip(message)
     return entry
 
 

@@ -4,14 +4,12 @@ printed output as it comes, and a plot as an image."""
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from jupyter_agents import Agent, KernelCodeInterpreter
-from jupyter_agents.runtime.sandbox import find_bwrap
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 from .test_shell_card_browser import DARK
@@ -28,11 +26,11 @@ pytest.importorskip("playwright")
 pytest.importorskip("matplotlib")
 from playwright.async_api import expect
 
+from ..prerequisites import needs_bwrap
+
 pytestmark = [
     pytest.mark.kernel,
-    pytest.mark.skipif(
-        find_bwrap() is None and not os.environ.get("CI"), reason="bubblewrap is not installed"
-    ),
+    needs_bwrap,
 ]
 
 CODE = """import time, pathlib

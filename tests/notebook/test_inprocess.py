@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
@@ -14,7 +13,8 @@ from jupyter_agents.notebook.magics import _status
 from jupyter_agents.notebook.options import CellOptions, parse_cell_options
 from jupyter_agents.notebook.prompt import PromptError, interpolate, summarize
 from jupyter_agents.notebook.session import current_session
-from jupyter_agents.runtime.sandbox import find_bwrap
+
+from ..prerequisites import needs_bwrap
 
 
 @pytest.fixture
@@ -261,9 +261,7 @@ def test_terminal_asks_for_approval_at_a_prompt(
     assert shell.user_ns["sent"] == ["ana@x.org"]
 
 
-@pytest.mark.skipif(
-    find_bwrap() is None and not os.environ.get("CI"), reason="bubblewrap is not installed"
-)
+@needs_bwrap
 def test_agent_policy_sets_the_runs_policy(shell: Any, capsys: Any, tmp_path: Any) -> None:
     run(shell, "%agent policy")
     assert "approval untrusted · sandbox workspace-write" in capsys.readouterr().out

@@ -4,7 +4,6 @@ nothing live from it), the policy verdict, and the question to leave the sandbox
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -13,7 +12,6 @@ from typing import Any
 import pytest
 
 from jupyter_agents import Agent, ShellTool
-from jupyter_agents.runtime.sandbox import find_bwrap
 from jupyter_agents.testing import ScriptedModel, output_item, text
 
 from .test_widget_browser import (  # noqa: F401 (lab and site are fixtures)
@@ -28,9 +26,9 @@ from .test_widget_browser import (  # noqa: F401 (lab and site are fixtures)
 pytest.importorskip("playwright")
 from playwright.async_api import expect
 
-pytestmark = pytest.mark.skipif(
-    find_bwrap() is None and not os.environ.get("CI"), reason="bubblewrap is not installed"
-)
+from ..prerequisites import needs_bwrap
+
+pytestmark = needs_bwrap
 
 DARK = Path(sys.prefix) / "share/jupyter/lab/themes/@jupyterlab/theme-dark-extension/index.css"
 RED = "\\033[1;31m"

@@ -11,6 +11,8 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
+from ..prerequisites import fail_or_skip  # noqa: E402
+
 IPYTHON = Path(sys.executable).with_name("ipython")
 
 SETUP = [
@@ -26,7 +28,7 @@ SETUP = [
 @pytest.fixture
 def shell(tmp_path: Path) -> Iterator[object]:
     if not IPYTHON.exists() and shutil.which("ipython") is None:
-        pytest.skip("needs the ipython command")
+        fail_or_skip("needs the ipython command")
     child = pexpect.spawn(
         str(IPYTHON),
         ["--no-banner", "--colors=NoColor", "--no-confirm-exit", "--HistoryManager.enabled=False"],

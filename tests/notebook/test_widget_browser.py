@@ -27,6 +27,8 @@ from jupyter_agents.notebook.widget import STATIC
 from jupyter_agents.runtime.tools.live_output import tool_output_sink
 from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
 
+from ..prerequisites import needs
+
 try:
     from playwright.async_api import Page, async_playwright, expect
 except ImportError:  # CI installs it; here it is optional
@@ -35,12 +37,8 @@ except ImportError:  # CI installs it; here it is optional
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's Chromium: apt-get install -y chromium"
-    ),
-    pytest.mark.skipif(
-        async_playwright is None, reason="needs Python Playwright: pip install playwright"
-    ),
+    needs(CHROMIUM.exists(), "Debian's Chromium: apt-get install -y chromium"),
+    needs(async_playwright is not None, "Python Playwright: pip install playwright"),
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 THEME = Path(sys.prefix) / "share/jupyter/lab/themes/@jupyterlab/theme-light-extension/index.css"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -26,16 +25,15 @@ from jupyter_agents import (
     RunConfig,
     Runner,
 )
-from jupyter_agents.runtime.sandbox import find_bwrap
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
+
+from ..prerequisites import needs_bwrap
 
 pytestmark = [
     pytest.mark.kernel,
     pytest.mark.timeout(120),
-    pytest.mark.skipif(
-        find_bwrap() is None and not os.environ.get("CI"), reason="bubblewrap is not installed"
-    ),
+    needs_bwrap,
 ]
 
 

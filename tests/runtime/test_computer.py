@@ -34,6 +34,8 @@ from jupyter_agents.testing.server import (
     ReplyToolCall,
 )
 
+from ..prerequisites import fail_or_skip
+
 pytestmark = pytest.mark.browser
 
 PAGE = b"""<!doctype html><html><body style="margin:0;height:3000px">
@@ -68,7 +70,7 @@ def site() -> Iterator[str]:
 @pytest.fixture
 async def browser(site: str) -> AsyncIterator[BrowserComputer]:
     if find_chromium() is None:
-        pytest.skip("no Chromium on PATH (apt-get install chromium)")
+        fail_or_skip("no Chromium on PATH (apt-get install chromium)")
     computer = BrowserComputer(site, width=800, height=600)
     try:
         yield await computer.start()

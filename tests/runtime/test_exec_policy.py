@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +19,12 @@ from jupyter_agents import (
     RunState,
     ShellTool,
 )
-from jupyter_agents.runtime.sandbox import SandboxPolicy, find_bwrap
+from jupyter_agents.runtime.sandbox import SandboxPolicy
 from jupyter_agents.runtime.sandbox.policy import ExecPolicy
 from jupyter_agents.testing import ScriptedModel, output_item
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
-needs_bwrap = pytest.mark.skipif(
-    find_bwrap() is None and not os.environ.get("CI"), reason="bubblewrap is not installed"
-)
+from ..prerequisites import needs_bwrap
 
 APPROVALS = ("untrusted", "on-request", "on-failure", "never")
 MODES = ("read-only", "workspace-write", "danger-full-access")

