@@ -132,3 +132,30 @@ def test_history_magic_is_inert(tmp_path: object) -> None:
     assert "\n" not in bundle["text/markdown"]
     assert_inert(bundle["text/markdown"].replace("&#10;", "\n"))
     session.close()
+
+
+def test_a_batch_result_table_is_inert() -> None:
+    import pandas as pd
+
+    from jupyter_agents import run_batch
+
+    def answer(request: object) -> object:
+        if "fail" in str(getattr(request, "user_text", "")):
+            raise RuntimeError(ALL[:2000])
+        return text(ALL)
+
+    rows = pd.DataFrame(
+        {"text": ["a", "fail"]},
+        index=pd.Index([PAYLOADS["img onerror"], PAYLOADS["script tag"]], name="<svg onload=x>"),
+    )
+    agent = Agent(name="<b>batch</b>", model=ScriptedModel(respond=answer))
+    result = run_batch(agent, rows, prompt="{text}", cache=False, progress=None)
+    assert result.counts == {"ok": 1, "failed": 1}
+    found = Found(result._repr_html_())
+    assert set(found.tags) <= {"p", "b", "table", "thead", "tbody", "tr", "th", "td"}
+    # pandas' own header alignment is the only attribute with a value from outside the table
+    assert set(found.attrs) <= {
+        ("border", "1"),
+        ("class", "dataframe"),
+        ("style", "text-align: right;"),
+    }
