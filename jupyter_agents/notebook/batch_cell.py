@@ -6,8 +6,6 @@ wait for review (``--approve ask``, the default) get a review table under it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from IPython.core.error import UsageError
 from IPython.display import display
 
@@ -51,7 +49,7 @@ async def run_batch_cell(session: NotebookSession, opts: CellOptions, body: str)
             requests_per_minute=opts.rpm,
             tokens_per_minute=opts.tpm,
             fresh=opts.fresh,
-            progress=_Shown(view),
+            progress=view,
             control=control,
         )
     except UserError as e:
@@ -63,26 +61,6 @@ async def run_batch_cell(session: NotebookSession, opts: CellOptions, body: str)
     if result.waiting:
         ReviewView(result, on_result=lambda new: _replace(session, name, new)).display()
     return result
-
-
-class _Shown:
-    """The view, displayed when the batch starts (after its arguments were checked)."""
-
-    def __init__(self, view: BatchView) -> None:
-        self.view = view
-
-    def start(self, total: int, done: list[Any]) -> None:
-        self.view.display()
-        self.view.start(total, done)
-
-    def row_started(self, index: int) -> None:
-        self.view.row_started(index)
-
-    def row_done(self, index: int, row: Any) -> None:
-        self.view.row_done(index, row)
-
-    def finish(self, seconds: float, stopped: bool) -> None:
-        self.view.finish(seconds, stopped)
 
 
 def _replace(session: NotebookSession, name: str, new: BatchResult) -> None:

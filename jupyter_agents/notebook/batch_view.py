@@ -61,6 +61,8 @@ class BatchView:
     # -- BatchProgress -------------------------------------------------------------------
 
     def start(self, total: int, done: list[RowResult]) -> None:
+        if self._handle is None:  # shown once the batch starts (its arguments were checked)
+            self.display()
         self.tally.begin(total, done)
         self.bar.max = max(total, 1)
         self._render(force=True)
@@ -209,12 +211,7 @@ class _Bundle:
 
 def install() -> None:
     """Make ``run_batch(progress="auto")`` use the widget in this kernel."""
-    set_notebook_progress(lambda total, control: _displayed(BatchView(total, control)))
-
-
-def _displayed(view: BatchView) -> BatchView:
-    view.display()
-    return view
+    set_notebook_progress(BatchView)
 
 
 def _short(value: Any, limit: int = 80) -> str:

@@ -64,6 +64,14 @@ class RateLimiter(RunHooks[Any]):
     async def on_llm_start(
         self, context: Any, agent: Any, system_prompt: Any, input_items: Any
     ) -> None:
+        await self.request()
+
+    async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
+        usage = getattr(response, "usage", None)
+        self.used(int(getattr(usage, "total_tokens", 0) or 0))
+
+    async def request(self) -> None:
+        """Wait until one more model request fits, and count it."""
         if self.rpm is None and self.tpm is None:
             return
         async with self._lock:  # one at a time, so a burst cannot overshoot
@@ -75,11 +83,10 @@ class RateLimiter(RunHooks[Any]):
                 await asyncio.sleep(delay)
             self._requests.append(time.monotonic())
 
-    async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
+    def used(self, tokens: int) -> None:
+        """Count ``tokens`` an answer used."""
         if self.tpm is None:
             return
-        usage = getattr(response, "usage", None)
-        tokens = int(getattr(usage, "total_tokens", 0) or 0)
         self._tokens.append((time.monotonic(), tokens))
         self._token_sum += tokens
 

@@ -75,7 +75,7 @@ async def run_on_ray(batch: Any) -> BatchResult:
                 size = min(chunk, len(queue), batch.concurrency.limit - rows_in_flight)
                 indexes = [queue.pop() for _ in range(size)]
                 for index in indexes:
-                    await batch.limiter.on_llm_start(None, agent, None, None)  # cluster-wide
+                    await batch.limiter.request()  # cluster-wide: once per row, at its start
                     batch.progress.row_started(index)
                 actor, turn = actors[turn % count], turn + 1
                 rows = [
@@ -96,8 +96,7 @@ async def run_on_ray(batch: Any) -> BatchResult:
                     batch.concurrency.on_rate_limited()
                 if row.status != "failed" and not rate_limited:
                     batch.concurrency.on_success()
-                if row.tokens:
-                    await batch.limiter.on_llm_end(None, agent, _Usage(row.tokens))
+                batch.limiter.used(row.tokens)
                 record(batch, index, row, state)
     except BaseException:
         await in_flight.cancel_all()
@@ -107,11 +106,6 @@ async def run_on_ray(batch: Any) -> BatchResult:
             ray.kill(actor)
         batch.progress.finish(time.monotonic() - started, batch.control.stopping)
     return _result(batch)
-
-
-class _Usage:
-    def __init__(self, tokens: int) -> None:
-        self.usage = type("U", (), {"total_tokens": tokens})()
 
 
 def _received(

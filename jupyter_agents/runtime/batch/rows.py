@@ -17,14 +17,12 @@ __all__ = ["BatchRows", "prompt_fields"]
 
 @dataclass(frozen=True)
 class BatchRows:
-    """Rows ready to run: each one's key, values and prompt."""
+    """Rows ready to run: each one's key, label and prompt."""
 
     keys: list[str]
     """A stable key per row: the DataFrame's index label (as JSON), else the position."""
     labels: list[Any]
     """The index labels as given (for ``to_pandas``)."""
-    values: list[dict[str, Any]]
-    """Each row's columns."""
     prompts: list[str]
     """Each row's prompt."""
     index_name: Any = None
@@ -56,7 +54,7 @@ class BatchRows:
                 "The rows' index has repeated labels; give each row its own "
                 "(df.reset_index() does)."
             )
-        return cls(keys, labels, values, prompts, index_name)
+        return cls(keys, labels, prompts, index_name)
 
 
 def prompt_fields(template: str) -> list[str]:

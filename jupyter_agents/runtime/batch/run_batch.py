@@ -317,7 +317,7 @@ async def _one(batch: _Batch, index: int, decisions: dict[str, dict[str, Any]]) 
     key, prompt = batch.rows.keys[index], batch.rows.prompts[index]
     batch.progress.row_started(index)
     decided = decisions.get(key)
-    stored = batch.store.rows(batch.batch_id).get(key) if decided is not None else None
+    stored = batch.store.row(batch.batch_id, key) if decided is not None else None
     row, state = await run_one_row(
         batch.agent,
         prompt,

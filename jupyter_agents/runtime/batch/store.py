@@ -81,25 +81,16 @@ class ResultsStore:
     def rows(self, batch_id: str) -> dict[str, StoredRow]:
         """Every stored row of the batch, by key."""
         with self._lock:
+            found = self._db.execute(f"{_SELECT} WHERE batch = ?", (batch_id,)).fetchall()
+        return {r[0]: _stored(r) for r in found}
+
+    def row(self, batch_id: str, key: str) -> StoredRow | None:
+        """One stored row, or None."""
+        with self._lock:
             found = self._db.execute(
-                "SELECT key, prompt_hash, status, output, error, tokens, seconds, state, waiting "
-                "FROM rows WHERE batch = ?",
-                (batch_id,),
-            ).fetchall()
-        return {
-            r[0]: StoredRow(
-                r[0],
-                r[1],
-                r[2],
-                json.loads(r[3]) if r[3] is not None else None,
-                r[4],
-                r[5],
-                r[6],
-                r[7],
-                json.loads(r[8]) if r[8] is not None else None,
-            )
-            for r in found
-        }
+                f"{_SELECT} WHERE batch = ? AND key = ?", (batch_id, key)
+            ).fetchone()
+        return _stored(found) if found is not None else None
 
     def put(self, batch_id: str, row: StoredRow) -> None:
         """Write one row now (it replaces an earlier one with its key)."""
@@ -126,3 +117,22 @@ class ResultsStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+_SELECT = (
+    "SELECT key, prompt_hash, status, output, error, tokens, seconds, state, waiting FROM rows"
+)
+
+
+def _stored(r: tuple[Any, ...]) -> StoredRow:
+    return StoredRow(
+        r[0],
+        r[1],
+        r[2],
+        json.loads(r[3]) if r[3] is not None else None,
+        r[4],
+        r[5],
+        r[6],
+        r[7],
+        json.loads(r[8]) if r[8] is not None else None,
+    )
