@@ -14,7 +14,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["background_loop", "on_background_loop", "run_on_background_loop"]
+__all__ = ["background_loop", "daemon_loop", "on_background_loop", "run_on_background_loop"]
 
 T = TypeVar("T")
 
@@ -22,17 +22,19 @@ _loop: asyncio.AbstractEventLoop | None = None
 _lock = threading.Lock()
 
 
+def daemon_loop(name: str) -> asyncio.AbstractEventLoop:
+    """A new event loop, running forever on a daemon thread called ``name``."""
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name=name, daemon=True).start()
+    return loop
+
+
 def background_loop() -> asyncio.AbstractEventLoop:
     """The background loop, started on first use."""
     global _loop
     with _lock:
         if _loop is None:
-            loop = asyncio.new_event_loop()
-            thread = threading.Thread(
-                target=loop.run_forever, name="jupyter_agents-background", daemon=True
-            )
-            thread.start()
-            _loop = loop
+            _loop = daemon_loop("jupyter_agents-background")
         return _loop
 
 

@@ -10,6 +10,8 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from .background_loop import daemon_loop
+
 T = TypeVar("T")
 
 _local = threading.local()
@@ -29,13 +31,8 @@ def _thread_loop() -> asyncio.AbstractEventLoop:
 def _worker() -> asyncio.AbstractEventLoop:
     global _worker_loop
     with _worker_lock:
-        if _worker_loop is None:
-            loop = asyncio.new_event_loop()
-            thread = threading.Thread(
-                target=loop.run_forever, name="jupyter_agents-run_sync", daemon=True
-            )
-            thread.start()
-            _worker_loop = loop
+        if _worker_loop is None:  # not the background loop: runs may block on connections there
+            _worker_loop = daemon_loop("jupyter_agents-run_sync")
         return _worker_loop
 
 
