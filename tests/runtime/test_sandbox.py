@@ -4,8 +4,11 @@ timeout that leaves no process behind; and the classifier of known-safe command 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
+import sys
+import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
@@ -36,7 +39,7 @@ def ws(tmp_path: Path) -> Path:
 
 @needs_bwrap
 async def test_workspace_write_writes_inside_only(ws: Path) -> None:
-    outside = Path(__file__).parent / f"outside-{uuid.uuid4().hex}.txt"  # not under /tmp
+    outside = Path.home() / f"outside-{uuid.uuid4().hex}.txt"  # not under /tmp (private there)
     policy = SandboxPolicy("workspace-write", ws)
     inside = await run_sandboxed("echo hi > made.txt && cat made.txt", policy)
     assert inside.exit_code == 0 and inside.stdout == "hi\n" and (ws / "made.txt").exists()
@@ -215,3 +218,27 @@ async def test_the_projects_state_folder_stays_read_only(ws: Path) -> None:
         "echo evil > .jupyter_agents/index.sqlite", SandboxPolicy("workspace-write", ws)
     )
     assert done.exit_code != 0 and (state / "index.sqlite").read_text() == "index"
+
+
+@needs_bwrap
+async def test_a_python_environment_under_tmp_stays_visible(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = Path(tempfile.mkdtemp(prefix="venv-", dir="/tmp"))
+    other = Path(tempfile.mkdtemp(prefix="other-", dir="/tmp"))
+    policy = SandboxPolicy("workspace-write", ws)
+    try:
+        (env / "marker").write_text("here\n")
+        (other / "secret").write_text("private\n")
+        monkeypatch.setattr(sys, "prefix", str(env))
+        bwrap._python_under_tmp.cache_clear()
+        seen = await run_sandboxed(f"cat {env}/marker", policy)
+        assert seen.exit_code == 0 and seen.stdout == "here\n"
+        wrote = await run_sandboxed(f"echo x > {env}/marker", policy)
+        assert wrote.exit_code != 0 and (env / "marker").read_text() == "here\n"  # read-only
+        hidden = await run_sandboxed(f"cat {other}/secret", policy)
+        assert hidden.exit_code != 0 and "private" not in hidden.stdout  # the rest stays private
+    finally:
+        bwrap._python_under_tmp.cache_clear()
+        shutil.rmtree(env)
+        shutil.rmtree(other)

@@ -61,7 +61,7 @@ async def run(tool: ShellTool, *commands: str, handler: Any = None) -> tuple[Any
 
 @needs_bwrap
 async def test_commands_run_in_the_sandbox_and_report_each_outcome(tmp_path: Path) -> None:
-    outside = Path(__file__).parent / f"outside-{uuid.uuid4().hex}.txt"
+    outside = Path.home() / f"outside-{uuid.uuid4().hex}.txt"  # not under /tmp (private there)
     tool = ShellTool(workspace=tmp_path, approval_policy="never")
     _result, model = await run(tool, "echo hi > a.txt && cat a.txt", f"touch {outside}", "exit 3")
     answer = model.requests[1].input[-1]

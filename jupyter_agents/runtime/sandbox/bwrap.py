@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib
 import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, TypeAlias
@@ -44,6 +45,18 @@ def _bundled_bwrap() -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=1)
+def _python_under_tmp() -> tuple[str, ...]:
+    """This interpreter's environments (a venv and its base) that the private ``/tmp`` would
+    hide."""
+    found: list[str] = []
+    for prefix in (sys.prefix, sys.base_prefix):
+        for path in (str(Path(prefix).absolute()), str(Path(prefix).resolve())):
+            if path.startswith("/tmp/") and path not in found:
+                found.append(path)
+    return tuple(found)
+
+
 def bwrap_argv(
     command: Sequence[str],
     mode: SandboxMode,
@@ -54,7 +67,8 @@ def bwrap_argv(
 ) -> list[str]:
     """``command`` wrapped for ``mode`` (unchanged for ``danger-full-access``).
 
-    The whole file system is read-only, ``/tmp`` is private and empty, the command gets its own
+    The whole file system is read-only, ``/tmp`` is private and empty (but for this Python's
+    environments, read-only, when they live there), the command gets its own
     process namespace (it dies with its parent) and, unless ``network``, no network at all. In
     ``workspace-write`` mode the workspace can be written, except :data:`PROTECTED` folders.
     The ``writable`` folders can be written in both sandboxed modes (a tool's private folders,
@@ -76,6 +90,8 @@ def bwrap_argv(
             "sandbox_mode='danger-full-access' to run unconfined)."
         )
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for env in _python_under_tmp():  # a kernel or `python` must still find its environment
+        argv += ["--ro-bind", env, env]
     argv += ["--unshare-pid", "--die-with-parent", "--new-session"]
     if not network:
         argv.append("--unshare-net")
