@@ -220,3 +220,67 @@ async def test_over_http_in_both_wire_formats(openai_server: FakeOpenAIServer, k
     offered = first["tools"][0] if kind == "responses" else first["tools"][0]["function"]
     assert offered["name"] == "greet" and offered["parameters"]["required"] == ["who"]
     assert "Hello, Ada!" in json.dumps(second)
+
+
+def make_failing(message: str = "disk on fire") -> type[BaseTool]:
+    @register_tool("flaky")
+    class Flaky(BaseTool):
+        description = "Fails."
+
+        def call(self, params: dict[str, Any], **kwargs: Any) -> str:
+            raise ValueError(message)
+
+    return Flaky
+
+
+async def test_an_exception_in_a_class_tool_is_told_to_the_model_in_one_line() -> None:
+    make_failing("disk on fire\n  at line 3 of the config")
+    model = ScriptedModel([[tool_call("flaky", {})], [text("I will stop.")]])
+    result = await Runner.run(Agent(name="a", model=model, tools=["flaky"]), "go")
+    assert result.final_output == "I will stop."  # the run went on
+    told = model.requests[1].input[-1]["output"]
+    assert told == ("Tool 'flaky' failed: ValueError: disk on fire at line 3 of the config")
+    assert "Traceback" not in told and "jupyter_agents" not in told
+    output = next(i for i in result.new_items if i.type == "tool_call_output_item")
+    assert output.status == "error" and output.error is not None
+    assert output.error.type == "ValueError"
+    assert output.error.traceback is not None and "test_tool_registry.py" in output.error.traceback
+
+
+async def test_an_async_class_tool_that_raises_is_told_too() -> None:
+    @register_tool("async_flaky")
+    class AsyncFlaky(BaseTool):
+        async def call(self, params: dict[str, Any], **kwargs: Any) -> str:
+            raise RuntimeError("no connection")
+
+    model = await run_with(["async_flaky"], tool_call("async_flaky", {}))
+    told = model.requests[1].input[-1]["output"]
+    assert told == "Tool 'async_flaky' failed: RuntimeError: no connection"
+
+
+async def test_a_class_tool_error_function_can_be_changed_or_switched_off() -> None:
+    cls = make_failing()
+
+    def mine(ctx: Any, error: Exception) -> str:
+        return f"{ctx.tool_name} says: {error}"
+
+    model = await run_with([cls(failure_error_function=mine)], tool_call("flaky", {}))
+    assert model.requests[1].input[-1]["output"] == "flaky says: disk on fire"
+
+    class Quiet(cls):  # type: ignore[valid-type, misc]
+        failure_error_function = staticmethod(mine)
+
+    model = await run_with([Quiet()], tool_call("flaky", {}))
+    assert model.requests[1].input[-1]["output"] == "flaky says: disk on fire"
+
+    with pytest.raises(ValueError, match="disk on fire"):
+        await run_with([cls(failure_error_function=None)], tool_call("flaky", {}))
+    with pytest.raises(ValueError, match="disk on fire"):
+        await run_with([cls({"failure_error_function": None})], tool_call("flaky", {}))
+
+
+async def test_a_long_error_is_cut_for_the_model() -> None:
+    make_failing("x" * 50_000)
+    model = await run_with(["flaky"], tool_call("flaky", {}))
+    told = model.requests[1].input[-1]["output"]
+    assert told.startswith("Tool 'flaky' failed: ValueError: xxx") and len(told) < 2_100

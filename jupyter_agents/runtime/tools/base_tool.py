@@ -12,6 +12,12 @@ Settings: ``BaseTool(cfg)`` takes a dict; :meth:`BaseTool.setting` reads a key f
 from the environment variable ``JUPYTER_AGENTS_<NAME>_<KEY>``, else from the class's
 ``defaults``. Register a class with ``@register_tool("name")`` to name it in
 ``Agent(tools=["name", {"name": "name", "key": value}])``.
+
+A tool that raises does not end the run: its ``failure_error_function`` (as for function tools)
+turns the exception into the model's message, by default one line naming the tool and the
+error (:func:`one_line_tool_error`); the person's card keeps the traceback of their own code.
+Give another function (``BaseTool(failure_error_function=f)``, ``cfg`` or a class attribute)
+or None to let the exception end the run.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import os
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import UserError
 from ..tracing import custom_span
@@ -39,10 +45,27 @@ from .view_image import image_type
 if TYPE_CHECKING:
     from ..context import ToolContext
 
-__all__ = ["BaseTool", "ContentItem"]
+__all__ = ["BaseTool", "ContentItem", "one_line_tool_error"]
 
 MAX_CONTENT_BYTES = 5 * 1024 * 1024
 """Largest image or file a tool's result may carry inline."""
+
+MAX_ERROR_CHARS = 2_000
+"""Longest error message the model is told (the rest is cut)."""
+
+_UNSET: Final = object()
+
+
+def one_line_tool_error(ctx: Any, error: Exception) -> str:
+    """The model's message when a class-based tool raises (its default
+    ``failure_error_function``): ``Tool 'NAME' failed: TYPE: MESSAGE`` on one line, cut at
+    :data:`MAX_ERROR_CHARS`, and no traceback (those frames are ours, not the model's to fix)."""
+    name = getattr(ctx, "tool_name", "") or "?"
+    text = " ".join(str(error).split())
+    if len(text) > MAX_ERROR_CHARS:
+        text = f"{text[:MAX_ERROR_CHARS]}… ({len(text) - MAX_ERROR_CHARS:,} characters cut)"
+    described = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return f"Tool {name!r} failed: {described}"
 
 
 @dataclass(frozen=True)
@@ -122,6 +145,9 @@ class BaseTool:
     reuse_instances: ClassVar[bool] = False
     """Named in several agents with the same settings, the tool is one shared instance (for
     heavy tools, such as one kernel per notebook)."""
+    failure_error_function: Any = staticmethod(one_line_tool_error)
+    """``(tool_context, error) -> str``: what the model is told when :meth:`call` raises (sync
+    or async); None lets the exception end the run. A class attribute, ``cfg`` or keyword."""
 
     def __init__(
         self,
@@ -130,6 +156,7 @@ class BaseTool:
         cache: ToolCache | None = None,
         needs_approval: Any = None,
         timeout: float | None = None,
+        failure_error_function: Any = _UNSET,
     ) -> None:
         if not type(self).name:
             raise UserError(f"{type(self).__name__} needs a name (or @register_tool('name')).")
@@ -140,6 +167,7 @@ class BaseTool:
         if self.needs_approval is None:
             self.needs_approval = False
         self.timeout = timeout if timeout is not None else self.cfg.get("timeout")
+        self.failure_error_function = _error_function(self, failure_error_function)
         self.params_json_schema = _schema_of(type(self).parameters)
         self._cache_hits: deque[str] = deque(maxlen=256)
 
@@ -189,6 +217,23 @@ class BaseTool:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def _error_function(tool: BaseTool, given: Any) -> Any:
+    """The keyword's function, else ``cfg``'s, else the class's (a plain function written as a
+    class attribute is taken as it is, not as a method)."""
+    if given is _UNSET:
+        given = tool.cfg.pop("failure_error_function", _UNSET)
+    if given is _UNSET:
+        given = inspect.getattr_static(type(tool), "failure_error_function", None)
+        if isinstance(given, (staticmethod, classmethod)):
+            given = given.__get__(None, type(tool))
+    if given is not None and not callable(given):
+        raise UserError(
+            f"{type(tool).__name__}: failure_error_function must be a function "
+            f"(tool_context, error) -> str, or None; got {given!r}."
+        )
+    return given
 
 
 def result_value(result: Any) -> Any:
