@@ -32,7 +32,7 @@ from ..items import (
     ToolCallItem,
     ToolCallOutputItem,
 )
-from ..tools import FunctionTool, Tool
+from ..tools import Tool
 from ..tools.kinds import kind_for_call, kind_for_tool
 from ..tracing import guardrail_span, handoff_span
 from .error_handlers import handled_output
@@ -307,11 +307,9 @@ async def _tools_final_output(
         return ToolsToFinalOutputResult(is_final_output=False)
     by_id = {c.call_id: c for c in calls}
     results = [
-        FunctionToolResult(tool=enabled[name], output=out.output, run_item=out)
+        FunctionToolResult(tool=tool, output=out.output, run_item=out)
         for out in outputs
-        if isinstance(
-            enabled.get(name := getattr(by_id.get(out.call_id), "tool_name", "")), FunctionTool
-        )
+        if (tool := _called_tool(by_id.get(out.call_id), enabled)) is not None
     ]
     if not results:
         return ToolsToFinalOutputResult(is_final_output=False)
@@ -329,6 +327,21 @@ async def _tools_final_output(
             f"ToolsToFinalOutputResult, got {type(decided).__name__}."
         )
     return decided
+
+
+def _called_tool(call: ToolCallItem | None, enabled: Mapping[str, Any]) -> Any | None:
+    """The tool ``call`` ran, of whatever kind: a call names it (a function call, or a shell
+    in its function form) or its kind does (``shell_call`` runs the shell)."""
+    if call is None:
+        return None
+    raw = call.raw_item
+    named = enabled.get(getattr(raw, "name", None) or "")
+    if named is not None:
+        return named
+    kind = kind_for_call(raw.type)
+    if kind is None or not kind.executable:
+        return None
+    return enabled.get(kind.parse_call(raw).name)
 
 
 async def _hand_off(
