@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._util import call_maybe_async
@@ -17,6 +18,7 @@ from ..approvals import (
     withdraw,
 )
 from ..context import RunContextWrapper, ToolContext
+from ..errors import UserError
 from ..items import ToolApprovalItem, ToolCallItem
 from ..tools.kinds import LocalTool, ToolKind
 
@@ -72,6 +74,31 @@ class BatchApprovals:
             validator=getattr(tool, "validate_arguments", None),
             call_item=item.call_item,
         )
+
+    async def _callback_decision(
+        self, tool: LocalTool, item: ToolApprovalItem
+    ) -> ApprovalDecision | None:
+        """The tool's own ``on_approval`` callback's decision (the SDK's contract:
+        ``(run_context, approval_item) -> {"approve": bool, "reason"?: str}``); None when the
+        tool has none or it leaves the call to a person."""
+        callback = getattr(tool, "on_approval", None)
+        if callback is None:
+            return None
+        try:
+            answer = await call_maybe_async(callback, self._context, item)
+        except Exception as e:
+            raise UserError(
+                f"The on_approval callback of tool {item.tool_name!r} raised {e!r}; fix it or "
+                "return {'approve': True/False}."
+            ) from e
+        if not isinstance(answer, Mapping):
+            return None
+        if answer.get("approve") is True:
+            return ApprovalDecision.approve()
+        if answer.get("approve") is False:
+            reason = answer.get("reason")
+            return ApprovalDecision.reject(reason if isinstance(reason, str) and reason else None)
+        return None
 
     def _standing(self, tool_name: str) -> asyncio.Event:
         """Set when an "always" decision for ``tool_name`` arrives during this batch."""

@@ -25,6 +25,7 @@ from ..errors import (
 )
 from ..events import RunItemStreamEvent
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem, ToolError
+from ..sandbox.bwrap import SandboxUnavailable
 from ..sandbox.policy import EscalationRequest
 from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
@@ -169,15 +170,17 @@ class ToolBatch(BatchApprovals):
             elif tool is not None and await self._needs_approval(tool, kind, arguments, call):
                 escalating = kind.is_escalation(arguments)
                 decision = self._ledger.take(name, call_id, arguments, standing=not escalating)
+                item = ToolApprovalItem(
+                    agent=self._agent,
+                    raw_item=call.raw_item,
+                    tool_name=name,
+                    arguments=kind.parsed_arguments(arguments),
+                    call_item=call,
+                    escalation=escalation,
+                )
                 if decision is None:
-                    item = ToolApprovalItem(
-                        agent=self._agent,
-                        raw_item=call.raw_item,
-                        tool_name=name,
-                        arguments=kind.parsed_arguments(arguments),
-                        call_item=call,
-                        escalation=escalation,
-                    )
+                    decision = await self._callback_decision(tool, item)
+                if decision is None:
                     request = self._request(tool, item)
                     # Ask before announcing, so a decision sent in reply to the event finds
                     # the request already waiting.
@@ -322,6 +325,8 @@ class ToolBatch(BatchApprovals):
             return Outcome.failed(str(e), "ToolArgumentsError")
         except EscalationRequest as e:
             return Outcome(e)  # _run_one asks whether to run it outside the sandbox
+        except SandboxUnavailable:
+            raise  # the setup, not the call, is wrong: the person must fix it
         except NestedRunPaused:
             raise
         except Exception as e:

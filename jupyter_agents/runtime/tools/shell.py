@@ -37,6 +37,7 @@ from ..sandbox.policy import (
     check_policy_names,
     sandbox_denial,
 )
+from ..sandbox.run import _Capped
 from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, register_tool_kind
 from .live_output import streamer
 
@@ -49,6 +50,7 @@ __all__ = [
     "ShellCommandRequest",
     "ShellResult",
     "ShellTool",
+    "shell_error_text",
 ]
 
 
@@ -92,8 +94,15 @@ class ShellResult:
 
 
 ShellExecutor: TypeAlias = Callable[
-    [ShellCommandRequest], Union[ShellResult, Awaitable[ShellResult]]
+    [ShellCommandRequest], Union[ShellResult, str, Awaitable[Union[ShellResult, str]]]
 ]
+"""Runs one call's commands: returns a :class:`ShellResult`, or plain text (the whole output)."""
+
+
+def shell_error_text(_ctx: Any, error: Exception) -> str:
+    """What the model sees when an executor raises (the default ``failure_error_function``):
+    the error's message, or its class name when it has none."""
+    return str(error) or type(error).__name__
 
 
 @dataclass(eq=False)
@@ -121,6 +130,13 @@ class ShellTool:
     function_form: bool = False
     """Offer the shell as a function tool on the Responses API too (as on Chat Completions):
     only that form lets the model ask to leave the sandbox under ``on-request``."""
+    on_approval: Any = None
+    """Decides calls that need approval before a person is asked (the SDK's hook): a sync or
+    async ``(run_context, approval_item) -> {"approve": bool, "reason": str}``; any other
+    answer leaves the call to a person."""
+    failure_error_function: Any = shell_error_text
+    """Turns an exception from your ``executor`` into the failed output the model sees (cut to
+    the call's ``max_output_length``); None ends the run instead."""
     name: str = field(default="shell", init=False)
 
     def __post_init__(self) -> None:
@@ -147,11 +163,9 @@ class ShellTool:
         """Run ``request``'s commands, one after the other, under ``policy`` (default: the
         tool's own). Under ``on-failure`` a command the sandbox stopped raises
         :class:`EscalationRequest` with what ran so far."""
+        limit = min(self.max_output, request.max_output_length or self.max_output)
         if self.executor is not None:
-            result = await call_maybe_async(self.executor, request)
-            if not isinstance(result, ShellResult):
-                raise UserError("A ShellTool executor must return a ShellResult.")
-            return result
+            return _capped(await call_maybe_async(self.executor, request), request, limit)
         policy = policy or self.policy_for(None)
         sandbox = policy.sandbox
         if request.escalated:
@@ -159,7 +173,6 @@ class ShellTool:
         timeout = self.command_timeout
         if request.timeout_ms:
             timeout = min(timeout, request.timeout_ms / 1000)
-        limit = min(self.max_output, request.max_output_length or self.max_output)
         show = request.on_output
         outputs = []
         for command in request.commands:
@@ -177,6 +190,28 @@ class ShellTool:
                 reason = f"{command!r} failed in the {sandbox.mode} sandbox ({denial})"
                 raise EscalationRequest(reason, ShellResult(outputs, sandbox.mode))
         return ShellResult(outputs, sandbox.mode, request.escalated)
+
+
+def _capped(result: Any, request: ShellCommandRequest, limit: int) -> ShellResult:
+    """An executor's answer as a :class:`ShellResult` whose every stream keeps at most
+    ``limit`` characters (head and tail), as the sandboxed runs do."""
+    if isinstance(result, str):  # the whole output as text: one successful command
+        result = ShellResult([ShellCommandOutput(result, "", 0, "\n".join(request.commands))])
+    if not isinstance(result, ShellResult):
+        raise UserError(
+            f"A ShellTool executor must return a ShellResult or text, got {type(result).__name__}."
+        )
+    outputs = [
+        dataclasses.replace(out, stdout=_cut(out.stdout, limit), stderr=_cut(out.stderr, limit))
+        for out in result.output
+    ]
+    return dataclasses.replace(result, output=outputs)
+
+
+def _cut(text: Any, limit: int) -> str:
+    capped = _Capped(limit)
+    capped.add(str(text))
+    return capped.text()[0]
 
 
 def _all_safe(arguments: dict[str, Any]) -> bool:
@@ -220,6 +255,16 @@ def _function_schema(tool: ShellTool) -> dict[str, Any]:
     if tool.approval_policy == "never":
         return _SCHEMA
     return {**_SCHEMA, "properties": {**_SCHEMA["properties"], **_ESCALATION}}
+
+
+def _not_run_text(call: ParsedCall, value: Any) -> str:
+    """Why a call did not run (or its executor failed), cut to the call's
+    ``max_output_length`` as the SDK does."""
+    text = str(value)
+    limit = SHELL.parsed_arguments(call.arguments).get("max_output_length")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0:
+        return text[:limit]
+    return text
 
 
 def _ending(code: int | None) -> str:
@@ -329,12 +374,16 @@ class ShellKind(ToolKind):
             ]
         else:  # not run (rejected, refused, failed): said on stderr
             output = [
-                {"stdout": "", "stderr": str(value), "outcome": {"type": "exit", "exit_code": 1}}
+                {
+                    "stdout": "",
+                    "stderr": _not_run_text(call, value),
+                    "outcome": {"type": "exit", "exit_code": 1},
+                }
             ]
         return {"type": "shell_call_output", "call_id": call.call_id, "output": output}
 
     def chat_output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
-        text = _text(value) if isinstance(value, ShellResult) else str(value)
+        text = _text(value) if isinstance(value, ShellResult) else _not_run_text(call, value)
         return {"type": "function_call_output", "call_id": call.call_id, "output": text}
 
     def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
@@ -397,7 +446,7 @@ class LocalShellKind(ShellKind):
         return ParsedCall(name="local_shell", call_id=str(raw.call_id), arguments=json.dumps(data))
 
     def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
-        text = _text(value) if isinstance(value, ShellResult) else str(value)
+        text = _text(value) if isinstance(value, ShellResult) else _not_run_text(call, value)
         return {"type": "local_shell_call_output", "call_id": call.call_id, "output": text}
 
 
