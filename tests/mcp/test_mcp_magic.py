@@ -4,13 +4,18 @@ one-line usage errors."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
+from jupyter_agents import ShellTool
 from jupyter_agents.notebook.session import current_session
+
+from ..prerequisites import needs_bwrap
+from .test_served_tools import sdk_client, text_of
 
 
 @pytest.fixture
@@ -69,3 +74,27 @@ def test_usage_errors_are_one_line(shell: Any, line: str, message: str) -> None:
     error = result.error_in_exec
     assert isinstance(error, UsageError)
     assert message in str(error) and "\n" not in str(error)
+
+
+@needs_bwrap
+@pytest.mark.xfail(
+    strict=True,
+    reason="serve_toolbox (jupyter_agents/notebook/toolbox_server.py) must pass the notebook's "
+    "%agent policy to run_one_call: the change is described in the MCP helper's report",
+)
+async def test_served_calls_run_under_the_notebook_policy(shell: Any, tmp_path: Path) -> None:
+    shell.run_cell(f"%agent policy never read-only --workspace {tmp_path}")
+    shell.user_ns["ShellTool"] = ShellTool
+    shell.run_cell(
+        "from jupyter_agents.notebook.toolbox_server import serve_toolbox\n"
+        "served = serve_toolbox([ShellTool()])"
+    )
+    served = shell.user_ns["served"]
+    try:
+        async with sdk_client(served) as session:
+            where = await session.call_tool("shell", {"commands": ["pwd"]})
+            assert f"$ pwd\n{tmp_path}\n" in text_of(where)  # the policy's workspace
+            wrote = await session.call_tool("shell", {"commands": ["touch made"]})
+    finally:
+        served.stop()
+    assert "Read-only file system" in text_of(wrote) and not (tmp_path / "made").exists()

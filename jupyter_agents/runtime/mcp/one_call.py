@@ -15,6 +15,8 @@ from openai.types.responses import (
     ResponseCompletedEvent,
     ResponseFunctionToolCall,
     ResponseOutputItemDoneEvent,
+    ResponseOutputMessage,
+    ResponseOutputText,
 )
 
 from ..agent import Agent
@@ -37,7 +39,9 @@ class CallOutcome:
 
 
 class _OneCall(RequestModel):
-    """A model that asks for one function call, once."""
+    """A model that asks for one function call, once; asked again (which the run's
+    ``stop_on_first_tool`` should prevent) it answers with a message, so the tool never runs
+    twice for one call."""
 
     def __init__(self, name: str, arguments: str) -> None:
         self._call = ResponseFunctionToolCall(
@@ -48,15 +52,29 @@ class _OneCall(RequestModel):
             arguments=arguments,
             status="completed",
         )
+        self._asked = False
+
+    def _next(self) -> Any:
+        if self._asked:
+            return ResponseOutputMessage(
+                type="message",
+                id=f"msg_{uuid4().hex[:16]}",
+                role="assistant",
+                status="completed",
+                content=[ResponseOutputText(type="output_text", text="", annotations=[])],
+            )
+        self._asked = True
+        return self._call
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
-        return ModelResponse(output=[self._call])
+        return ModelResponse(output=[self._next()])
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Any]:
+        item = self._next()
         yield ResponseOutputItemDoneEvent.model_construct(
-            type="response.output_item.done", item=self._call, output_index=0, sequence_number=0
+            type="response.output_item.done", item=item, output_index=0, sequence_number=0
         )
-        response = Response.model_construct(id=f"resp_{uuid4().hex[:16]}", output=[self._call])
+        response = Response.model_construct(id=f"resp_{uuid4().hex[:16]}", output=[item])
         yield ResponseCompletedEvent.model_construct(
             type="response.completed", response=response, sequence_number=1
         )
@@ -71,7 +89,8 @@ async def run_one_call(
     run_config: RunConfig | None = None,
 ) -> CallOutcome:
     """Run ``tool`` with ``arguments`` as a one-call run; ``on_event`` sees its stream events
-    (a view shows the card from them)."""
+    (a view shows the card from them). ``run_config`` carries the run-wide policy (approval,
+    sandbox, workspace, network, tool timeout) the call runs under, as a model's would."""
     agent: Agent[Any] = Agent(
         name="toolbox",
         model=_OneCall(tool.name, json.dumps(arguments)),
@@ -83,6 +102,7 @@ async def run_one_call(
         "(a call from an MCP client)",
         run_config=run_config,
         approval_handler=approval_handler,
+        max_turns=2,
     )
     async for event in result.stream_events():
         if on_event is not None:

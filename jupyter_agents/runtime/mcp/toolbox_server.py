@@ -1,9 +1,12 @@
-"""Function tools offered to other agents as a Streamable HTTP MCP server.
+"""Tools offered to other agents as a Streamable HTTP MCP server.
 
 The server listens on 127.0.0.1 only and wants a bearer token (random unless given) on every
 request; browsers from other origins are refused (DNS-rebinding protection). Each call runs
-through the run loop (:func:`run_one_call`), so a tool that needs approval asks, through the
-``approval_handler`` given, before it runs; without one such calls are refused.
+through the run loop (:func:`run_one_call`) under the ``run_config`` given (the run-wide
+approval policy, sandbox, workspace and network of ``%agent policy``), so a tool that needs
+approval asks, through the ``approval_handler`` given, before it runs; without one such calls
+are refused. Any tool the run executes can be served: function tools, class-based tools,
+shells.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from mcp.server.lowlevel.server import Server
 from ..approvals import ApprovalDecision, ApprovalHandler
 from ..background_loop import on_background_loop, run_on_background_loop
 from ..errors import UserError
+from ..run_config import RunConfig
+from ..tools.base_tool import one_line_tool_error
+from ..tools.kinds import kind_for_tool
 from .one_call import CallOutcome, run_one_call
 
 __all__ = ["ToolboxServer"]
@@ -31,6 +37,9 @@ logger = logging.getLogger("jupyter_agents.mcp")
 
 CallRunner = Callable[[Any, dict[str, Any]], Awaitable[CallOutcome]]
 """``(tool, arguments) -> outcome``: how a call is run (the notebook shows it in a card)."""
+
+RunConfigSource = RunConfig | Callable[[], RunConfig | None] | None
+"""A run config, or a function giving the current one at each call (a policy that changes)."""
 
 
 def _refuse(request: Any) -> ApprovalDecision:
@@ -56,6 +65,7 @@ class ToolboxServer:
         token: str | None = None,
         approval_handler: ApprovalHandler | None = None,
         run_call: CallRunner | None = None,
+        run_config: RunConfigSource = None,
     ) -> None:
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise UserError(
@@ -69,6 +79,9 @@ class ToolboxServer:
         """The bearer token clients must send (``Authorization: Bearer <token>``)."""
         self.approval_handler = approval_handler or _refuse
         self._run_call = run_call
+        self.run_config = run_config
+        """What each call runs under (a ``RunConfig`` or a function returning one); used by
+        the built-in call runner (a ``run_call`` of your own passes its own)."""
         self.on_stop: Callable[[], None] | None = None
         """Called once the server stopped (the notebook ends its view)."""
         self._uvicorn: Any = None
@@ -130,16 +143,17 @@ class ToolboxServer:
         """The tools offered now."""
         return list(self._tools() if callable(self._tools) else self._tools)
 
+    def current_run_config(self) -> RunConfig | None:
+        """The run config a call made now runs under."""
+        source = self.run_config
+        return source() if callable(source) else source
+
     async def _list_tools(self, ctx: Any, params: Any) -> mcp_types.ListToolsResult:
         listed = []
         for tool in sorted(self.tools(), key=lambda t: t.name):
-            schema = getattr(tool, "params_json_schema", None) or {"type": "object"}
+            description, schema = _offered(tool)
             listed.append(
-                mcp_types.Tool(
-                    name=tool.name,
-                    description=getattr(tool, "description", "") or "",
-                    input_schema=schema,
-                )
+                mcp_types.Tool(name=tool.name, description=description, input_schema=schema)
             )
         return mcp_types.ListToolsResult(tools=listed)
 
@@ -150,12 +164,21 @@ class ToolboxServer:
             return _error(f"No tool named {params.name!r}; the tools are: {names}.")
         arguments = dict(params.arguments or {})
         runner = self._run_call or self._run_here
-        outcome = await runner(tool, arguments)
+        try:
+            outcome = await runner(tool, arguments)
+        except Exception as e:  # a tool set to raise, a policy error: the client is told
+            logger.info("served call of %r raised %r", tool.name, e)
+            outcome = CallOutcome(one_line_tool_error(_Named(tool.name), e), "error")
         self.calls += 1
         return _result(outcome)
 
     async def _run_here(self, tool: Any, arguments: dict[str, Any]) -> CallOutcome:
-        return await run_one_call(tool, arguments, approval_handler=self.approval_handler)
+        return await run_one_call(
+            tool,
+            arguments,
+            approval_handler=self.approval_handler,
+            run_config=self.current_run_config(),
+        )
 
     # -- on the background loop --------------------------------------------------------------
 
@@ -221,6 +244,25 @@ class _BearerGate:
                 await send({"type": "http.response.body", "body": b"missing or wrong token"})
                 return
         await self.app(scope, receive, send)
+
+
+class _Named:
+    """Stands in for a tool context where only the tool's name is known."""
+
+    def __init__(self, tool_name: str) -> None:
+        self.tool_name = tool_name
+
+
+def _offered(tool: Any) -> tuple[str, dict[str, Any]]:
+    """The description and input schema clients see: the tool's function form (a shell's
+    ``commands``...), else its own schema."""
+    kind = kind_for_tool(tool)
+    form = kind.chat_param(tool) if kind is not None else None
+    function = form.get("function") if isinstance(form, dict) else None
+    if isinstance(function, dict) and isinstance(function.get("parameters"), dict):
+        return str(function.get("description") or ""), dict(function["parameters"])
+    schema = getattr(tool, "params_json_schema", None) or {"type": "object"}
+    return str(getattr(tool, "description", "") or ""), schema
 
 
 def _error(text: str) -> mcp_types.CallToolResult:
