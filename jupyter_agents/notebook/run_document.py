@@ -12,7 +12,8 @@ Shape (version 1)::
     {"version": 1, "encoding": "gzip+base64", "data": "<base64 of gzip of JSON>"}
 
 where the JSON is ``{"header": {...}, "blocks": [...]}`` in the widget's state format (see
-``widget.py``).
+``widget.py``), at most :data:`MAX_DECODED_BYTES` long: a larger run is saved with its HTML and
+Markdown transcripts only, and the renderer stops inflating a (crafted) larger one.
 """
 
 from __future__ import annotations
@@ -20,18 +21,24 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import zlib
 from typing import Any
 
-__all__ = ["MIME_TYPE", "VERSION", "decode", "encode"]
+__all__ = ["MAX_DECODED_BYTES", "MIME_TYPE", "VERSION", "decode", "encode"]
 
 MIME_TYPE = "application/vnd.jupyter-agents.run+json"
 VERSION = 1
+MAX_DECODED_BYTES = 8 * 1024 * 1024
+"""The most a run document inflates to (bytes of JSON); the lab extension has the same bound."""
 
 
-def encode(header: dict[str, Any], blocks: list[dict[str, Any]]) -> dict[str, Any]:
-    """The MIME bundle value for a finished run (deterministic for the same run)."""
-    text = json.dumps({"header": header, "blocks": blocks}, separators=(",", ":"))
-    packed = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
+def encode(header: dict[str, Any], blocks: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The MIME bundle value for a finished run (deterministic for the same run); None when
+    the run is larger than :data:`MAX_DECODED_BYTES` (its transcripts stand alone)."""
+    raw = json.dumps({"header": header, "blocks": blocks}, separators=(",", ":")).encode("utf-8")
+    if len(raw) > MAX_DECODED_BYTES:
+        return None
+    packed = gzip.compress(raw, compresslevel=9, mtime=0)
     return {
         "version": VERSION,
         "encoding": "gzip+base64",
@@ -49,7 +56,22 @@ def decode(value: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("not a version-1 jupyter-agents run document")
     if value.get("encoding") != "gzip+base64" or not isinstance(value.get("data"), str):
         raise ValueError("unknown run document encoding")
-    document = json.loads(gzip.decompress(base64.b64decode(value["data"])))
+    document = json.loads(_inflated(base64.b64decode(value["data"])))
     if not isinstance(document, dict) or not isinstance(document.get("blocks"), list):
         raise ValueError("a run document needs header and blocks")
     return document
+
+
+def _inflated(data: bytes) -> bytes:
+    """The gzip members of ``data`` inflated, stopping past :data:`MAX_DECODED_BYTES` (a small
+    crafted document can inflate to gigabytes)."""
+    raw = b""
+    while data:
+        inflate = zlib.decompressobj(wbits=31)
+        raw += inflate.decompress(data, MAX_DECODED_BYTES + 1 - len(raw))
+        if len(raw) > MAX_DECODED_BYTES:
+            raise ValueError(f"the run document inflates to more than {MAX_DECODED_BYTES:,} bytes")
+        if not inflate.eof:
+            raise ValueError("the run document's data is cut short")
+        data = inflate.unused_data
+    return raw

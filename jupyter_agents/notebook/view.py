@@ -380,7 +380,9 @@ class RunView(Decisions):
         data["text/markdown"] = transcript.to_markdown(header, blocks)
         # What the widget showed last, for the lab extension's renderer (a kernel-less reopen
         # draws the same cards); compressed, so the saved notebook hardly grows.
-        data[run_document.MIME_TYPE] = run_document.encode(self.widget.header, self.widget.blocks)
+        document = run_document.encode(self.widget.header, self.widget.blocks)
+        if document is not None:  # else too large to inflate safely: the transcripts stand alone
+            data[run_document.MIME_TYPE] = document
         return data
 
 

@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 
-import { decodeRunDocument } from '../src/transcript/document';
+import {
+  decodeRunDocument,
+  MAX_DECODED_BYTES,
+  RunDocumentTooLarge
+} from '../src/transcript/document';
 
 function encode(doc: unknown): unknown {
   const data = gzipSync(Buffer.from(JSON.stringify(doc))).toString('base64');
@@ -23,6 +27,31 @@ describe('saved run documents', () => {
   it('drop blocks that are not objects', async () => {
     const doc = { header: {}, blocks: [{ id: 'k1' }, 'text', null, [1]] };
     assert.deepEqual((await decodeRunDocument(encode(doc))).blocks, [{ id: 'k1' }]);
+  });
+
+  it('stop inflating a document larger than the bound (a gzip bomb)', async () => {
+    // Half a megabyte of gzip that inflates to 400 MB: refused after the first 8 MB.
+    const zeros = Buffer.alloc(4 * 1024 * 1024, 0x20);
+    const chunk = gzipSync(zeros, { level: 9 });
+    const parts = [chunk];
+    const member = chunk; // concatenated gzip members inflate to their concatenation
+    for (let i = 1; i < 100; i++) {
+      parts.push(member);
+    }
+    const data = Buffer.concat(parts).toString('base64');
+    assert.ok(data.length < 1024 * 1024, `bomb is ${data.length} bytes of base64`);
+    const started = Date.now();
+    await assert.rejects(
+      decodeRunDocument({ version: 1, encoding: 'gzip+base64', data }),
+      RunDocumentTooLarge
+    );
+    assert.ok(Date.now() - started < 5000, 'refused while inflating, not after');
+  });
+
+  it('decode a large document under the bound', async () => {
+    const output = 'x'.repeat(MAX_DECODED_BYTES - 1024);
+    const doc = { header: {}, blocks: [{ id: 'k1', output }] };
+    assert.equal((await decodeRunDocument(encode(doc))).blocks[0].output, output);
   });
 
   it('refuse anything else', async () => {

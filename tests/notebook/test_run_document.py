@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+from pathlib import Path
 from types import SimpleNamespace as NS
 from typing import Any
 
@@ -64,3 +67,39 @@ def test_the_data_bundle_costs_little_in_a_saved_notebook() -> None:
     notebook = json.loads(saved_notebook(100))
     data = notebook["cells"][0]["outputs"][0]["data"]
     assert len(json.dumps(data[run_document.MIME_TYPE])) < 3_000  # 100 cards, compressed
+
+
+def test_a_document_that_inflates_past_the_bound_is_refused_while_inflating() -> None:
+    # Half a megabyte of gzip that inflates to 400 MB (the bomb a crafted notebook can carry).
+    member = gzip.compress(b" " * (4 * 1024 * 1024), compresslevel=9)
+    bomb = member * 100
+    assert len(bomb) < 1024 * 1024
+    value = {"version": 1, "encoding": "gzip+base64", "data": base64.b64encode(bomb).decode()}
+    with pytest.raises(ValueError, match="inflates to more than"):
+        run_document.decode(value)
+
+
+def test_a_run_too_large_to_inflate_safely_is_saved_with_its_transcripts_only() -> None:
+    big = [{"id": f"k{n}", "output": "x" * 100_000 + str(n)} for n in range(100)]
+    assert run_document.encode({"status": "done"}, big) is None
+    small = [{"id": "k1", "output": "x" * 100_000}]
+    value = run_document.encode({"status": "done"}, small)
+    assert value is not None and run_document.decode(value)["blocks"] == small
+
+
+def test_one_large_gzip_member_is_refused_too_and_a_cut_one_is_an_error() -> None:
+    member = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9)
+    encoded = base64.b64encode(member).decode()
+    with pytest.raises(ValueError, match="inflates to more than"):
+        run_document.decode({"version": 1, "encoding": "gzip+base64", "data": encoded})
+    good = run_document.encode({"status": "done"}, [])
+    assert good is not None
+    cut = base64.b64encode(base64.b64decode(good["data"])[:-12]).decode()
+    with pytest.raises(ValueError, match="cut short"):
+        run_document.decode({**good, "data": cut})
+
+
+def test_the_lab_extension_inflates_no_more_than_the_kernel_writes() -> None:
+    source = (Path(__file__).parents[2] / "labextension/src/transcript/document.ts").read_text()
+    assert "export const MAX_DECODED_BYTES = 8 * 1024 * 1024;" in source
+    assert run_document.MAX_DECODED_BYTES == 8 * 1024 * 1024

@@ -704,3 +704,28 @@ async def test_a_patch_card_shows_the_diff_coloured(lab: Lab, tmp_path: Any) -> 
     await expect(diff.locator(".ja-diff-add")).to_contain_text("<img src=x onerror=alert(1)>")
     assert await card.locator("img").count() == 1  # only the card's own (empty) image element
     await lab.shot("patch_card")
+
+
+EVIL_CLASSES = "ja-evil jp-mod-hidden lm-mod-hidden"
+
+
+async def test_state_values_that_become_classes_pick_only_known_ones(lab: Lab) -> None:
+    # A saved run in a notebook someone sent is untrusted: a crafted status, level, state or
+    # kind must not add classes (JupyterLab's own could hide or restyle its UI).
+    header = {"agent": "a", "status": f"done {EVIL_CLASSES}", "live": False}
+    blocks = [
+        {"id": "k1", "name": "t", "status": f"error {EVIL_CLASSES}", "output": "out"},
+        {"id": "k2", "name": "u", "status": "rejected", "approval": {"state": f"x {EVIL_CLASSES}"}},
+        {"id": "n:1", "kind": "notice", "level": f"error {EVIL_CLASSES}", "text": "notice text"},
+        {"id": "x:1", "kind": f"text {EVIL_CLASSES}", "label": "odd", "text": "odd kind"},
+    ]
+    await lab.mount(header=header, blocks=blocks)
+    await expect(lab.page.locator(".ja-tool")).to_have_count(2)
+    await expect(lab.page.locator(".ja-run")).to_contain_text("odd kind")
+    classes = set(
+        await lab.page.evaluate(
+            "() => [...document.querySelectorAll('*')].flatMap((e) => [...e.classList])"
+        )
+    )
+    assert not {"ja-evil", "jp-mod-hidden", "lm-mod-hidden"} & classes
+    assert {"ja-s-unknown", "ja-st-unknown", "ja-a-unknown", "ja-l-info", "ja-event"} <= classes

@@ -10,6 +10,16 @@ export interface RunDocument {
   blocks: Record<string, unknown>[];
 }
 
+/**
+ * The most a saved run may inflate to (bytes of JSON), as `MAX_DECODED_BYTES` in
+ * `run_document.py`: the kernel writes no larger document, and a crafted one (half a megabyte of
+ * gzip can inflate to hundreds) stops here, so the cell shows its HTML transcript instead.
+ */
+export const MAX_DECODED_BYTES = 8 * 1024 * 1024;
+
+/** A saved run larger than {@link MAX_DECODED_BYTES} once inflated. */
+export class RunDocumentTooLarge extends Error {}
+
 /** The header and blocks of a version-1 run document; throws when it is not one. */
 export async function decodeRunDocument(value: unknown): Promise<RunDocument> {
   const v = value as { version?: unknown; encoding?: unknown; data?: unknown } | null;
@@ -18,7 +28,7 @@ export async function decodeRunDocument(value: unknown): Promise<RunDocument> {
   }
   const bytes = Uint8Array.from(atob(v.data), c => c.charCodeAt(0));
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-  const doc = JSON.parse(await new Response(stream).text()) as unknown;
+  const doc = JSON.parse(await inflated(stream)) as unknown;
   const d = doc as Partial<RunDocument> | null;
   if (!d || typeof d !== 'object' || !Array.isArray(d.blocks) || typeof d.header !== 'object') {
     throw new Error('a run document needs a header and blocks');
@@ -27,4 +37,26 @@ export async function decodeRunDocument(value: unknown): Promise<RunDocument> {
     (b): b is Record<string, unknown> => typeof b === 'object' && b !== null && !Array.isArray(b)
   );
   return { header: { ...(d.header ?? {}) }, blocks };
+}
+
+/** The stream's text, read until {@link MAX_DECODED_BYTES} at most. */
+async function inflated(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) {
+      break;
+    }
+    size += value.byteLength;
+    if (size > MAX_DECODED_BYTES) {
+      await reader.cancel();
+      throw new RunDocumentTooLarge(
+        `the saved run inflates to more than ${MAX_DECODED_BYTES / 1024 / 1024} MB`
+      );
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
 }

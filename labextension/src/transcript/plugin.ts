@@ -16,8 +16,10 @@ import { decodeRunDocument, MIME_TYPE } from './document';
 /** Draws one saved run. */
 export class RunRenderer extends Widget implements IRenderMime.IRenderer {
   private _cleanup: (() => void) | null = null;
+  private _html: IRenderMime.IRenderer | null = null;
 
-  constructor() {
+  /** @param rendermime draws the HTML transcript when the saved run cannot be drawn. */
+  constructor(private readonly _rendermime?: IRenderMimeRegistry) {
     super();
     this.addClass('ja-saved-run');
     this.node.dataset.mimeType = MIME_TYPE; // as JupyterLab's own renderers mark their output
@@ -26,6 +28,8 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     this._cleanup?.();
     this._cleanup = null;
+    this._html?.dispose();
+    this._html = null;
     try {
       const doc = await decodeRunDocument(model.data[MIME_TYPE]);
       const header = { ...doc.header, live: false };
@@ -39,15 +43,33 @@ export class RunRenderer extends Widget implements IRenderMime.IRenderer {
       this.node.replaceChildren();
       this._cleanup = runWidget.render({ model: fake, el: this.node });
     } catch (e) {
-      this.node.textContent =
-        `This agent run could not be drawn (${String(e)}); ` +
-        'the notebook file still holds its HTML transcript.';
+      await this._showTranscript(model, String(e));
     }
+  }
+
+  /** The run's HTML transcript (drawn, and sanitised unless trusted, as any HTML output). */
+  private async _showTranscript(model: IRenderMime.IMimeModel, why: string): Promise<void> {
+    const note = document.createElement('div');
+    note.className = 'ja-saved-note';
+    const html = this._rendermime && model.data['text/html'] !== undefined;
+    note.textContent = html
+      ? `The cards of this agent run could not be drawn (${why}); its transcript follows.`
+      : `This agent run could not be drawn (${why}); the notebook file still holds its ` +
+        'HTML transcript.';
+    this.node.replaceChildren(note);
+    if (!html) {
+      return;
+    }
+    this._html = this._rendermime!.createRenderer('text/html');
+    await this._html.renderModel(model);
+    this.node.append(this._html.node);
   }
 
   dispose(): void {
     this._cleanup?.();
     this._cleanup = null;
+    this._html?.dispose();
+    this._html = null;
     super.dispose();
   }
 }
@@ -63,7 +85,7 @@ export const transcriptPlugin: JupyterFrontEndPlugin<void> = {
         safe: true, // it sanitises like the live widget: markdown-it, then DOMPurify
         mimeTypes: [MIME_TYPE],
         defaultRank: 10,
-        createRenderer: () => new RunRenderer()
+        createRenderer: () => new RunRenderer(rendermime)
       },
       10
     );

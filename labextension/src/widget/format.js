@@ -17,6 +17,22 @@ export const STATUS_WORDS = {
   cancelled: "cancelled", waiting: "needs approval", running: "running",
 };
 
+/** The values of the state fields that become CSS classes. A saved run in a notebook someone
+ * sent is untrusted: its values pick one of these, never a class of their own choosing. */
+const KNOWN = {
+  run: ["running", "waiting", "done", "failed", "cancelled", "background"],
+  tool: ["running", "waiting", "done", "error", "timeout", "rejected", "blocked", "cancelled"],
+  approval: ["pending", "approved", "rejected", "expired"],
+  level: ["info", "warning", "error"],
+  kind: ["text", "reasoning", "tool", "notice", "event"],
+};
+
+/** `value` when it is a known value of `field`, else `fallback` (a value with no style).
+ * @param {keyof typeof KNOWN} field @param {unknown} value @param {string} fallback */
+export function known(field, value, fallback) {
+  return typeof value === "string" && KNOWN[field].includes(value) ? value : fallback;
+}
+
 /** @param {number} ms @param {boolean} [clock] whole seconds, for a ticking clock */
 export function duration(ms, clock) {
   if (ms < 1000 && !clock) return `${Math.round(ms)} ms`;

@@ -3,7 +3,7 @@
 // Untrusted text reaches the DOM only as text nodes or through markdown.js (markdown-it,
 // then DOMPurify).
 import { children, h } from "./dom.js";
-import { LABELS, duration } from "./format.js";
+import { LABELS, duration, known } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 import { toolView } from "./tool_card.js";
 
@@ -61,13 +61,14 @@ function render({ model, el }) {
     agent.textContent = hd.agent || "agent";
     modelName.textContent = hd.model || "";
     pill.textContent = LABELS[hd.status] || hd.status || "";
-    pill.className = `ja-pill ja-s-${hd.status}`;
-    detail.className = `ja-detail ja-s-${hd.status}`;
+    const status = known("run", hd.status, "unknown");
+    pill.className = `ja-pill ja-s-${status}`;
+    detail.className = `ja-detail ja-s-${status}`;
     detail.textContent = hd.detail || "";
     const t = hd.tokens;
-    const known = !!t && t.total > 0; // no "0 tokens" before usage is known
-    tokens.textContent = known ? `${t.total.toLocaleString()} tokens` : "";
-    tokens.title = known ? `${t.input.toLocaleString()} in · ${t.output.toLocaleString()} out` : "";
+    const counted = !!t && t.total > 0; // no "0 tokens" before usage is known
+    tokens.textContent = counted ? `${t.total.toLocaleString()} tokens` : "";
+    tokens.title = counted ? `${t.input.toLocaleString()} in · ${t.output.toLocaleString()} out` : "";
     stop.hidden = !(hd.live && LIVE.includes(hd.status));
     stop.disabled = !live() || ui.stopping;
     if (ui.stopping) stop.textContent = "Stopping…";
@@ -111,7 +112,7 @@ function render({ model, el }) {
       renderMarkdown(textOf(b), target, v.kind === "text" && !header().live);
     }
     else if (v.kind === "notice") {
-      v.el.className = `ja-notice ja-l-${b.level || "info"}`;
+      v.el.className = `ja-notice ja-l-${known("level", b.level || "info", "info")}`;
       target.replaceChildren(b.text || "");
     } else target.replaceChildren(h("span", "ja-label", b.label || v.kind), " ", b.text || "");
   }
@@ -123,7 +124,7 @@ function render({ model, el }) {
     /** @type {ChildNode | null} */
     let prev = null;
     for (const b of blocks) {
-      const kind = b.kind || "tool";
+      const kind = known("kind", b.kind || "tool", "event");
       seen.add(b.id);
       let v = views.get(b.id);
       if (!v || v.kind !== kind) {

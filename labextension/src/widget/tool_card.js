@@ -3,7 +3,7 @@
 import { drawAnsi } from "./ansi.js";
 import { children, h } from "./dom.js";
 import { codeRuns } from "./highlight.js";
-import { ICONS, STATUS_WORDS, decided, duration, pretty, schemaHint } from "./format.js";
+import { ICONS, STATUS_WORDS, decided, duration, known, pretty, schemaHint } from "./format.js";
 
 const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
 
@@ -153,7 +153,7 @@ export function toolView(ctx) {
 
   v.sync = () => {
     const b = blk();
-    const st = b.status || "done";
+    const st = known("tool", b.status || "done", "unknown");
     card.className = `ja-tool ja-st-${st}` + (b.terminal ? " ja-terminal" : "");
     icon.textContent = ICONS[st] || "";
     name.textContent = b.name || "tool";
@@ -193,7 +193,7 @@ export function toolView(ctx) {
     const pending = a.state === "pending";
     form.hidden = !(pending && a.interactive && ctx.headerLive());
     done.hidden = !form.hidden;
-    done.className = `ja-decided ja-a-${a.state}`;
+    done.className = `ja-decided ja-a-${known("approval", a.state, "unknown")}`;
     done.textContent = decided(a) + (b.escalation && !pending ? " to run outside the sandbox" : "");
     escalation.textContent = b.escalation ? `Run outside the sandbox? ${b.escalation}` : "";
     escalation.hidden = !b.escalation;
