@@ -5,11 +5,13 @@
   read-only; no network unless allowed) or ``danger-full-access`` (no sandbox). A sandboxed
   mode without bubblewrap is a :class:`SandboxUnavailable` error, never a silent fallback.
 * :func:`is_known_safe` says whether a shell command line only reads.
+* :func:`is_dangerous` says whether a shell command line might destroy data (``rm -rf``).
 """
 
 from __future__ import annotations
 
 from .bwrap import SandboxMode, SandboxUnavailable, find_bwrap
+from .dangerous import is_dangerous
 from .run import CommandResult, SandboxPolicy, run_sandboxed, scrubbed_env
 from .safety import is_known_safe
 
@@ -19,6 +21,7 @@ __all__ = [
     "SandboxPolicy",
     "SandboxUnavailable",
     "find_bwrap",
+    "is_dangerous",
     "is_known_safe",
     "run_sandboxed",
     "scrubbed_env",

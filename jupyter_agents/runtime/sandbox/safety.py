@@ -1,102 +1,161 @@
-"""Which shell commands are known to be safe: they only read, and only what is already there.
+"""Which shell command lines are known to be safe: they only read, and only what is there.
 
-Commands are parsed with ``shlex`` (never matched as substrings). A command line is safe when it
-has no redirection, no background job, no command or process substitution, no variable
-expansion, and every command in it (joined by ``|``, ``&&``, ``||`` or ``;``) is a known
-read-only program with options that keep it read-only. Anything unknown is unsafe.
+A line is parsed with tree-sitter-bash (:mod:`._bash`); it must consist only of plain words
+joined by ``&&``, ``||``, ``;``, ``|`` or newlines (no comment, substitution, expansion,
+redirection, heredoc, assignment, subshell, group or background job). ``bash -lc SCRIPT``,
+``sh -c SCRIPT`` and ``zsh -lc SCRIPT`` are read as their script, as Codex does. Then every
+command must match one of the exact forms below, with options resolved the way GNU programs
+read them (abbreviated long options, short clusters, ``--``). Anything unknown is unsafe.
 """
 
 from __future__ import annotations
 
-import shlex
+import re
+from collections.abc import Callable, Sequence
 
-__all__ = ["is_known_safe"]
+from ._bash import PlainCommand, plain_commands, shell_script
+from ._options import OptionRules, operands
 
-_READ_ONLY = frozenset(
+__all__ = ["READ_ONLY_PROGRAMS", "is_known_safe"]
+
+READ_ONLY_PROGRAMS = frozenset(
     {
-        "ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "grep", "egrep", "fgrep",
-        "rg", "sort", "uniq", "cut", "tr", "diff", "cmp", "stat", "file", "which", "whoami",
-        "date", "uname", "true", "false", "basename", "dirname", "realpath", "readlink", "du",
-        "df", "tree", "nl", "column", "id", "hostname", "env", "seq", "expr", "test", "[",
+        "basename", "cat", "cd", "cmp", "column", "cut", "df", "diff", "dirname", "du", "echo",
+        "egrep", "expr", "false", "fgrep", "grep", "head", "id", "ls", "nl", "numfmt", "paste",
+        "printenv", "printf", "pwd", "readlink", "realpath", "rev", "seq", "stat", "tac",
+        "tail", "test", "tr", "true", "uname", "wc", "which", "whoami",
     }
 )  # fmt: skip
-_GIT_READ_ONLY = frozenset({"status", "diff", "log", "show", "blame", "ls-files", "rev-parse"})
-_WRITING_OPTIONS: dict[str, tuple[str, ...]] = {
-    "sort": ("-o", "--output", "--compress-program"),
-    "tree": ("-o",),
-    "date": ("-s", "--set"),
-    "hostname": ("-F", "--file", "-b", "--boot"),
-    "file": ("-C", "--compile"),
-    "rg": ("--pre", "--hostname-bin", "-z", "--search-zip"),
+"""Programs that only read and print whatever their options and operands: safe with any
+arguments, globs included."""
+
+_RULES = {
+    "base64": OptionRules(banned_short="o", banned_long=frozenset({"output"})),
+    "sort": OptionRules(
+        banned_short="oT",
+        banned_long=frozenset({"output", "compress-program", "temporary-directory"}),
+    ),
+    "file": OptionRules(banned_short="C", banned_long=frozenset({"compile"})),
+    "tree": OptionRules(banned_short="oR", banned_long=frozenset({"output"})),
+    "rg": OptionRules(
+        banned_short="z", banned_long=frozenset({"pre", "hostname-bin", "search-zip"})
+    ),
 }
-"""Options that make a read-only program write, change the system or run another program."""
-_MAX_OPERANDS = {"uniq": 1, "hostname": 0}
-"""Programs whose later operands are written: ``uniq IN OUT``, ``hostname NAME``."""
-_OPERATORS = frozenset({"|", "&&", "||", ";"})
-_FIND_WRITES = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
-                          "-fprint0", "-fprintf", "-fls"})  # fmt: skip
+"""Programs that read unless given one of these options (``tree -R`` writes 00Tree.html files;
+``sort -T`` writes temporary files; ``rg -z`` runs decompressors)."""
+
+_UNIQ = OptionRules(
+    short_values="fsw", long_values=frozenset({"skip-fields", "skip-chars", "check-chars"})
+)
+_DATE = OptionRules(
+    banned_short="s", banned_long=frozenset({"set"}), short_values="dfr",
+    long_values=frozenset({"date", "file", "reference", "resolution"}),
+)  # fmt: skip
+_HOSTNAME = OptionRules(banned_short="bF", banned_long=frozenset({"boot", "file"}))
+_FIND_WRITES = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint",
+                          "-fprint0", "-fprintf"})  # fmt: skip
+_SED_PRINT = re.compile(r"(?:\d+,)?\d+p")
 
 
-def _command_is_safe(words: list[str]) -> bool:
-    if not words:
+def _uniq(args: Sequence[str]) -> bool:
+    found = operands(args, _UNIQ)  # uniq [INPUT [OUTPUT]]: a second operand is written
+    return found is not None and len(found) <= 1
+
+
+def _date(args: Sequence[str]) -> bool:
+    found = operands(args, _DATE)  # an operand that is not +FORMAT sets the clock
+    return found is not None and all(arg.startswith("+") for arg in found)
+
+
+def _hostname(args: Sequence[str]) -> bool:
+    return operands(args, _HOSTNAME) == []  # an operand sets the host (or NIS) name
+
+
+def _sed(args: Sequence[str]) -> bool:
+    """Only ``sed -n N[,M]p [FILE]``: any other script may write (``w``) or run (``e``)."""
+    if len(args) not in (2, 3) or args[0] != "-n" or not _SED_PRINT.fullmatch(args[1]):
         return False
-    program, args = words[0], words[1:]
-    if "/" in program:  # a path: it could be anything
+    return len(args) == 2 or not args[2].startswith("-")  # -fFILE, --expression=...: a script
+
+
+def _find(args: Sequence[str]) -> bool:
+    return not _FIND_WRITES.intersection(args)
+
+
+def _env(args: Sequence[str]) -> bool:
+    return not args  # with arguments it runs another program
+
+
+def _with_rules(rules: OptionRules) -> Callable[[Sequence[str]], bool]:
+    return lambda args: operands(args, rules) is not None
+
+
+_FORMS: dict[str, Callable[[Sequence[str]], bool]] = {
+    "date": _date,
+    "env": _env,
+    "find": _find,
+    "hostname": _hostname,
+    "sed": _sed,
+    "uniq": _uniq,
+    **{program: _with_rules(rules) for program, rules in _RULES.items()},
+}
+"""Programs safe only in some forms: each check gets the arguments after the program name."""
+
+
+def _command_is_safe(command: PlainCommand) -> bool:
+    program, args = command.words[0], command.words[1:]
+    if 0 in command.patterns or "/" in program:  # a path could be anything
+        return False
+    if program in READ_ONLY_PROGRAMS:
+        return True
+    if command.patterns:  # a glob could expand to an option such as -i or --output=F
         return False
     if program == "git":
-        while args and args[0] == "--no-pager":
-            args = args[1:]
-        subcommand = args[0] if args else None  # options before it (-c, --exec-path) could run code
-        return subcommand in _GIT_READ_ONLY and not any(
-            a.startswith(("--output", "-o")) or a == "--ext-diff" for a in args
-        )
-    if program == "find":
-        return not any(a in _FIND_WRITES for a in args)
-    if program == "sed":
-        return (
-            "-n" in args
-            and not any(a.startswith(("-i", "--in-place")) for a in args)
-            and (not any(a.endswith(("w", "W")) and not a.startswith("-") for a in args[1:]))
-        )
-    if program == "env":
-        return not args  # with arguments it runs another program
-    if program not in _READ_ONLY:
-        return False
-    banned = _WRITING_OPTIONS.get(program, ())
-    if any(
-        a == b or a.startswith(b + "=") or _short_cluster_has(a, b) for a in args for b in banned
-    ):
-        return False
-    positional = [a for a in args if not a.startswith("-")]
-    return len(positional) <= _MAX_OPERANDS.get(program, len(positional))
-
-
-def _short_cluster_has(arg: str, option: str) -> bool:
-    """Whether ``arg`` is a cluster of short options (``-rno``) that includes ``option``
-    (a short option such as ``-o``), or ``option`` with its value attached (``-oFILE``)."""
-    if len(option) != 2 or not arg.startswith("-") or arg.startswith("--"):
-        return False
-    return option[1] in arg[1:]
+        return _git_is_safe(args)
+    check = _FORMS.get(program)
+    return check is not None and check(args)
 
 
 def is_known_safe(command: str) -> bool:
-    """Whether ``command`` (a shell command line) only reads; unknown means no."""
-    if not command.strip() or any(c in command for c in "`$\n\r"):
-        return False  # substitutions, expansions, several lines
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError:
-        return False  # unbalanced quotes
-    words: list[str] = []
-    for token in tokens:
-        if token in _OPERATORS:
-            if not _command_is_safe(words):
-                return False
-            words = []
-        elif set(token) <= set("|&;<>()"):
-            return False  # a redirection, a background job or a subshell
-        else:
-            words.append(token)
-    return _command_is_safe(words)
+    """Whether the shell command line ``command`` only reads; unknown means no."""
+    commands = plain_commands(command)
+    if commands and len(commands) == 1 and not commands[0].patterns:
+        script = shell_script(commands[0].words)
+        if script is not None:
+            commands = plain_commands(script)
+    return bool(commands) and all(_command_is_safe(c) for c in commands or ())
+
+
+_GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "branch", "blame", "ls-files",
+                            "rev-parse"})  # fmt: skip
+_GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-replace-objects", "--literal-pathspecs",
+                               "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
+                               "--no-optional-locks", "--no-advice"})  # fmt: skip
+"""The only options allowed before a git subcommand: flags without a value that change no
+config (``-c``, ``--config-env``, ``--git-dir``, ``--exec-path``, ``-C`` and ``-p`` are out)."""
+_GIT_ARGS = OptionRules(
+    banned_long=frozenset({"output", "ext-diff", "textconv", "exec", "paginate",
+                           "open-files-in-pager"}),
+    exact=frozenset({"text"}),
+)  # fmt: skip
+"""Subcommand options that write a file or run a program (abbreviations included)."""
+_GIT_BRANCH_LISTING = frozenset({"--list", "-l", "--show-current", "-a", "--all", "-r",
+                                 "--remotes", "-v", "-vv", "--verbose"})  # fmt: skip
+
+
+def _git_is_safe(args: Sequence[str]) -> bool:
+    index = 0
+    while index < len(args) and args[index] in _GIT_GLOBAL_FLAGS:
+        index += 1
+    if index == len(args) or args[index] not in _GIT_READ_ONLY:
+        return False  # the first word after the global options is the subcommand
+    subcommand, rest = args[index], args[index + 1 :]
+    if operands(rest, _GIT_ARGS) is None:
+        return False
+    return subcommand != "branch" or _git_branch_lists(rest)
+
+
+def _git_branch_lists(args: Sequence[str]) -> bool:
+    """``git branch`` only lists: no arguments, or only listing flags (a name creates, renames
+    or deletes a branch), as Codex has it."""
+    return not args or all(a in _GIT_BRANCH_LISTING or a.startswith("--format=") for a in args)

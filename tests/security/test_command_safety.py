@@ -1,0 +1,119 @@
+"""Which shell lines run without asking (known safe) and which always ask (dangerous): Codex's
+own cases and our attacks (``command_cases.py``), the parser checked against a real ``sh``, and
+the speed of the check that runs before every shell call."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from jupyter_agents.runtime.sandbox import is_dangerous, is_known_safe
+from jupyter_agents.runtime.sandbox._bash import plain_commands
+
+from .command_cases import DANGEROUS_CASES, PARSE_CASES, SAFE_CASES, Case
+
+
+def _id(case: Case) -> str:
+    return repr(case.command[:60])
+
+
+@pytest.mark.parametrize("case", SAFE_CASES, ids=_id)
+def test_is_known_safe(case: Case) -> None:
+    assert is_known_safe(case.command) is case.expected, case
+
+
+@pytest.mark.parametrize("case", DANGEROUS_CASES, ids=_id)
+def test_is_dangerous(case: Case) -> None:
+    assert is_dangerous(case.command) is case.expected, case
+
+
+@pytest.mark.parametrize(("script", "words", "origin"), PARSE_CASES, ids=lambda v: repr(v)[:50])
+def test_plain_commands(script: str, words: list[list[str]] | None, origin: str) -> None:
+    parsed = plain_commands(script)
+    got = None if parsed is None else [list(c.words) for c in parsed]
+    assert got == words, origin
+
+
+def test_no_line_is_both_safe_and_dangerous() -> None:
+    lines = [c.command for c in SAFE_CASES + DANGEROUS_CASES]
+    assert [line for line in lines if is_known_safe(line) and is_dangerous(line)] == []
+
+
+def test_patterns_mark_the_words_the_shell_may_rewrite() -> None:
+    parsed = plain_commands("ls *.py '*.md' ~/x a=~/y HEAD~1 {a,b} \"[x]\"")
+    assert parsed is not None
+    assert parsed[0].patterns == {1, 3, 4, 6}
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _sh_words(script: str, programs: set[str], cwd: Path) -> list[list[str]]:
+    """The words ``sh -c`` passes to each program of ``script``: every program is replaced
+    by a function that prints its arguments."""
+    prelude = "exec 3>&1\n" + "".join(  # fd 3: a pipeline's left side writes to the pipe
+        f"{name}() {{ command printf '%s\\037' {name} \"$@\" >&3; command printf '\\036' >&3; }}\n"
+        for name in sorted(programs)
+    )
+    done = subprocess.run(
+        ["sh", "-c", prelude + script], cwd=cwd, capture_output=True, text=True, timeout=30
+    )
+    records = [r for r in done.stdout.split("\x1e") if r]
+    return [record.split("\x1f")[:-1] for record in records]
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs sh")
+def test_the_parser_reads_words_as_sh_does(tmp_path: Path) -> None:
+    """Every accepted script, run by the real sh with its programs replaced by printers, gives
+    the programs exactly the words the parser found (pipelines in any order)."""
+    scripts = [script for script, words, _ in PARSE_CASES if words]
+    scripts += [c.command for c in SAFE_CASES if c.expected and len(c.command) < 500]
+    checked = 0
+    for script in scripts:
+        commands = plain_commands(script)
+        assert commands is not None, script
+        if not commands or any(c.patterns for c in commands):
+            continue  # globs and tildes are the shell's to expand
+        programs = {c.words[0] for c in commands}
+        if not all(_NAME.fullmatch(p) for p in programs):
+            continue
+        expected = sorted([list(c.words) for c in commands])
+        assert sorted(_sh_words(script, programs, tmp_path)) == expected, script
+        checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize(
+    ("line", "made"),
+    [
+        ("cat x#; touch pwned", "pwned"),
+        ("test -e a#|| touch pwned", "pwned"),
+        ("uniq -- IN -OUT", "-OUT"),
+        ("sort --out=pwned IN", "pwned"),
+        ("sed -n 1p '--expression=w pwned' IN", "pwned"),
+    ],
+)
+def test_the_attacks_are_real_and_not_known_safe(tmp_path: Path, line: str, made: str) -> None:
+    """Each line writes a file when sh runs it: that is why it must not run unasked."""
+    (tmp_path / "IN").write_text("a\nb\n")
+    (tmp_path / "1p").write_text("line\n")
+    subprocess.run(["sh", "-c", line], cwd=tmp_path, capture_output=True, timeout=30)
+    assert (tmp_path / made).exists()
+    assert not is_known_safe(line)
+
+
+def test_the_check_is_fast() -> None:
+    typical = "ls -la && cat README.md"
+    start = time.perf_counter()
+    for _ in range(200):
+        assert is_known_safe(typical)
+    assert (time.perf_counter() - start) / 200 < 0.002  # measured: about 0.03 ms
+    longest = "cat " + "a " * (32 * 1024 - 3)
+    start = time.perf_counter()
+    assert is_known_safe(longest) and not is_dangerous(longest)
+    assert time.perf_counter() - start < 2.0  # linear in the line: tens of milliseconds
