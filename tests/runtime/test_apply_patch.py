@@ -1,5 +1,7 @@
 """apply_patch: the patch format, the workspace editor's safety (nothing outside the workspace,
-all or nothing), the tool in the model loop with approvals, and both wire formats over HTTP."""
+all or nothing), the tool in the model loop with approvals, and both wire formats over HTTP.
+(Attacks are in tests/security/test_patch_attacks.py; Codex's and the SDK's own cases in
+test_apply_patch_parity.py.)"""
 
 from __future__ import annotations
 
@@ -74,7 +76,8 @@ def test_apply_diff_updates_with_several_hunks_and_creates() -> None:
     out = apply_diff(APP, diff)
     assert "print('hello')" in out and "raise SystemExit(main())" in out
     assert out.count("\n") == APP.count("\n")
-    assert apply_diff("", "+a\n+b\n", mode="create") == "a\nb\n"
+    assert apply_diff("", "+a\n+b\n", mode="create") == "a\nb"  # as the SDK: no newline added
+    assert apply_diff("", "+a\n+b\n+\n", mode="create") == "a\nb\n"
 
 
 def test_context_at_the_end_of_the_file_and_crlf_files() -> None:
@@ -83,7 +86,7 @@ def test_context_at_the_end_of_the_file_and_crlf_files() -> None:
 
 
 def test_a_hunk_that_does_not_apply_says_which_and_where() -> None:
-    with pytest.raises(PatchError, match="hunk 2: context not found near line"):
+    with pytest.raises(PatchError, match="hunk 2: its context was not found after line 5"):
         apply_diff(APP, "@@\n-    print('hi')\n+    print('x')\n@@\n-nothing like this\n+y\n")
 
 
@@ -102,9 +105,10 @@ def test_a_whole_patch_reads_every_operation() -> None:
     ]
     for bad, why in (
         ("*** Add File: a\n+x\n*** End Patch", "Begin Patch"),
-        ("*** Begin Patch\n+x\n*** End Patch", "expected"),
-        ("*** Begin Patch\n*** Delete File: a\n+x\n*** End Patch", "takes no lines"),
+        ("*** Begin Patch\n+x\n*** End Patch", "'\\+x' is not a valid hunk header"),
+        ("*** Begin Patch\n*** Delete File: a\n+x\n*** End Patch", "line 3: '\\+x' is not"),
         ("*** Begin Patch\n*** End Patch", "changes no file"),
+        ("*** Begin Patch\n*** Update File: a\n*** End Patch", "hunk for path 'a' is empty"),
     ):
         with pytest.raises(PatchError, match=why):
             parse_patch(bad)
@@ -124,27 +128,31 @@ def test_every_operation_golden(ws: Path) -> None:
             PatchOp("delete_file", "old.txt"),
         ]
     )
-    assert done == [
-        "created notes/todo.md",
-        "updated src/app.py and moved it to src/main.py",
-        "deleted old.txt",
+    assert done == [  # worded as the SDK's editor words them
+        "Created notes/todo.md",
+        "Updated src/app.py\nMoved src/app.py to src/main.py",
+        "Deleted old.txt",
     ]
-    assert (ws / "notes" / "todo.md").read_text() == "one\ntwo\n"
+    assert (ws / "notes" / "todo.md").read_text() == "one\ntwo"  # V4A: no newline added
     assert not (ws / "src" / "app.py").exists()
     assert (ws / "src" / "main.py").read_text() == APP.replace("print('hi')", "print('ho')")
     assert not (ws / "old.txt").exists()
-    assert not list(ws.rglob("*.tmp"))
+    assert not [p for p in ws.rglob("*") if ".patch-" in p.name]  # no temporary file left
 
 
 @pytest.mark.parametrize(
     ("path", "why"),
     [
-        ("/etc/passwd", "absolute"),
+        ("/etc/passwd", "outside the workspace"),
         ("../outside.txt", "outside the workspace"),
         ("src/../../outside.txt", "outside the workspace"),
-        ("escape/outside.txt", "outside the workspace"),  # through a symlinked folder
+        ("escape/outside.txt", "symbolic link 'escape'"),  # a symlinked folder: never followed
         (".git/config", "inside .git"),
+        ("sub/.git/hooks/pre-commit", "inside .git"),
+        (".jupyter_agents/index.db", "inside .jupyter_agents"),
         ("", "needs the path"),
+        ("src", "is a folder"),
+        (".", "names a folder"),
     ],
 )
 def test_malicious_paths_are_refused_and_nothing_changes(ws: Path, path: str, why: str) -> None:
@@ -158,19 +166,27 @@ def test_malicious_paths_are_refused_and_nothing_changes(ws: Path, path: str, wh
 
 def test_a_failing_hunk_changes_nothing(ws: Path) -> None:
     before = snapshot(ws)
-    with pytest.raises(PatchError, match=r"hunk 1: context not found near line 1 of src/app\.py"):
+    with pytest.raises(PatchError, match=r"src/app\.py: hunk 1: its context was not found"):
         WorkspaceEditor(ws).apply(
             [PatchOp("delete_file", "old.txt"), PatchOp("update_file", "src/app.py", "-nope\n+x\n")]
         )
     assert snapshot(ws) == before
 
 
-def test_create_over_an_existing_file_and_update_of_a_missing_one_are_refused(ws: Path) -> None:
+def test_create_over_an_existing_file_replaces_it_and_a_missing_file_is_refused(
+    ws: Path,
+) -> None:
     editor = WorkspaceEditor(ws)
-    with pytest.raises(PatchError, match="exists already"):
-        editor.apply([PatchOp("create_file", "old.txt", "+x\n")])
+    # As Codex and the SDK do; the model is told that a file was there.
+    done = editor.apply([PatchOp("create_file", "old.txt", "+x\n+")])
+    assert done == ["Created old.txt (it replaced the file that was there)"]
+    assert (ws / "old.txt").read_text() == "x\n"
     with pytest.raises(PatchError, match=r"no file 'gone\.txt'"):
         editor.apply([PatchOp("update_file", "gone.txt", "-a\n+b\n")])
+    with pytest.raises(PatchError, match=r"no file 'gone\.txt' to delete"):
+        editor.apply([PatchOp("delete_file", "gone.txt")])
+    with pytest.raises(PatchError, match="has no hunk"):
+        editor.apply([PatchOp("update_file", "old.txt", "")])
     with pytest.raises(UserError, match="not a folder"):
         WorkspaceEditor(ws / "nope")
 
@@ -235,15 +251,15 @@ async def test_the_model_loop_applies_a_patch_and_reports_it(ws: Path) -> None:
         "diff": "-    print('hi')\n+    print('ok')\n",
     }
     model = ScriptedModel([[patch_call(op)], ["Patched."]])
-    agent = Agent(name="p", model=model, tools=[ApplyPatchTool(WorkspaceEditor(ws))])
-    result = await Runner.run(agent, "Change the greeting.")
+    tool = ApplyPatchTool(WorkspaceEditor(ws), approval_policy="on-request")
+    result = await Runner.run(Agent(name="p", model=model, tools=[tool]), "Change the greeting.")
     assert "print('ok')" in (ws / "src" / "app.py").read_text()
     sent = model.requests[1].input[-1]
     assert sent == {
         "type": "apply_patch_call_output",
         "call_id": "p1",
         "status": "completed",
-        "output": "Done: updated src/app.py.",
+        "output": "Updated src/app.py",
     }
     assert result.new_items[1].status == "ok"
 
@@ -251,10 +267,10 @@ async def test_the_model_loop_applies_a_patch_and_reports_it(ws: Path) -> None:
 async def test_a_failing_patch_is_told_to_the_model_as_failed(ws: Path) -> None:
     op = {"type": "update_file", "path": "src/app.py", "diff": "-no such line\n+x\n"}
     model = ScriptedModel([[patch_call(op)], ["Sorry."]])
-    agent = Agent(name="p", model=model, tools=[ApplyPatchTool(WorkspaceEditor(ws))])
-    result = await Runner.run(agent, "Change it.")
+    tool = ApplyPatchTool(WorkspaceEditor(ws), approval_policy="on-request")
+    result = await Runner.run(Agent(name="p", model=model, tools=[tool]), "Change it.")
     sent = model.requests[1].input[-1]
-    assert sent["status"] == "failed" and "context not found" in sent["output"]
+    assert sent["status"] == "failed" and "context was not found" in sent["output"]
     assert result.new_items[1].status == "error"
     assert (ws / "src" / "app.py").read_text() == APP
 
@@ -292,9 +308,10 @@ async def test_a_custom_editor_gets_the_sdk_operations(ws: Path) -> None:
 
     op = {"type": "create_file", "path": "a.txt", "diff": "+x\n"}
     model = ScriptedModel([[patch_call(op)], ["ok"]])
-    await Runner.run(Agent(name="p", model=model, tools=[ApplyPatchTool(Recorder())]), "go")
+    tool = ApplyPatchTool(Recorder(), approval_policy="never")
+    await Runner.run(Agent(name="p", model=model, tools=[tool]), "go")
     assert [(c.type, c.path, c.diff) for c in calls] == [("create_file", "a.txt", "+x\n")]
-    assert model.requests[1].input[-1]["output"] == "Done: made a.txt."
+    assert model.requests[1].input[-1]["output"] == "made a.txt"
     with pytest.raises(UserError, match="editor must be"):
         ApplyPatchTool(editor="vim")  # type: ignore[arg-type]
 
@@ -327,10 +344,12 @@ async def test_over_http_in_both_wire_formats(
     agent = Agent(
         name="p",
         model=cls("gpt-test", openai_client=client),
-        tools=[ApplyPatchTool(WorkspaceEditor(ws))],
+        tools=[ApplyPatchTool(WorkspaceEditor(ws), approval_policy="on-request")],
     )
     result = await Runner.run(agent, "Write hello.md.")
-    assert result.final_output == "Written." and (ws / "hello.md").read_text() == "# Hi\n"
+    assert result.final_output == "Written."
+    # A Responses diff is the SDK's V4A (no newline added), a whole patch is Codex's.
+    assert (ws / "hello.md").read_text() == ("# Hi" if kind == "responses" else "# Hi\n")
     first, second = (r.body for r in openai_server.model_requests)
     if kind == "responses":
         assert first["tools"] == [{"type": "apply_patch"}]
@@ -339,4 +358,4 @@ async def test_over_http_in_both_wire_formats(
     else:
         assert first["tools"][0]["function"]["name"] == "apply_patch"
         assert not (ws / "old.txt").exists()  # both operations of the one call
-        assert "created hello.md; deleted old.txt" in json.dumps(second["messages"])
+        assert "Created hello.md\\nDeleted old.txt" in json.dumps(second["messages"])

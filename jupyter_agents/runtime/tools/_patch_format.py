@@ -1,6 +1,6 @@
-"""The patch format of the ``apply_patch`` tool (V4A): reading it and applying it to text.
+"""The patch format of the ``apply_patch`` tool: reading a whole patch into file operations.
 
-A whole patch (what Chat Completions models send) looks like::
+A whole patch (what Chat Completions models send, in Codex's grammar) looks like::
 
     *** Begin Patch
     *** Add File: notes/todo.md
@@ -14,19 +14,29 @@ A whole patch (what Chat Completions models send) looks like::
     *** End Patch
 
 The Responses API sends one operation per call instead: a type, a path and the diff of that
-file alone (``+`` lines for a new file; ``@@`` hunks of context `` ``, removed ``-`` and added
-``+`` lines for an update).
+file alone, in the SDK's V4A form (``+`` lines for a new file; ``@@`` hunks of context `` ``,
+removed ``-`` and added ``+`` lines for an update). The two differ in small ways (where a hunk
+that only adds lines goes, whether a file gains a final newline); an operation read from a
+whole patch is marked ``style="codex"`` and applied as Codex applies it (see ``_patch_apply``).
+Reading is as lenient as Codex's: padded markers and headers, blank lines between hunks, a
+patch wrapped in a ``<<EOF`` heredoc.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["PatchError", "PatchOp", "apply_diff", "parse_patch"]
+__all__ = ["CodexChunk", "PatchError", "PatchOp", "codex_chunks", "parse_patch"]
 
 OpType = Literal["create_file", "update_file", "delete_file"]
+Style = Literal["v4a", "codex"]
+
+BEGIN, END = "*** Begin Patch", "*** End Patch"
+ADD, DELETE, UPDATE = "*** Add File: ", "*** Delete File: ", "*** Update File: "
+MOVE = "*** Move to: "
+END_OF_FILE = "*** End of File"
+_HEREDOCS = ("<<EOF", "<<'EOF'", '<<"EOF"')
 
 
 class PatchError(ValueError):
@@ -41,155 +51,163 @@ class PatchOp:
     path: str
     diff: str = ""
     move_to: str | None = None
+    style: Style = "v4a"
+    """How ``diff`` reads: the SDK's V4A (a Responses operation) or Codex's (a whole patch)."""
 
 
 @dataclass
-class _Hunk:
-    anchor: str
-    old: list[str]
-    new: list[str]
-    at_end: bool
+class CodexChunk:
+    """One ``@@`` hunk of a Codex update: where it is, the lines it replaces and their
+    replacement."""
+
+    contexts: list[str] = field(default_factory=list)
+    """The ``@@ LINE`` headers, each found after the one before (Codex takes one; stacked
+    headers, as the SDK reads them, narrow the search)."""
+    old: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+    at_end: bool = False
+    """``*** End of File``: ``old`` ends the file."""
 
 
-def _lines(text: str) -> list[str]:
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
+def _hunk_error(line_number: int, message: str) -> PatchError:
+    return PatchError(f"Invalid patch hunk on line {line_number}: {message}")
 
 
-def _hunks(diff: str, where: str) -> list[_Hunk]:
-    hunks: list[_Hunk] = []
-    current: _Hunk | None = None
-    for number, line in enumerate(_lines(diff), 1):
-        if line.startswith("@@"):
-            current = _Hunk(line[2:].strip(), [], [], False)
-            hunks.append(current)
-            continue
-        if line == "*** End of File":
-            if current is None:
-                raise PatchError(f"{where}: '*** End of File' before any change (line {number}).")
-            current.at_end = True
-            continue
-        if current is None:  # changes without an @@ line: one hunk
-            current = _Hunk("", [], [], False)
-            hunks.append(current)
-        marker, body = line[:1], line[1:]
-        if marker == " " or line == "":
-            current.old.append(body)
-            current.new.append(body)
-        elif marker == "-":
-            current.old.append(body)
-        elif marker == "+":
-            current.new.append(body)
-        else:
-            raise PatchError(
-                f"{where}: line {number} of the diff starts with {marker!r}; every line of a "
-                "hunk starts with ' ' (context), '-' (removed) or '+' (added)."
-            )
-    return [h for h in hunks if h.old or h.new]
+def _boundaries(lines: list[str]) -> str | None:
+    """What is wrong with the first and last lines (None: they are the patch markers)."""
+    if not lines or lines[0].strip() != BEGIN:
+        return f"Invalid patch: The first line of the patch must be '{BEGIN}'"
+    if lines[-1].strip() != END:
+        return f"Invalid patch: The last line of the patch must be '{END}'"
+    return None
 
 
-def _find(lines: list[str], block: list[str], start: int, at_end: bool) -> int:
-    """Where ``block`` occurs in ``lines`` at or after ``start`` (-1: nowhere); exact first,
-    then ignoring trailing whitespace, then ignoring all surrounding whitespace."""
-    if not block:
-        return len(lines) if at_end else start
-    for norm in (lambda s: s, str.rstrip, str.strip):
-        want = [norm(b) for b in block]
-        candidates = (
-            [len(lines) - len(block)] if at_end else range(start, len(lines) - len(block) + 1)
+def _patch_lines(patch: str) -> list[str]:
+    """The lines between the markers' lines included; a heredoc around them is dropped."""
+    text = patch.strip()
+    lines = [line.removesuffix("\r") for line in text.split("\n")] if text else []
+    problem = _boundaries(lines)
+    if problem is None:
+        return lines
+    if len(lines) >= 4 and lines[0] in _HEREDOCS and lines[-1].endswith("EOF"):
+        inner = lines[1:-1]
+        inner_problem = _boundaries(inner)
+        if inner_problem is None:
+            return inner
+        problem = inner_problem
+    raise PatchError(problem)
+
+
+def _one_chunk(lines: list[str], number: int, first: bool) -> tuple[CodexChunk, int]:
+    """The hunk at the start of ``lines`` (line ``number`` of the patch) and its line count."""
+    chunk = CodexChunk()
+    start = 0
+    while start < len(lines) and (lines[start] == "@@" or lines[start].startswith("@@ ")):
+        if lines[start] != "@@":
+            chunk.contexts.append(lines[start][3:])
+        start += 1
+    if start == 0 and not first:
+        raise _hunk_error(
+            number, f"Expected update hunk to start with a @@ context marker, got: '{lines[0]}'"
         )
-        for i in candidates:
-            if i >= start and [norm(x) for x in lines[i : i + len(block)]] == want:
-                return i
-    return -1
+    if start >= len(lines):
+        raise _hunk_error(number + start, "Update hunk does not contain any lines")
+    parsed = 0
+    for line in lines[start:]:
+        if line == END_OF_FILE:
+            if parsed == 0:
+                raise _hunk_error(number + start, "Update hunk does not contain any lines")
+            chunk.at_end = True
+            parsed += 1
+            break
+        marker, body = line[:1], line[1:]
+        if marker in ("", " "):
+            chunk.old.append(body)
+            chunk.new.append(body)
+        elif marker == "+":
+            chunk.new.append(body)
+        elif marker == "-":
+            chunk.old.append(body)
+        elif parsed == 0:
+            raise _hunk_error(
+                number + start,
+                f"Unexpected line found in update hunk: '{line}'. Every line should start "
+                "with ' ' (context line), '+' (added line), or '-' (removed line)",
+            )
+        else:
+            break  # the start of the next hunk
+        parsed += 1
+    return chunk, start + parsed
 
 
-def apply_diff(text: str, diff: str, mode: Literal["default", "create"] = "default") -> str:
-    """``text`` with ``diff`` applied (``mode="create"``: the new file's ``+`` lines).
+def codex_chunks(lines: list[str], number: int = 1) -> tuple[list[CodexChunk], int]:
+    """The hunks of a Codex update's body (its first line is line ``number`` of the patch),
+    and how many lines they take: they end at the next ``***`` line.
 
     Raises:
-        PatchError: A line is malformed, or a hunk's context is not in the text.
+        PatchError: A hunk is malformed (the message names its line).
     """
-    newline = "\r\n" if "\r\n" in (text if mode == "default" else diff) else "\n"
-    if mode == "create":
-        out = []
-        for number, line in enumerate(_lines(diff), 1):
+    chunks: list[CodexChunk] = []
+    used = 0
+    while used < len(lines):
+        line = lines[used]
+        if not line.strip():  # blank lines between hunks
+            used += 1
+            continue
+        if line.startswith("***"):
+            break
+        chunk, count = _one_chunk(lines[used:], number + used, not chunks)
+        chunks.append(chunk)
+        used += count
+    return chunks, used
+
+
+def _one_op(lines: list[str], number: int) -> tuple[PatchOp, int]:
+    """The file operation at the start of ``lines`` and how many lines it takes."""
+    header = lines[0].strip()
+    if header.startswith(ADD):
+        body = []
+        for line in lines[1:]:
             if not line.startswith("+"):
-                raise PatchError(
-                    f"line {number} of a new file's diff does not start with '+': {line[:60]!r}"
-                )
-            out.append(line[1:])
-        return newline.join(out) + (newline if out else "")
-    lines = _lines(text)
-    cursor = 0
-    result: list[str] = []
-    for number, hunk in enumerate(_hunks(diff, "the diff"), 1):
-        start = cursor
-        if hunk.anchor:
-            anchored = _find(lines, [hunk.anchor], cursor, False)
-            start = anchored + 1 if anchored >= 0 else cursor
-        at = _find(lines, hunk.old, start, hunk.at_end)
-        if at < 0:
-            at = _find(lines, hunk.old, cursor, hunk.at_end)
-        if at < 0:
-            near = (start if hunk.anchor else cursor) + 1
-            raise PatchError(f"hunk {number}: context not found near line {near}")
-        result.extend(lines[cursor:at])
-        result.extend(hunk.new)
-        cursor = at + len(hunk.old)
-    result.extend(lines[cursor:])
-    ends_with_newline = text.endswith("\n") or not text
-    return newline.join(result) + (newline if result and ends_with_newline else "")
-
-
-_HEADERS = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$")
+                break
+            body.append(line)
+        return PatchOp("create_file", header[len(ADD) :], "\n".join(body), style="codex"), 1 + len(
+            body
+        )
+    if header.startswith(DELETE):
+        return PatchOp("delete_file", header[len(DELETE) :], style="codex"), 1
+    if header.startswith(UPDATE):
+        path = header[len(UPDATE) :]
+        used = 1
+        move_to = None
+        if len(lines) > 1 and lines[1].startswith(MOVE):
+            move_to = lines[1][len(MOVE) :]
+            used = 2
+        chunks, count = codex_chunks(lines[used:], number + used)
+        if not chunks:
+            raise _hunk_error(number, f"Update file hunk for path '{path}' is empty")
+        diff = "\n".join(lines[used : used + count])
+        return PatchOp("update_file", path, diff, move_to, "codex"), used + count
+    raise _hunk_error(
+        number,
+        f"'{header}' is not a valid hunk header. Valid hunk headers: '{ADD}{{path}}', "
+        f"'{DELETE}{{path}}', '{UPDATE}{{path}}'",
+    )
 
 
 def parse_patch(patch: str) -> list[PatchOp]:
     """The operations of a whole patch (``*** Begin Patch`` ... ``*** End Patch``).
 
     Raises:
-        PatchError: The patch is malformed (the message names the line).
+        PatchError: The patch is malformed (the message names the line), or changes no file.
     """
-    lines = _lines(patch.strip())
-    if not lines or lines[0].strip() != "*** Begin Patch":
-        raise PatchError("A patch starts with '*** Begin Patch'.")
-    if lines[-1].strip() != "*** End Patch":
-        raise PatchError("A patch ends with '*** End Patch'.")
+    lines = _patch_lines(patch)
     ops: list[PatchOp] = []
-    kind: str | None = None
-    path = move_to = ""
-    body: list[str] = []
-
-    def close() -> None:
-        if kind is None:
-            return
-        op_type: OpType = {"Add File": "create_file", "Update File": "update_file"}.get(
-            kind, "delete_file"
-        )  # type: ignore[assignment]
-        if op_type == "delete_file" and body:
-            raise PatchError(f"'*** Delete File: {path}' takes no lines after it.")
-        ops.append(PatchOp(op_type, path, "\n".join(body), move_to or None))
-
-    for number, line in enumerate(lines[1:-1], 2):
-        header = _HEADERS.match(line)
-        if header and header.group(1) == "Move to":
-            if kind != "Update File" or body:
-                raise PatchError(f"line {number}: '*** Move to:' belongs right after an update.")
-            move_to = header.group(2).strip()
-        elif header:
-            close()
-            kind, path, move_to, body = header.group(1), header.group(2).strip(), "", []
-        elif kind is None:
-            raise PatchError(
-                f"line {number}: expected '*** Add File:', '*** Update File:' or "
-                "'*** Delete File:'."
-            )
-        else:
-            body.append(line)
-    close()
+    index = 1
+    while index < len(lines) - 1:
+        op, used = _one_op(lines[index : len(lines) - 1], index + 1)
+        ops.append(op)
+        index += used
     if not ops:
-        raise PatchError("The patch changes no file.")
+        raise PatchError("The patch changes no file: give at least one Add, Update or Delete.")
     return ops

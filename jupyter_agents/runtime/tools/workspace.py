@@ -1,135 +1,202 @@
-"""``WorkspaceEditor``: applies patch operations to files under one folder, all or nothing.
+"""``WorkspaceEditor``: applies patch operations to files under one folder, all or none.
 
-Every path is checked before anything is written: no absolute path, no ``..`` out of the root,
-no symlink (of the file or a folder on its way) that leads out, nothing inside ``.git``. The new
-contents are computed in memory first, so a hunk that does not apply changes nothing. Files are
-written atomically (a temporary file in the same folder, then ``os.replace``), and if a later
-write fails, the files already written are put back.
+Every operation is worked out in memory before anything is written: each path is placed (no
+``..`` out of the workspace, nothing in ``.git`` or ``.jupyter_agents`` unless a person allowed
+it), each file is read without following links, and each hunk is applied. Then the changes are
+written together (see ``_safe_fs``): from folder descriptors, never following a symlink (even
+one swapped in meanwhile), keeping each file's permission bits, and putting every file back if
+anything fails or the call is cancelled.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
-from ._patch_format import PatchError, PatchOp, apply_diff
+from ._patch_apply import apply_codex_update, apply_diff, codex_new_file
+from ._patch_format import PatchError, PatchOp
+from ._patch_policy import locate
+from ._safe_fs import Change, Current, PatchCancelled, Spot, commit, read
 
 __all__ = ["WorkspaceEditor"]
+
+
+@dataclass
+class _Planned:
+    text: str | None  # None: delete
+    mode: int | None  # None: a new file
 
 
 class WorkspaceEditor:
     """Applies patches under ``root`` (default: the current folder)."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
-        folder = Path(root if root is not None else os.getcwd()).resolve()
-        if not folder.is_dir():
-            raise UserError(f"WorkspaceEditor: {str(folder)!r} is not a folder.")
-        self.root = folder
+        folder = os.path.realpath(root if root is not None else os.getcwd())
+        if not os.path.isdir(folder):
+            raise UserError(f"WorkspaceEditor: {folder!r} is not a folder.")
+        self.root = Path(folder)
 
-    def resolve(self, path: str) -> Path:
-        """The file ``path`` names inside the workspace.
+    def spot(self, path: str, allow_outside: bool = False) -> Spot:
+        """Where ``path`` is (relative to the workspace, or absolute).
 
         Raises:
-            PatchError: The path is empty, absolute, leaves the workspace or enters ``.git``.
+            PatchError: The path is malformed, or is outside the workspace or in its ``.git``
+                or ``.jupyter_agents`` and ``allow_outside`` (a person allowed it) is false.
         """
-        if not path or "\x00" in path:
-            raise PatchError("Every operation needs the path of a file in the workspace.")
-        if Path(path).is_absolute():
-            raise PatchError(f"{path!r} is absolute; give paths relative to the workspace.")
-        target = (self.root / path).resolve()
-        if target == self.root or not target.is_relative_to(self.root):
+        where = locate(path, self.root)
+        if where.inside is not None and (allow_outside or not where.protected):
+            return Spot(str(self.root), where.inside[:-1], where.inside[-1], path)
+        if where.inside is not None:
+            folder = next(p for p in where.inside if p in (".git", ".jupyter_agents"))
+            raise PatchError(
+                f"{path!r} is inside {folder}, which patches change only with the user's approval."
+            )
+        if not allow_outside:
             raise PatchError(f"{path!r} is outside the workspace; it was not touched.")
-        if ".git" in target.relative_to(self.root).parts:
-            raise PatchError(f"{path!r} is inside .git, which patches may not change.")
-        return target
+        # A path a person approved: its folder as it really is now, then no links.
+        parent = Path(os.path.realpath("/" + "/".join(where.absolute[:-1])))
+        return Spot("/", parent.parts[1:], where.absolute[-1], path)
 
-    def apply(self, ops: Sequence[PatchOp]) -> list[str]:
-        """Apply ``ops`` (all, or none on any error); one line per change made.
+    def apply(
+        self,
+        ops: Sequence[PatchOp],
+        *,
+        allow_outside: bool = False,
+        cancel: threading.Event | None = None,
+    ) -> list[str]:
+        """Apply ``ops`` (all, or none on any error); one line per operation, worded as the
+        SDK's editor words them (``Created a.txt``, ``Updated b.py``, ``Deleted c.md``).
+
+        Args:
+            ops: The operations, in order (a later one sees what an earlier one did).
+            allow_outside: Paths outside the workspace or in its protected folders may be
+                written (a person approved them, or the sandbox is ``danger-full-access``).
+            cancel: Set it to stop: nothing is written (checked between steps).
 
         Raises:
-            PatchError: A path is refused, a file is missing or already there, or a hunk does
-                not apply (nothing was changed).
+            PatchError: A path is refused, a file is missing, a link or a special file is in
+                the way, a hunk does not apply, or a write failed; nothing was changed.
         """
-        planned: dict[Path, str | None] = {}  # new content; None: delete
-        done: list[str] = []
+        plan = _Plan(self, allow_outside, _checker(cancel))
         for op in ops:
-            target = self.resolve(op.path)
-            current = planned[target] if target in planned else self._read(target)
-            if op.type == "create_file":
-                if current is not None:
-                    raise PatchError(f"{op.path!r} exists already; update it instead.")
-                planned[target] = apply_diff("", op.diff, mode="create")
-                done.append(f"created {op.path}")
-                continue
-            if current is None:
-                raise PatchError(f"There is no file {op.path!r} to {op.type.split('_')[0]}.")
-            if op.type == "delete_file":
-                planned[target] = None
-                done.append(f"deleted {op.path}")
+            plan.check()
+            plan.add(op)
+        commit(plan.changes(), plan.check)
+        return plan.done
+
+
+def _checker(cancel: threading.Event | None) -> Callable[[], None]:
+    def check() -> None:
+        if cancel is not None and cancel.is_set():
+            raise PatchCancelled("The call was cancelled; nothing was changed.")
+
+    return check
+
+
+class _Plan:
+    """The new state of every file a patch touches, worked out before anything is written."""
+
+    def __init__(self, editor: WorkspaceEditor, allow_outside: bool, check: Callable[[], None]):
+        self.editor = editor
+        self.allow_outside = allow_outside
+        self.check = check
+        self.disk: dict[Spot, tuple[Current | None, str | None]] = {}
+        self.planned: dict[Spot, _Planned] = {}
+        self.done: list[str] = []
+
+    def _current(self, spot: Spot) -> tuple[str | None, int | None]:
+        """The text and permission bits of the file now (as planned so far)."""
+        if spot in self.planned:
+            planned = self.planned[spot]
+            return planned.text, planned.mode
+        if spot not in self.disk:
+            try:
+                found = read(spot)
+            except OSError as e:
+                raise PatchError(f"{spot.shown!r} could not be read ({e.strerror or e}).") from None
+            try:
+                text = None if found is None else found.data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise PatchError(
+                    f"{spot.shown!r} is not UTF-8 text; patches change text files."
+                ) from None
+            self.disk[spot] = (found, text)
+        found, text = self.disk[spot]
+        return text, None if found is None else found.mode
+
+    def add(self, op: PatchOp) -> None:
+        spot = self.editor.spot(op.path, self.allow_outside)
+        text, mode = self._current(spot)
+        if op.type == "create_file":
+            created = (
+                codex_new_file(op.diff)
+                if op.style == "codex"
+                else apply_diff("", op.diff, "create", check=self.check)
+            )
+            self.planned[spot] = _Planned(created, mode)
+            replaced = " (it replaced the file that was there)" if text is not None else ""
+            self.done.append(f"Created {op.path}{replaced}")
+            return
+        if text is None:
+            verb = "update" if op.type == "update_file" else "delete"
+            raise PatchError(f"There is no file {op.path!r} to {verb}; nothing was changed.")
+        if op.type == "delete_file":
+            self.planned[spot] = _Planned(None, None)
+            self.done.append(f"Deleted {op.path}")
+            return
+        updated = self._updated(op, text)
+        destination = self.editor.spot(op.move_to, self.allow_outside) if op.move_to else spot
+        if destination == spot:
+            self.planned[spot] = _Planned(updated, mode)
+            self.done.append(f"Updated {op.path}")
+            return
+        self._current(destination)  # checks what is there (a folder, a link) before planning
+        self.planned[spot] = _Planned(None, None)
+        self.planned[destination] = _Planned(updated, mode)  # it keeps the source's mode
+        self.done.append(f"Updated {op.path}\nMoved {op.path} to {op.move_to}")
+
+    def _updated(self, op: PatchOp, text: str) -> str:
+        if not op.diff.strip():
+            raise PatchError(
+                f"The update of {op.path!r} has no hunk: send '@@' hunks with the lines to "
+                "change, or leave the file alone."
+            )
+        try:
+            if op.style == "codex":
+                return apply_codex_update(text, op.diff, check=self.check)
+            return apply_diff(text, op.diff, check=self.check)
+        except PatchCancelled:
+            raise
+        except PatchError as e:
+            raise PatchError(f"{op.path}: {e}\nNo file was changed.") from None
+
+    def changes(self) -> list[Change]:
+        """The planned changes, encoded (what really changes only).
+
+        Raises:
+            PatchError: A new text is not valid Unicode, or a file to write is read-only.
+        """
+        changes = []
+        for spot, planned in self.planned.items():
+            found = self.disk[spot][0] if spot in self.disk else None
+            if planned.text is None:
+                if found is not None:
+                    changes.append(Change(spot, None, None, found.stamp))
                 continue
             try:
-                updated = apply_diff(current, op.diff)
-            except PatchError as e:
-                raise PatchError(f"{e} of {op.path}; no file was changed.") from None
-            if op.move_to:
-                destination = self.resolve(op.move_to)
-                there = planned[destination] if destination in planned else self._read(destination)
-                if destination != target and there is not None:
-                    raise PatchError(f"{op.move_to!r} exists already; it was not overwritten.")
-                planned[target] = None
-                planned[destination] = updated
-                done.append(f"updated {op.path} and moved it to {op.move_to}")
-            else:
-                planned[target] = updated
-                done.append(f"updated {op.path}")
-        self._commit(planned)
-        return done
-
-    @staticmethod
-    def _read(path: Path) -> str | None:
-        if path.is_dir():
-            raise PatchError(f"{path.name!r} is a folder, not a file.")
-        try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except UnicodeDecodeError:
-            raise PatchError(
-                f"{path.name!r} is not UTF-8 text; patches change text files."
-            ) from None
-
-    def _commit(self, planned: dict[Path, str | None]) -> None:
-        backups: dict[Path, str | None] = {p: self._read(p) for p in planned}
-        written: list[Path] = []
-        try:
-            for path, content in planned.items():
-                if content is None:
-                    if path.exists():
-                        path.unlink()
-                else:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    _write_atomic(path, content)
-                written.append(path)
-        except OSError as e:
-            for path in written:  # put back what was already changed
-                old = backups[path]
-                if old is None:
-                    path.unlink(missing_ok=True)
-                else:
-                    _write_atomic(path, old)
-            reason = e.strerror or e
-            raise PatchError(f"Writing {path.name!r} failed ({reason}); nothing changed.") from None
-
-
-def _write_atomic(path: Path, content: str) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(content)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+                data = planned.text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise PatchError(
+                    f"The new text of {spot.shown!r} is not valid Unicode (it holds a lone "
+                    "surrogate such as \\ud800); nothing was changed."
+                ) from None
+            if found is not None and not found.writable:
+                raise PatchError(f"{spot.shown!r} is read-only; nothing was changed.")
+            if found is None or data != found.data or planned.mode != found.mode:
+                stamp = found.stamp if found is not None else None
+                changes.append(Change(spot, data, planned.mode, stamp))
+        return changes
