@@ -56,6 +56,8 @@ def command_for(case: str, ws: Path) -> dict[str, Any]:
         return {"commands": ["cat data.txt"]}
     if case == "unsafe":
         return {"commands": ["echo x > made.txt"]}
+    if case == "dangerous":
+        return {"commands": ["rm -f data.txt"]}
     return {  # escalated: writes outside the workspace, which only works unsandboxed
         "commands": [f"echo x > {ws.parent / 'outside' / 'out.txt'}"],
         "sandbox_permissions": "require_escalated",
@@ -70,6 +72,12 @@ def expected(approval: str, mode: str, case: str) -> tuple[int, bool]:
         return 0, True
     if case == "escalated":
         return (0, False) if approval == "never" else (1, True)
+    if case == "dangerous":  # asks under every policy; under "never" refused unless unsandboxed
+        if approval == "never":
+            return 0, mode == "danger-full-access"
+        if mode == "read-only":  # approved, then stopped by the sandbox...
+            return (2, True) if approval == "on-failure" else (1, False)  # ...or let out
+        return 1, True
     if mode == "read-only":  # the write is stopped by the sandbox...
         if approval == "on-failure":
             return 1, True  # ...and the person lets it run again outside
@@ -78,7 +86,7 @@ def expected(approval: str, mode: str, case: str) -> tuple[int, bool]:
 
 
 @needs_bwrap
-@pytest.mark.parametrize("case", ["safe", "unsafe", "escalated"])
+@pytest.mark.parametrize("case", ["safe", "unsafe", "escalated", "dangerous"])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("approval", APPROVALS)
 async def test_the_policy_matrix(ws: Path, approval: str, mode: str, case: str) -> None:
@@ -98,6 +106,10 @@ async def test_the_policy_matrix(ws: Path, approval: str, mode: str, case: str) 
         assert "contents" in answer
     elif case == "unsafe":
         assert (ws / "made.txt").exists() is effect, answer
+    elif case == "dangerous":
+        assert (ws / "data.txt").exists() is not effect, answer
+        if approval == "never" and not effect:
+            assert "might destroy data" in answer
     else:
         assert (ws.parent / "outside" / "out.txt").exists() is effect, answer
         if approval == "never":
@@ -201,6 +213,36 @@ def test_verdicts(tmp_path: Path) -> None:
         "unsandboxed"
     )
     assert policy("on-failure").verdict(safe=True, escalated=True) == "escalated"
+    assert policy("on-request").verdict(safe=False, escalated=False, dangerous=True) == (
+        "dangerous"
+    )
+    assert policy("never").verdict(safe=False, escalated=False, dangerous=True) == "refused"
+    assert (
+        policy("never", "danger-full-access").verdict(safe=False, escalated=False, dangerous=True)
+        == "unsandboxed"
+    )
+
+
+# Codex's render_decision_for_unmatched_command for a command that is neither known safe nor
+# escalated: (approval, mode, dangerous) -> "allow" | "prompt" | "forbidden".
+CODEX_DECISIONS = [
+    *[(a, m, True, "prompt") for a in APPROVALS[:3] for m in MODES],
+    ("never", "read-only", True, "forbidden"),
+    ("never", "workspace-write", True, "forbidden"),
+    ("never", "danger-full-access", True, "allow"),
+    *[("untrusted", m, False, "prompt") for m in MODES],
+    *[(a, m, False, "allow") for a in APPROVALS[1:] for m in MODES],
+]
+
+
+@pytest.mark.parametrize(("approval", "mode", "dangerous", "decision"), CODEX_DECISIONS)
+def test_unmatched_commands_are_decided_as_codex_does(
+    tmp_path: Path, approval: str, mode: str, dangerous: bool, decision: str
+) -> None:
+    policy = ExecPolicy(approval, SandboxPolicy(mode, tmp_path))  # type: ignore[arg-type]
+    refused = policy.refuses(escalated=False, dangerous=dangerous)
+    asks = policy.asks(safe=False, escalated=False, dangerous=dangerous)
+    assert ("forbidden" if refused else "prompt" if asks else "allow") == decision
 
 
 @needs_bwrap

@@ -435,6 +435,8 @@ DANGEROUS_CASES: list[Case] = [
         "ls && rm -rf x &",
         "rm -rf x #",
         "rm -rf 'unbalanced",
+        "bash -c \"rm -r$'\\x66' x\"",
+        "ls " + "a" * (64 * 1024) + "; rm -rf x",
         why="broader: Codex checks only a plain script and only argv[1] in (-f, -rf) of a "
         "command named exactly rm (or behind a bare sudo)",
     ),

@@ -57,13 +57,14 @@ def _sh_words(script: str, programs: set[str], cwd: Path) -> list[list[str]]:
     """The words ``sh -c`` passes to each program of ``script``: every program is replaced
     by a function that prints its arguments."""
     prelude = "exec 3>&1\n" + "".join(  # fd 3: a pipeline's left side writes to the pipe
-        f"{name}() {{ command printf '%s\\037' {name} \"$@\" >&3; command printf '\\036' >&3; }}\n"
+        # one printf, so one write: pipeline members print at the same time
+        f"{name}() {{ command printf '%s\\037' {name} \"$@\" '\x1e' >&3; }}\n"
         for name in sorted(programs)
     )
     done = subprocess.run(
         ["sh", "-c", prelude + script], cwd=cwd, capture_output=True, text=True, timeout=30
     )
-    records = [r for r in done.stdout.split("\x1e") if r]
+    records = [r for r in done.stdout.split("\x1e\x1f") if r]
     return [record.split("\x1f")[:-1] for record in records]
 
 

@@ -14,6 +14,8 @@ characters, backslashes outside quotes, ``$`` and backquotes outside single quot
 
 from __future__ import annotations
 
+import codecs
+import re
 import threading
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -45,7 +47,7 @@ _UNQUOTED_FORBIDDEN = frozenset("\\$`'\";&|<>() \t\n")
 """Characters that never belong to a plain unquoted word (tree-sitter would not put them there;
 if it ever did, sh would read them differently)."""
 _PATTERN_CHARS = frozenset("*?[]{}")
-_ALLOWED_SPACE = frozenset(" \t\n")
+_NOT_PLAIN_ASCII = re.compile(r"[^\x20-\x7e\t\n]")
 _SHELLS = frozenset({"bash", "sh", "zsh"})
 _SHELL_FLAGS = frozenset({"-c", "-lc"})
 
@@ -64,11 +66,9 @@ class PlainCommand:
 def _odd_character(script: str) -> bool:
     """Whether ``script`` holds a character sh and tree-sitter may split differently: a control
     or format character (carriage return, NUL, zero-width space...) or unusual whitespace."""
-    for char in script:
-        if char.isascii():
-            if (char < " " or char == "\x7f") and char not in _ALLOWED_SPACE:
-                return True
-        elif unicodedata.category(char)[0] in "CZ":
+    for found in _NOT_PLAIN_ASCII.finditer(script):
+        char = found.group()
+        if char.isascii() or unicodedata.category(char)[0] in "CZ":
             return True
     return False
 
@@ -105,8 +105,9 @@ def _text(node: Node) -> str:
     return (node.text or b"").decode()
 
 
-def _double_quoted(node: Node) -> str | None:
-    """The value of a ``"..."`` string with no expansion in it (None: it has one)."""
+def _double_quoted(node: Node, *, strict: bool = True) -> str | None:
+    """The value of a ``"..."`` string with no expansion in it (None: it has one; when
+    ``strict``, also for any ``$`` or backquote, even one sh would keep as it is)."""
     if any(child.type != "string_content" for child in node.named_children):
         return None
     raw = _text(node)
@@ -115,7 +116,7 @@ def _double_quoted(node: Node) -> str | None:
     out: list[str] = []
     chars = iter(raw[1:-1])
     for char in chars:
-        if char in "$`":
+        if strict and char in "$`":
             return None
         if char == "\\":
             following = next(chars, "")
@@ -132,7 +133,7 @@ def _unquoted(node: Node) -> str | None:
     if node.type not in ("word", "number") or node.named_child_count:
         return None
     text = _text(node)
-    if not text or any(char in _UNQUOTED_FORBIDDEN for char in text):
+    if not text or not _UNQUOTED_FORBIDDEN.isdisjoint(text):
         return None
     return text
 
@@ -140,7 +141,7 @@ def _unquoted(node: Node) -> str | None:
 def _may_expand(text: str, *, first: bool) -> bool:
     """Whether sh, bash or zsh may rewrite this unquoted text: a glob or brace pattern, a tilde
     (bash expands ``a=~/x`` even as an argument) or zsh's ``=cmd``."""
-    if _PATTERN_CHARS.intersection(text) or text.startswith("~"):
+    if not _PATTERN_CHARS.isdisjoint(text) or text.startswith("~"):
         return True
     return "=~" in text or ":~" in text or (first and text.startswith("="))
 
@@ -224,8 +225,13 @@ def _lenient_word(node: Node) -> str | None:
     for part in parts:
         if part.type == "raw_string":
             value.append(_text(part)[1:-1])
+        elif part.type == "ansi_c_string":  # bash's $'...'
+            text = _ansi_c(_text(part))
+            if text is None:
+                return None
+            value.append(text)
         elif part.type == "string":
-            text = _double_quoted(part)
+            text = _double_quoted(part, strict=False)
             if text is None:
                 return None
             value.append(text)
@@ -237,6 +243,13 @@ def _lenient_word(node: Node) -> str | None:
         else:
             return None
     return "".join(value)
+
+
+def _ansi_c(raw: str) -> str | None:
+    try:
+        return codecs.decode(raw[2:-1], "unicode_escape")
+    except UnicodeError:  # a malformed escape: not a word we can read
+        return None
 
 
 def _unescape(text: str) -> str:
@@ -259,9 +272,8 @@ _SKIPPED = frozenset({"variable_assignment", "file_redirect", "heredoc_redirect"
 def literal_commands(script: str) -> list[list[str | None]]:
     """Every command anywhere in ``script`` (inside substitutions, subshells, loops, even a
     script that does not parse), as its words: a word holding an expansion is None.
-    Assignments and redirections are left out. Only the first :data:`MAX_SCRIPT` characters
-    are read."""
-    root = _parse(script[:MAX_SCRIPT])
+    Assignments and redirections are left out. The caller bounds the length."""
+    root = _parse(script)
     commands = []
     for node in _command_nodes(root):
         words: list[str | None] = []

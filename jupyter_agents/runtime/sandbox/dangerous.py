@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._bash import literal_commands
+from ._bash import MAX_SCRIPT, literal_commands
 
 __all__ = ["is_dangerous"]
 
@@ -69,5 +69,6 @@ def _script_dangerous(script: str, depth: int) -> bool:
 
 def is_dangerous(command: str) -> bool:
     """Whether the shell command line ``command`` might destroy data (``rm -rf`` and kin): it
-    then needs a person's approval even where commands otherwise run without asking."""
-    return _script_dangerous(command, 0)
+    then needs a person's approval even where commands otherwise run without asking. A line
+    longer than :data:`~._bash.MAX_SCRIPT` is not read, and counts as dangerous."""
+    return len(command) > MAX_SCRIPT or _script_dangerous(command, 0)

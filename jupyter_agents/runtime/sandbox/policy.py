@@ -84,18 +84,32 @@ class ExecPolicy:
             ),
         )
 
-    def asks(self, *, safe: bool, escalated: bool) -> bool:
+    def asks(self, *, safe: bool, escalated: bool, dangerous: bool = False) -> bool:
         """Whether a call waits for a person before it runs (``safe``: every command only
-        reads; ``escalated``: the call asks to run outside the sandbox)."""
-        if escalated:
-            return self.approval != "never"  # under "never" the call is refused instead
+        reads; ``escalated``: the call asks to run outside the sandbox; ``dangerous``: a
+        command might destroy data, see :func:`~.dangerous.is_dangerous`)."""
+        if escalated or dangerous:
+            return self.approval != "never"  # under "never" nobody is asked: see refuses()
         return self.approval == "untrusted" and not safe
 
-    def verdict(self, *, safe: bool, escalated: bool) -> str:
-        """How the card labels the call: ``escalated``, ``asks``, ``safe`` or ``sandboxed``
+    def refuses(self, *, escalated: bool, dangerous: bool = False) -> bool:
+        """Whether a call may not run at all: under ``never`` nobody can approve it, so a
+        request to leave the sandbox is refused, and so is a dangerous command unless the
+        sandbox is off (``danger-full-access``), as in Codex."""
+        if self.approval != "never":
+            return False
+        return escalated or (dangerous and self.sandbox.mode != "danger-full-access")
+
+    def verdict(self, *, safe: bool, escalated: bool, dangerous: bool = False) -> str:
+        """How the card labels the call: ``escalated``, ``refused``, ``dangerous`` (asks
+        because it might destroy data), ``asks``, ``safe`` or ``sandboxed``
         (``unsandboxed`` in ``danger-full-access``)."""
         if escalated:
             return "escalated"
+        if self.refuses(escalated=False, dangerous=dangerous):
+            return "refused"
+        if dangerous and self.asks(safe=safe, escalated=False, dangerous=True):
+            return "dangerous"
         if self.asks(safe=safe, escalated=False):
             return "asks"
         if safe:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, Union
 from .._util import call_maybe_async
 from ..approvals import approved_call
 from ..errors import UserError
-from ..sandbox import SandboxMode, is_known_safe, run_sandboxed
+from ..sandbox import SandboxMode, is_dangerous, is_known_safe, run_sandboxed
 from ..sandbox.policy import (
     ESCALATED,
     ApprovalPolicy,
@@ -151,7 +151,11 @@ class ShellTool:
 
     def _policy_asks(self, ctx: Any, arguments: dict[str, Any], _call_id: str) -> bool:
         policy = self.policy_for(getattr(ctx, "run_config", None))
-        return policy.asks(safe=_all_safe(arguments), escalated=_escalated(arguments))
+        return policy.asks(
+            safe=_all_safe(arguments),
+            escalated=_escalated(arguments),
+            dangerous=_any_dangerous(arguments),
+        )
 
     def offers_escalation(self, run_config: Any) -> bool:
         """Whether the model is offered the fields that ask to leave the sandbox."""
@@ -217,6 +221,11 @@ def _cut(text: Any, limit: int) -> str:
 def _all_safe(arguments: dict[str, Any]) -> bool:
     commands = arguments.get("commands") or []
     return bool(commands) and all(isinstance(c, str) and is_known_safe(c) for c in commands)
+
+
+def _any_dangerous(arguments: dict[str, Any]) -> bool:
+    commands = arguments.get("commands") or []
+    return any(isinstance(c, str) and is_dangerous(c) for c in commands)
 
 
 def _escalated(arguments: dict[str, Any]) -> bool:
@@ -337,6 +346,12 @@ class ShellKind(ToolKind):
                 "Not run: running outside the sandbox is not allowed here (approval policy "
                 "'never'). Run the commands in the sandbox, or do without them."
             )
+        if policy.refuses(escalated=False, dangerous=_any_dangerous(data)):
+            return (
+                "Not run: a command that might destroy data (such as rm -f or rm -rf) needs "
+                "the user's approval, and nobody is asked here (approval policy 'never'). "
+                "Do without it."
+            )
         if escalated and approved_call.get() != ctx.tool_call_id:
             return (  # e.g. needs_approval=False: leaving the sandbox still needs a person
                 "Not run: running outside the sandbox needs the user's approval, and this "
@@ -401,13 +416,15 @@ class ShellKind(ToolKind):
 
 def _badge(arguments: dict[str, Any], output: Any) -> str | None:
     """The policy verdict a card shows: before the call runs, whether it asks to leave the
-    sandbox or only reads; after, where it ran."""
+    sandbox, might destroy data or only reads; after, where it ran."""
     if isinstance(output, ShellResult) and output.sandbox:
         if output.sandbox == "danger-full-access":
             return "escalated" if output.escalated else "unsandboxed"
         return f"sandboxed: {output.sandbox}"
     if _escalated(arguments):
         return "escalated"
+    if _any_dangerous(arguments):
+        return "dangerous"
     return "safe" if _all_safe(arguments) else None
 
 
