@@ -332,13 +332,16 @@ async def test_a_cancelled_call_stops_and_writes_nothing(
     entered, release, finished = threading.Event(), threading.Event(), threading.Event()
     real_apply = WorkspaceEditor.apply
     real_engine = workspace_module.apply_diff
+    flags: list[Any] = []
 
     def slow_engine(*args: Any, **kwargs: Any) -> Any:
-        entered.set()
-        release.wait(10)  # the call is cancelled while the patch is being worked out
+        entered.set()  # the call is cancelled while the patch is being worked out
+        flag = flags[0] if flags else None  # its cancel flag, if the editor takes one
+        (flag or release).wait(10)  # go on once the cancellation has reached the worker
         return real_engine(*args, **kwargs)
 
     def apply(self: Any, *args: Any, **kwargs: Any) -> Any:
+        flags.append(kwargs.get("cancel"))
         try:
             return real_apply(self, *args, **kwargs)
         finally:
@@ -346,7 +349,7 @@ async def test_a_cancelled_call_stops_and_writes_nothing(
 
     monkeypatch.setattr(workspace_module, "apply_diff", slow_engine)
     monkeypatch.setattr(WorkspaceEditor, "apply", apply)
-    tool = ApplyPatchTool(WorkspaceEditor(ws), approval_policy="never")
+    tool = ApplyPatchTool(WorkspaceEditor(ws))
     ops = {
         "operations": [
             {"type": "delete_file", "path": "old.txt"},
