@@ -132,7 +132,7 @@ async def test_long_output_keeps_head_and_tail(ws: Path) -> None:
 async def test_a_sandboxed_mode_without_bubblewrap_refuses_to_run(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(bwrap, "SYSTEM_BWRAPS", ("/nonexistent/bwrap",))  # no system one
     monkeypatch.setattr(bwrap, "_bundled_bwrap", lambda: None)  # nor the wheel's
     with pytest.raises(SandboxUnavailable, match=r"apt-get install bubblewrap.*danger-full-access"):
         await run_sandboxed("true", SandboxPolicy("workspace-write", ws))
@@ -199,8 +199,7 @@ def test_known_safe_commands(command: str, safe: bool) -> None:
 async def test_the_wheels_bubblewrap_sandboxes_when_none_is_on_the_path(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    monkeypatch.setattr(bwrap.shutil, "which", lambda name: None)  # no bwrap on the PATH
+    monkeypatch.setattr(bwrap, "SYSTEM_BWRAPS", ())  # no system bubblewrap
     assert find_bwrap() == bwrap._bundled_bwrap()
     policy = SandboxPolicy("workspace-write", ws)
     inside = await run_sandboxed("echo hi > made.txt && cat made.txt", policy)
@@ -231,7 +230,6 @@ async def test_a_python_environment_under_tmp_stays_visible(
         (env / "marker").write_text("here\n")
         (other / "secret").write_text("private\n")
         monkeypatch.setattr(sys, "prefix", str(env))
-        bwrap._python_under_tmp.cache_clear()
         seen = await run_sandboxed(f"cat {env}/marker", policy)
         assert seen.exit_code == 0 and seen.stdout == "here\n"
         wrote = await run_sandboxed(f"echo x > {env}/marker", policy)
@@ -239,6 +237,5 @@ async def test_a_python_environment_under_tmp_stays_visible(
         hidden = await run_sandboxed(f"cat {other}/secret", policy)
         assert hidden.exit_code != 0 and "private" not in hidden.stdout  # the rest stays private
     finally:
-        bwrap._python_under_tmp.cache_clear()
         shutil.rmtree(env)
         shutil.rmtree(other)

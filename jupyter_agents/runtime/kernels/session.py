@@ -224,6 +224,8 @@ class KernelSession:
             raise UserError(f"No Jupyter kernel named {self.kernel_name!r} is installed.")
         spec.interrupt_mode = "message"  # bubblewrap does not pass signals on
         env = scrubbed_env(os.environ, policy.allow_env)
+        if sandboxed and "TMPDIR" not in policy.allow_env:
+            env.pop("TMPDIR", None)  # the sandbox's private /tmp is the writable one
         env.update(
             IPYTHONDIR=str(folder / "ipython"),
             MPLCONFIGDIR=str(folder / "matplotlib"),

@@ -1,30 +1,37 @@
-"""Running one command under a sandbox policy: confined, with a scrubbed environment, capped
-output (head and tail kept) and a timeout that kills the whole process tree."""
+"""Running one command under a sandbox policy: confined, with an allowlisted environment, capped
+output (head and tail kept) and a timeout that ends every process the command started.
+
+When the command's main process ends, its output is read until the pipes close; whatever still
+holds them after :data:`DRAIN_GRACE` seconds (a background job) is killed, and so is the rest of
+its process group. Inside the sandbox the command's process namespace ends it all anyway.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import codecs
 import os
-import re
-import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
-from .bwrap import MODES, SandboxMode, bwrap_argv
+from ._env import scrubbed_env
+from ._reap import kill_group, kill_tree
+from .bwrap import MODES, SandboxMode, _wrap, confinement
 
 __all__ = ["CommandResult", "SandboxPolicy", "run_sandboxed", "scrubbed_env"]
 
-SECRET_NAMES = re.compile(
-    r"(_KEY|_TOKEN|_SECRET|_PASSWORD|^OPENAI_.*|^AWS_.*|^GITHUB_TOKEN)$", re.I
-)
-"""Environment variables a command does not get unless allowed: they usually hold secrets."""
-
 DEFAULT_MAX_OUTPUT = 20_000
 """Characters of stdout (and of stderr) kept per command: the first and the last half."""
+
+DRAIN_GRACE = 0.5
+"""Seconds the output may still come after the command's main process ended."""
+
+_LAST_DRAIN = 1.0
+"""Seconds to wait for the pipes to close once everything found was killed (a process that
+escaped the search and still holds them cannot hang the call)."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +48,8 @@ class SandboxPolicy:
     """Let sandboxed commands use the network."""
 
     allow_env: tuple[str, ...] = ()
-    """Secret-looking environment variables the command may still see."""
+    """Environment variables the command gets too, beyond the ordinary ones (see
+    :data:`~jupyter_agents.runtime.sandbox._env.ALLOWED_ENV`), values as they are."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -65,11 +73,9 @@ class CommandResult:
     """Seconds."""
     cut: int = 0
     """Characters of output left out (the middle of a long output)."""
-
-
-def scrubbed_env(env: Mapping[str, str], allow: Sequence[str] = ()) -> dict[str, str]:
-    """``env`` without secret-looking variables, except those in ``allow``."""
-    return {k: v for k, v in env.items() if k in allow or not SECRET_NAMES.search(k)}
+    confinement: str = ""
+    """What actually confined it, for its card: ``"bubblewrap /usr/bin/bwrap,
+    workspace-write, no network"`` or ``"none (danger-full-access)"``."""
 
 
 class _Capped:
@@ -97,23 +103,59 @@ class _Capped:
         return f"{self.head}\n… {cut:,} characters cut …\n{self.tail}", cut
 
 
-async def _pump(
-    stream: asyncio.StreamReader | None,
-    sink: _Capped,
-    on_output: Callable[[str], None] | None,
-) -> None:
-    if stream is None:
-        return
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")  # a character may span reads
-    while True:
-        chunk = await stream.read(65536)
-        text = decoder.decode(chunk, final=not chunk)
-        if text:
-            sink.add(text)
-            if on_output is not None:
-                on_output(text)
-        if not chunk:
-            return
+class _Output(asyncio.SubprocessProtocol):
+    """Collects a command's stdout and stderr; says when it exited and when both pipes
+    closed (not the same moment: a background child may hold them)."""
+
+    def __init__(self, max_output: int, on_output: Callable[[str], None] | None) -> None:
+        self.sinks = {1: _Capped(max_output), 2: _Capped(max_output)}
+        decoder = codecs.getincrementaldecoder("utf-8")  # a character may span two reads
+        self.decoders = {fd: decoder(errors="replace") for fd in (1, 2)}
+        self.on_output = on_output
+        self.open = {1, 2}
+        self.exited = asyncio.Event()
+        self.closed = asyncio.Event()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self._add(fd, self.decoders[fd].decode(data))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd in self.open:
+            self._add(fd, self.decoders[fd].decode(b"", final=True))
+            self.open.discard(fd)
+        if not self.open:
+            self.closed.set()
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+    def _add(self, fd: int, text: str) -> None:
+        if text and fd in self.sinks:
+            self.sinks[fd].add(text)
+            if self.on_output is not None:
+                self.on_output(text)
+
+
+async def _within(event: asyncio.Event, seconds: float) -> bool:
+    """Whether ``event`` is set within ``seconds``."""
+    try:
+        await asyncio.wait_for(event.wait(), max(seconds, 0.0))
+    except asyncio.TimeoutError:
+        pass
+    return event.is_set()
+
+
+def _pipe_inodes(transport: asyncio.SubprocessTransport) -> list[int]:
+    """The output pipes still open (one closed already has no writer left to find)."""
+    inodes = []
+    for fd in (1, 2):
+        pipe = transport.get_pipe_transport(fd)
+        handle = pipe.get_extra_info("pipe") if pipe is not None else None
+        try:
+            inodes.append(os.fstat(handle.fileno()).st_ino)  # type: ignore[union-attr]
+        except (AttributeError, OSError, ValueError):  # none, or closed already
+            continue
+    return inodes
 
 
 async def run_sandboxed(
@@ -126,53 +168,51 @@ async def run_sandboxed(
     on_output: Callable[[str], None] | None = None,
 ) -> CommandResult:
     """Run ``command`` (a shell line, run by ``sh -c``, or an argv) under ``policy``;
-    ``on_output`` gets stdout and stderr text as it comes.
+    ``on_output`` gets stdout and stderr text as it comes. The call returns when the command
+    ended (its leftovers killed, see the module docstring) or ``timeout`` ran out (all of it
+    killed), never later.
 
     Raises:
         SandboxUnavailable: The policy needs bubblewrap and it is not installed.
     """
     argv = ["sh", "-c", command] if isinstance(command, str) else list(command)
-    wrapped = bwrap_argv(argv, policy.mode, policy.workspace, network=policy.network_access)
+    mode, network = policy.mode, policy.network_access
+    wrapped, incomplete = _wrap(argv, mode, policy.workspace, network=network, writable=())
     environment = scrubbed_env(env if env is not None else os.environ, policy.allow_env)
+    if mode != "danger-full-access" and "TMPDIR" not in policy.allow_env:
+        environment.pop("TMPDIR", None)  # the sandbox's /tmp is the private, writable one
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
+    transport, output = await asyncio.get_running_loop().subprocess_exec(
+        lambda: _Output(max_output, on_output),
         *wrapped,
         cwd=policy.workspace,
         env=environment,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,  # its own process group: a timeout kills all of it
+        start_new_session=True,  # its own process group and session: found and killed as one
     )
-    out, err = _Capped(max_output), _Capped(max_output)
-    pumps = asyncio.gather(
-        _pump(process.stdout, out, on_output), _pump(process.stderr, err, on_output)
-    )
+    pid, pipes = transport.get_pid(), _pipe_inodes(transport)
     timed_out = False
     try:
-        await asyncio.wait_for(asyncio.shield(pumps), timeout)
-        await process.wait()
-    except asyncio.TimeoutError:
-        timed_out = True
+        timed_out = not await _within(output.exited, timeout)
+        if timed_out or not await _within(output.closed, DRAIN_GRACE):
+            kill_tree(pid, pipes)
+        else:
+            kill_group(pid)  # background jobs that let go of the output
+        await _within(output.closed, _LAST_DRAIN)
     finally:
-        if process.returncode is None:
-            _kill_group(process.pid)
-            await process.wait()
-        await pumps
-    stdout, cut_out = out.text()
-    stderr, cut_err = err.text()
+        if not (output.exited.is_set() and output.closed.is_set()):  # cancelled, or stuck
+            kill_tree(pid, pipes)
+        transport.close()
+    stdout, cut_out = output.sinks[1].text()
+    stderr, cut_err = output.sinks[2].text()
     return CommandResult(
         stdout=stdout,
         stderr=stderr,
-        exit_code=None if timed_out else process.returncode,
+        exit_code=None if timed_out else transport.get_returncode(),
         timed_out=timed_out,
         duration=time.monotonic() - started,
         cut=cut_out + cut_err,
+        confinement=confinement(mode, network=network, incomplete=incomplete),
     )
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass

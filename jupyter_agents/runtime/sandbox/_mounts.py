@@ -1,0 +1,257 @@
+"""The mounts of a sandboxed command: what is hidden, what may be written, and what stays
+read-only inside what may be written.
+
+Order matters to bubblewrap (a later mount covers an earlier one), so the plan is built in
+layers: the read-only root; hidden folders (empty ``tmpfs``) and files (``/dev/null``); the
+writable roots; hidden places inside writable roots; then read-only binds that must win over
+the writable roots (every ``.git`` in them, this project's state, this Python's environments,
+the home folder's dotfiles when the home folder is writable).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import site
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ._walk import find_git, forget_walks
+
+__all__ = ["CREDENTIAL_STORES", "PROTECTED", "forget_walks", "mount_args", "python_envs"]
+
+PROTECTED = (".git", ".jupyter_agents")
+"""Entries of the workspace that stay read-only in ``workspace-write`` mode: the repository and
+this project's own state (such as a document index). Nested ``.git`` entries are found too."""
+
+STATE = ".jupyter_agents"
+
+CREDENTIAL_STORES = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    ".config/gh",
+    ".config/hub",
+    ".config/rclone",
+    ".config/git/credentials",
+    ".local/share/keyrings",
+    ".password-store",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".my.cnf",
+    ".pypirc",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".vault-token",
+    ".boto",
+    ".s3cfg",
+    ".terraform.d/credentials.tfrc.json",
+    ".m2/settings.xml",
+)
+"""Where the home folder usually keeps keys, tokens and agent sockets: hidden in the sandbox."""
+
+
+def python_envs() -> tuple[str, ...]:
+    """This Python's environments (venv and base, as given and resolved) and the user's
+    site-packages: kept read-only so sandboxed code cannot plant what a kernel imports."""
+    user_site = site.getusersitepackages() if hasattr(site, "getusersitepackages") else ""
+    return _existing_folders(
+        (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, user_site)
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _existing_folders(paths: tuple[str, ...]) -> tuple[str, ...]:
+    found: list[str] = []
+    for path in paths:
+        if not path:
+            continue
+        for form in (os.path.abspath(path), os.path.realpath(path)):
+            if os.path.isdir(form) and form not in found:
+                found.append(form)
+    return tuple(found)
+
+
+def _runtime_folders() -> list[Path]:
+    """Where local services keep their sockets and tokens: ``/run`` (with ``/var/run``), the
+    user's runtime folder and Jupyter's (server tokens, kernel connection files)."""
+    env = os.environ
+    home = Path.home()
+    data = env.get("JUPYTER_DATA_DIR") or os.path.join(
+        env.get("XDG_DATA_HOME") or str(home / ".local" / "share"), "jupyter"
+    )
+    folders = [Path("/run"), Path("/var/run"), Path(data) / "runtime"]
+    for name in ("XDG_RUNTIME_DIR", "JUPYTER_RUNTIME_DIR"):
+        if env.get(name, "").startswith("/"):
+            folders.append(Path(env[name]))
+    return folders
+
+
+def _hidden() -> list[Path]:
+    """Existing places to hide, resolved, outermost first, none inside another."""
+    home = Path.home()
+    places = [Path("/tmp"), *_runtime_folders(), *(home / name for name in CREDENTIAL_STORES)]
+    resolved = sorted({Path(os.path.realpath(p)) for p in places if os.path.exists(p)})
+    kept: list[Path] = []
+    for place in resolved:
+        if place != Path("/") and not any(place.is_relative_to(k) for k in kept):
+            kept.append(place)
+    return kept
+
+
+def _hide(place: Path) -> list[str]:
+    if place.is_dir():
+        return ["--tmpfs", str(place)]
+    return ["--ro-bind", "/dev/null", str(place)]
+
+
+def _inside(path: Path, roots: Iterable[Path]) -> bool:
+    return any(path.is_relative_to(root) for root in roots)
+
+
+def _ro(paths: Iterable[Path]) -> list[str]:
+    argv: list[str] = []
+    for path in sorted(set(paths), key=lambda p: (len(p.parts), p)):
+        argv += ["--ro-bind", str(path), str(path)]
+    return argv
+
+
+def mount_args(
+    mode: str, workspace: Path, writable: Sequence[Path], *, network: bool
+) -> tuple[list[str], bool]:
+    """The bubblewrap mount options for a sandboxed ``mode`` (``workspace`` and ``writable``
+    resolved), and whether the search for nested ``.git`` stopped at its cap."""
+    roots = [workspace, *writable] if mode == "workspace-write" else list(writable)
+    hidden = _hidden()
+    late = [place for place in hidden if _inside(place, roots)]  # hidden inside a writable root
+    envs = [Path(env) for env in python_envs()]
+    holds_root = [e for e in envs if any(root.is_relative_to(e) for root in roots)]
+    argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for place in hidden:
+        if place not in late:
+            argv += _hide(place)
+    argv += _ro(e for e in holds_root if _inside(e, hidden))  # before the root it holds
+    if mode == "workspace-write":
+        argv += ["--bind", str(workspace), str(workspace)]
+    else:  # the workspace stays visible (read-only) even when it lives in a hidden place
+        argv += ["--ro-bind", str(workspace), str(workspace)]
+    for folder in writable:
+        argv += ["--bind", str(folder), str(folder)]
+    protected, incomplete = _read_only_in(roots, envs)
+    for folder in _pinned(protected, roots):  # cannot be renamed away and replaced
+        argv += ["--bind", str(folder), str(folder)]
+    argv += _ro(protected)
+    for place in late:  # after the read-only binds, which would show them again
+        argv += _hide(place)
+    shown = [e for e in envs if e not in holds_root and _inside(e, [*roots, *hidden])]
+    if network:
+        shown += _resolver(hidden)
+    return argv + _ro(shown), incomplete
+
+
+def _pinned(protected: Sequence[Path], roots: Sequence[Path]) -> list[Path]:
+    """The folders between a writable root and what stays read-only in it. A mount point
+    cannot be renamed or removed, so binding each onto itself stops ``mv vendor/lib x &&
+    mkdir -p vendor/lib/.git``, which would leave a repository of the command's making where
+    the person's was."""
+    pinned: set[Path] = set()
+    for path in protected:
+        for folder in path.parents:
+            if folder in roots or not _inside(folder, roots):
+                break
+            if not _inside(folder, protected):
+                pinned.add(folder)
+    return sorted(pinned, key=lambda p: (len(p.parts), p))
+
+
+def _resolver(hidden: Sequence[Path]) -> list[Path]:
+    """``/etc/resolv.conf``'s file when it lives in a hidden folder (systemd-resolved keeps it
+    in ``/run``), so names still resolve with the network on."""
+    real = Path(os.path.realpath("/etc/resolv.conf"))
+    return [real] if real.is_file() and _inside(real, hidden) else []
+
+
+def _read_only_in(roots: Sequence[Path], envs: Sequence[Path]) -> tuple[list[Path], bool]:
+    """What stays read-only inside the writable ``roots``: every ``.git`` (folders, files and
+    the git folders those point to), this project's state folder, and the home folder's
+    dotfiles when the home folder itself is writable."""
+    keep: list[Path] = []
+    incomplete = False
+    for root in roots:
+        state = root / STATE
+        if not os.path.lexists(state):
+            try:
+                state.mkdir()  # before the command runs, so the command cannot own it
+            except OSError:
+                pass
+        if os.path.exists(state):
+            keep.append(state)
+        gits, cut = find_git(root, skip=envs)
+        incomplete = incomplete or cut
+        keep += _git_targets(gits, roots)
+    keep += _home_dotfiles(roots)
+    return [p for p in keep if os.path.exists(p)], incomplete
+
+
+def _git_targets(gits: Iterable[Path], roots: Sequence[Path]) -> list[Path]:
+    """The ``.git`` entries, and what a ``.git`` file (a worktree's or a submodule's
+    ``gitdir:``) or symlink points to, when that lies inside a writable root."""
+    found: list[Path] = []
+    for git in gits:
+        if git.is_symlink():
+            real = Path(os.path.realpath(git))
+            if _inside(real, roots):
+                found.append(real)
+            continue
+        found.append(git)
+        if git.is_file():
+            for target in _gitdir_chain(git):
+                if _inside(target, roots):
+                    found.append(target)
+    return found
+
+
+def _gitdir_chain(git_file: Path) -> list[Path]:
+    """The git folder a ``.git`` file names, and the common folder a worktree's names."""
+    found: list[Path] = []
+    pointer = _read_pointer(git_file, "gitdir:")
+    if pointer is not None:
+        gitdir = Path(os.path.realpath(git_file.parent / pointer))
+        found.append(gitdir)
+        common = _read_pointer(gitdir / "commondir", "")
+        if common is not None:
+            found.append(Path(os.path.realpath(gitdir / common)))
+    return found
+
+
+def _read_pointer(path: Path, prefix: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            line = f.read(4096).strip()
+    except OSError:
+        return None
+    if not line.startswith(prefix):
+        return None
+    value = line[len(prefix) :].strip()
+    return value or None
+
+
+def _home_dotfiles(roots: Sequence[Path]) -> list[Path]:
+    """The dot-entries of the home folder (shell and tool startup files, configuration,
+    user site-packages), when the home folder lies inside a writable root."""
+    home = Path(os.path.realpath(Path.home()))
+    if not _inside(home, roots):
+        return []
+    try:
+        with os.scandir(home) as entries:
+            return [home / e.name for e in entries if e.name.startswith(".")]
+    except OSError:
+        return []
