@@ -7,10 +7,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jupyter_agents.runtime.sandbox import is_dangerous, is_known_safe
 from jupyter_agents.runtime.sandbox._bash import plain_commands
@@ -53,7 +56,7 @@ def test_patterns_mark_the_words_the_shell_may_rewrite() -> None:
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _sh_words(script: str, programs: set[str], cwd: Path) -> list[list[str]]:
+def _sh_words(script: str, programs: set[str], cwd: Path, shell: str = "sh") -> list[list[str]]:
     """The words ``sh -c`` passes to each program of ``script``: every program is replaced
     by a function that prints its arguments."""
     prelude = "exec 3>&1\n" + "".join(  # fd 3: a pipeline's left side writes to the pipe
@@ -62,7 +65,7 @@ def _sh_words(script: str, programs: set[str], cwd: Path) -> list[list[str]]:
         for name in sorted(programs)
     )
     done = subprocess.run(
-        ["sh", "-c", prelude + script], cwd=cwd, capture_output=True, text=True, timeout=30
+        [shell, "-c", prelude + script], cwd=cwd, capture_output=True, text=True, timeout=30
     )
     records = [r for r in done.stdout.split("\x1e\x1f") if r]
     return [record.split("\x1f")[:-1] for record in records]
@@ -87,6 +90,45 @@ def test_the_parser_reads_words_as_sh_does(tmp_path: Path) -> None:
         assert sorted(_sh_words(script, programs, tmp_path)) == expected, script
         checked += 1
     assert checked > 50
+
+
+_UNQUOTED = st.text("abcxyz-_=.,:/@%+^#!0189é", min_size=1, max_size=4)
+_QUOTED_CHARS = "abc -#!é\\$`'\"\t\n;&|<>(){}*?"
+_PART = st.one_of(
+    _UNQUOTED,
+    st.text(_QUOTED_CHARS.replace("'", ""), max_size=4).map(lambda t: f"'{t}'"),
+    st.text(_QUOTED_CHARS, max_size=4).map(lambda t: f'"{t}"'),
+    st.sampled_from(["\\", "\\\n", "\\ ", "$'x'", "$", "~"]),
+)
+_WORD = st.lists(_PART, min_size=1, max_size=3).map("".join)
+_BLANK = st.sampled_from([" ", "\t", "  ", " \\\n ", "\\\n", "\\ ", "\\\t"])
+_OPERATOR = st.sampled_from([";", "&&", "|", "\n", " ; ", " | ", ";\n", " # ", "&"])
+
+
+@st.composite
+def _scripts(draw: st.DrawFn) -> str:
+    commands = []
+    for _ in range(draw(st.integers(1, 3))):
+        words = [draw(st.sampled_from(["ls", "cat", "wc"])), *draw(st.lists(_WORD, max_size=3))]
+        commands.append("".join(w + draw(_BLANK) for w in words[:-1]) + words[-1])
+    return "".join(c + draw(_OPERATOR) for c in commands[:-1]) + commands[-1]
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+@settings(max_examples=150, deadline=None)
+@given(script=_scripts())
+def test_any_accepted_script_gives_the_shell_the_parsed_words(shell: str, script: str) -> None:
+    """Random scripts of words, quotes, escapes, blanks and operators: whatever the parser
+    accepts, dash (``sh -c``) and bash (``bash -lc`` wrappers) read the same words."""
+    commands = plain_commands(script)
+    if not commands or any(c.patterns for c in commands) or shutil.which(shell) is None:
+        return
+    expected = sorted([list(c.words) for c in commands])
+    empty = Path(tempfile.mkdtemp())
+    try:
+        assert sorted(_sh_words(script, {c.words[0] for c in commands}, empty, shell)) == expected
+    finally:
+        empty.rmdir()
 
 
 @pytest.mark.parametrize(

@@ -73,12 +73,15 @@ def _odd_character(script: str) -> bool:
     return False
 
 
-def _parse(script: str) -> Node:
+def _parse(source: bytes) -> Node:
     with _PARSER_LOCK:
-        return _PARSER.parse(script.encode()).root_node
+        return _PARSER.parse(source).root_node
 
 
-def _only_plain_nodes(root: Node) -> bool:
+def _only_plain_nodes(root: Node, source: bytes) -> bool:
+    """Whether every node is one a plain script may hold, and the text between the tokens is
+    only what sh too reads as blanks."""
+    leaves = []
     stack = [root]
     while stack:
         node = stack.pop()
@@ -87,8 +90,27 @@ def _only_plain_nodes(root: Node) -> bool:
                 return False
         elif node.type not in _ALLOWED_TOKENS:
             return False
-        stack.extend(node.children)
-    return True
+        if node.child_count:
+            stack.extend(node.children)
+        else:
+            leaves.append((node.start_byte, node.end_byte))
+    end = 0
+    for start, stop in sorted(leaves):
+        if not _blank(source[end:start]):
+            return False
+        end = stop
+    return _blank(source[end:])
+
+
+def _blank(gap: bytes) -> bool:
+    """Whether text the parser skipped between two tokens is blank to sh too. Tree-sitter skips
+    a backslash before any blank, sh only before a newline (a line continuation, which joins
+    the words around it: ``ls\\<newline>-la`` is the one word ``ls-la``)."""
+    if b"\\\n" in gap:
+        gap = gap.replace(b"\\\n", b"")
+        if not gap:
+            return False
+    return not gap.strip(b" \t\n")
 
 
 def _command_nodes(root: Node) -> Iterator[Node]:
@@ -198,8 +220,9 @@ def plain_commands(script: str) -> list[PlainCommand] | None:
     line longer than :data:`MAX_SCRIPT`). An empty script has no commands."""
     if len(script) > MAX_SCRIPT or _odd_character(script):
         return None
-    root = _parse(script)
-    if root.has_error or not _only_plain_nodes(root):
+    source = script.encode()
+    root = _parse(source)
+    if root.has_error or not _only_plain_nodes(root, source):
         return None
     commands = []
     for node in _command_nodes(root):
@@ -273,7 +296,7 @@ def literal_commands(script: str) -> list[list[str | None]]:
     """Every command anywhere in ``script`` (inside substitutions, subshells, loops, even a
     script that does not parse), as its words: a word holding an expansion is None.
     Assignments and redirections are left out. The caller bounds the length."""
-    root = _parse(script)
+    root = _parse(script.encode())
     commands = []
     for node in _command_nodes(root):
         words: list[str | None] = []
