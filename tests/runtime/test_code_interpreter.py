@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,40 @@ async def test_results_state_errors_and_the_sandbox(tmp_path: Path) -> None:
     assert "ZeroDivisionError" in third and "\x1b[" not in third  # traceback, no colours
     assert "Read-only file system: '/usr/evil.txt'" in fourth
     assert (tmp_path / "made.txt").read_text() == "ok"  # the workspace is writable
+
+
+FAKE_BWRAP = '#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n'
+"""A "bwrap" that drops every option and runs the command unconfined."""
+
+
+async def test_the_kernel_is_confined_like_a_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``bwrap`` planted on PATH (the workspace's venv) does not unconfine the kernel, which
+    sees no secret and cannot touch a nested repository or anything outside."""
+    planted = tmp_path / ".venv" / "bin" / "bwrap"
+    planted.parent.mkdir(parents=True)
+    planted.write_text(FAKE_BWRAP)
+    planted.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("PGPASSWORD", "pg-secret")
+    (tmp_path / "vendor" / "lib" / ".git" / "hooks").mkdir(parents=True)
+    outside = Path.home() / f"ja-kernel-outside-{uuid.uuid4().hex}"
+    tool = interpreter(tmp_path)
+    try:
+        secret, escaped, hook = await ask(
+            tool,
+            "import os; print(os.environ.get('PGPASSWORD'))",
+            f"open({str(outside)!r}, 'w').write('x')",
+            "open('vendor/lib/.git/hooks/pre-commit', 'w').write('x')",
+        )
+    finally:
+        await tool.shutdown()
+    made, _ = outside.exists(), outside.unlink(missing_ok=True)
+    assert not made
+    assert "Read-only file system" in escaped
+    assert "Read-only file system" in hook
+    assert secret == "None\n"
 
 
 async def test_a_plot_comes_back_as_an_image(tmp_path: Path) -> None:
