@@ -26,7 +26,7 @@ from jupyter_agents import (
 from jupyter_agents.runtime.tools import workspace as workspace_module
 from jupyter_agents.runtime.tools._patch_format import PatchError, PatchOp
 from jupyter_agents.runtime.tools.apply_patch import APPLY_PATCH
-from jupyter_agents.testing import ScriptedModel, output_item
+from jupyter_agents.testing import ScriptedModel, output_item, tool_call
 
 
 @pytest.fixture
@@ -160,6 +160,34 @@ async def test_the_card_shows_the_verdict(ws: Path) -> None:
     assert describe_call(result.new_items[0], result.new_items[1]).badge == "writes: workspace"
 
 
+@pytest.mark.parametrize(("approval", "verdict"), [("on-request", "asks"), ("never", "refused")])
+async def test_a_move_into_git_is_judged_by_its_destination(
+    ws: Path, approval: str, verdict: str
+) -> None:
+    patch = (
+        "*** Begin Patch\n*** Update File: old.txt\n*** Move to: .git/hooks/post-checkout\n"
+        "@@\n-bye\n+#!/bin/sh\n*** End Patch"
+    )
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    config = RunConfig(approval_policy=approval, workspace=ws)  # type: ignore[arg-type]
+    asked: list[Any] = []
+
+    def reject(request: Any) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.reject()
+
+    model = ScriptedModel([[tool_call("apply_patch", {"patch": patch})], ["ok"]])
+    await Runner.run(
+        Agent(name="p", model=model, tools=[ApplyPatchTool()]),
+        "go",
+        run_config=config,
+        approval_handler=reject,
+    )
+    assert bool(asked) == (verdict == "asks")
+    assert not (ws / ".git" / "hooks" / "post-checkout").exists()
+    assert (ws / "old.txt").read_text() == "bye\n"
+
+
 # -- 2. symlinks swapped in while the patch is written ----------------------------------------
 
 
@@ -238,6 +266,15 @@ def test_symlinks_and_special_files_are_refused(ws: Path, setup: str, op: PatchO
         WorkspaceEditor(ws).apply([op])
     assert {p: p.read_text() for p in ws.rglob("*.txt") if not p.is_symlink()} == before
     assert (ws.parent / "outside" / "notes.txt").read_text() == "secret\n"
+
+
+def test_a_file_hard_linked_from_outside_is_replaced_not_written_through(ws: Path) -> None:
+    outside = ws.parent / "outside" / "notes.txt"
+    (ws / "sub" / "notes.txt").unlink()
+    os.link(outside, ws / "sub" / "notes.txt")  # the same file, under two names
+    WorkspaceEditor(ws).apply([PatchOp("update_file", "sub/notes.txt", "@@\n-secret\n+mine\n")])
+    assert (ws / "sub" / "notes.txt").read_text() == "mine\n"
+    assert outside.read_text() == "secret\n"
 
 
 # -- 3. all or none, modes, speed, cancellation ------------------------------------------------
