@@ -25,6 +25,7 @@ from jupyter_agents import (
 )
 from jupyter_agents.runtime.tools import workspace as workspace_module
 from jupyter_agents.runtime.tools._patch_format import PatchError, PatchOp
+from jupyter_agents.runtime.tools._patch_policy import leaves_workspace
 from jupyter_agents.runtime.tools.apply_patch import APPLY_PATCH
 from jupyter_agents.testing import ScriptedModel, output_item, tool_call
 
@@ -186,6 +187,50 @@ async def test_a_move_into_git_is_judged_by_its_destination(
     assert bool(asked) == (verdict == "asks")
     assert not (ws / ".git" / "hooks" / "post-checkout").exists()
     assert (ws / "old.txt").read_text() == "bye\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "leaves"),
+    [
+        ("a.txt", False),
+        ("src/../b.txt", False),
+        ("./c/d.txt", False),
+        ("..", True),
+        ("../x", True),
+        ("a/../../x", True),
+        ("a\\..\\..\\x", True),  # backslashes read as "/"
+        ("/etc/passwd", True),
+        (".git/config", True),
+        ("vendor/.git/hooks/x", True),
+        (".jupyter_agents/db", True),
+        (".gitignore", False),
+    ],
+)
+def test_which_paths_are_decided_on_their_own(path: str, leaves: bool) -> None:
+    assert leaves_workspace(path) == leaves
+
+
+async def test_an_always_for_a_patch_inside_does_not_cover_one_outside(ws: Path) -> None:
+    inside = {"type": "create_file", "path": "a.txt", "diff": "+a\n"}
+    outside = {"type": "create_file", "path": "../outside/evil.txt", "diff": "+x\n"}
+    asked: list[str] = []
+
+    def decide(request: Any) -> ApprovalDecision:
+        path = request.arguments["operations"][0]["path"]
+        asked.append(path)
+        return (
+            ApprovalDecision.approve(always=True) if path == "a.txt" else ApprovalDecision.reject()
+        )
+
+    model = ScriptedModel([[patch_call(inside, "p1")], [patch_call(outside, "p2")], ["ok"]])
+    await Runner.run(
+        Agent(name="p", model=model, tools=[ApplyPatchTool()]),
+        "go",
+        run_config=RunConfig(approval_policy="untrusted", workspace=ws),
+        approval_handler=decide,
+    )
+    assert asked == ["a.txt", "../outside/evil.txt"]  # the outside write was asked on its own
+    assert (ws / "a.txt").exists() and not (ws.parent / "outside" / "evil.txt").exists()
 
 
 # -- 2. symlinks swapped in while the patch is written ----------------------------------------

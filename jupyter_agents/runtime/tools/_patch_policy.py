@@ -21,7 +21,7 @@ from typing import Literal
 from ..sandbox.bwrap import PROTECTED
 from ._patch_format import PatchError
 
-__all__ = ["Location", "PatchVerdict", "assess_patch", "locate"]
+__all__ = ["Location", "PatchVerdict", "assess_patch", "leaves_workspace", "locate"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,21 @@ def locate(path: str, workspace: str | os.PathLike[str]) -> Location:
         raise PatchError(f"{path!r} names a folder, not a file.")
     inside = tuple(parts[len(root) :]) if parts[: len(root)] == root else None
     return Location(tuple(parts), inside)
+
+
+def leaves_workspace(path: str) -> bool:
+    """Whether ``path`` may point outside the workspace or into a protected folder of it,
+    read without knowing where the workspace is: absolute, climbing out with ``..``, or
+    through ``.git`` or ``.jupyter_agents``."""
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    if parts and parts[0] == "/":
+        return True
+    depth = 0
+    for part in parts:
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        if depth < 0 or part in PROTECTED:
+            return True
+    return False
 
 
 Decision = Literal["write", "ask", "refuse"]

@@ -27,7 +27,7 @@ from ..sandbox import SandboxMode
 from ..sandbox.policy import ApprovalPolicy, ExecPolicy, check_policy_names
 from ._patch_apply import apply_diff
 from ._patch_format import PatchOp, parse_patch
-from ._patch_policy import PatchVerdict, assess_patch, locate
+from ._patch_policy import PatchVerdict, assess_patch, leaves_workspace, locate
 from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, register_tool_kind
 from .workspace import WorkspaceEditor
 
@@ -350,6 +350,17 @@ class ApplyPatchKind(ToolKind):
         allow_outside = approved or policy.mode == "danger-full-access"
         done = await _in_thread(editor, ops, allow_outside)
         return _Outcome("completed", "\n".join(done), badge=_where_badge(ops, editor.root))
+
+    def is_escalation(self, arguments: str) -> bool:
+        """A patch that may write outside the workspace (or into its ``.git``) is decided on
+        its own: an "always" given to patches inside it does not cover it."""
+        return any(
+            leaves_workspace(str(p))
+            for o in self.parsed_arguments(arguments).get("operations") or []
+            if isinstance(o, dict)
+            for p in (o.get("path"), o.get("move_to"))
+            if p
+        )
 
     def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
         ok = isinstance(value, ApplyPatchResult) and value.status != "failed"
