@@ -184,6 +184,17 @@ async def test_root_in_the_sandbox_cannot_remount_it_writable(ws: Path, outside:
     assert not target.exists(), result.stdout + result.stderr
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may write kernel settings")
+@pytest.mark.parametrize("setting", ["kernel/printk_ratelimit", "vm/stat_interval"])
+async def test_root_in_the_sandbox_cannot_change_kernel_settings(ws: Path, setting: str) -> None:
+    """Root keeps write access to /proc/sys without capabilities: ``kernel.core_pattern``
+    would run a workspace script as root on the host (the same value is written back here)."""
+    path = Path("/proc/sys") / setting
+    value = path.read_text().strip()
+    result = await run_sandboxed(f"echo {value} > {path} && echo wrote", ww(ws))
+    assert "wrote" not in result.stdout and "Read-only file system" in result.stderr
+
+
 # -- 2. the Python environment stays read-only --------------------------------------------------
 
 
@@ -517,6 +528,40 @@ async def test_host_shared_memory_is_not_visible(ws: Path) -> None:
         assert not Path("/dev/shm/ja-written").exists()
     finally:
         name.unlink()
+
+
+@pytest.fixture
+def host_shm_segment() -> Iterator[str]:
+    """A System V shared memory segment of the host (as a database or X server makes)."""
+    import subprocess
+
+    made = subprocess.run(["ipcmk", "-M", "4096"], capture_output=True, text=True, check=True)
+    shmid = made.stdout.split(":")[-1].strip()
+    yield shmid
+    subprocess.run(["ipcrm", "-m", shmid], check=False)
+
+
+async def test_host_ipc_objects_are_not_visible(ws: Path, host_shm_segment: str) -> None:
+    result = await run_sandboxed("cat /proc/sysvipc/shm", ww(ws))
+    ids = [line.split()[1] for line in result.stdout.splitlines()[1:] if line.split()]
+    assert result.exit_code == 0 and host_shm_segment not in ids
+
+
+async def test_jupyter_server_tokens_and_kernel_keys_are_hidden(
+    ws: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    default = outside / "data" / "jupyter" / "runtime"  # $XDG_DATA_HOME/jupyter/runtime
+    chosen = outside / "rt"  # $JUPYTER_RUNTIME_DIR
+    for folder in (default, chosen):
+        folder.mkdir(parents=True)
+        (folder / "jpserver-1.json").write_text('{"token": "SERVER-TOKEN"}')
+        (folder / "kernel-1.json").write_text('{"key": "KERNEL-KEY"}')
+    monkeypatch.setenv("XDG_DATA_HOME", str(outside / "data"))
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(chosen))
+    result = await run_sandboxed(
+        f"cat {default}/*.json {chosen}/*.json", ww(ws, network_access=True)
+    )
+    assert "SERVER-TOKEN" not in result.stdout and "KERNEL-KEY" not in result.stdout
 
 
 @pytest.fixture

@@ -59,6 +59,17 @@ CREDENTIAL_STORES = (
 """Where the home folder usually keeps keys, tokens and agent sockets: hidden in the sandbox."""
 
 
+_PROC_READ_ONLY = [
+    arg
+    for name in ("sys", "sysrq-trigger", "fs", "bus", "irq")
+    if os.path.exists(f"/proc/{name}")
+    for arg in ("--ro-bind", f"/proc/{name}", f"/proc/{name}")
+]
+"""Kernel settings in ``/proc`` stay read-only: root keeps write access to them even without
+capabilities (``kernel.core_pattern`` or ``kernel.modprobe`` run a program as root on the
+host; ``sysrq-trigger`` reboots it), and bubblewrap leaves ``/proc/sys`` writable."""
+
+
 def python_envs() -> tuple[str, ...]:
     """This Python's environments (venv and base, as given and resolved) and the user's
     site-packages: kept read-only so sandboxed code cannot plant what a kernel imports."""
@@ -134,7 +145,7 @@ def mount_args(
     late = [place for place in hidden if _inside(place, roots)]  # hidden inside a writable root
     envs = [Path(env) for env in python_envs()]
     holds_root = [e for e in envs if any(root.is_relative_to(e) for root in roots)]
-    argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_PROC_READ_ONLY]
     for place in hidden:
         if place not in late:
             argv += _hide(place)
