@@ -448,3 +448,28 @@ async def test_a_cancelled_call_stops_and_writes_nothing(
     assert await asyncio.to_thread(finished.wait, 10)
     assert (ws / "old.txt").read_text() == "bye\n"
     assert (ws / "sub" / "notes.txt").read_text() == "one\ntwo\n"
+
+
+async def test_the_tool_timeout_stops_a_patch_and_nothing_is_written(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_apply = WorkspaceEditor.apply
+    real_engine = workspace_module.apply_diff
+    flags: list[Any] = []
+
+    def slow_engine(*args: Any, **kwargs: Any) -> Any:
+        flags[0].wait(30)  # works until the timeout cancels the call
+        return real_engine(*args, **kwargs)
+
+    def apply(self: Any, *args: Any, **kwargs: Any) -> Any:
+        flags.append(kwargs["cancel"])
+        return real_apply(self, *args, **kwargs)
+
+    monkeypatch.setattr(workspace_module, "apply_diff", slow_engine)
+    monkeypatch.setattr(WorkspaceEditor, "apply", apply)
+    op = {"type": "update_file", "path": "sub/notes.txt", "diff": "@@\n-two\n+TWO\n"}
+    config = RunConfig(approval_policy="never", workspace=ws, tool_timeout=0.3)
+    _, sent = await run_patch(op, config)
+    assert sent["status"] == "failed" and "0.3 s" in sent["output"]
+    assert flags[0].is_set()
+    assert (ws / "sub" / "notes.txt").read_text() == "one\ntwo\n"
