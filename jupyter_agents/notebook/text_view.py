@@ -93,18 +93,22 @@ class TextView:
             why = request.arguments.get("justification") or "no reason given"
             self._line(f"   outside the sandbox: {_short(why)}")
             question = "Run it outside the sandbox? [y]es / [n]o (a reason may follow): "
+        elif not request.allows_always:
+            question = "Approve this call only? [y]es / [n]o (a reason may follow): "
         while True:
             answer = (await self._read(question)).strip()
             word, _, rest = answer.partition(" ")
             word = word.lower()
-            if word in ("a", "always"):
+            if word in ("a", "always") and request.allows_always:
                 return ApprovalDecision.approve(always=True)
             if word in ("y", "yes"):
                 return ApprovalDecision.approve()
             if word in ("n", "no"):
                 reason = rest.strip() or (await self._read("Reason for the model (optional): "))
                 return ApprovalDecision.reject(message=reason.strip() or "rejected at the prompt")
-            question = "Please answer y, n or a: "
+            question = (
+                "Please answer y, n or a: " if request.allows_always else "Please answer y or n: "
+            )
 
     async def _read(self, question: str) -> str:
         cancelled = threading.Event()

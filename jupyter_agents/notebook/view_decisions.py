@@ -96,6 +96,8 @@ class Decisions:
                 card["badge"] = "escalated"  # asks to run outside the sandbox: say why
                 why = str(request.arguments.get("justification") or "no reason given")
                 card["escalation"] = clip(why, self.max_args_chars)[0]
+            if not request.allows_always:
+                card["approval"]["once"] = True  # the widget offers no "always" for this call
             elif card.get("terminal"):
                 card["badge"] = "asks"
             card["status"] = "waiting"
@@ -138,7 +140,7 @@ class Decisions:
         if entry is None or entry[1] != key:
             return  # stale, repeated, unknown or not this card's: the state says what happened
         request = entry[0]
-        always = content.get("always") is True
+        always = content.get("always") is True and request.allows_always
         if content.get("approved") is not True:
             message = content.get("message")
             message = message.strip()[:2000] if isinstance(message, str) else None

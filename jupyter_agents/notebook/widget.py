@@ -51,6 +51,8 @@ notebooks stay small.
     always      bool       the decision applies to later calls of this tool
     message     str        the rejection reason
     edited      bool       approved with edited arguments
+    once        bool       the decision is for this call only (no "always": leaving the
+                           sandbox, a dangerous command)
 
 Messages
 ========

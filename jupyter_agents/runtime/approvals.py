@@ -79,6 +79,11 @@ class ApprovalRequest:
     call_item: ToolCallItem | None = field(default=None, repr=False, compare=False)
     """The call this request is about (the same object the run emitted), when known."""
 
+    allows_always: bool = True
+    """Whether an "always" decision on this call stands for later calls of the tool. False for
+    calls decided alone (leaving the sandbox, a dangerous command): their decision is used for
+    this call only, whatever it says; user interfaces should not offer "always"."""
+
     def validate(self, arguments: dict[str, Any]) -> str | None:
         """Check edited arguments against the tool's schema: None if valid, else the problem."""
         return self.validator(arguments) if self.validator is not None else None

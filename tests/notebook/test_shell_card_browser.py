@@ -103,3 +103,27 @@ async def test_a_shell_card_streams_like_a_terminal_and_asks_to_leave_the_sandbo
         )
         await expect(lab.page.locator("body")).to_have_css("background-color", "rgb(17, 17, 17)")
         await lab.shot("shell_card_done_dark")
+
+
+async def test_a_dangerous_command_waits_with_its_badge_and_runs_once_approved(
+    lab: Lab,  # noqa: F811 (the fixture)
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "build").mkdir()
+    view = make_view()
+    model = ScriptedModel([[shell_call("rm -rf build", "s1")], [text("Done.")]])
+    tool = ShellTool(approval_policy="on-request", workspace=tmp_path)  # would not ask otherwise
+    await lab.mount(view)
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[tool])))
+    card = lab.page.locator(".ja-tool").nth(0)
+    await expect(card).to_have_class("ja-tool ja-st-waiting ja-terminal")
+    await expect(card.locator(".ja-badge")).to_have_text("dangerous")
+    await expect(card.locator(".ja-always")).to_be_hidden()  # decided for this call only
+    assert (tmp_path / "build").exists()
+    await lab.shot("shell_card_dangerous")
+    await card.get_by_role("button", name="Approve").click()
+    await asyncio.wait_for(run, 20)
+    await lab.settle()
+    await expect(card).to_have_class("ja-tool ja-st-done ja-terminal")
+    await expect(card.locator(".ja-badge")).to_have_text("sandboxed: workspace-write")
+    assert not (tmp_path / "build").exists()

@@ -15,7 +15,15 @@ from typing import Any
 import nbformat
 import pytest
 
-from jupyter_agents import Agent, ApprovalDecision, Runner, ToolContext, Usage, tool
+from jupyter_agents import (
+    Agent,
+    ApprovalDecision,
+    ApprovalRequest,
+    Runner,
+    ToolContext,
+    Usage,
+    tool,
+)
 from jupyter_agents.notebook import transcript
 from jupyter_agents.notebook.view import RunView
 from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
@@ -770,3 +778,37 @@ def test_the_widget_view_and_the_terminal_view_offer_what_the_cell_driver_uses()
     for view in (RunView(agent="a", model="m"), TextView(agent="a", model="m")):
         missing = [m for m in members if not hasattr(view, m)]
         assert missing == [], (type(view).__name__, missing)
+
+
+@pytest.mark.parametrize(
+    ("allows_always", "answers", "decision"),
+    [
+        (True, ["a"], ApprovalDecision.approve(always=True)),
+        (False, ["a", "always", "y"], ApprovalDecision.approve()),  # no "always" on offer
+        (False, ["n too risky"], ApprovalDecision.reject("too risky")),
+    ],
+)
+async def test_the_prompt_offers_always_only_where_a_decision_may_stand(
+    allows_always: bool, answers: list[str], decision: ApprovalDecision
+) -> None:
+    from jupyter_agents.notebook.text_view import TextView
+
+    questions: list[str] = []
+    replies = iter(answers)
+
+    def ask(question: str) -> str:
+        questions.append(question)
+        return next(replies)
+
+    view = TextView(agent="a", model="m", ask=ask, write=lambda text: None)
+    request = ApprovalRequest(
+        agent=Agent(name="a"),
+        tool_name="shell",
+        arguments={"commands": ["rm -rf build"]},
+        call_id="c1",
+        json_schema={},
+        allows_always=allows_always,
+    )
+    assert await view.inbox(request) == decision
+    assert len(questions) == len(answers)
+    assert ("[a]lways" in questions[0]) is allows_always

@@ -186,6 +186,33 @@ async def test_an_always_decision_does_not_cover_leaving_the_sandbox(ws: Path) -
 
 
 @needs_bwrap
+async def test_a_dangerous_command_is_decided_alone_like_leaving_the_sandbox(ws: Path) -> None:
+    asked: list[Any] = []
+
+    def approve_always(request: Any) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.approve(always=True)
+
+    for name in ("a", "b", "c"):
+        (ws / name).mkdir()
+    model = ScriptedModel(
+        [
+            [shell_function_call({"commands": ["touch first.txt"]}, "c1")],
+            [shell_function_call({"commands": ["rm -rf a"]}, "c2")],  # asked despite "always"
+            [shell_function_call({"commands": ["rm -rf b"]}, "c3")],  # its "always" stood not
+            [shell_function_call({"commands": ["touch second.txt"]}, "c4")],  # c1's stands
+            ["done"],
+        ]
+    )
+    agent = Agent(name="p", model=model, tools=[ShellTool(workspace=ws)])  # untrusted
+    await Runner.run(agent, "go", approval_handler=approve_always)
+    assert [r.call_id for r in asked] == ["c1", "c2", "c3"]
+    assert [r.allows_always for r in asked] == [True, False, False]
+    assert not (ws / "a").exists() and not (ws / "b").exists() and (ws / "c").exists()
+    assert (ws / "second.txt").exists()
+
+
+@needs_bwrap
 async def test_the_run_config_sets_the_policy_of_tools_that_leave_it_open(ws: Path) -> None:
     asked: list[Any] = []
     model = ScriptedModel([[shell_function_call(command_for("unsafe", ws))], ["done"]])

@@ -123,7 +123,7 @@ async def test_no_unsafe_command_runs_under_untrusted_without_an_approval(
 async def test_a_sandboxed_mode_without_bubblewrap_stops_with_how_to_fix_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(bwrap, "SYSTEM_BWRAPS", ("/nonexistent/bwrap",))
     monkeypatch.setattr(bwrap, "_bundled_bwrap", lambda: None)  # nor the wheel's
     with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
         await run(ShellTool(workspace=tmp_path, approval_policy="never"), "ls")

@@ -64,7 +64,9 @@ class BatchApprovals:
             run_config=self._loop.run_config,
         )
 
-    def _request(self, tool: LocalTool, item: ToolApprovalItem) -> ApprovalRequest:
+    def _request(
+        self, tool: LocalTool, item: ToolApprovalItem, *, allows_always: bool = True
+    ) -> ApprovalRequest:
         return ApprovalRequest(
             agent=self._agent,
             tool_name=item.tool_name,
@@ -73,6 +75,7 @@ class BatchApprovals:
             json_schema=getattr(tool, "params_json_schema", {}),
             validator=getattr(tool, "validate_arguments", None),
             call_item=item.call_item,
+            allows_always=allows_always,
         )
 
     async def _callback_decision(
@@ -105,12 +108,12 @@ class BatchApprovals:
         return self._always.setdefault(tool_name, asyncio.Event())
 
     async def _decision(
-        self, tool: LocalTool, request: ApprovalRequest, answer: Any, escalating: bool = False
+        self, tool: LocalTool, request: ApprovalRequest, answer: Any, alone: bool = False
     ) -> ApprovalDecision:
         """The handler's decision, or an "always" decision made meanwhile for another call of
-        the same tool in this batch (the request is then withdrawn). An escalation waits for
-        its own decision."""
-        if escalating:
+        the same tool in this batch (the request is then withdrawn). A call decided alone (an
+        escalation, a dangerous command) waits for its own decision."""
+        if alone:
             return await self._settle(tool, request, answer)
         standing = self._standing(request.tool_name)
         asked = asyncio.ensure_future(self._settle(tool, request, answer))

@@ -168,8 +168,8 @@ class ToolBatch(BatchApprovals):
                 # any approval or invocation.
                 ran = Outcome.failed(problem, "ToolArgumentsError")
             elif tool is not None and await self._needs_approval(tool, kind, arguments, call):
-                escalating = kind.is_escalation(arguments)
-                decision = self._ledger.take(name, call_id, arguments, standing=not escalating)
+                alone = kind.decided_alone(arguments)
+                decision = self._ledger.take(name, call_id, arguments, standing=not alone)
                 item = ToolApprovalItem(
                     agent=self._agent,
                     raw_item=call.raw_item,
@@ -181,7 +181,7 @@ class ToolBatch(BatchApprovals):
                 if decision is None:
                     decision = await self._callback_decision(tool, item)
                 if decision is None:
-                    request = self._request(tool, item)
+                    request = self._request(tool, item, allows_always=not alone)
                     # Ask before announcing, so a decision sent in reply to the event finds
                     # the request already waiting.
                     answer = call_handler(self._handler, request) if self._handler else None
@@ -195,8 +195,8 @@ class ToolBatch(BatchApprovals):
                         if escalation is not None:
                             self.escalations[call_id] = arguments
                         return
-                    decision = await self._decision(tool, request, answer, escalating)
-                    if not escalating:
+                    decision = await self._decision(tool, request, answer, alone)
+                    if not alone:
                         self._ledger.remember_always(name, decision)
                         if decision.always:
                             self._standing(name).set()

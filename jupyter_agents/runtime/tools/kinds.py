@@ -176,9 +176,10 @@ class ToolKind:
         """The input item that answers ``call`` with ``value``."""
         raise ModelBehaviorError(f"Tools of kind {self.name!r} run at the provider, not here.")
 
-    def is_escalation(self, arguments: str) -> bool:
-        """Whether the call asks to run outside the sandbox. Such a call is decided on its own:
-        no standing ("always") decision covers it, and none is made from it."""
+    def decided_alone(self, arguments: str) -> bool:
+        """Whether the call is decided on its own (it asks to run outside the sandbox, or runs
+        a dangerous command): no standing ("always") decision covers it, and none is made
+        from it."""
         return False
 
     def escalated_arguments(self, arguments: str, reason: str) -> str:

@@ -372,8 +372,9 @@ class ShellKind(ToolKind):
         data = self.parsed_arguments(arguments)
         return json.dumps({**data, "sandbox_permissions": ESCALATED, "justification": reason})
 
-    def is_escalation(self, arguments: str) -> bool:
-        return _escalated(self.parsed_arguments(arguments))
+    def decided_alone(self, arguments: str) -> bool:
+        data = self.parsed_arguments(arguments)
+        return _escalated(data) or _any_dangerous(data)
 
     def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
         if isinstance(value, ShellResult):

@@ -2,7 +2,7 @@
 
 /** @typedef {{state: string, request?: string, attempt?: number, interactive?: boolean,
  *  arguments?: string, schema?: any, error?: string, always?: boolean, message?: string,
- *  edited?: boolean}} Approval */
+ *  edited?: boolean, once?: boolean}} Approval */
 
 /** @type {Record<string, string>} */
 export const LABELS = { waiting: "waiting for approval", background: "running in background" };

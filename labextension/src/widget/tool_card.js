@@ -197,7 +197,7 @@ export function toolView(ctx) {
     done.textContent = decided(a) + (b.escalation && !pending ? " to run outside the sandbox" : "");
     escalation.textContent = b.escalation ? `Run outside the sandbox? ${b.escalation}` : "";
     escalation.hidden = !b.escalation;
-    label.hidden = !!b.escalation; // "always" never covers leaving the sandbox
+    label.hidden = !!b.escalation || !!a.once; // "always" never covers such a call
     const can = clickable();
     for (const c of [approve, reject, edit, reason, always, editor]) c.disabled = !can;
     approve.textContent = editing ? "Approve with edits" : "Approve";

@@ -99,7 +99,8 @@
 .ja-badge[data-verdict="sandboxed"] { --ja-v: var(--ja-brand); }
 .ja-badge:is([data-verdict="asks"], [data-verdict="destructive"]) { --ja-v: var(--ja-warn); }
 .ja-badge:is([data-verdict="read-only"], [data-verdict="additive"]) { --ja-v: var(--ja-ok); }
-.ja-badge:is([data-verdict="escalated"], [data-verdict="unsandboxed"]) { --ja-v: var(--ja-error); }
+.ja-badge:is([data-verdict="escalated"], [data-verdict="unsandboxed"], [data-verdict="dangerous"],
+  [data-verdict="refused"]) { --ja-v: var(--ja-error); }
 .ja-ms { color: var(--ja-faint); font-variant-numeric: tabular-nums; white-space: nowrap; }
 .ja-tool pre {
   margin: 0 8px 6px; padding: 5px 8px; max-height: 260px; overflow: auto; border-radius: 4px;
