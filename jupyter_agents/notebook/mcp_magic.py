@@ -17,6 +17,7 @@ from IPython.core.error import UsageError
 
 from ..runtime.blocking import run_blocking
 from ..runtime.errors import UserError
+from ..runtime.mcp.untrusted import printable
 
 if TYPE_CHECKING:
     from ..runtime.mcp.server import MCPServer
@@ -51,7 +52,9 @@ def mcp_magic(session: NotebookSession, words: list[str]) -> None:
         if command == "log":
             log = getattr(server, "stderr_log", None)
             print(
-                log() if log is not None else f"{rest[0]!r} is an HTTP server: it has no log here."
+                printable(log())
+                if log is not None
+                else f"{rest[0]!r} is an HTTP server: it has no log here."
             )
         elif command == "restart":
             run_blocking(server.cleanup())
@@ -127,13 +130,13 @@ def _connect(server: MCPServer) -> None:
         run_blocking(server.connect())
         tools = run_blocking(server.list_tools())
     except MCPServerError as e:
-        print(f"jupyter_agents: {e}")
+        print(f"jupyter_agents: {printable(str(e))}")
         if e.stderr:
-            print("Its stderr ends with:\n" + e.stderr)
+            print("Its stderr ends with:\n" + printable(e.stderr))
         name = server.name
         print(f"(%agent mcp log {name} shows it all; %agent mcp restart {name} tries again)")
         return
-    names = ", ".join(t.name for t in tools) or "none"
+    names = ", ".join(printable(t.name, keep_newlines=False) for t in tools) or "none"
     print(f"jupyter_agents: MCP server {server.name!r} is connected; its tools: {names}")
 
 

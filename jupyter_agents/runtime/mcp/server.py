@@ -24,10 +24,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, cast
 from mcp import ClientSession
 from mcp import types as mcp_types
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 from ..background_loop import on_background_loop, run_on_background_loop
 from ..errors import UserError
+from ..run_config import DEFAULT_TOOL_TIMEOUT
 from ..tools.function import ToolErrorFunction, default_tool_error_function
+from .results import MAX_RESULT_CHARS, printable
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -93,6 +96,7 @@ class MCPServer(abc.ABC):
         message_handler: Callable[[Any], Awaitable[None]] | None = None,
         failure_error_function: ToolErrorFunction | None = default_tool_error_function,
         tool_timeout_seconds: float | None = None,
+        max_result_chars: int | None = MAX_RESULT_CHARS,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise UserError("An MCP server needs a non-empty name (name='...').")
@@ -120,7 +124,10 @@ class MCPServer(abc.ABC):
         self.failure_error_function = failure_error_function
         """Turns a failed call into the model's message; None makes the run raise."""
         self.tool_timeout_seconds = tool_timeout_seconds
-        """Seconds a tool call may take (None: the run's ``tool_timeout``)."""
+        """Seconds a tool call may take (None: the run's ``tool_timeout``, 600 s outside a
+        run); the session's ``client_session_timeout_seconds`` does not apply to calls."""
+        self.max_result_chars = max_result_chars
+        """Characters of a call's result the model gets (head and tail; None: all of it)."""
         self._session: ClientSession | None = None
         self._owner: asyncio.Task[None] | None = None
         self._closing: asyncio.Event | None = None
@@ -195,9 +202,17 @@ class MCPServer(abc.ABC):
         arguments: dict[str, Any] | None,
         meta: dict[str, Any] | None = None,
         on_progress: Callable[[float, float | None, str | None], None] | None = None,
+        *,
+        timeout_seconds: float | None = None,
     ) -> mcp_types.CallToolResult:
         """Call a tool; ``on_progress`` gets the server's progress notifications (on the
-        caller's loop)."""
+        caller's loop). It may take ``timeout_seconds`` (``math.inf``: no limit), by default
+        :attr:`tool_timeout_seconds`, else the run's default tool timeout (600 s)."""
+        limit = timeout_seconds
+        if limit is None:
+            limit = self.tool_timeout_seconds
+        if limit is None:
+            limit = DEFAULT_TOOL_TIMEOUT
         progress: Any = None
         if on_progress is not None:
             caller = asyncio.get_running_loop()
@@ -209,13 +224,13 @@ class MCPServer(abc.ABC):
             result: mcp_types.CallToolResult = await session.call_tool(
                 tool_name,
                 arguments,
-                read_timeout_seconds=self.tool_timeout_seconds,
+                read_timeout_seconds=limit,
                 progress_callback=progress,
                 meta=cast(Any, meta),
             )
             return result
 
-        return await on_background_loop(self._request(f"tool {tool_name!r}", call))
+        return await on_background_loop(self._request(f"tool {tool_name!r}", call, limit=limit))
 
     async def list_resources(self) -> mcp_types.ListResourcesResult:
         """The server's resources."""
@@ -381,9 +396,11 @@ class MCPServer(abc.ABC):
         what: str,
         send: Callable[[ClientSession], Awaitable[T]],
         retries: int | None = None,
+        limit: float | None = None,
     ) -> T:
         """Send one request, starting the server first when needed; a connection that closed
-        is dropped (the next request starts the server again) and retried when allowed."""
+        is dropped (the next request starts the server again) and retried when allowed.
+        ``limit`` is the seconds the request may take (None: the session's timeout)."""
         attempts = self.max_retry_attempts if retries is None else max(retries, 0)
         delay = self.retry_backoff_seconds_base
         for attempt in range(attempts + 1):
@@ -392,7 +409,9 @@ class MCPServer(abc.ABC):
                 return await send(session)
             except MCPError as e:
                 if e.code == _REQUEST_TIMEOUT:
-                    error = self._error(f"MCP server {self.name!r} did not answer {what} in time.")
+                    seconds = limit if limit is not None else self.client_session_timeout_seconds
+                    within = f"within {seconds:g} s" if seconds is not None else "in time"
+                    error = self._error(f"MCP server {self.name!r} did not answer {what} {within}.")
                 elif e.code == _CONNECTION_CLOSED:
                     await self._drop(session)
                     error = self._error(
@@ -401,6 +420,11 @@ class MCPServer(abc.ABC):
                     )
                 else:
                     raise  # the server's own answer (an unknown tool, bad arguments, ...)
+            except ValidationError as e:  # the connection is fine; the answer is not MCP
+                raise self._error(
+                    f"MCP server {self.name!r} answered {what} with something that is not valid "
+                    f"MCP ({_first_problem(e)}); its author has to fix that."
+                ) from None
             except Exception as e:
                 await self._drop(session)
                 error = self._error(
@@ -436,6 +460,17 @@ def _closed(session: ClientSession) -> bool:
     """Whether the session's connection has ended (the server exited or hung up)."""
     dispatcher = getattr(session, "_dispatcher", None)
     return bool(getattr(dispatcher, "_closed", False))
+
+
+def _first_problem(error: ValidationError) -> str:
+    """The first of a validation error's problems, on one short line."""
+    problems = error.errors()
+    if not problems:
+        return "invalid"
+    first = problems[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))[:80]
+    more = f", and {len(problems) - 1} more" if len(problems) > 1 else ""
+    return printable(f"{where}: {first.get('msg', '')}"[:160], keep_newlines=False) + more
 
 
 def _describe(error: BaseException) -> str:

@@ -1,23 +1,27 @@
 """MCP servers started as child processes that speak over stdin and stdout.
 
 The child's stderr goes to a per-server log file, not to ``sys.stderr``: under ipykernel
-``sys.stderr`` is a stream with no file descriptor, which a child process cannot inherit. The
-log can be read while the server runs (:meth:`MCPServerStdio.stderr_log`) and its end is shown
-with every error. Where ``setpriv`` exists the child is started with a parent-death signal, so
-even a killed kernel leaves no server behind.
+``sys.stderr`` is a stream with no file descriptor, which a child process cannot inherit. It
+goes through a pipe, copied to the file by a thread that keeps the file under
+:data:`LOG_LIMIT` bytes (the newest output), so a server that floods stderr cannot fill the
+disk. The log can be read while the server runs (:meth:`MCPServerStdio.stderr_log`) and its end
+is shown with every error. Where ``setpriv`` exists the child is started with a parent-death
+signal, so even a killed kernel leaves no server behind.
 """
 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TextIO, TypedDict, cast
+from typing import Any, BinaryIO, TextIO, TypedDict, cast
 
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -26,10 +30,11 @@ from .server import MCPServer
 
 __all__ = ["MCPServerStdio", "MCPServerStdioParams"]
 
-_LOG_LIMIT = 4 * 1024 * 1024
-"""A log past this size is started afresh at the next start of its server."""
+LOG_LIMIT = 4 * 1024 * 1024
+"""Bytes of a server's stderr kept in its log file: past this, the older half is dropped."""
 
 _log_dir: Path | None = None
+logger = logging.getLogger("jupyter_agents.mcp")
 
 
 class MCPServerStdioParams(TypedDict, total=False):
@@ -68,6 +73,7 @@ class MCPServerStdio(MCPServer):
         self.params = params
         super().__init__(name or _default_name(params["command"], list(args)), **options)
         self._log_path: Path | None = None
+        self._pump: _LogPump | None = None
 
     @property
     def log_path(self) -> Path | None:
@@ -82,6 +88,11 @@ class MCPServerStdio(MCPServer):
             size = f.seek(0, os.SEEK_END)
             f.seek(max(0, size - max_chars))
             return f.read().decode("utf-8", "replace")
+
+    @property
+    def stderr_bytes(self) -> int:
+        """Bytes the server has written to stderr since it last started."""
+        return self._pump.seen if self._pump is not None else 0
 
     def stderr_tail(self, max_lines: int = 40) -> str | None:
         lines = self.stderr_log(16_000).splitlines()[-max_lines:]
@@ -103,13 +114,55 @@ class MCPServerStdio(MCPServer):
             encoding_error_handler=cast(Any, params.get("encoding_error_handler", "strict")),
         )
         path = self._log_path = _log_file(self.name)
-        mode = "w" if not path.exists() or path.stat().st_size > _LOG_LIMIT else "a"
-        with open(path, mode, encoding="utf-8", errors="replace") as errlog:
-            if mode == "a":
-                errlog.write("--- started again ---\n")
-                errlog.flush()
+        if path.exists() and path.stat().st_size > 0:
+            with open(path, "a", encoding="utf-8") as log:
+                log.write("--- started again ---\n")
+        read_end, write_end = os.pipe()
+        self._pump = _LogPump(read_end, path)
+        self._pump.start()
+        with open(write_end, "w", encoding="utf-8", errors="replace") as errlog:
             async with stdio_client(parameters, errlog=cast(TextIO, errlog)) as streams:
+                errlog.close()  # the child has its copy: the pipe ends when the child's does
                 yield streams
+
+
+class _LogPump(threading.Thread):
+    """Copies a server's stderr from a pipe to its log file, keeping the file's last
+    :data:`LOG_LIMIT` bytes; ends when every writer (the server, its children) is gone."""
+
+    def __init__(self, fd: int, path: Path) -> None:
+        super().__init__(name=f"mcp stderr {path.name}", daemon=True)
+        self._fd = fd
+        self._path = path
+        self.seen = 0
+        """Bytes read so far."""
+
+    def run(self) -> None:
+        try:
+            with open(self._path, "a+b") as log:
+                while chunk := os.read(self._fd, 65536):
+                    self.seen += len(chunk)
+                    log.write(chunk)
+                    log.flush()
+                    if log.tell() > LOG_LIMIT:
+                        _keep_newest(log, LOG_LIMIT // 2)
+        except OSError:
+            logger.debug("stopped copying the stderr of %s", self._path.name, exc_info=True)
+        finally:
+            os.close(self._fd)
+
+
+def _keep_newest(log: BinaryIO, size: int) -> None:
+    """Drop all but the last ``size`` bytes of ``log`` (from a line start when one is near)."""
+    log.seek(-size, os.SEEK_END)
+    tail = log.read()
+    newline = tail.find(b"\n", 0, 4096)
+    if newline >= 0:
+        tail = tail[newline + 1 :]
+    log.seek(0)
+    log.truncate()
+    log.write(b"--- earlier output dropped (the log keeps the newest) ---\n" + tail)
+    log.flush()
 
 
 def _default_name(command: str, args: list[str]) -> str:

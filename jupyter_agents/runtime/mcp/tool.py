@@ -1,16 +1,15 @@
 """One MCP tool as the function tool the model calls: its approval rule, how a call reaches the
-server, and how the server's answer becomes the model's input.
-
-Everything a server sends is untrusted: its text stays text, images must be real inline image
-data to be shown, and a resource's bytes never become a file the model or the page opens.
+server, and how long it may take (the tool's ``timeout``, else the run's ``tool_timeout``; the
+run's own timer stops it, the session's short read timeout does not). The server's answer
+becomes the model's input in :mod:`.results` (capped, untrusted content named, not passed on).
 """
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import inspect
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 from mcp import types as mcp_types
 
 from ..errors import UserError
+from ..run_config import DEFAULT_TOOL_TIMEOUT
 from ..tools.function import FunctionTool
 from ..tools.kinds import ToolDisplay
 from ..tools.live_output import streamer
-from ..tools.outputs import ToolOutputImage, ToolOutputText
+from ..tools.outputs import ToolOutputText
+from .results import cap_text, model_output, printable
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -30,7 +31,11 @@ if TYPE_CHECKING:
 
 __all__ = ["MCPTool", "MCPToolError", "annotation_badge", "model_output"]
 
-_IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+MAX_DESCRIPTION_CHARS = 8_000
+"""Characters of a tool's description the model gets (it is sent with every request)."""
+RUN_TIMER_GRACE = 2.0
+"""Seconds the session waits for a call beyond the run's limit, so the run's own timer (exact,
+or checked every half second) stops the call and tells the model, not the session."""
 
 
 class MCPToolError(RuntimeError):
@@ -64,7 +69,8 @@ class MCPTool(FunctionTool):
         badge = annotation_badge(self.mcp_tool)
         return dataclasses.replace(
             display,
-            origin=f"{self.server_name} › {self.tool_name}",
+            origin=f"{printable(self.server_name, keep_newlines=False)} › "
+            f"{printable(self.tool_name, keep_newlines=False)}",
             badge=badge or display.badge,
         )
 
@@ -85,9 +91,7 @@ def build_tool(
 
     made = MCPTool(
         name=name,
-        description=tool.description
-        or tool.title
-        or f"{tool.name} (from MCP server {server.name})",
+        description=_description(server, tool),
         params_json_schema=parameters,
         on_invoke_tool=invoke,
         strict_json_schema=strict,
@@ -99,6 +103,12 @@ def build_tool(
         nullable_optional=nullable_optional,
     )
     return made
+
+
+def _description(server: MCPServer, tool: mcp_types.Tool) -> str:
+    """What the model reads about the tool: the server's words, printable and capped."""
+    text = tool.description or tool.title or f"{tool.name} (from MCP server {server.name})"
+    return cap_text(printable(text), MAX_DESCRIPTION_CHARS)
 
 
 async def call(tool: MCPTool, ctx: ToolContext[Any], arguments: str) -> Any:
@@ -121,68 +131,27 @@ async def call(tool: MCPTool, ctx: ToolContext[Any], arguments: str) -> Any:
             show(f"[progress {done:g}{of}] {message or ''}".rstrip() + "\n")
 
     result = await tool.server.call_tool(
-        tool.mcp_tool.name, parsed, on_progress=on_progress if show is not None else None
+        tool.mcp_tool.name,
+        parsed,
+        on_progress=on_progress if show is not None else None,
+        timeout_seconds=_time_limit(tool, ctx),
     )
-    output = model_output(result, tool.server.use_structured_content)
+    server = tool.server
+    output = model_output(result, server.use_structured_content, server.max_result_chars)
     if result.is_error:
         text = output if isinstance(output, str) else _text_of(output)
         raise MCPToolError(text or f"Tool {tool.mcp_tool.name!r} failed without a message.")
     return output
 
 
-def model_output(result: mcp_types.CallToolResult, use_structured_content: bool) -> Any:
-    """The model's input for a call's result: a string when it is all text, else a list of
-    text and image outputs."""
-    if use_structured_content and result.structured_content is not None:
-        return json.dumps(result.structured_content, ensure_ascii=False)
-    parts: list[Any] = []
-    for block in result.content or ():
-        part = _block_output(block)
-        if part is not None:
-            parts.append(part)
-    if not parts and result.structured_content is not None:
-        return json.dumps(result.structured_content, ensure_ascii=False)
-    if all(isinstance(p, ToolOutputText) for p in parts):
-        return "\n".join(p.text for p in parts)
-    return parts
-
-
-def _block_output(block: Any) -> ToolOutputText | ToolOutputImage | None:
-    kind = getattr(block, "type", None)
-    if kind == "text":
-        return ToolOutputText(str(block.text))
-    if kind == "image":
-        image = _image(str(block.mime_type), str(block.data))
-        return image or ToolOutputText(f"[image of type {block.mime_type!s} not shown]")
-    if kind == "audio":
-        size = len(str(block.data)) * 3 // 4
-        return ToolOutputText(f"[audio: {block.mime_type}, about {size:,} bytes]")
-    if kind == "resource":
-        resource = block.resource
-        uri, mime = str(resource.uri), resource.mime_type or ""
-        text = getattr(resource, "text", None)
-        if text is not None:
-            return ToolOutputText(f"[resource {uri}]\n{text}")
-        blob = str(getattr(resource, "blob", ""))
-        image = _image(mime, blob) if mime in _IMAGE_TYPES else None
-        if image is not None:
-            return image
-        return ToolOutputText(f"[resource {uri}: {mime or 'binary'}, {len(blob) * 3 // 4:,} bytes]")
-    if kind == "resource_link":
-        described = f": {block.description}" if getattr(block, "description", None) else ""
-        return ToolOutputText(f"[resource link {block.name} <{block.uri}>{described}]")
-    return None
-
-
-def _image(mime: str, data: str) -> ToolOutputImage | None:
-    """An inline image, only for the usual image types and real base64."""
-    if mime not in _IMAGE_TYPES:
-        return None
-    try:
-        base64.b64decode(data, validate=True)
-    except ValueError:
-        return None
-    return ToolOutputImage(image_url=f"data:{mime};base64,{data}")
+def _time_limit(tool: MCPTool, ctx: ToolContext[Any]) -> float:
+    """How long the session waits for the call: the run's limit for it (the tool's own
+    ``timeout``, else ``RunConfig.tool_timeout``; None is no limit) and a little more."""
+    limit = tool.timeout
+    if limit is None:
+        run_config = getattr(ctx, "run_config", None)
+        limit = run_config.tool_timeout if run_config is not None else DEFAULT_TOOL_TIMEOUT
+    return math.inf if limit is None else limit + RUN_TIMER_GRACE
 
 
 def _text_of(parts: Any) -> str:
