@@ -19,8 +19,9 @@ from jupyter_agents.mcp import MCPServerError, MCPServerStdio
 from jupyter_agents.runtime.mcp import stdio as stdio_module
 from jupyter_agents.runtime.mcp.names import qualified_tool_names
 from jupyter_agents.runtime.mcp.results import cap_parts, cap_text, printable
-from jupyter_agents.runtime.mcp.tool import MAX_DESCRIPTION_CHARS
+from jupyter_agents.runtime.mcp.tool import MAX_DESCRIPTION_CHARS, MAX_PROGRESS_CHARS
 from jupyter_agents.runtime.tools.kinds import describe_call
+from jupyter_agents.runtime.tools.live_output import tool_output_sink
 from jupyter_agents.runtime.tools.outputs import ToolOutputImage, ToolOutputText
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
@@ -190,3 +191,18 @@ async def test_a_server_flooding_stderr_cannot_fill_the_disk(
         answer = await server.call_tool("ask", {})
         assert answer.content[0].text == "answered"  # still answering
         assert "noise" in server.stderr_log()
+
+
+async def test_progress_messages_reach_the_card_inert_and_short() -> None:
+    streamed: list[str] = []
+    token = tool_output_sink.set(lambda call_id, text: streamed.append(text))
+    try:
+        async with hostile("progress") as server:
+            model = ScriptedModel([[tool_call("mcp__evil__ask", {})], [text("done")]])
+            await Runner.run(Agent(name="a", model=model, mcp_servers=[server]), "go")
+    finally:
+        tool_output_sink.reset(token)
+    assert model.requests[1].input[-1]["output"] == "answered"
+    assert len(streamed) == 1000
+    assert all(len(line) <= MAX_PROGRESS_CHARS + 40 for line in streamed)
+    assert not any(u in line for line in streamed for u in UNSAFE)

@@ -33,6 +33,8 @@ __all__ = ["MCPTool", "MCPToolError", "annotation_badge", "model_output"]
 
 MAX_DESCRIPTION_CHARS = 8_000
 """Characters of a tool's description the model gets (it is sent with every request)."""
+MAX_PROGRESS_CHARS = 200
+"""Characters of a progress message shown in the card."""
 RUN_TIMER_GRACE = 2.0
 """Seconds the session waits for a call beyond the run's limit, so the run's own timer (exact,
 or checked every half second) stops the call and tells the model, not the session."""
@@ -128,7 +130,10 @@ async def call(tool: MCPTool, ctx: ToolContext[Any], arguments: str) -> Any:
     def on_progress(done: float, total: float | None, message: str | None) -> None:
         if show is not None:
             of = f"/{total:g}" if total is not None else ""
-            show(f"[progress {done:g}{of}] {message or ''}".rstrip() + "\n")
+            said = printable(message or "", keep_newlines=False)
+            if len(said) > MAX_PROGRESS_CHARS:
+                said = said[: MAX_PROGRESS_CHARS - 1] + "…"
+            show(f"[progress {done:g}{of}] {said}".rstrip() + "\n")
 
     result = await tool.server.call_tool(
         tool.mcp_tool.name,

@@ -7,7 +7,8 @@ can say what the SDK would never let a server say.
   bidi overrides, newlines, and a description of a megabyte;
 - ``silent-list``: initialises, then never answers ``tools/list``;
 - ``odd-blocks``: a call answers with content blocks of types no one knows, next to text;
-- ``flood``: writes to stderr as fast as it can, all the time (a tool call still works).
+- ``flood``: writes to stderr as fast as it can, all the time (a tool call still works);
+- ``progress``: a call sends a thousand progress notifications with long, escaped messages.
 """
 
 from __future__ import annotations
@@ -73,6 +74,21 @@ def flood() -> None:
         sys.stderr.write(line)
 
 
+def send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+    sys.stdout.flush()
+
+
+def progress(message: dict[str, Any]) -> None:
+    token = ((message.get("params") or {}).get("_meta") or {}).get("progressToken")
+    if token is None:
+        return
+    text = f"{ESC}[2J{ESC}[H" + "p" * 10_000 + "\u202e"
+    for step in range(1000):
+        params = {"progressToken": token, "progress": step, "total": 1000, "message": text}
+        send({"method": "notifications/progress", "params": params})
+
+
 def main() -> None:
     mode = sys.argv[1]
     if mode == "flood":
@@ -81,12 +97,12 @@ def main() -> None:
         message = json.loads(raw)
         if "id" not in message:
             continue  # a notification
+        if mode == "progress" and message.get("method") == "tools/call":
+            progress(message)
         result = answer(mode, message)
         if result is None:
             continue
-        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}))
-        sys.stdout.write("\n")
-        sys.stdout.flush()
+        send({"id": message["id"], "result": result})
 
 
 if __name__ == "__main__":
