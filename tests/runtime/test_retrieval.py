@@ -4,9 +4,13 @@ keyword, vector and hybrid search, citations, incremental indexing, the referenc
 from __future__ import annotations
 
 import builtins
+import http.server
 import itertools
 import json
 import random
+import socket
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -254,3 +258,105 @@ async def test_retrieval_end_to_end_over_http(
     assert result.final_output.endswith("(guide.pdf, page 2).")
     answer = openai_server.model_requests[1].body["input"][-1]["output"]
     assert answer.startswith("[1] guide.pdf, page 2\n")
+
+
+# -- an unreachable embeddings API: keyword search, with a warning ------------------------------
+
+
+class _Embeddings(http.server.BaseHTTPRequestHandler):
+    """``/v1/embeddings`` that fails: 500, or no answer until the test ends."""
+
+    behaviour = "500"
+    released = threading.Event()
+    calls: list[str] = []
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.calls.append(self.path)
+        if self.behaviour == "hang":
+            self.released.wait(30)
+            return
+        body = b'{"error": {"message": "upstream down", "type": "server_error"}}'
+        self.send_response(500)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(params=["refused", "500", "hang"])
+def broken_client(request: pytest.FixtureRequest) -> Iterator[tuple[openai.AsyncOpenAI, list[str]]]:
+    """A client whose embeddings API refuses connections, answers 500, or never answers."""
+    calls: list[str] = []
+    if request.param == "refused":
+        with socket.socket() as closed:
+            closed.bind(("127.0.0.1", 0))
+            port = closed.getsockname()[1]  # nobody listens here once it closes
+        yield _client(f"http://127.0.0.1:{port}/v1"), calls
+        return
+    handler = type("Handler", (_Embeddings,), {"behaviour": request.param, "calls": calls})
+    handler.released = threading.Event()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield _client(f"http://127.0.0.1:{server.server_address[1]}/v1"), calls
+    finally:
+        handler.released.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def _client(base_url: str) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=base_url, api_key="sk-test", max_retries=0, timeout=1.0)
+
+
+async def test_an_unreachable_embeddings_api_falls_back_to_keywords(
+    corpus: Path,
+    broken_client: tuple[openai.AsyncOpenAI, list[str]],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    client, calls = broken_client
+    store = DocumentStore(corpus, client=client, embedding_timeout=1.0)
+    report = await store.aindex()  # does not fail
+    assert report.added == 29 and store.count() == report.chunks
+    assert any(w.startswith("Embeddings unavailable") for w in report.warnings)
+    assert "keyword search" in caplog.text
+    for mode in ("hybrid", "vector"):
+        result = await store.asearch_result("employees paid leave", k=3, mode=mode)  # type: ignore[arg-type]
+        assert result.mode == "keyword" and result.hits[0].citation == "policy.docx § Vacation"
+        assert result.warnings and "keywords only" in result.warnings[0]
+    assert store.embedding_error is not None
+    before = len(calls)
+    await store.asearch("kangaroo", mode="hybrid")
+    assert len(calls) == before  # no new attempt while the failure is recent
+    model = ScriptedModel([[tool_call("retrieval", {"query": "paid leave"})], [text("25.")]])
+    agent = Agent(name="a", model=model, tools=[{"name": "retrieval", "store": store}])
+    await Runner.run(agent, "How much leave?")
+    answer = model.requests[1].input[-1]["output"]
+    assert answer.startswith("[1] policy.docx § Vacation\n")
+    assert "Note: searched by keywords only" in answer
+
+
+async def test_embeddings_come_back_after_a_failure(corpus: Path) -> None:
+    failing = True
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        if failing:
+            raise ConnectionError("embeddings service down")
+        return server_embed(texts)
+
+    store = DocumentStore(corpus, embed=embed, embedding_retry_seconds=0)
+    report = await store.aindex()
+    assert report.warnings == [
+        "Embeddings unavailable (ConnectionError: embeddings service down): "
+        "indexed for keyword search; passages are embedded on a later search."
+    ]
+    failing = False
+    result = await store.asearch_result("kangaroo migration rains", k=1, mode="vector")
+    assert result.mode == "vector" and result.warnings == []
+    assert result.hits[0].citation == "guide.pdf, page 2" and store.embedding_error is None

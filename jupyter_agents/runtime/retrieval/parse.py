@@ -4,24 +4,43 @@ Plain text, Markdown (sections by heading), HTML (headings kept; scripts and sty
 notebooks (one section per cell), PDF (one section per page, with ``pypdf``) and Word documents
 (sections by heading style, with ``python-docx``). The last two are optional:
 ``pip install 'jupyter-agents[docs-parsers]'``.
+
+Parsing works on a file's bytes (read once, see ``files.read_document``) within
+:class:`DocumentLimits`: a Word document's zip is measured before it is opened, a PDF's pages
+are counted before any is read, and text stops being extracted once there is more than the
+passages kept would hold. Text files may be UTF-8 or, with a byte order mark, UTF-16 or UTF-32.
 """
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
 import re
-from dataclasses import dataclass
+import struct
+import zipfile
+import zlib
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from pathlib import Path
+from typing import Any
 
 from ..errors import UserError
+from .limits import DocumentLimits, format_size
 
-__all__ = ["SUFFIXES", "Section", "parse_file"]
+__all__ = ["SUFFIXES", "Parsed", "Section", "parse_document"]
 
 SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".ipynb", ".pdf", ".docx"})
 """The kinds of files a document store reads."""
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_BOMS = (  # longest first: a UTF-32 LE mark starts like a UTF-16 LE one
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_MAX_ZIP_MEMBERS = 10_000
 
 
 @dataclass(frozen=True)
@@ -35,22 +54,54 @@ class Section:
     """The heading path (``Install > Linux``) or the notebook cell (``cell 3``)."""
 
 
-def parse_file(path: Path) -> list[Section]:
-    """The sections of ``path``; a :class:`UserError` for a kind it cannot read."""
-    suffix = path.suffix.lower()
-    if suffix in (".md", ".markdown"):
-        return _markdown(path.read_text(encoding="utf-8", errors="replace"))
-    if suffix in (".html", ".htm"):
-        return _html(path.read_text(encoding="utf-8", errors="replace"))
+@dataclass
+class Parsed:
+    """A document's sections, and what a reader of the index should know about them."""
+
+    sections: list[Section]
+    notes: list[str] = field(default_factory=list)
+    """Such as: not UTF-8 (bytes replaced), text cut short."""
+
+
+def parse_document(
+    suffix: str, data: bytes, limits: DocumentLimits | None = None, max_chars: int | None = None
+) -> Parsed:
+    """The sections of a document of kind ``suffix`` (``.md``, ...) whose bytes are ``data``;
+    a :class:`UserError` saying why for one it cannot or will not read. ``max_chars``: text
+    beyond it is not needed (PDF pages stop being read)."""
+    limits = limits or DocumentLimits()
+    suffix = suffix.lower()
     if suffix == ".ipynb":
-        return _notebook(path)
+        return Parsed(_notebook(data))
     if suffix == ".pdf":
-        return _pdf(path)
+        return _pdf(data, limits, max_chars)
     if suffix == ".docx":
-        return _docx(path)
-    if suffix == ".txt":
-        return [Section(path.read_text(encoding="utf-8", errors="replace"))]
-    raise UserError(f"{path.name}: documents of kind {suffix!r} are not read.")
+        return Parsed(_docx(data, limits))
+    if suffix not in SUFFIXES:
+        raise UserError(f"documents of kind {suffix!r} are not read.")
+    text, replaced = decode_text(data)
+    notes = ["not UTF-8; bytes it could not decode were replaced."] if replaced else []
+    if suffix in (".md", ".markdown"):
+        return Parsed(_markdown(text), notes)
+    if suffix in (".html", ".htm"):
+        return Parsed(_html(text), notes)
+    return Parsed([Section(text)] if text.strip() else [], notes)
+
+
+def decode_text(data: bytes) -> tuple[str, bool]:
+    """``data`` as text: by its byte order mark, else UTF-8; and whether bytes that could not
+    be decoded were replaced."""
+    for mark, encoding in _BOMS:
+        if data.startswith(mark):
+            body = data[len(mark) :]
+            try:
+                return body.decode(encoding), False
+            except UnicodeDecodeError:
+                return body.decode(encoding, errors="replace"), True
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), True
 
 
 def _with_headings(lines: list[tuple[int, str] | str]) -> list[Section]:
@@ -142,52 +193,129 @@ def _html(markup: str) -> list[Section]:
     return _with_headings(parser.lines)
 
 
-def _notebook(path: Path) -> list[Section]:
+def _notebook(data: bytes) -> list[Section]:
     try:
-        cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-    except (ValueError, AttributeError):
-        raise UserError(f"{path.name}: not a notebook (invalid JSON).") from None
+        document = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise UserError("not a notebook (not UTF-8).") from None
+    except (ValueError, RecursionError):
+        raise UserError("not a notebook (invalid JSON).") from None
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if not isinstance(cells, list):
+        raise UserError("not a notebook (no list of cells).")
     sections = []
     for number, cell in enumerate(cells, start=1):
-        source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) else str(source)
+        text = _cell_text(cell, number)
         if text.strip() and cell.get("cell_type") in ("markdown", "code"):
             sections.append(Section(text.strip(), heading=f"cell {number}"))
     return sections
+
+
+def _cell_text(cell: Any, number: int) -> str:
+    source = cell.get("source", "") if isinstance(cell, dict) else None
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    if isinstance(source, str):
+        return source
+    raise UserError(f"not a notebook (cell {number} has no text source).")
 
 
 def _missing(what: str, package: str) -> UserError:
     return UserError(f"Reading {what} needs {package}: pip install 'jupyter-agents[docs-parsers]'.")
 
 
-def _pdf(path: Path) -> list[Section]:
+def _pdf(data: bytes, limits: DocumentLimits, max_chars: int | None) -> Parsed:
     try:
         from pypdf import PdfReader
     except ImportError:
         raise _missing("PDF files", "pypdf") from None
+    sections: list[Section] = []
+    notes: list[str] = []
     try:
-        reader = PdfReader(str(path))
-        pages = [page.extract_text() or "" for page in reader.pages]
+        reader = PdfReader(io.BytesIO(data))
+        count = len(reader.pages)
+        if count > limits.max_pdf_pages:
+            raise UserError(
+                f"more than {limits.max_pdf_pages:,} pages ({count:,}): not read (max_pdf_pages)."
+            )
+        total = 0
+        for number, page in enumerate(reader.pages, start=1):
+            text = (page.extract_text() or "").strip()
+            if text:
+                sections.append(Section(text, page=number))
+            total += len(text)
+            if max_chars is not None and total > max_chars and number < count:
+                notes.append(f"text cut short after page {number} of {count}.")
+                break
+    except UserError:
+        raise
     except Exception as e:  # a damaged or encrypted file
-        raise UserError(f"{path.name}: cannot read this PDF ({e}).") from None
-    return [Section(text.strip(), page=n) for n, text in enumerate(pages, 1) if text.strip()]
+        raise UserError(f"cannot read this PDF ({e}).") from None
+    return Parsed(sections, notes)
 
 
-def _docx(path: Path) -> list[Section]:
+def _check_zip(data: bytes, limit: int) -> None:
+    """Refuse a zip that inflates to more than ``limit`` bytes: by the sizes it declares, then
+    by inflating each part's compressed bytes and counting. ``zipfile`` trusts a declared size
+    only to cut its output short, after inflating everything it was given: a part that lies
+    about its size would still inflate whole in the Word reader."""
+    too_big = f"inflates to more than {format_size(limit)}: not read (max_inflated_bytes)."
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = archive.infolist()
+    if len(members) > _MAX_ZIP_MEMBERS:
+        raise UserError(f"more than {_MAX_ZIP_MEMBERS:,} parts in its zip: not read.")
+    if sum(member.file_size for member in members) > limit:
+        raise UserError(too_big)
+    for member in members:
+        if _inflated_size(data, member) > member.file_size:
+            raise UserError("its zip holds more than it declares: not read.")
+
+
+def _inflated_size(data: bytes, member: zipfile.ZipInfo) -> int:
+    """How many bytes ``member``'s compressed data inflates to, counted up to one more than
+    it declares (then it is lying, and the rest is not inflated)."""
+    if member.compress_type == zipfile.ZIP_STORED:
+        return member.compress_size
+    if member.compress_type != zipfile.ZIP_DEFLATED:
+        raise UserError("its zip uses a compression Word documents do not: not read.")
+    header = data[member.header_offset : member.header_offset + 30]
+    if len(header) < 30 or not header.startswith(b"PK\x03\x04"):
+        raise zipfile.BadZipFile(f"no local header for {member.filename!r}")
+    name_length, extra_length = struct.unpack("<HH", header[26:30])
+    start = member.header_offset + 30 + name_length + extra_length
+    compressed = memoryview(data)[start : start + member.compress_size]
+    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    size = 0
+    for offset in range(0, len(compressed), 1 << 16):
+        pending: bytes | memoryview = compressed[offset : offset + (1 << 16)]
+        while pending and not inflater.eof:
+            size += len(inflater.decompress(pending, 1 << 20))
+            if size > member.file_size:
+                return size
+            pending = inflater.unconsumed_tail
+        if inflater.eof:
+            break
+    return size
+
+
+def _docx(data: bytes, limits: DocumentLimits) -> list[Section]:
     try:
         import docx
     except ImportError:
         raise _missing("Word documents", "python-docx") from None
     try:
-        document = docx.Document(str(path))
+        _check_zip(data, limits.max_inflated_bytes)
+        document = docx.Document(io.BytesIO(data))
+    except UserError:
+        raise
     except Exception as e:
-        raise UserError(f"{path.name}: cannot read this Word document ({e}).") from None
+        raise UserError(f"cannot read this Word document ({e}).") from None
     lines: list[tuple[int, str] | str] = []
     for paragraph in document.paragraphs:
         style = (paragraph.style.name if paragraph.style is not None else "") or ""
         level = re.fullmatch(r"Heading ([1-9])", style)
         if level and paragraph.text.strip():
-            lines.append((int(level.group(1)), paragraph.text.strip()))
+            lines.append((int(level.group(1)), " ".join(paragraph.text.split())))
         elif paragraph.text.strip():
             lines.append(paragraph.text)
     return _with_headings(lines)

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from .store import Hit
+from .text import estimate_tokens
 
 __all__ = ["estimate_tokens", "format_references"]
-
-
-def estimate_tokens(text: str) -> int:
-    """About how many tokens ``text`` is: one per four characters (close for English)."""
-    return math.ceil(len(text) / 4)
 
 
 def format_references(hits: Sequence[Hit], max_ref_token: int = 4000) -> str:
@@ -29,8 +24,16 @@ def format_references(hits: Sequence[Hit], max_ref_token: int = 4000) -> str:
         if used + cost > max_ref_token:
             if parts:
                 break
-            block = block[: max(0, max_ref_token * 4 - 1)] + "…"
+            block = _cut(block, max_ref_token - 1) + "…"
             cost = max_ref_token
         parts.append(block)
         used += cost
     return "\n\n".join(parts)
+
+
+def _cut(text: str, tokens: int) -> str:
+    """The start of ``text`` that is at most ``tokens`` tokens (CJK text is denser)."""
+    end = min(len(text), max(0, tokens) * 4)
+    while end and (used := estimate_tokens(text[:end])) > tokens:
+        end = end * tokens // used
+    return text[:end]

@@ -2,55 +2,44 @@
 (FTS5, BM25), by meaning (embeddings) or both (reciprocal rank fusion).
 
 The index lives in ``<folder>/.jupyter_agents/retrieval.sqlite`` (a folder shell commands may
-not write to). Indexing reads only files whose content changed since the last time (by
-SHA-256) and forgets files that are gone. Embeddings come from your ``embed`` function or the
-OpenAI embeddings API (``client``, or the default client when an API key is set); without
-either, search is by keywords.
+not write to). Indexing reads only regular files inside the folder (see ``files``), within
+:class:`DocumentLimits`, and only files whose content changed since the last time (by
+SHA-256); it forgets files that are gone. A file it cannot or will not read is skipped and
+reported, never the end of the pass. Embeddings come from your ``embed`` function or the OpenAI
+embeddings API (``client``, or the default client when an API key is set); without either, or
+while they fail, search is by keywords.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import inspect
+import itertools
 import logging
-import math
 import os
-import re
 import sqlite3
-import struct
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, Union
+from typing import Any, Literal, TypeAlias
 
 from ..blocking import run_blocking
 from ..errors import UserError
-from .chunk import Chunk, chunk_sections
-from .parse import SUFFIXES, parse_file
+from .chunk import Chunk, iter_chunks
+from .embeddings import Embedder, Embeddings, cosine, unpack
+from .files import list_documents, read_document
+from .index_db import fts_row, open_index
+from .limits import DocumentLimits
+from .parse import parse_document
+from .text import match_expression, printable
 
-__all__ = ["DocumentStore", "Hit", "IndexReport", "SearchMode"]
+__all__ = ["DocumentStore", "Hit", "IndexReport", "SearchMode", "SearchResult"]
 
 logger = logging.getLogger("jupyter_agents")
 
-Embedder: TypeAlias = Callable[
-    [list[str]], Union[Sequence[Sequence[float]], Awaitable[Sequence[Sequence[float]]]]
-]
 SearchMode: TypeAlias = Literal["hybrid", "keyword", "vector"]
 RRF_K = 60
 """The constant of reciprocal rank fusion: a hit's score is the sum of 1 / (60 + rank)."""
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS chunks (
-    id INTEGER PRIMARY KEY, path TEXT NOT NULL, text TEXT NOT NULL, page INTEGER,
-    heading TEXT, embedding BLOB
-);
-CREATE INDEX IF NOT EXISTS chunks_path ON chunks (path);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, tokenize = 'porter unicode61');
-CREATE TABLE IF NOT EXISTS sources (path TEXT PRIMARY KEY);
-"""
 
 
 @dataclass(frozen=True)
@@ -67,10 +56,22 @@ class Hit:
 
     @property
     def citation(self) -> str:
-        """Where it comes from: ``guide.pdf, page 3`` or ``install.md § Install > Linux``."""
+        """Where it comes from: ``guide.pdf, page 3`` or ``install.md § Install > Linux``
+        (printable: control characters escaped)."""
         if self.page is not None:
-            return f"{self.source}, page {self.page}"
-        return f"{self.source} § {self.section}" if self.section else self.source
+            return f"{printable(self.source)}, page {self.page}"
+        source = printable(self.source)
+        return f"{source} § {printable(self.section)}" if self.section else source
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search found, how, and what its reader should know."""
+
+    hits: list[Hit]
+    mode: SearchMode
+    """The search that ran: ``keyword`` when embeddings were unavailable."""
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -84,7 +85,18 @@ class IndexReport:
     chunks: int = 0
     """Chunks written."""
     skipped: dict[str, str] = field(default_factory=dict)
-    """Files that could not be read, with why."""
+    """Files and folders not read (printable names), with why."""
+    warnings: list[str] = field(default_factory=list)
+    """Files read only in part, limits reached, embeddings unavailable."""
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A changed file, parsed and chunked."""
+
+    digest: str
+    chunks: list[Chunk]
+    notes: list[str]
 
 
 class DocumentStore:
@@ -99,25 +111,41 @@ class DocumentStore:
         embedding_model: str = "text-embedding-3-small",
         chunk_chars: int = 1200,
         overlap: int = 200,
+        limits: DocumentLimits | None = None,
+        embedding_timeout: float = 30.0,
+        embedding_retry_seconds: float = 60.0,
     ) -> None:
         self.root = Path(path).expanduser().resolve()
         if not self.root.is_dir():
             raise UserError(f"DocumentStore: {str(self.root)!r} is not a folder.")
         if not 0 <= overlap < chunk_chars:
             raise UserError("DocumentStore: overlap must be at least 0 and below chunk_chars.")
-        self.embed, self.client, self.embedding_model = embed, client, embedding_model
         self.chunk_chars, self.overlap = chunk_chars, overlap
+        self.limits = limits or DocumentLimits()
+        self.embeddings = Embeddings(
+            embed, client, embedding_model, embedding_timeout, embedding_retry_seconds
+        )
         folder = self.root / ".jupyter_agents"
+        if folder.is_symlink():
+            raise UserError(f"DocumentStore: {folder} is a symbolic link; remove it.")
         folder.mkdir(exist_ok=True)
-        self._db = sqlite3.connect(folder / "retrieval.sqlite", check_same_thread=False)
-        self._db.executescript(_SCHEMA)
+        self._db = open_index(folder / "retrieval.sqlite")
         self._lock = threading.Lock()
-        self._pool: Any = None
-        self.embedding_requests = 0
-        """Calls made to the embedder (each embeds a batch)."""
+        self.last_report: IndexReport | None = None
+        """What the last indexing pass did."""
 
     def __repr__(self) -> str:
         return f"DocumentStore({str(self.root)!r}, {self.count()} chunks)"
+
+    @property
+    def embedding_requests(self) -> int:
+        """Calls made to the embedder (each embeds a batch)."""
+        return self.embeddings.requests
+
+    @property
+    def embedding_error(self) -> str | None:
+        """Why embeddings failed last (search is by keywords meanwhile); None when they work."""
+        return self.embeddings.error
 
     # -- what is indexed --------------------------------------------------------------------
 
@@ -130,19 +158,6 @@ class DocumentStore:
         """Files and folders added with :meth:`add` (none: the whole folder is indexed)."""
         with self._lock:
             return [r[0] for r in self._db.execute("SELECT path FROM sources ORDER BY path")]
-
-    def _files(self) -> dict[str, Path]:
-        starts = [self.root / s for s in self.sources()] or [self.root]
-        found: dict[str, Path] = {}
-        for start in starts:
-            paths: Iterable[Path] = [start] if start.is_file() else start.rglob("*")
-            for file in paths:
-                relative = file.relative_to(self.root)
-                if any(part.startswith(".") for part in relative.parts):
-                    continue  # hidden folders: .git, .jupyter_agents, ...
-                if file.is_file() and file.suffix.lower() in SUFFIXES:
-                    found[relative.as_posix()] = file
-        return found
 
     # -- indexing ---------------------------------------------------------------------------
 
@@ -173,35 +188,76 @@ class DocumentStore:
     async def aindex(self) -> IndexReport:
         """:meth:`index`, awaitable."""
         report = IndexReport()
-        files = await asyncio.to_thread(self._files)
+        listing = await asyncio.to_thread(
+            list_documents, self.root, self.sources() or ["."], self.limits
+        )
+        report.skipped.update(listing.skipped)
+        report.warnings += listing.warnings
         with self._lock:
             known = dict(self._db.execute("SELECT path, sha256 FROM files"))
-        for path in sorted(set(known) - set(files)):
+        for path in sorted(set(known) - set(listing.files)):
             self._forget(path)
             report.removed += 1
-        for path, file in sorted(files.items()):
-            digest = await asyncio.to_thread(_sha256, file)
-            if known.get(path) == digest:
-                report.unchanged += 1
-                continue
-            try:
-                chunks = await asyncio.to_thread(self._chunks, file)
-            except UserError as e:
-                report.skipped[path] = str(e)
-                continue
-            embeddings = await self._embed([c.text for c in chunks]) if chunks else []
-            self._store(path, digest, chunks, embeddings)
-            report.chunks += len(chunks)
-            if path in known:
-                report.updated += 1
-            else:
-                report.added += 1
-        if report.skipped:
-            logger.warning("documents not indexed: %s", "; ".join(report.skipped.values()))
+        for path in listing.files:
+            await self._index_file(path, known.get(path), report)
+        if self.embeddings.error is not None and report.chunks:
+            report.warnings.append(
+                f"Embeddings unavailable ({self.embeddings.error}): indexed for keyword search; "
+                "passages are embedded on a later search."
+            )
+        if report.skipped or report.warnings:
+            why = [f"{p}: {w}" for p, w in report.skipped.items()] + report.warnings
+            logger.warning("documents: %s", "; ".join(why))
+        self.last_report = report
         return report
 
-    def _chunks(self, file: Path) -> list[Chunk]:
-        return chunk_sections(parse_file(file), self.chunk_chars, self.overlap)
+    async def _index_file(self, path: str, known: str | None, report: IndexReport) -> None:
+        """Bring one file's chunks up to date; a file that cannot be read is skipped."""
+        try:
+            read = await asyncio.to_thread(self._read, path, known)
+        except Exception as e:  # one bad file (or a parser's bug) skips that file only
+            report.skipped[path] = (
+                str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}"
+            )
+            if known is not None:
+                self._forget(path)
+            return
+        if read is None:
+            report.unchanged += 1
+            return
+        report.warnings += [f"{path}: {note}" for note in read.notes]
+        embeddings = None
+        if read.chunks and self.embeddings.embedder() is not None:
+            embeddings = await self.embeddings.attempt([c.text for c in read.chunks])
+        try:
+            self._store(path, read.digest, read.chunks, embeddings)
+        except (sqlite3.Error, UnicodeError) as e:
+            report.skipped[path] = f"cannot be stored in the index ({e})"
+            return
+        report.chunks += len(read.chunks)
+        if known is not None:
+            report.updated += 1
+        else:
+            report.added += 1
+
+    def _read(self, path: str, known: str | None) -> _Read | None:
+        """The file's chunks, or None when its content is what the index has."""
+        data = read_document(self.root, path, self.limits.max_file_bytes)
+        digest = hashlib.sha256(data).hexdigest()
+        if digest == known:
+            return None
+        limit = self.limits.max_chunks_per_file
+        parsed = parse_document(
+            os.path.splitext(path)[1], data, self.limits, max_chars=limit * self.chunk_chars
+        )
+        chunks = iter_chunks(parsed.sections, self.chunk_chars, self.overlap)
+        kept = list(itertools.islice(chunks, limit + 1))
+        if len(kept) > limit:
+            del kept[limit:]
+            parsed.notes.append(
+                f"only its first {limit:,} passages are indexed (max_chunks_per_file)."
+            )
+        return _Read(digest, kept, parsed.notes)
 
     def _forget(self, path: str) -> None:
         with self._lock, self._db:
@@ -211,74 +267,37 @@ class DocumentStore:
             self._db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     def _store(
-        self, path: str, digest: str, chunks: list[Chunk], embeddings: list[bytes | None]
+        self, path: str, digest: str, chunks: list[Chunk], embeddings: list[bytes] | None
     ) -> None:
         self._forget(path)
+        vectors: list[bytes | None] = list(embeddings) if embeddings else [None] * len(chunks)
         with self._lock, self._db:
-            for chunk, vector in zip(chunks, embeddings or [None] * len(chunks), strict=True):
+            for chunk, vector in zip(chunks, vectors, strict=True):
                 cursor = self._db.execute(
                     "INSERT INTO chunks (path, text, page, heading, embedding) VALUES (?,?,?,?,?)",
                     (path, chunk.text, chunk.page, chunk.heading, vector),
                 )
                 self._db.execute(
                     "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)",
-                    (cursor.lastrowid, f"{chunk.heading or ''}\n{chunk.text}"),
+                    (cursor.lastrowid, fts_row(chunk.heading, chunk.text)),
                 )
             self._db.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, digest))
 
-    # -- embeddings -------------------------------------------------------------------------
-
-    def _embedder(self) -> Embedder | None:
-        if self.embed is not None:
-            return self.embed
-        from ..models.provider import ClientPool, shared_client_pool
-
-        if self.client is not None:
-            if self._pool is None:  # one client per event loop, like the models' clients
-                self._pool = ClientPool(self.client)
-            pool = self._pool
-        elif os.environ.get("OPENAI_API_KEY"):
-            pool = shared_client_pool()
-        else:
-            return None
-
-        async def by_api(texts: list[str]) -> list[list[float]]:
-            client = pool.get()
-            answer = await client.embeddings.create(model=self.embedding_model, input=texts)
-            return [list(item.embedding) for item in sorted(answer.data, key=lambda d: d.index)]
-
-        return by_api
-
-    async def _embed(self, texts: list[str], batch: int = 64) -> list[bytes | None]:
-        embedder = self._embedder()
-        if embedder is None:
-            return [None] * len(texts)
-        vectors: list[bytes | None] = []
-        for start in range(0, len(texts), batch):
-            part = texts[start : start + batch]
-            result = embedder(part)
-            if inspect.isawaitable(result):
-                result = await result
-            self.embedding_requests += 1
-            if len(result) != len(part):
-                raise UserError(f"The embedder gave {len(result)} vectors for {len(part)} texts.")
-            vectors += [_pack(v) for v in result]
-        return vectors
-
     async def _ensure_embeddings(self) -> None:
-        """Embed chunks indexed before there was an embedder."""
+        """Embed chunks indexed before there was an embedder (or while it failed), a batch at a
+        time, so that what is done stays done if it fails part way."""
         with self._lock:
             missing = self._db.execute(
                 "SELECT id, text FROM chunks WHERE embedding IS NULL"
             ).fetchall()
-        if not missing:
-            return
-        vectors = await self._embed([text for _, text in missing])
-        with self._lock, self._db:
-            self._db.executemany(
-                "UPDATE chunks SET embedding = ? WHERE id = ?",
-                [(v, i) for (i, _), v in zip(missing, vectors, strict=True)],
-            )
+        for start in range(0, len(missing), 256):
+            part = missing[start : start + 256]
+            vectors = await self.embeddings.vectors([text for _, text in part])
+            with self._lock, self._db:
+                self._db.executemany(
+                    "UPDATE chunks SET embedding = ? WHERE id = ?",
+                    [(v, i) for (i, _), v in zip(part, vectors, strict=True)],
+                )
 
     # -- search -----------------------------------------------------------------------------
 
@@ -287,27 +306,42 @@ class DocumentStore:
         return run_blocking(self.asearch(query, k, mode))
 
     async def asearch(self, query: str, k: int = 5, mode: SearchMode = "hybrid") -> list[Hit]:
-        """:meth:`search`, awaitable. ``hybrid`` without an embedder searches by keywords."""
+        """:meth:`search`, awaitable. ``hybrid`` without an embedder searches by keywords, and
+        so do ``hybrid`` and ``vector`` while embeddings fail (with a logged warning)."""
+        return (await self.asearch_result(query, k, mode)).hits
+
+    async def asearch_result(
+        self, query: str, k: int = 5, mode: SearchMode = "hybrid"
+    ) -> SearchResult:
+        """:meth:`asearch`, with the search that ran and its warnings."""
         if mode not in ("hybrid", "keyword", "vector"):
             raise UserError(f"mode must be 'hybrid', 'keyword' or 'vector', got {mode!r}.")
-        if mode == "keyword" or (mode == "hybrid" and self._embedder() is None):
-            return self._keyword(query, k)
-        if self._embedder() is None:
+        has_embedder = self.embeddings.embedder() is not None
+        if mode == "keyword" or (mode == "hybrid" and not has_embedder):
+            return SearchResult(self._keyword(query, k), "keyword")
+        if not has_embedder:
             raise UserError(
                 "Vector search needs embeddings: give DocumentStore(embed=...) or client=, "
                 "or set OPENAI_API_KEY."
             )
-        await self._ensure_embeddings()
-        vector = await self._vector(query, k if mode == "vector" else 4 * k)
+        vector = None
+        if not self.embeddings.resting:
+            try:
+                await self._ensure_embeddings()
+                vector = await self._vector(query, k if mode == "vector" else 4 * k)
+            except Exception as e:  # the service or the user's embed function failed
+                self.embeddings.failed(e)
+        if vector is None:
+            why = f"searched by keywords only: embeddings unavailable ({self.embeddings.error})."
+            return SearchResult(self._keyword(query, k), "keyword", [why])
         if mode == "vector":
-            return vector
-        return _fuse(self._keyword(query, 4 * k), vector, k)
+            return SearchResult(vector, "vector")
+        return SearchResult(_fuse(self._keyword(query, 4 * k), vector, k), "hybrid")
 
     def _keyword(self, query: str, k: int) -> list[Hit]:
-        words = re.findall(r"\w+", query)
-        if not words:
+        match = match_expression(query)  # the query's words, never FTS syntax
+        if match is None:
             return []
-        match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)  # never FTS syntax
         with self._lock:
             rows = self._db.execute(
                 "SELECT c.id, c.path, c.text, c.page, c.heading, bm25(chunks_fts) AS rank "
@@ -321,16 +355,16 @@ class DocumentStore:
         ]
 
     async def _vector(self, query: str, k: int) -> list[Hit]:
-        (packed,) = await self._embed([query])
-        assert packed is not None
-        target = _unpack(packed)
+        (packed,) = await self.embeddings.vectors([query])
+        self.embeddings.error = None
+        target = unpack(packed)
         with self._lock:
             rows = self._db.execute(
                 "SELECT id, path, text, page, heading, embedding FROM chunks "
                 "WHERE embedding IS NOT NULL"
             ).fetchall()
         scored = [
-            (_cosine(target, _unpack(blob)), id_, path, text, page, heading)
+            (cosine(target, unpack(blob)), id_, path, text, page, heading)
             for id_, path, text, page, heading, blob in rows
         ]
         scored.sort(key=lambda row: -row[0])
@@ -354,27 +388,3 @@ def _fuse(keyword: list[Hit], vector: list[Hit], k: int) -> list[Hit]:
     return [
         Hit(hits[i].text, hits[i].source, hits[i].page, hits[i].section, scores[i], i) for i in best
     ]
-
-
-def _sha256(file: Path) -> str:
-    digest = hashlib.sha256()
-    with file.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _pack(vector: Sequence[float]) -> bytes:
-    return struct.pack(f"<{len(vector)}f", *vector)
-
-
-def _unpack(blob: bytes) -> list[float]:
-    return list(struct.unpack(f"<{len(blob) // 4}f", blob))
-
-
-def _cosine(a: list[float], b: list[float]) -> float:
-    if len(a) != len(b):
-        return 0.0
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0

@@ -1,5 +1,9 @@
 """``retrieval``: the registered tool that searches a :class:`DocumentStore` and answers with
-numbered references that cite file and page or section."""
+numbered references that cite file and page or section.
+
+What the model should know about the search follows the passages as ``Note:`` lines: files the
+first indexing pass could not read (a few, by name), and a search by keywords only because
+embeddings were unavailable."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import UserError
-from ..retrieval import DocumentStore, format_references
+from ..retrieval import DocumentStore, IndexReport, format_references
 from .base_tool import BaseTool
 from .registry import register_tool
 
@@ -50,10 +54,28 @@ class Retrieval(BaseTool):
         self._fresh = False
 
     async def call(self, params: dict[str, Any], **kwargs: Any) -> str:
+        notes: list[str] = []
         if not self._fresh:
-            await self.store.aindex()
+            notes += _report_notes(await self.store.aindex())
             self._fresh = True
-        hits = await self.store.asearch(
+        result = await self.store.asearch_result(
             str(params["query"]), int(self.setting("k")), self.setting("mode")
         )
-        return format_references(hits, int(self.setting("max_ref_token")))
+        if result.warnings:  # says the same as the index's warning about embeddings
+            notes = [n for n in notes if not n.startswith("Embeddings unavailable")]
+        notes += result.warnings
+        answer = format_references(result.hits, int(self.setting("max_ref_token")))
+        return "\n\n".join([answer, *(f"Note: {note}" for note in notes)])
+
+
+def _report_notes(report: IndexReport, shown: int = 5) -> list[str]:
+    """What the model should know of an indexing pass: a few files not read, and why."""
+    notes = list(report.warnings[:shown])
+    if report.skipped:
+        named = [f"{path} ({why})" for path, why in list(report.skipped.items())[:shown]]
+        more = len(report.skipped) - len(named)
+        notes.append(
+            f"{len(report.skipped)} file(s) could not be searched: {'; '.join(named)}"
+            + (f"; and {more} more." if more else ".")
+        )
+    return notes
