@@ -359,3 +359,64 @@ async def test_over_http_in_both_wire_formats(
         assert first["tools"][0]["function"]["name"] == "apply_patch"
         assert not (ws / "old.txt").exists()  # both operations of the one call
         assert "Created hello.md\\nDeleted old.txt" in json.dumps(second["messages"])
+
+
+# -- what the docs promise about writes ------------------------------------------------------
+
+
+def test_a_failed_write_removes_the_folders_it_made(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_replace = os.replace
+    calls = {"n": 0}
+
+    def failing(*args: Any, **kwargs: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(28, "No space left on device")
+        real_replace(*args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", failing)
+    before = snapshot(ws)
+    with pytest.raises(PatchError, match="No space left on device"):
+        WorkspaceEditor(ws).apply(
+            [
+                PatchOp("create_file", "new/deep/a.txt", "+a\n"),
+                PatchOp("create_file", "new/deep/b.txt", "+b\n"),
+            ]
+        )
+    assert snapshot(ws) == before and not (ws / "new").exists()
+    assert not [p for p in ws.rglob("*") if ".patch-" in p.name]
+
+
+def test_a_file_changed_after_it_was_read_is_not_overwritten(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_open = os.open
+    state = {"done": False}
+
+    def hooked(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & os.O_CREAT and not state["done"]:
+            state["done"] = True  # someone else writes the file meanwhile
+            (ws / "old.txt").write_text("theirs, longer\n")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", hooked)
+    with pytest.raises(PatchError, match="changed while the patch was being written"):
+        WorkspaceEditor(ws).apply([PatchOp("update_file", "old.txt", "@@\n-bye\n+hi\n")])
+    assert (ws / "old.txt").read_text() == "theirs, longer\n"
+
+
+def test_big_files_are_not_patched_and_a_move_onto_itself_is_an_update(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupyter_agents.runtime.tools import _safe_fs
+
+    monkeypatch.setattr(_safe_fs, "MAX_BYTES", 3)
+    with pytest.raises(PatchError, match="is over"):
+        WorkspaceEditor(ws).apply([PatchOp("update_file", "old.txt", "@@\n-bye\n+hi\n")])
+    monkeypatch.undo()
+    done = WorkspaceEditor(ws).apply(
+        [PatchOp("update_file", "old.txt", "@@\n-bye\n+hi\n", "./old.txt")]
+    )
+    assert done == ["Updated old.txt"] and (ws / "old.txt").read_text() == "hi\n"
