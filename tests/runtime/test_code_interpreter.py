@@ -103,7 +103,8 @@ async def test_the_kernel_is_confined_like_a_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A ``bwrap`` planted on PATH (the workspace's venv) does not unconfine the kernel, which
-    sees no secret and cannot touch a nested repository or anything outside."""
+    sees no secret, cannot touch a nested repository or anything outside, and runs under the
+    sandbox's system-call filter (also after a restart)."""
     planted = tmp_path / ".venv" / "bin" / "bwrap"
     planted.parent.mkdir(parents=True)
     planted.write_text(FAKE_BWRAP)
@@ -114,11 +115,13 @@ async def test_the_kernel_is_confined_like_a_command(
     outside = Path.home() / f"ja-kernel-outside-{uuid.uuid4().hex}"
     tool = interpreter(tmp_path)
     try:
-        secret, escaped, hook = await ask(
+        secret, escaped, hook, uring = await ask(
             tool,
             "import os; print(os.environ.get('PGPASSWORD'))",
             f"open({str(outside)!r}, 'w').write('x')",
             "open('vendor/lib/.git/hooks/pre-commit', 'w').write('x')",
+            "import ctypes; c = ctypes.CDLL(None, use_errno=True); c.syscall(425, 1, None); "
+            "print('errno', ctypes.get_errno())",  # io_uring_setup: the seccomp filter applies
         )
     finally:
         await tool.shutdown()
@@ -127,6 +130,7 @@ async def test_the_kernel_is_confined_like_a_command(
     assert "Read-only file system" in escaped
     assert "Read-only file system" in hook
     assert secret == "None\n"
+    assert uring == "errno 1\n"
 
 
 async def test_a_plot_comes_back_as_an_image(tmp_path: Path) -> None:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import platform
 import shlex
 import socket
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -170,9 +172,12 @@ def test_a_bwrap_inside_a_writable_root_is_refused(
 
 
 async def test_no_capability_is_left(ws: Path) -> None:
-    """bubblewrap run by root keeps every capability unless told otherwise."""
-    result = await run_sandboxed("grep -E '^Cap(Prm|Eff|Bnd|Amb)' /proc/self/status", ww(ws))
+    """bubblewrap run by root keeps every capability unless told otherwise. (The bounding set
+    may stay: with no_new_privs nothing can be gained back from it.)"""
+    probe = "grep -E '^(Cap(Inh|Prm|Eff|Amb)|NoNewPrivs)' /proc/self/status"
+    result = await run_sandboxed(probe, ww(ws))
     values = {line.split()[0]: int(line.split()[1], 16) for line in result.stdout.splitlines()}
+    assert values.pop("NoNewPrivs:") == 1, result.stdout
     assert len(values) == 4 and set(values.values()) == {0}, result.stdout
 
 
@@ -533,8 +538,6 @@ async def test_host_shared_memory_is_not_visible(ws: Path) -> None:
 @pytest.fixture
 def host_shm_segment() -> Iterator[str]:
     """A System V shared memory segment of the host (as a database or X server makes)."""
-    import subprocess
-
     made = subprocess.run(["ipcmk", "-M", "4096"], capture_output=True, text=True, check=True)
     shmid = made.stdout.split(":")[-1].strip()
     yield shmid
@@ -562,6 +565,59 @@ async def test_jupyter_server_tokens_and_kernel_keys_are_hidden(
         f"cat {default}/*.json {chosen}/*.json", ww(ws, network_access=True)
     )
     assert "SERVER-TOKEN" not in result.stdout and "KERNEL-KEY" not in result.stdout
+
+
+KEYS = """
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+NR = {"x86_64": (248, 250), "aarch64": (217, 219)}[__import__("platform").machine()]
+USER_KEYRING, SEARCH, READ, UNLINK = -4, 10, 11, 9
+if sys.argv[1] == "add":
+    print(libc.syscall(NR[0], b"user", sys.argv[2].encode(), b"KEYRING-SECRET", 14, USER_KEYRING))
+elif sys.argv[1] == "read":
+    key = libc.syscall(NR[1], SEARCH, USER_KEYRING, b"user", sys.argv[2].encode(), 0)
+    buf = ctypes.create_string_buffer(64)
+    size = libc.syscall(NR[1], READ, key, buf, 64)
+    print(buf.raw[: max(size, 0)].decode(), "errno", ctypes.get_errno())
+else:
+    libc.syscall(NR[1], UNLINK, int(sys.argv[2]), USER_KEYRING)
+"""
+
+
+@pytest.fixture
+def user_key(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """A secret in the user's kernel keyring (where credential helpers may keep tokens)."""
+    if platform.machine() not in ("x86_64", "aarch64"):
+        pytest.skip("system call numbers known for x86-64 and AArch64 only")
+    script = tmp_path / "ws" / "keys.py"
+    script.parent.mkdir(exist_ok=True)
+    script.write_text(KEYS)
+    name = f"ja-test-{uuid.uuid4().hex[:8]}"
+    made = subprocess.run(
+        [sys.executable, str(script), "add", name], capture_output=True, text=True
+    )
+    key = made.stdout.strip()
+    if not key.isdigit():
+        pytest.skip(f"cannot add a key to the user keyring here: {made.stdout}{made.stderr}")
+    read = subprocess.run(
+        [sys.executable, str(script), "read", name], capture_output=True, text=True
+    )
+    assert "KEYRING-SECRET" in read.stdout  # the probe works outside the sandbox
+    yield script, name
+    subprocess.run([sys.executable, str(script), "unlink", key], check=False)
+
+
+async def test_the_kernel_keyring_is_out_of_reach(user_key: tuple[Path, str]) -> None:
+    script, name = user_key
+    result = await run_sandboxed(f"{PY} keys.py read {name}", ww(script.parent))
+    assert "KEYRING-SECRET" not in result.stdout and "errno 1" in result.stdout, result.stdout
+
+
+async def test_io_uring_is_denied(ws: Path) -> None:
+    probe = "import ctypes; c = ctypes.CDLL(None, use_errno=True); c.syscall(425, 1, None); "
+    probe += "print('errno', ctypes.get_errno())"
+    result = await run_sandboxed(f'{PY} -c "{probe}"', ww(ws))
+    assert result.stdout.strip() == "errno 1", result.stdout + result.stderr
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from typing import IO, Any, Literal
 from ..background_loop import on_background_loop, run_on_background_loop
 from ..errors import UserError
 from ..sandbox import SandboxPolicy, SandboxUnavailable, find_bwrap, scrubbed_env
-from ..sandbox.bwrap import bwrap_argv
+from ..sandbox.bwrap import bwrap_argv, seccomp_fd
 from ..tools.outputs import ToolOutput
 from .outputs import Collected, strip_ansi
 
@@ -76,6 +76,7 @@ class KernelSession:
         self._kc: Any = None
         self._dir: Path | None = None
         self._log: IO[bytes] | None = None
+        self._seccomp: int | None = None  # the sandbox's system-call filter, read at each start
         self._lock: asyncio.Lock | None = None  # made on the kernels' loop
 
     @property
@@ -196,6 +197,7 @@ class KernelSession:
             )
         folder = self._dir = Path(tempfile.mkdtemp(prefix="jupyter_agents-kernel-"))
         policy = self.policy
+        seccomp: int | None = None  # made just before the kernel starts (nothing to leak)
 
         class Manager(AsyncKernelManager):
             def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
@@ -205,12 +207,15 @@ class KernelSession:
                 # Inside its own process namespace the kernel's parent is bubblewrap's init,
                 # so ipykernel's parent polling would stop it at once: bubblewrap ends it instead.
                 command = [*command, "--IPKernelApp.parent_handle=0"]
+                if seccomp is not None:
+                    os.lseek(seccomp, 0, os.SEEK_SET)  # each start and restart reads it whole
                 return bwrap_argv(
                     command,
                     policy.mode,
                     policy.workspace,
                     network=policy.network_access,
                     writable=[folder],
+                    seccomp=seccomp,
                 )
 
         km = Manager(
@@ -235,8 +240,14 @@ class KernelSession:
         _live.add(self)
         # The kernel's own chatter goes to a log, not the cell (open while restarts need it).
         self._log = (folder / "kernel.log").open("ab")
+        seccomp = self._seccomp = seccomp_fd() if sandboxed else None
+        inherit = {} if seccomp is None else {"pass_fds": (seccomp,)}
         await km.start_kernel(
-            cwd=str(policy.workspace), env=env, stdout=subprocess.DEVNULL, stderr=self._log
+            cwd=str(policy.workspace),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log,
+            **inherit,
         )
         await self._connect()
 
@@ -271,7 +282,13 @@ class KernelSession:
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+        self._close_seccomp()
         _live.discard(self)
+
+    def _close_seccomp(self) -> None:
+        if self._seccomp is not None:
+            os.close(self._seccomp)
+            self._seccomp = None
 
 
 @atexit.register

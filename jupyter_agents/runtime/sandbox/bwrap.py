@@ -19,6 +19,7 @@ from typing import Literal, TypeAlias
 
 from ..errors import UserError
 from ._mounts import PROTECTED, mount_args, python_envs
+from ._seccomp import filter_fd as seccomp_fd
 
 __all__ = [
     "PROTECTED",
@@ -28,6 +29,7 @@ __all__ = [
     "bwrap_argv",
     "confinement",
     "find_bwrap",
+    "seccomp_fd",
     "untrusted_reason",
 ]
 
@@ -119,6 +121,7 @@ def bwrap_argv(
     *,
     network: bool = False,
     writable: Sequence[Path] = (),
+    seccomp: int | None = None,
 ) -> list[str]:
     """``command`` wrapped for ``mode`` (unchanged for ``danger-full-access``).
 
@@ -129,13 +132,15 @@ def bwrap_argv(
     the workspace can be written, except every ``.git`` in it and :data:`PROTECTED` folders.
     The ``writable`` folders can be written in both sandboxed modes (a tool's private folders,
     such as a kernel's sockets). This Python's environments stay read-only in every mode.
+    ``seccomp`` is a file descriptor holding the system-call filter (:func:`seccomp_fd`),
+    which the process running the result must inherit.
 
     Raises:
         SandboxUnavailable: The mode needs bubblewrap and no trusted one is installed, or it
             lies in a folder the command could write.
         UserError: ``mode`` is not a sandbox mode.
     """
-    return _wrap(command, mode, workspace, network=network, writable=writable)[0]
+    return _wrap(command, mode, workspace, network=network, writable=writable, seccomp=seccomp)[0]
 
 
 def _wrap(
@@ -145,6 +150,7 @@ def _wrap(
     *,
     network: bool,
     writable: Sequence[Path],
+    seccomp: int | None = None,
 ) -> tuple[list[str], bool]:
     """:func:`bwrap_argv`, and whether the walk for nested ``.git`` stopped at its cap."""
     if mode not in MODES:
@@ -167,6 +173,8 @@ def _wrap(
     argv += ["--die-with-parent", "--new-session"]
     if not network:
         argv.append("--unshare-net")
+    if seccomp is not None:
+        argv += ["--seccomp", str(seccomp)]
     return [*argv, "--chdir", str(workspace), "--", *command], incomplete
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from ..errors import UserError
 from ._env import scrubbed_env
 from ._reap import kill_group, kill_tree
+from ._seccomp import filter_fd
 from .bwrap import MODES, SandboxMode, _wrap, confinement
 
 __all__ = ["CommandResult", "SandboxPolicy", "run_sandboxed", "scrubbed_env"]
@@ -177,21 +178,29 @@ async def run_sandboxed(
     """
     argv = ["sh", "-c", command] if isinstance(command, str) else list(command)
     mode, network = policy.mode, policy.network_access
-    wrapped, incomplete = _wrap(argv, mode, policy.workspace, network=network, writable=())
     environment = scrubbed_env(env if env is not None else os.environ, policy.allow_env)
     if mode != "danger-full-access" and "TMPDIR" not in policy.allow_env:
         environment.pop("TMPDIR", None)  # the sandbox's /tmp is the private, writable one
     started = time.monotonic()
-    transport, output = await asyncio.get_running_loop().subprocess_exec(
-        lambda: _Output(max_output, on_output),
-        *wrapped,
-        cwd=policy.workspace,
-        env=environment,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,  # its own process group and session: found and killed as one
-    )
+    seccomp = filter_fd() if mode != "danger-full-access" else None
+    try:
+        wrapped, incomplete = _wrap(
+            argv, mode, policy.workspace, network=network, writable=(), seccomp=seccomp
+        )
+        transport, output = await asyncio.get_running_loop().subprocess_exec(
+            lambda: _Output(max_output, on_output),
+            *wrapped,
+            cwd=policy.workspace,
+            env=environment,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # its own process group and session: found, killed as one
+            pass_fds=() if seccomp is None else (seccomp,),
+        )
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
     pid, pipes = transport.get_pid(), _pipe_inodes(transport)
     timed_out = False
     try:
