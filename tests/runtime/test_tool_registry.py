@@ -284,3 +284,20 @@ async def test_a_long_error_is_cut_for_the_model() -> None:
     model = await run_with(["flaky"], tool_call("flaky", {}))
     told = model.requests[1].input[-1]["output"]
     assert told.startswith("Tool 'flaky' failed: ValueError: xxx") and len(told) < 2_100
+
+
+async def test_the_code_interpreter_failing_to_start_is_told_to_the_model(tmp_path: Path) -> None:
+    # Not the code's error (that is its output): the tool's own, e.g. a kernel that cannot start.
+    spec = {
+        "name": "code_interpreter",
+        "kernel_name": "no-such-kernel",
+        "approval_policy": "never",
+        "sandbox_mode": "danger-full-access",
+        "workspace": str(tmp_path),
+    }
+    model = ScriptedModel([[tool_call("code_interpreter", {"code": "1 + 1"})], [text("ok")]])
+    result = await Runner.run(Agent(name="a", model=model, tools=[spec]), "go")
+    assert result.final_output == "ok"
+    told = model.requests[1].input[-1]["output"]
+    assert told.startswith("Tool 'code_interpreter' failed: ") and "no-such-kernel" in told
+    assert "\n" not in told
