@@ -499,6 +499,7 @@ LEFTOVERS = [
     ("danger-full-access", "sleep {m} & echo started; wait", 1.0),
     ("danger-full-access", "setsid sleep {m} & echo started", 30.0),
     ("danger-full-access", "sh -c 'sleep {m} & echo started' &", 30.0),
+    ("danger-full-access", "sleep {m} > /dev/null 2>&1 & echo started", 30.0),
     ("workspace-write", "sleep {m} & echo started", 30.0),
     ("workspace-write", "sleep {m} & echo started; wait", 1.0),
     ("workspace-write", "setsid sleep {m} > /dev/null 2>&1 & echo started", 30.0),
