@@ -11,7 +11,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from jupyter_agents import ShellTool
+from jupyter_agents import BaseTool, ShellTool
 from jupyter_agents.notebook.session import current_session
 
 from ..prerequisites import needs_bwrap
@@ -98,3 +98,28 @@ async def test_served_calls_run_under_the_notebook_policy(shell: Any, tmp_path: 
     finally:
         served.stop()
     assert "Read-only file system" in text_of(wrote) and not (tmp_path / "made").exists()
+
+
+async def test_a_served_class_tool_runs_once_per_call_from_the_notebook(shell: Any) -> None:
+    runs: list[str] = []
+
+    class Stamp(BaseTool):
+        name = "stamp"
+        parameters = {"type": "object", "properties": {"label": {"type": "string"}}}
+
+        def call(self, params: dict[str, Any], **kwargs: Any) -> str:
+            runs.append(params["label"])
+            return f"stamped {params['label']}"
+
+    shell.user_ns["stamp"] = Stamp()
+    shell.run_cell(
+        "from jupyter_agents.notebook.toolbox_server import serve_toolbox\n"
+        "served = serve_toolbox([stamp])"
+    )
+    served = shell.user_ns["served"]
+    try:
+        async with sdk_client(served) as session:
+            result = await session.call_tool("stamp", {"label": "a"})
+    finally:
+        served.stop()
+    assert text_of(result) == "stamped a" and runs == ["a"]
