@@ -351,7 +351,7 @@ class ApplyPatchKind(ToolKind):
         done = await _in_thread(editor, ops, allow_outside)
         return _Outcome("completed", "\n".join(done), badge=_where_badge(ops, editor.root))
 
-    def is_escalation(self, arguments: str) -> bool:
+    def decided_alone(self, arguments: str) -> bool:
         """A patch that may write outside the workspace (or into its ``.git``) is decided on
         its own: an "always" given to patches inside it does not cover it."""
         return any(
