@@ -108,12 +108,17 @@ def _runtime_folders() -> list[Path]:
 
 def _hidden() -> list[Path]:
     """Existing places to hide, resolved, outermost first, none inside another."""
-    home = Path.home()
-    places = [Path("/tmp"), *_runtime_folders(), *(home / name for name in CREDENTIAL_STORES)]
+    home = str(Path.home())
+    try:
+        present = set(os.listdir(home))  # one read instead of a stat per credential store
+    except OSError:
+        present = set()
+    places = ["/tmp", *map(str, _runtime_folders())]
+    places += [os.path.join(home, n) for n in CREDENTIAL_STORES if n.split("/")[0] in present]
     resolved = sorted({Path(os.path.realpath(p)) for p in places if os.path.exists(p)})
     kept: list[Path] = []
     for place in resolved:
-        if place != Path("/") and not any(place.is_relative_to(k) for k in kept):
+        if place != Path("/") and not _inside(place, kept):
             kept.append(place)
     return kept
 
@@ -124,8 +129,15 @@ def _hide(place: Path) -> list[str]:
     return ["--ro-bind", "/dev/null", str(place)]
 
 
+def _under(path: Path, folder: Path) -> bool:
+    """``path`` is ``folder`` or inside it (both absolute and normalised); cheaper than
+    :meth:`Path.is_relative_to`, which runs for every mount of every command."""
+    inner, outer = str(path), str(folder)
+    return inner == outer or inner.startswith(outer if outer.endswith("/") else outer + "/")
+
+
 def _inside(path: Path, roots: Iterable[Path]) -> bool:
-    return any(path.is_relative_to(root) for root in roots)
+    return any(_under(path, root) for root in roots)
 
 
 def _ro(paths: Iterable[Path]) -> list[str]:
@@ -144,7 +156,7 @@ def mount_args(
     hidden = _hidden()
     late = [place for place in hidden if _inside(place, roots)]  # hidden inside a writable root
     envs = [Path(env) for env in python_envs()]
-    holds_root = [e for e in envs if any(root.is_relative_to(e) for root in roots)]
+    holds_root = [e for e in envs if any(_under(root, e) for root in roots)]
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_PROC_READ_ONLY]
     for place in hidden:
         if place not in late:
