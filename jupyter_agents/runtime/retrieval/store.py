@@ -40,6 +40,8 @@ logger = logging.getLogger("jupyter_agents")
 SearchMode: TypeAlias = Literal["hybrid", "keyword", "vector"]
 RRF_K = 60
 """The constant of reciprocal rank fusion: a hit's score is the sum of 1 / (60 + rank)."""
+_COMMIT_EVERY = 64
+"""Files written per transaction while indexing (a commit per file was most of the time)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ class _Read:
 
     digest: str
     chunks: list[Chunk]
+    fts: list[str]
+    """Each chunk as the full-text table holds it."""
     notes: list[str]
 
 
@@ -195,11 +199,16 @@ class DocumentStore:
         report.warnings += listing.warnings
         with self._lock:
             known = dict(self._db.execute("SELECT path, sha256 FROM files"))
-        for path in sorted(set(known) - set(listing.files)):
-            self._forget(path)
-            report.removed += 1
-        for path in listing.files:
-            await self._index_file(path, known.get(path), report)
+        try:
+            for path in sorted(set(known) - set(listing.files)):
+                await asyncio.to_thread(self._write, path, None, None)
+                report.removed += 1
+            for number, path in enumerate(listing.files, start=1):
+                await self._index_file(path, known.get(path), report)
+                if number % _COMMIT_EVERY == 0:
+                    await asyncio.to_thread(self._commit)
+        finally:
+            await asyncio.to_thread(self._commit)
         if self.embeddings.error is not None and report.chunks:
             report.warnings.append(
                 f"Embeddings unavailable ({self.embeddings.error}): indexed for keyword search; "
@@ -220,7 +229,7 @@ class DocumentStore:
                 str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}"
             )
             if known is not None:
-                self._forget(path)
+                await asyncio.to_thread(self._write, path, None, None)
             return
         if read is None:
             report.unchanged += 1
@@ -230,7 +239,7 @@ class DocumentStore:
         if read.chunks and self.embeddings.embedder() is not None:
             embeddings = await self.embeddings.attempt([c.text for c in read.chunks])
         try:
-            self._store(path, read.digest, read.chunks, embeddings)
+            await asyncio.to_thread(self._write, path, read, embeddings)
         except (sqlite3.Error, UnicodeError) as e:
             report.skipped[path] = f"cannot be stored in the index ({e})"
             return
@@ -257,31 +266,44 @@ class DocumentStore:
             parsed.notes.append(
                 f"only its first {limit:,} passages are indexed (max_chunks_per_file)."
             )
-        return _Read(digest, kept, parsed.notes)
+        return _Read(digest, kept, [fts_row(c.heading, c.text) for c in kept], parsed.notes)
 
-    def _forget(self, path: str) -> None:
-        with self._lock, self._db:
-            ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE path = ?", (path,))]
-            self._db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in ids])
-            self._db.execute("DELETE FROM chunks WHERE path = ?", (path,))
-            self._db.execute("DELETE FROM files WHERE path = ?", (path,))
+    def _write(self, path: str, read: _Read | None, embeddings: list[bytes] | None) -> None:
+        """Replace one file's chunks (remove them, without ``read``) in the pass's transaction;
+        a failure undoes this file's change only."""
+        with self._lock:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN")
+            self._db.execute("SAVEPOINT one_file")
+            try:
+                self._replace(path, read, embeddings)
+            except BaseException:
+                self._db.execute("ROLLBACK TO one_file")
+                raise
+            finally:
+                self._db.execute("RELEASE one_file")
 
-    def _store(
-        self, path: str, digest: str, chunks: list[Chunk], embeddings: list[bytes] | None
-    ) -> None:
-        self._forget(path)
-        vectors: list[bytes | None] = list(embeddings) if embeddings else [None] * len(chunks)
-        with self._lock, self._db:
-            for chunk, vector in zip(chunks, vectors, strict=True):
-                cursor = self._db.execute(
-                    "INSERT INTO chunks (path, text, page, heading, embedding) VALUES (?,?,?,?,?)",
-                    (path, chunk.text, chunk.page, chunk.heading, vector),
-                )
-                self._db.execute(
-                    "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)",
-                    (cursor.lastrowid, fts_row(chunk.heading, chunk.text)),
-                )
-            self._db.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, digest))
+    def _replace(self, path: str, read: _Read | None, embeddings: list[bytes] | None) -> None:
+        ids = [(r[0],) for r in self._db.execute("SELECT id FROM chunks WHERE path = ?", (path,))]
+        self._db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", ids)
+        self._db.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        self._db.execute("DELETE FROM files WHERE path = ?", (path,))
+        if read is None:
+            return
+        vectors: list[bytes | None] = list(embeddings or [None] * len(read.chunks))
+        for chunk, fts, vector in zip(read.chunks, read.fts, vectors, strict=True):
+            cursor = self._db.execute(
+                "INSERT INTO chunks (path, text, page, heading, embedding) VALUES (?,?,?,?,?)",
+                (path, chunk.text, chunk.page, chunk.heading, vector),
+            )
+            self._db.execute(
+                "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (cursor.lastrowid, fts)
+            )
+        self._db.execute("INSERT INTO files VALUES (?, ?)", (path, read.digest))
+
+    def _commit(self) -> None:
+        with self._lock:
+            self._db.commit()
 
     async def _ensure_embeddings(self) -> None:
         """Embed chunks indexed before there was an embedder (or while it failed), a batch at a

@@ -12,6 +12,7 @@ Both sides are NFKC-normalised first (full-width Latin, half-width katakana).
 from __future__ import annotations
 
 import math
+import operator
 import re
 import unicodedata
 
@@ -43,13 +44,16 @@ _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\
 def _pairs(run: str) -> list[str]:
     """A run of CJK characters as its overlapping pairs, and its last character alone (so
     that every character starts a token)."""
-    return [run[i : i + 2] for i in range(len(run) - 1)] + [run[-1]]
+    return [*map(operator.add, run, run[1:]), run[-1]]
+
+
+def _spaced_pairs(found: re.Match[str]) -> str:
+    return f" {' '.join(_pairs(found.group()))} "
 
 
 def index_text(text: str) -> str:
     """``text`` as it goes into the full-text index."""
-    normal = unicodedata.normalize("NFKC", text)
-    return _CJK_RUN.sub(lambda found: f" {' '.join(_pairs(found.group()))} ", normal)
+    return _CJK_RUN.sub(_spaced_pairs, unicodedata.normalize("NFKC", text))
 
 
 def match_expression(query: str) -> str | None:
