@@ -61,6 +61,11 @@ async def test_a_call_may_take_longer_than_the_session_timeout(server: MCPServer
     assert told == "rested 5.5 s"
 
 
+async def test_a_run_without_a_tool_timeout_sets_none_on_the_call(server: MCPServerStdio) -> None:
+    _result, told = await call_in_run(server, "nap", {"seconds": 0.1}, tool_timeout=None)
+    assert told == "rested 0.1 s"
+
+
 async def test_outside_a_run_the_server_tool_timeout_governs() -> None:
     async with slow_big(tool_timeout_seconds=1) as server:
         with pytest.raises(MCPServerError, match=r"did not answer tool 'block' within 1 s"):
