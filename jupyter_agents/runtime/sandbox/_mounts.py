@@ -61,13 +61,14 @@ CREDENTIAL_STORES = (
 
 _PROC_READ_ONLY = [
     arg
-    for name in ("sys", "sysrq-trigger", "fs", "bus", "irq")
-    if os.path.exists(f"/proc/{name}")
+    for name in ("sys", "sysrq-trigger", "fs")
+    if os.geteuid() == 0 and os.path.exists(f"/proc/{name}")
     for arg in ("--ro-bind", f"/proc/{name}", f"/proc/{name}")
 ]
-"""Kernel settings in ``/proc`` stay read-only: root keeps write access to them even without
-capabilities (``kernel.core_pattern`` or ``kernel.modprobe`` run a program as root on the
-host; ``sysrq-trigger`` reboots it), and bubblewrap leaves ``/proc/sys`` writable."""
+"""Kernel settings in ``/proc`` stay read-only for root, who keeps write access to them even
+without capabilities (``kernel.core_pattern`` or ``kernel.modprobe`` run a program as root on
+the host; ``sysrq-trigger`` reboots it) and for whom bubblewrap leaves ``/proc/sys`` writable
+(it covers ``/proc/irq`` and ``/proc/bus`` itself). Other users cannot write them anyway."""
 
 
 def python_envs() -> tuple[str, ...]:
