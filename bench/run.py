@@ -51,6 +51,7 @@ WORKLOADS: dict[str, str] = {
     "R1": "r1",
     "M1": "m1",
     "B1": "b1",
+    "P1": "p1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
@@ -169,6 +170,8 @@ METRICS: list[Metric] = [
     _m("B1", "ray_wall_over_ideal_pct", "wall over ideal on local Ray", "%", _max(10)),
     _m("B1", "ray_startup_s", "Ray: starting the actors", "s"),
     _m("B1", "ray_after_startup_over_ideal_pct", "Ray: wall after start over ideal", "%"),
+    _m("P1", "spread_1m_s", "apply_diff, 1M lines, 12 KB patch", "s", _max(3)),
+    _m("P1", "repetitive_200k_s", "apply_diff, 200k same lines, 400-line context", "s", _max(1)),
     _m("R1", "chunks", "chunks indexed", "chunks"),
     _m("R1", "index_chunks_per_s", "indexing throughput", "chunks/s", up=True),
     _m("R1", "query_ms", "keyword query, 10k chunks", "ms", _max(20)),

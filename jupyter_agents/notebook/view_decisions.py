@@ -98,7 +98,7 @@ class Decisions:
                 card["escalation"] = clip(why, self.max_args_chars)[0]
             if not request.allows_always:
                 card["approval"]["once"] = True  # the widget offers no "always" for this call
-            elif card.get("terminal"):
+            elif card.get("terminal") or card.get("diff"):  # a shell or a patch waiting
                 card["badge"] = "asks"
             card["status"] = "waiting"
             if self._header["status"] == "running":

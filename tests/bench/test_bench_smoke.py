@@ -98,6 +98,17 @@ def test_quick_run_covers_the_batch_workload(tmp_path: Path) -> None:
     assert "| B1 " in stdout
 
 
+@pytest.mark.timeout(150)
+def test_quick_run_covers_the_patch_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, {"P1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    assert rows["spread_1m_s"]["ours"]["median"] > 0
+    assert rows["repetitive_200k_s"]["ours"]["median"] > 0
+    peer_ran = "peer" in results["meta"]["impls"]
+    assert (rows["spread_1m_s"]["peer"] is not None) == peer_ran  # the SDK's apply_diff too
+    assert "| P1 " in stdout
+
+
 @pytest.mark.kernel
 @pytest.mark.timeout(150)
 def test_quick_run_covers_the_code_interpreter_workload(tmp_path: Path) -> None:

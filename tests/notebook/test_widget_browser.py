@@ -693,7 +693,7 @@ async def test_a_patch_card_shows_the_diff_coloured(lab: Lab, tmp_path: Any) -> 
     view = make_view()
     model = ScriptedModel([[call], [text("Patched.")]])
     await lab.mount(view)
-    tool = ApplyPatchTool(WorkspaceEditor(tmp_path))
+    tool = ApplyPatchTool(WorkspaceEditor(tmp_path), approval_policy="on-request")
     await drive(view, Agent(name="a", model=model, tools=[tool]))
     await lab.settle()
     card = lab.page.locator(".ja-tool")
