@@ -170,7 +170,8 @@ def mount_args(
         argv += ["--ro-bind", str(workspace), str(workspace)]
     for folder in writable:
         argv += ["--bind", str(folder), str(folder)]
-    protected, incomplete = _read_only_in(roots, envs)
+    writes = workspace if mode == "workspace-write" else None
+    protected, incomplete = _read_only_in(roots, envs, writes)
     for folder in _pinned(protected, roots):  # cannot be renamed away and replaced
         argv += ["--bind", str(folder), str(folder)]
     argv += _ro(protected)
@@ -204,17 +205,19 @@ def _resolver(hidden: Sequence[Path]) -> list[Path]:
     return [real] if real.is_file() and _inside(real, hidden) else []
 
 
-def _read_only_in(roots: Sequence[Path], envs: Sequence[Path]) -> tuple[list[Path], bool]:
+def _read_only_in(
+    roots: Sequence[Path], envs: Sequence[Path], workspace: Path | None
+) -> tuple[list[Path], bool]:
     """What stays read-only inside the writable ``roots``: every ``.git`` (folders, files and
-    the git folders those point to), this project's state folder, and the home folder's
-    dotfiles when the home folder itself is writable."""
+    the git folders those point to), this project's state folder (made first in a writable
+    ``workspace``), and the home folder's dotfiles when the home folder is writable."""
     keep: list[Path] = []
     incomplete = False
     for root in roots:
         state = root / STATE
-        if not os.path.lexists(state):
+        if root == workspace and not os.path.lexists(state):
             try:
-                state.mkdir()  # before the command runs, so the command cannot own it
+                state.mkdir()  # before the command runs, so the command cannot make it its own
             except OSError:
                 pass
         if os.path.exists(state):

@@ -20,6 +20,7 @@ from typing import Literal, TypeAlias
 from ..errors import UserError
 from ._mounts import PROTECTED, mount_args, python_envs
 from ._seccomp import filter_fd as seccomp_fd
+from ._seccomp import filter_program
 
 __all__ = [
     "PROTECTED",
@@ -109,6 +110,8 @@ def confinement(mode: SandboxMode, *, network: bool = False, incomplete: bool = 
     if mode == "danger-full-access":
         return "none (danger-full-access)"
     words = f"bubblewrap {find_bwrap()}, {mode}, {'network' if network else 'no network'}"
+    if filter_program() is None:
+        words += ", no system-call filter"
     if incomplete:
         words += ", nested .git search incomplete"
     return words
