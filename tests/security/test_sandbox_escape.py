@@ -300,6 +300,29 @@ async def test_var_run_is_hidden_too(ws: Path, network: bool) -> None:
     assert result.stdout.split() in (["/run:", "/var/run:"], ["/var/run:", "/run:"]), result.stdout
 
 
+@pytest.fixture
+def run_software(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Programs kept under /run (as NixOS keeps every program on PATH there)."""
+    if not os.access("/run", os.W_OK):
+        pytest.skip("cannot create a folder under /run here")
+    from jupyter_agents.runtime.sandbox import _mounts
+
+    folder = Path(f"/run/ja-test-system-{os.getpid()}-{uuid.uuid4().hex[:6]}")
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "tool").write_text("#!/bin/sh\necho tool ran\n")
+    (folder / "bin" / "tool").chmod(0o755)
+    monkeypatch.setattr(_mounts, "RUN_SOFTWARE", (str(folder),))
+    yield folder
+    (folder / "bin" / "tool").unlink()
+    (folder / "bin").rmdir()
+    folder.rmdir()
+
+
+async def test_software_kept_under_run_still_runs(ws: Path, run_software: Path) -> None:
+    result = await run_sandboxed(f"{run_software}/bin/tool; ls /run", ww(ws))
+    assert "tool ran" in result.stdout and result.stdout.split()[-1] == run_software.name
+
+
 async def test_dns_config_stays_readable_with_the_network_on(ws: Path) -> None:
     host = Path("/etc/resolv.conf").read_text()
     result = await run_sandboxed("cat /etc/resolv.conf", ww(ws, network_access=True))

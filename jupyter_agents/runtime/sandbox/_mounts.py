@@ -71,6 +71,17 @@ the host; ``sysrq-trigger`` reboots it) and for whom bubblewrap leaves ``/proc/s
 (it covers ``/proc/irq`` and ``/proc/bus`` itself). Other users cannot write them anyway."""
 
 
+RUN_SOFTWARE = (
+    "/run/current-system",
+    "/run/booted-system",
+    "/run/opengl-driver",
+    "/run/opengl-driver-32",
+    "/run/wrappers",
+)
+"""Software, not services, that some systems keep under ``/run`` (NixOS: every program on
+``PATH``, the GPU drivers): shown again, read-only, after ``/run`` is hidden."""
+
+
 def python_envs() -> tuple[str, ...]:
     """This Python's environments (venv and base, as given and resolved) and the user's
     site-packages: kept read-only so sandboxed code cannot plant what a kernel imports."""
@@ -178,6 +189,7 @@ def mount_args(
     for place in late:  # after the read-only binds, which would show them again
         argv += _hide(place)
     shown = [e for e in envs if e not in holds_root and _inside(e, [*roots, *hidden])]
+    shown += [Path(p) for p in RUN_SOFTWARE if os.path.exists(p) and _inside(Path(p), hidden)]
     if network:
         shown += _resolver(hidden)
     return argv + _ro(shown), incomplete
