@@ -654,15 +654,20 @@ def home(outside: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (outside / ".netrc").write_text("machine x password NETRC")
     (outside / ".git-credentials").write_text("https://u:GITCRED@github.com")
     (outside / ".bashrc").write_text("# rc\n")
+    (outside / ".bash_history").write_text("export TOKEN=HISTORY-SECRET\n")
+    (outside / ".cache" / "huggingface").mkdir(parents=True)
+    (outside / ".cache" / "huggingface" / "token").write_text("hf_TOKEN")
     monkeypatch.setenv("HOME", str(outside))
     return outside
 
 
 async def test_credential_stores_in_home_are_hidden(ws: Path, home: Path) -> None:
     result = await run_sandboxed(
-        "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.git-credentials", ww(ws)
+        "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc ~/.git-credentials ~/.bash_history "
+        "~/.cache/huggingface/token",
+        ww(ws),
     )
-    for secret in ("PRIVATE KEY", "aws_secret", "NETRC", "GITCRED"):
+    for secret in ("PRIVATE KEY", "aws_secret", "NETRC", "GITCRED", "HISTORY-SECRET", "hf_TOKEN"):
         assert secret not in result.stdout
 
 

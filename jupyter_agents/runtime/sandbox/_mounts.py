@@ -55,8 +55,20 @@ CREDENTIAL_STORES = (
     ".s3cfg",
     ".terraform.d/credentials.tfrc.json",
     ".m2/settings.xml",
+    ".kaggle",
+    ".databrickscfg",
+    ".huggingface",
+    ".cache/huggingface/token",
+    ".config/op",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".node_repl_history",
 )
-"""Where the home folder usually keeps keys, tokens and agent sockets: hidden in the sandbox."""
+"""Where the home folder usually keeps keys, tokens and agent sockets (and the shell
+histories, where typed secrets end up): hidden in the sandbox."""
 
 
 _PROC_READ_ONLY = [
