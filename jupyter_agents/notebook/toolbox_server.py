@@ -18,6 +18,7 @@ from ..runtime.approvals import OnLoop
 from ..runtime.errors import UserError
 from ..runtime.mcp.one_call import CallOutcome, run_one_call
 from ..runtime.mcp.toolbox_server import ToolboxServer
+from ..runtime.run_config import RunConfig
 from ..runtime.tools.live_output import tool_output_sink
 from .cell import approval_grace, refuse_if_unseen
 from .session import NotebookSession, current_session
@@ -71,7 +72,11 @@ def serve_toolbox(
         streaming = tool_output_sink.set(view.tool_output_text)
         try:
             return await run_one_call(
-                tool, arguments, approval_handler=OnLoop(ask), on_event=lambda e: _show(view, e)
+                tool,
+                arguments,
+                approval_handler=OnLoop(ask),
+                on_event=lambda e: _show(view, e),
+                run_config=_policy_config(session),  # as it is now: %agent policy may change
             )
         finally:
             tool_output_sink.reset(streaming)
@@ -142,3 +147,8 @@ def _show(view: Any, event: Any) -> None:
     model's agent."""
     if getattr(event, "type", None) in ("run_item_stream_event", "raw_response_event"):
         view.on_event(event)
+
+
+def _policy_config(session: NotebookSession | None) -> RunConfig | None:
+    """The notebook's ``%agent policy`` as a run config (what ``%%agent`` runs get)."""
+    return RunConfig(**session.policy.run_config_fields()) if session is not None else None

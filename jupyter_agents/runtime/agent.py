@@ -48,9 +48,11 @@ class StopAtTools:
 
 @dataclass(frozen=True)
 class FunctionToolResult:
-    """One function tool call of a turn and what it returned."""
+    """One tool call of a turn and what it returned (any kind the run executes: a function
+    tool, a class-based tool, a shell, a patch, a computer)."""
 
-    tool: FunctionTool
+    tool: Any
+    """The tool called (a ``FunctionTool`` for function calls, as in the SDK)."""
     output: Any
     """What the tool returned."""
     run_item: Any

@@ -77,11 +77,6 @@ def test_usage_errors_are_one_line(shell: Any, line: str, message: str) -> None:
 
 
 @needs_bwrap
-@pytest.mark.xfail(
-    strict=True,
-    reason="serve_toolbox (jupyter_agents/notebook/toolbox_server.py) must pass the notebook's "
-    "%agent policy to run_one_call: the change is described in the MCP helper's report",
-)
 async def test_served_calls_run_under_the_notebook_policy(shell: Any, tmp_path: Path) -> None:
     shell.run_cell(f"%agent policy never read-only --workspace {tmp_path}")
     shell.user_ns["ShellTool"] = ShellTool
