@@ -358,9 +358,11 @@ class RunView(Decisions):
                 "message": decision.message,
             }
         if source is not None:
-            badge = describe_call(source, item).badge
-            if badge:
-                card["badge"] = badge
+            display = describe_call(source, item)
+            if display.badge:
+                card["badge"] = display.badge
+            # A terminal's text for people (e.g. what confined a shell) over the model's text.
+            text = next((p.text for p in display.parts if p.type == "terminal"), text)
         if card.get("terminal") and card.get("printed") and text:
             card["printed"], card["printed_cut"] = "", 0  # the output holds it all now
         started = self._started.pop(key, None)

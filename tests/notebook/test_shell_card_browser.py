@@ -74,6 +74,8 @@ async def test_a_shell_card_streams_like_a_terminal_and_asks_to_leave_the_sandbo
     await expect(first.locator("pre.ja-out")).to_contain_text("finished\n[exit code 0]")
     await expect(live).to_be_hidden()  # the output holds it all now
     await expect(first.locator(".ja-badge")).to_have_text("sandboxed: read-only")
+    confined = "[confined by: bubblewrap /usr/bin/bwrap, read-only, no network]"
+    await expect(first.locator("pre.ja-out")).to_contain_text(confined)  # what really ran
 
     second = lab.page.locator(".ja-tool").nth(1)
     await expect(second).to_have_class("ja-tool ja-st-waiting ja-terminal")

@@ -251,3 +251,20 @@ async def test_the_local_shell_over_http(openai_server: FakeOpenAIServer, tmp_pa
     first, second = (r.body for r in openai_server.model_requests)
     assert first["tools"] == [{"type": "local_shell"}]
     assert second["input"][-1]["output"] == "$ echo hello\nhello\n[exit code 0]"
+
+
+@needs_bwrap
+async def test_the_result_says_what_confined_the_commands_and_the_model_is_not_told(
+    tmp_path: Path,
+) -> None:
+    tool = ShellTool(workspace=tmp_path, approval_policy="never")
+    result, model = await run(tool, "true", "echo hi")
+    (item,) = [i for i in result.new_items if i.type == "tool_call_output_item"]
+    assert item.output.confinement == "bubblewrap /usr/bin/bwrap, workspace-write, no network"
+    assert "bwrap" not in json.dumps(model.requests[1].input[-1])  # for people, not the model
+    unconfined = ShellTool(
+        workspace=tmp_path, approval_policy="never", sandbox_mode="danger-full-access"
+    )
+    result, _model = await run(unconfined, "true")
+    (item,) = [i for i in result.new_items if i.type == "tool_call_output_item"]
+    assert item.output.confinement == "none (danger-full-access)"

@@ -91,6 +91,9 @@ class ShellResult:
     executor ran them."""
     escalated: bool = False
     """They ran outside the sandbox because a person let them."""
+    confinement: str = ""
+    """What actually confined them, as the sandbox reported it (``"bubblewrap /usr/bin/bwrap,
+    workspace-write, no network"``, ``"none (danger-full-access)"``); empty for your executor."""
 
 
 ShellExecutor: TypeAlias = Callable[
@@ -179,6 +182,7 @@ class ShellTool:
             timeout = min(timeout, request.timeout_ms / 1000)
         show = request.on_output
         outputs = []
+        confined: list[str] = []
         for command in request.commands:
             if show is not None:
                 show(f"$ {command}\n")
@@ -187,13 +191,16 @@ class ShellTool:
             )
             code = None if done.timed_out else done.exit_code
             outputs.append(ShellCommandOutput(done.stdout, done.stderr, code, command))
+            if done.confinement not in confined:
+                confined.append(done.confinement)
             if show is not None:
                 show(f"[{_ending(code)}]\n")
             denial = sandbox_denial(done, sandbox.mode)
             if denial and policy.approval == "on-failure" and not request.escalated:
                 reason = f"{command!r} failed in the {sandbox.mode} sandbox ({denial})"
-                raise EscalationRequest(reason, ShellResult(outputs, sandbox.mode))
-        return ShellResult(outputs, sandbox.mode, request.escalated)
+                partial = ShellResult(outputs, sandbox.mode, confinement="; ".join(confined))
+                raise EscalationRequest(reason, partial)
+        return ShellResult(outputs, sandbox.mode, request.escalated, "; ".join(confined))
 
 
 def _capped(result: Any, request: ShellCommandRequest, limit: int) -> ShellResult:
@@ -407,7 +414,10 @@ class ShellKind(ToolKind):
         data = self.parsed_arguments(call.arguments)
         parts: tuple[DisplayPart, ...] = ()
         if isinstance(output, ShellResult):
-            parts = (DisplayPart("terminal", _text(output)),)
+            shown = _text(output)  # for people only: the model's text has no confinement line
+            if output.confinement:
+                shown += f"\n[confined by: {output.confinement}]"
+            parts = (DisplayPart("terminal", shown),)
         elif output is not None:
             parts = (DisplayPart("text", str(output)),)
         return ToolDisplay(
