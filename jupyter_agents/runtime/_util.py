@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -26,3 +28,16 @@ def accepts_positional(func: Callable[..., Any], count: int) -> bool:
     except TypeError:
         return False
     return True
+
+
+STATE_FOLDER = ".jupyter_agents"
+"""The folder of this project's own state in a workspace (indexes, batch results)."""
+
+
+def make_state_folder(folder: Path) -> None:
+    """Make ``folder`` (a :data:`STATE_FOLDER`) if missing, with a ``.gitignore`` that keeps it
+    out of ``git status``: it appears in people's repositories without their asking."""
+    if os.path.lexists(folder):
+        return
+    folder.mkdir(parents=True)
+    (folder / ".gitignore").write_text("# made by jupyter_agents: its state, not your files\n*\n")

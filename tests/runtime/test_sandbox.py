@@ -239,3 +239,18 @@ async def test_a_python_environment_under_tmp_stays_visible(
     finally:
         shutil.rmtree(env)
         shutil.rmtree(other)
+
+
+@needs_bwrap
+async def test_the_state_folder_made_for_a_command_stays_out_of_git_status(ws: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    result = await run_sandboxed("echo hi", SandboxPolicy("workspace-write", ws))
+    assert result.exit_code == 0 and (ws / ".jupyter_agents").is_dir()
+    (ws / ".jupyter_agents" / "retrieval.sqlite").write_bytes(b"")  # as an index fills it
+    status = subprocess.run(
+        ["git", "-C", str(ws), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ".jupyter_agents" not in status.stdout

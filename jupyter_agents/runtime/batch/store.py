@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._util import STATE_FOLDER, make_state_folder
+
 __all__ = ["DEFAULT_STORE", "ResultsStore", "StoredRow"]
 
 DEFAULT_STORE = Path(".jupyter_agents") / "batches.sqlite"
@@ -60,6 +62,8 @@ class ResultsStore:
 
     def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
         self.path = Path(path)
+        if self.path.parent.name == STATE_FOLDER:
+            make_state_folder(self.path.parent)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from .._util import make_state_folder
 from ._walk import find_git, forget_walks
 
 __all__ = ["CREDENTIAL_STORES", "PROTECTED", "forget_walks", "mount_args", "python_envs"]
@@ -241,7 +242,7 @@ def _read_only_in(
         state = root / STATE
         if root == workspace and not os.path.lexists(state):
             try:
-                state.mkdir()  # before the command runs, so the command cannot make it its own
+                make_state_folder(state)  # first, so the command cannot make it its own
             except OSError:
                 pass
         if os.path.exists(state):
