@@ -9,9 +9,11 @@ import json
 import threading
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import openai
+import psutil
 import pytest
 
 from jupyter_agents import (
@@ -225,3 +227,42 @@ async def test_over_http_in_both_wire_formats(
     else:
         assert first["tools"][0]["function"]["name"] == "computer"
         assert "data:image/png;base64," in json.dumps(second["messages"])
+
+
+def test_a_chromium_planted_on_the_path_is_never_the_one_run(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The browser runs unconfined: a sandboxed command must not choose it by planting a
+    # `chromium` in a folder on PATH (a venv in the workspace, ./node_modules/.bin, ~/bin).
+    if find_chromium() is None:
+        fail_or_skip("no Chromium installed (apt-get install chromium)")
+    planted = tmp_path / "chromium"
+    planted.write_text("#!/bin/sh\ntouch planted-ran\n")
+    planted.chmod(0o755)
+    monkeypatch.delenv("JUPYTER_AGENTS_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    found = find_chromium()
+    assert found is not None and Path(found).parent != tmp_path
+    monkeypatch.setenv("JUPYTER_AGENTS_CHROMIUM", str(planted))  # the person's explicit choice
+    assert find_chromium() == str(planted)
+
+
+async def test_the_browser_gets_no_secret_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if find_chromium() is None:
+        fail_or_skip("no Chromium installed (apt-get install chromium)")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-in-the-browser")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://ana:hunter2@db/x")
+    computer = BrowserComputer(width=400, height=300)
+    try:
+        await computer.start()
+        browsers = [
+            p for p in psutil.Process().children(recursive=True) if "chrom" in p.name().lower()
+        ]
+        environments = [p.environ() for p in browsers]  # what its pages' processes inherit
+    finally:
+        await computer.close()
+    assert any("HOME" in env for env in environments)  # the browser's own environment seen
+    for env in environments:
+        assert "OPENAI_API_KEY" not in env and "DATABASE_URL" not in env

@@ -1,8 +1,11 @@
 """``BrowserComputer``: a real computer for ``ComputerTool``, a Chromium page driven by Playwright.
 
-It uses the Chromium (or Chrome) installed on the machine, found on ``PATH`` or given; it never
-downloads a browser. Headless by default, with a fixed viewport; it starts on first use (or
-with ``async with``) and stops with :meth:`BrowserComputer.close`. Install Playwright with
+It uses the Chromium (or Chrome) installed on the machine, in a system location or given; it
+never downloads a browser. The browser runs outside any sandbox, so it is never looked up on
+``PATH`` (a sandboxed command could put a program called ``chromium`` in a folder on it), and it
+gets only the ordinary environment variables a sandboxed command gets (no API keys). Headless
+by default, with a fixed viewport; it starts on first use (or with ``async with``) and stops
+with :meth:`BrowserComputer.close`. Install Playwright with
 ``pip install playwright`` (no ``playwright install`` needed).
 """
 
@@ -11,15 +14,28 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-import shutil
+from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..sandbox._env import scrubbed_env
+from ..sandbox.bwrap import untrusted_reason
 from .computer import AsyncComputer, Button, Environment
 
 __all__ = ["BrowserComputer", "find_chromium"]
 
-_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+SYSTEM_CHROMIUMS = (
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+    "/opt/google/chrome/chrome",
+    "/snap/bin/chromium",
+)
+"""Where an installed Chromium or Chrome is looked for (never ``PATH``)."""
+
+_DISPLAY_ENV = ("DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR")
+"""What a browser with a window needs beyond the ordinary variables."""
 
 _ARGS = (
     "--no-sandbox",
@@ -57,14 +73,14 @@ _KEYS = {
 
 
 def find_chromium() -> str | None:
-    """The path of a Chromium or Chrome on ``PATH`` (``JUPYTER_AGENTS_CHROMIUM`` first)."""
+    """The Chromium or Chrome to run: ``JUPYTER_AGENTS_CHROMIUM`` if set (the person's choice),
+    else the first of :data:`SYSTEM_CHROMIUMS` that nobody else can replace."""
     given = os.environ.get("JUPYTER_AGENTS_CHROMIUM")
     if given and os.path.exists(given):
         return given
-    for name in _CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return found
+    for candidate in SYSTEM_CHROMIUMS:
+        if os.path.exists(candidate) and untrusted_reason(Path(candidate)) is None:
+            return candidate
     return None
 
 
@@ -139,7 +155,10 @@ class BrowserComputer(AsyncComputer):
             self._playwright = await async_playwright().start()
             try:
                 self._browser = await self._playwright.chromium.launch(
-                    executable_path=path, headless=self.headless, args=list(_ARGS)
+                    executable_path=path,
+                    headless=self.headless,
+                    args=list(_ARGS),
+                    env=scrubbed_env(os.environ, () if self.headless else _DISPLAY_ENV),
                 )
                 width, height = self._size
                 page = await self._browser.new_page(viewport={"width": width, "height": height})
