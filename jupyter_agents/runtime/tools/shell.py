@@ -123,7 +123,8 @@ class ShellTool:
     """Where commands run."""
     network_access: bool | None = None
     allow_env: tuple[str, ...] = ()
-    """Secret-looking environment variables commands may still see."""
+    """Environment variables commands get too, beyond the ordinary ones (an allowlist: API
+    keys, passwords and database URLs are not passed unless named here)."""
     command_timeout: float = 60.0
     """Seconds one command may take (the model may ask for less)."""
     max_output: int = 20_000
