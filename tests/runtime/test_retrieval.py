@@ -3,12 +3,12 @@ keyword, vector and hybrid search, citations, incremental indexing, the referenc
 
 from __future__ import annotations
 
-import builtins
 import http.server
 import itertools
 import json
 import random
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,14 +197,7 @@ def test_sources_limit_the_store_and_stay_inside_it(corpus: Path, tmp_path: Path
 def test_a_missing_parser_skips_its_files_and_says_how_to_fix_it(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_import = builtins.__import__
-
-    def without_pypdf(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "pypdf":
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", without_pypdf)
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # as if it were not installed
     report = DocumentStore(corpus).index()
     assert list(report.skipped) == ["guide.pdf"]
     assert "pip install 'jupyter-agents[docs-parsers]'" in report.skipped["guide.pdf"]

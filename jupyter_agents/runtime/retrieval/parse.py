@@ -14,6 +14,7 @@ passages kept would hold. Text files may be UTF-8 or, with a byte order mark, UT
 from __future__ import annotations
 
 import codecs
+import importlib.util
 import io
 import json
 import re
@@ -27,12 +28,19 @@ from typing import Any
 from ..errors import UserError
 from .limits import DocumentLimits, format_size
 
-__all__ = ["SUFFIXES", "Parsed", "Section", "parse_document"]
+__all__ = ["ISOLATED", "SUFFIXES", "Parsed", "Section", "check_parser", "parse_document"]
 
 SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".ipynb", ".pdf", ".docx"})
 """The kinds of files a document store reads."""
+ISOLATED = frozenset({".html", ".htm", ".pdf", ".docx"})
+"""Kinds whose parser is not this module's own linear code (the standard library's HTML
+parser, ``pypdf``, ``python-docx`` and ``lxml``): a store parses them in a child process
+with a time limit (see ``worker``)."""
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_PACKAGES = {
+    ".pdf": ("pypdf", "PDF files", "pypdf"),
+    ".docx": ("docx", "Word documents", "python-docx"),
+}
 _BOMS = (  # longest first: a UTF-32 LE mark starts like a UTF-16 LE one
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -88,6 +96,14 @@ def parse_document(
     return Parsed([Section(text)] if text.strip() else [], notes)
 
 
+def check_parser(suffix: str) -> None:
+    """A :class:`UserError` that says what to install when the parser for ``suffix`` is
+    missing (without importing it)."""
+    module, what, package = _PACKAGES.get(suffix.lower(), (None, "", ""))
+    if module is not None and importlib.util.find_spec(module) is None:
+        raise _missing(what, package)
+
+
 def decode_text(data: bytes) -> tuple[str, bool]:
     """``data`` as text: by its byte order mark, else UTF-8; and whether bytes that could not
     be decoded were replaced."""
@@ -127,14 +143,27 @@ def _with_headings(lines: list[tuple[int, str] | str]) -> list[Section]:
     return sections
 
 
+def _heading(line: str) -> tuple[int, str] | None:
+    """``(level, title)`` of an ATX heading (``## Title ##``), or None. Not a regular
+    expression: the one this replaces backtracked cubically on a heading padded with spaces."""
+    level = len(line) - len(line.lstrip("#"))
+    if not 1 <= level <= 6 or not line[level : level + 1].isspace():
+        return None
+    title = line[level:].strip()
+    closed = title.rstrip("#")
+    if closed != title and (not closed or closed[-1].isspace()):
+        title = closed.rstrip()  # a closing run of #, after a space
+    return (level, title) if title else None
+
+
 def _markdown(text: str) -> list[Section]:
     lines: list[tuple[int, str] | str] = []
     fenced = False
     for line in text.splitlines():
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-        found = None if fenced else _HEADING.match(line)
-        lines.append((len(found.group(1)), found.group(2)) if found else line)
+        found = None if fenced else _heading(line)
+        lines.append(found if found else line)
     return _with_headings(lines)
 
 

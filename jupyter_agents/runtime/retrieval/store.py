@@ -30,8 +30,9 @@ from .embeddings import Embedder, Embeddings, cosine, unpack
 from .files import list_documents, read_document
 from .index_db import fts_row, open_index
 from .limits import DocumentLimits
-from .parse import parse_document
+from .parse import ISOLATED, check_parser, parse_document
 from .text import match_expression, printable
+from .worker import ParserProcess
 
 __all__ = ["DocumentStore", "Hit", "IndexReport", "SearchMode", "SearchResult"]
 
@@ -199,15 +200,17 @@ class DocumentStore:
         report.warnings += listing.warnings
         with self._lock:
             known = dict(self._db.execute("SELECT path, sha256 FROM files"))
+        parsers = ParserProcess(self.limits.max_parse_seconds)
         try:
             for path in sorted(set(known) - set(listing.files)):
                 await asyncio.to_thread(self._write, path, None, None)
                 report.removed += 1
             for number, path in enumerate(listing.files, start=1):
-                await self._index_file(path, known.get(path), report)
+                await self._index_file(path, known.get(path), parsers, report)
                 if number % _COMMIT_EVERY == 0:
                     await asyncio.to_thread(self._commit)
         finally:
+            await asyncio.to_thread(parsers.close)
             await asyncio.to_thread(self._commit)
         if self.embeddings.error is not None and report.chunks:
             report.warnings.append(
@@ -220,10 +223,12 @@ class DocumentStore:
         self.last_report = report
         return report
 
-    async def _index_file(self, path: str, known: str | None, report: IndexReport) -> None:
+    async def _index_file(
+        self, path: str, known: str | None, parsers: ParserProcess, report: IndexReport
+    ) -> None:
         """Bring one file's chunks up to date; a file that cannot be read is skipped."""
         try:
-            read = await asyncio.to_thread(self._read, path, known)
+            read = await asyncio.to_thread(self._read, path, known, parsers)
         except Exception as e:  # one bad file (or a parser's bug) skips that file only
             report.skipped[path] = (
                 str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}"
@@ -249,16 +254,19 @@ class DocumentStore:
         else:
             report.added += 1
 
-    def _read(self, path: str, known: str | None) -> _Read | None:
+    def _read(self, path: str, known: str | None, parsers: ParserProcess) -> _Read | None:
         """The file's chunks, or None when its content is what the index has."""
         data = read_document(self.root, path, self.limits.max_file_bytes)
         digest = hashlib.sha256(data).hexdigest()
         if digest == known:
             return None
         limit = self.limits.max_chunks_per_file
-        parsed = parse_document(
-            os.path.splitext(path)[1], data, self.limits, max_chars=limit * self.chunk_chars
-        )
+        suffix, max_chars = os.path.splitext(path)[1].lower(), limit * self.chunk_chars
+        if suffix in ISOLATED:  # parsers that are not ours: in a child, with a time limit
+            check_parser(suffix)
+            parsed = parsers.parse(suffix, data, self.limits, max_chars)
+        else:
+            parsed = parse_document(suffix, data, self.limits, max_chars)
         chunks = iter_chunks(parsed.sections, self.chunk_chars, self.overlap)
         kept = list(itertools.islice(chunks, limit + 1))
         if len(kept) > limit:
@@ -290,7 +298,7 @@ class DocumentStore:
         self._db.execute("DELETE FROM files WHERE path = ?", (path,))
         if read is None:
             return
-        vectors: list[bytes | None] = list(embeddings or [None] * len(read.chunks))
+        vectors: list[bytes | None] = [*embeddings] if embeddings else [None] * len(read.chunks)
         for chunk, fts, vector in zip(read.chunks, read.fts, vectors, strict=True):
             cursor = self._db.execute(
                 "INSERT INTO chunks (path, text, page, heading, embedding) VALUES (?,?,?,?,?)",
