@@ -131,10 +131,14 @@ class DocumentStore:
             embed, client, embedding_model, embedding_timeout, embedding_retry_seconds
         )
         folder = self.root / ".jupyter_agents"
-        if folder.is_symlink():
-            raise UserError(f"DocumentStore: {folder} is a symbolic link; remove it.")
-        folder.mkdir(exist_ok=True)
-        self._db = open_index(folder / "retrieval.sqlite")
+        index = folder / "retrieval.sqlite"
+        for path in (folder, index):  # the index is written: never through a planted link
+            if path.is_symlink() or (path.exists() and path.is_dir() != (path == folder)):
+                what = "a folder" if path == folder else "a file"
+                raise UserError(f"DocumentStore: {path} is not {what}, or is a link; remove it.")
+            if path == folder:
+                folder.mkdir(exist_ok=True)
+        self._db = open_index(index)
         self._lock = threading.Lock()
         self.last_report: IndexReport | None = None
         """What the last indexing pass did."""
