@@ -88,6 +88,14 @@ PLANTS: dict[str, tuple[Callable[[Path], None], str, str]] = {
         "gone.md",
         "symbolic link",
     ),
+    "a loop of links": (
+        lambda d: (
+            (d / "loop.md").symlink_to(d / "loop2.md"),
+            (d / "loop2.md").symlink_to("loop.md"),
+        ),
+        "loop.md",
+        "symbolic link",
+    ),
     "a FIFO": (lambda d: _fifo(d / "pipe.txt"), "pipe.txt", "not a regular file"),
     "a folder named like a document": (
         lambda d: (d / "folder.md").mkdir(),

@@ -159,9 +159,12 @@ def _kind(entry: os.DirEntry[str]) -> tuple[int, bool]:
     to a folder."""
     try:
         mode = entry.stat(follow_symlinks=False).st_mode
-        return mode, stat.S_ISLNK(mode) and entry.is_dir()
     except OSError:
         return 0, False
+    try:
+        return mode, stat.S_ISLNK(mode) and entry.is_dir()
+    except OSError:  # a loop of links, say
+        return mode, False
 
 
 def _add(
