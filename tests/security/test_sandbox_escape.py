@@ -346,6 +346,8 @@ def repos(ws: Path) -> Path:
     (ws / "store" / "main.git" / "hooks").mkdir(parents=True)  # its repository, bare
     (ws / "wt").mkdir()
     (ws / "wt" / ".git").write_text(f"gitdir: {ws / 'store' / 'wt-admin'}\n")
+    (ws / "docs" / ".jupyter_agents").mkdir(parents=True)  # a document store on a subfolder
+    (ws / "docs" / ".jupyter_agents" / "retrieval.sqlite").write_bytes(b"index")
     return ws
 
 
@@ -369,6 +371,8 @@ def repos(ws: Path) -> Path:
         ("mv deep/a/b deep/a/z", "deep/a/z"),
         ("rm -rf vendor deep", None),
         ("mkdir -p .jupyter_agents && echo evil > .jupyter_agents/index", ".jupyter_agents/index"),
+        ("echo evil > docs/.jupyter_agents/retrieval.sqlite", None),
+        ("mv docs docs2 && mkdir -p docs/.jupyter_agents", "docs2"),
     ],
 )
 async def test_every_repository_stays_read_only(repos: Path, attack: str, made: str | None) -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from .._util import STATE_FOLDER, make_state_folder
 from ..blocking import run_blocking
 from ..errors import UserError
 from .chunk import Chunk, iter_chunks
@@ -130,14 +131,14 @@ class DocumentStore:
         self.embeddings = Embeddings(
             embed, client, embedding_model, embedding_timeout, embedding_retry_seconds
         )
-        folder = self.root / ".jupyter_agents"
+        folder = self.root / STATE_FOLDER
         index = folder / "retrieval.sqlite"
         for path in (folder, index):  # the index is written: never through a planted link
             if path.is_symlink() or (path.exists() and path.is_dir() != (path == folder)):
                 what = "a folder" if path == folder else "a file"
                 raise UserError(f"DocumentStore: {path} is not {what}, or is a link; remove it.")
             if path == folder:
-                folder.mkdir(exist_ok=True)
+                make_state_folder(folder)
         self._db = open_index(index)
         self._lock = threading.Lock()
         self.last_report: IndexReport | None = None

@@ -234,8 +234,9 @@ def _read_only_in(
     roots: Sequence[Path], envs: Sequence[Path], workspace: Path | None
 ) -> tuple[list[Path], bool]:
     """What stays read-only inside the writable ``roots``: every ``.git`` (folders, files and
-    the git folders those point to), this project's state folder (made first in a writable
-    ``workspace``), and the home folder's dotfiles when the home folder is writable."""
+    the git folders those point to), every state folder of this project (the workspace's made
+    first, before the command could make it its own; others where a document store or a batch
+    store made them), and the home folder's dotfiles when the home folder is writable."""
     keep: list[Path] = []
     incomplete = False
     for root in roots:
@@ -245,11 +246,10 @@ def _read_only_in(
                 make_state_folder(state)  # first, so the command cannot make it its own
             except OSError:
                 pass
-        if os.path.exists(state):
-            keep.append(state)
-        gits, cut = find_git(root, skip=envs)
+        found, cut = find_git(root, skip=envs)
         incomplete = incomplete or cut
-        keep += _git_targets(gits, roots)
+        keep += [p for p in found if p.name == STATE]
+        keep += _git_targets([p for p in found if p.name != STATE], roots)
     keep += _home_dotfiles(roots)
     return [p for p in keep if os.path.exists(p)], incomplete
 

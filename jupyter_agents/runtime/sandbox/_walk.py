@@ -1,4 +1,5 @@
-"""Finding every ``.git`` under a writable root before each sandboxed command, cheaply.
+"""Finding every ``.git`` (and this project's ``.jupyter_agents`` state folder) under a
+writable root before each sandboxed command, cheaply.
 
 A full walk reads every entry of every folder (about 60 ms for 20,000 files). Each folder's
 listing is kept with its inode and change time (``ctime``, which no one can set back, unlike
@@ -18,15 +19,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["RACY_SECONDS", "SKIPPED", "WALK_CAP", "find_git", "forget_walks"]
+__all__ = ["RACY_SECONDS", "SKIPPED", "STATE", "WALK_CAP", "find_git", "forget_walks"]
 
 WALK_CAP = 50_000
 """Folder entries read afresh per command; the rest of the walk waits for the next command."""
 
 RACY_SECONDS = 2.0
 
-SKIPPED = frozenset({".git", "node_modules", "__pycache__"})
-"""Folders the walk does not enter (a repository's insides, installed packages, caches)."""
+STATE = ".jupyter_agents"
+"""This project's state folder (a document index, batch results), wherever a store made it."""
+
+SKIPPED = frozenset({".git", STATE, "node_modules", "__pycache__"})
+"""Folders the walk does not enter (a repository's insides, our state, installed packages,
+caches)."""
 
 _ROOTS_KEPT = 8
 
@@ -39,6 +44,8 @@ class _Listing:
     """Names of its subfolders to walk."""
     git: bool
     """It holds a ``.git`` entry (folder, file or symlink)."""
+    state: bool = False
+    """It holds a ``.jupyter_agents`` folder (not a symlink)."""
 
 
 _walks: OrderedDict[str, dict[str, _Listing]] = OrderedDict()
@@ -50,8 +57,9 @@ def forget_walks() -> None:
 
 
 def find_git(root: Path, *, skip: Iterable[Path] = ()) -> tuple[list[Path], bool]:
-    """Every ``.git`` under ``root`` (not following symlinked folders, not entering
-    ``skip`` nor :data:`SKIPPED` folders), and whether the walk stopped at :data:`WALK_CAP`."""
+    """Every ``.git`` and :data:`STATE` folder under ``root`` (not following symlinked folders,
+    not entering ``skip`` nor :data:`SKIPPED` folders), and whether the walk stopped at
+    :data:`WALK_CAP`."""
     known = _walks.pop(str(root), {})
     kept: dict[str, _Listing] = {}
     skipped = {str(path) for path in skip}
@@ -78,6 +86,8 @@ def find_git(root: Path, *, skip: Iterable[Path] = ()) -> tuple[list[Path], bool
             kept[folder] = listing
         if listing.git:
             found.append(Path(folder, ".git"))
+        if listing.state:
+            found.append(Path(folder, STATE))
         stack += [p for name in listing.folders if (p := os.path.join(folder, name)) not in skipped]
     _walks[str(root)] = kept
     while len(_walks) > _ROOTS_KEPT:
@@ -87,7 +97,7 @@ def find_git(root: Path, *, skip: Iterable[Path] = ()) -> tuple[list[Path], bool
 
 def _read(folder: str, stamp: tuple[int, int, int]) -> tuple[_Listing, int]:
     folders: list[str] = []
-    git = False
+    git = state = False
     read = 0
     try:
         with os.scandir(folder) as entries:
@@ -95,8 +105,10 @@ def _read(folder: str, stamp: tuple[int, int, int]) -> tuple[_Listing, int]:
                 read += 1
                 if entry.name == ".git":
                     git = True
+                elif entry.name == STATE:
+                    state = entry.is_dir(follow_symlinks=False)
                 elif entry.name not in SKIPPED and entry.is_dir(follow_symlinks=False):
                     folders.append(entry.name)
     except OSError:
         pass
-    return _Listing(stamp, tuple(folders), git), read
+    return _Listing(stamp, tuple(folders), git, state), read
