@@ -111,7 +111,7 @@ if TYPE_CHECKING:
     )
     from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
-    from .runtime.retrieval import DocumentStore
+    from .runtime.retrieval import DocumentLimits, DocumentStore
     from .runtime.retry import (
         ModelRetryAdvice,
         ModelRetryAdviceRequest,

@@ -87,6 +87,7 @@ EXPORTS: dict[str, str] = {
     "TOOL_REGISTRY": "runtime.tools.registry",
     "ToolCache": "runtime.tools.tool_cache",
     "KernelCodeInterpreter": "runtime.tools.code_interpreter",
+    "DocumentLimits": "runtime.retrieval",
     "DocumentStore": "runtime.retrieval",
     "Computer": "runtime.tools.computer",
     "AsyncComputer": "runtime.tools.computer",

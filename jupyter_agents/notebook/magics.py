@@ -123,6 +123,8 @@ def _docs(session: NotebookSession, words: list[str]) -> None:
         )
         for path, why in report.skipped.items():
             print(f"jupyter_agents: skipped {path}: {why}")
+        for warning in report.warnings:  # e.g. embeddings unreachable: keyword search only
+            print(f"jupyter_agents: {warning}")
     elif not words:
         store = session.docs
         sources = store.sources() if store is not None else []

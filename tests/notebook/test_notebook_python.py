@@ -87,9 +87,13 @@ def test_agent_docs_add_gives_the_notebook_agent_retrieval(
     monkeypatch.chdir(tmp_path)
     shell.run_cell("%agent docs")
     assert "none (%agent docs add PATH)" in capsys.readouterr().out
+    (docs / "menu.txt").write_bytes(b"caf\xe9 au lait, cr\xe8me")  # Latin-1: read, and said so
+    (docs / "notes.txt").symlink_to("/proc/self/environ")  # never read
     shell.run_cell("%agent docs add docs")
     out = capsys.readouterr().out
-    assert "indexed 1 file(s), 1 passage(s)" in out and "can search them" in out
+    assert "indexed 2 file(s), 2 passage(s)" in out and "can search them" in out
+    assert "skipped docs/notes.txt" in out  # the person sees what was left out and why
+    assert "jupyter_agents: docs/menu.txt" in out, out  # and each warning
     shell.run_cell("%agent docs")
     assert "Documents: docs" in capsys.readouterr().out
     shell.run_cell(
