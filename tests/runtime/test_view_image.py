@@ -65,11 +65,11 @@ async def test_an_image_in_the_workspace_comes_back_as_an_image(workspace: Path)
     ("path", "why"),
     [
         ("../secret.png", "outside the workspace"),
-        ("link.png", "outside the workspace"),  # a symlink pointing out
+        ("link.png", "symbolic link"),  # a symlink pointing out: not followed
         ("/etc/passwd", "outside the workspace"),
-        ("missing.png", "no file"),
+        ("missing.png", "no such file"),
         ("notes.txt", "not a PNG, JPEG, GIF or WebP"),
-        ("plots", "no file"),
+        ("plots", "a folder"),
         ("", "Give the path"),
     ],
 )
@@ -122,3 +122,51 @@ async def test_over_http_in_both_wire_formats(
     body = json.dumps(openai_server.model_requests[1].body)
     assert base64.b64encode(PNG).decode() in body  # the image reached the model
     assert "secret" not in body
+
+
+@pytest.mark.parametrize("case", ["link inside", "folder link", "fifo"])
+async def test_links_and_special_files_are_never_followed_or_opened(
+    workspace: Path, case: str
+) -> None:
+    if case == "link inside":  # even to an image inside: the path a model names is the file
+        (workspace / "alias.png").symlink_to(workspace / "plots" / "loss.png")
+        path = "alias.png"
+    elif case == "folder link":
+        (workspace / "view").symlink_to(workspace / "plots")
+        path = "view/loss.png"
+    else:
+        os.mkfifo(workspace / "pipe.png")  # opening it for reading would block forever
+        path = "pipe.png"
+    out = await look(view_image_tool(workspace), path)
+    assert isinstance(out, str) and "not" in out and "image_url" not in out
+
+
+async def test_a_folder_swapped_for_a_link_after_the_check_leads_nowhere(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A shell call in the same turn swaps plots/ for a link to a folder outside, just before
+    # the file is looked at or opened: the read must not follow it out.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    theirs = PNG[:-1] + b"\x00"  # an image that is not the workspace's
+    (outside / "loss.png").write_bytes(theirs)
+
+    def swap() -> None:
+        if not (workspace / "plots").is_symlink():
+            (workspace / "plots").rename(workspace / "plots-moved")
+            (workspace / "plots").symlink_to(outside)
+
+    for name in ("stat", "open"):
+        real = getattr(os, name)
+
+        def hooked(path: Any, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            if str(path).endswith("loss.png"):
+                swap()
+            return _real(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, name, hooked)
+    out = await look(view_image_tool(workspace), "plots/loss.png")
+    monkeypatch.undo()
+    assert (workspace / "plots").is_symlink()  # the swap did happen
+    outside_url = "data:image/png;base64," + base64.b64encode(theirs).decode()
+    assert not (isinstance(out, ToolOutputImage) and out.image_url == outside_url)

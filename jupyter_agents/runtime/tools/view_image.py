@@ -1,8 +1,10 @@
 """``view_image``: the model looks at an image file in the workspace (Codex's tool of that name).
 
 The image goes back to the model as an image input (both wire formats carry images in tool
-outputs). Only files inside the workspace root are read (after resolving symlinks), only PNG,
-JPEG, GIF and WebP (recognised by their first bytes, not by the name), and only up to a size.
+outputs). Only regular files inside the workspace root are read, reached one folder at a time
+without following a symbolic link (a link, even to a file inside, and a FIFO are refused; a
+folder swapped for a link between a check and the read leads nowhere), only PNG, JPEG, GIF and
+WebP (recognised by their first bytes, not by the name), and only up to a size.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from ..context import ToolContext
 from ..errors import UserError
+from ..retrieval.files import read_document
 from .function import FunctionTool
 from .outputs import ToolOutputImage
 
@@ -58,28 +61,37 @@ class _Refused(Exception):
     """A request the model is told about (the file stays unread)."""
 
 
-def _resolve(root: Path, requested: str) -> Path:
+def _relative(root: Path, requested: str) -> str:
+    """``requested`` as a path inside ``root`` (``/``-separated), read as words only: no
+    link is looked at here."""
     if not requested or "\x00" in requested:
         raise _Refused("Give the path of an image file in the workspace.")
     candidate = Path(requested)
-    target = (candidate if candidate.is_absolute() else root / candidate).resolve()
-    if not target.is_relative_to(root):
+    if candidate.is_absolute():
+        if not candidate.is_relative_to(root):
+            raise _Refused(
+                f"{requested!r} is outside the workspace; only files under it can be viewed."
+            )
+        candidate = candidate.relative_to(root)
+    relative = os.path.normpath(candidate)
+    if relative == "." or relative == ".." or relative.startswith("../"):
         raise _Refused(
             f"{requested!r} is outside the workspace; only files under it can be viewed."
         )
-    if not target.is_file():
-        raise _Refused(f"There is no file {requested!r} in the workspace.")
-    return target
+    return relative
 
 
 def _read(root: Path, requested: str, max_bytes: int) -> ToolOutputImage:
-    target = _resolve(root, requested)
-    size = target.stat().st_size
-    if size > max_bytes:
-        raise _Refused(
-            f"{requested!r} is {size:,} bytes; images up to {max_bytes:,} bytes can be viewed."
-        )
-    data = target.read_bytes()
+    relative = _relative(root, requested)
+    try:  # one folder at a time from the root, never following a link, nor opening a FIFO
+        data = read_document(root, relative, max_bytes)
+    except UserError as e:
+        why = str(e)
+        if why.startswith("larger than"):
+            why = f"images up to {max_bytes:,} bytes can be viewed"
+        elif why.startswith("it is gone"):
+            why = "there is no such file in the workspace"
+        raise _Refused(f"{requested!r} was not read: {why}.") from None
     mime = image_type(data[:16])
     if mime is None:
         raise _Refused(f"{requested!r} is not a PNG, JPEG, GIF or WebP image.")
