@@ -21,13 +21,11 @@ import dataclasses
 import json
 import os
 import shlex
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias, Union
+from typing import TYPE_CHECKING, Any
 
 from .._util import call_maybe_async
 from ..approvals import approved_call
-from ..errors import UserError
 from ..sandbox import SandboxMode, is_dangerous, is_known_safe, run_sandboxed
 from ..sandbox.policy import (
     ESCALATED,
@@ -37,9 +35,19 @@ from ..sandbox.policy import (
     check_policy_names,
     sandbox_denial,
 )
-from ..sandbox.run import _Capped
 from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, register_tool_kind
 from .live_output import streamer
+from .shell_io import (
+    ShellCommandOutput,
+    ShellCommandRequest,
+    ShellExecutor,
+    ShellResult,
+    capped_result,
+    ending,
+    not_run_text,
+    result_text,
+    shell_error_text,
+)
 
 if TYPE_CHECKING:
     from ..context import ToolContext
@@ -52,60 +60,6 @@ __all__ = [
     "ShellTool",
     "shell_error_text",
 ]
-
-
-@dataclass
-class ShellCommandRequest:
-    """What an executor gets: the commands of one call."""
-
-    commands: list[str]
-    timeout_ms: int | None = None
-    max_output_length: int | None = None
-    ctx_wrapper: Any = None
-    escalated: bool = False
-    """The call runs outside the sandbox: a person approved it."""
-    justification: str | None = None
-    """Why the model or the failed sandboxed run asked to leave the sandbox."""
-    on_output: Callable[[str], None] | None = None
-    """Gets the commands' output as it comes, when someone shows the run live."""
-
-
-@dataclass
-class ShellCommandOutput:
-    """One command's result."""
-
-    stdout: str
-    stderr: str
-    exit_code: int | None
-    """None when the command ran out of time."""
-    command: str = ""
-
-
-@dataclass
-class ShellResult:
-    """An executor's answer: one output per command, in order."""
-
-    output: list[ShellCommandOutput]
-    sandbox: str = ""
-    """The sandbox mode the commands ran in (``danger-full-access``: none); empty when your
-    executor ran them."""
-    escalated: bool = False
-    """They ran outside the sandbox because a person let them."""
-    confinement: str = ""
-    """What actually confined them, as the sandbox reported it (``"bubblewrap /usr/bin/bwrap,
-    workspace-write, no network"``, ``"none (danger-full-access)"``); empty for your executor."""
-
-
-ShellExecutor: TypeAlias = Callable[
-    [ShellCommandRequest], Union[ShellResult, str, Awaitable[Union[ShellResult, str]]]
-]
-"""Runs one call's commands: returns a :class:`ShellResult`, or plain text (the whole output)."""
-
-
-def shell_error_text(_ctx: Any, error: Exception) -> str:
-    """What the model sees when an executor raises (the default ``failure_error_function``):
-    the error's message, or its class name when it has none."""
-    return str(error) or type(error).__name__
 
 
 @dataclass(eq=False)
@@ -173,7 +127,7 @@ class ShellTool:
         :class:`EscalationRequest` with what ran so far."""
         limit = min(self.max_output, request.max_output_length or self.max_output)
         if self.executor is not None:
-            return _capped(await call_maybe_async(self.executor, request), request, limit)
+            return capped_result(await call_maybe_async(self.executor, request), request, limit)
         policy = policy or self.policy_for(None)
         sandbox = policy.sandbox
         if request.escalated:
@@ -195,35 +149,13 @@ class ShellTool:
             if done.confinement not in confined:
                 confined.append(done.confinement)
             if show is not None:
-                show(f"[{_ending(code)}]\n")
+                show(f"[{ending(code)}]\n")
             denial = sandbox_denial(done, sandbox.mode)
             if denial and policy.approval == "on-failure" and not request.escalated:
                 reason = f"{command!r} failed in the {sandbox.mode} sandbox ({denial})"
                 partial = ShellResult(outputs, sandbox.mode, confinement="; ".join(confined))
                 raise EscalationRequest(reason, partial)
         return ShellResult(outputs, sandbox.mode, request.escalated, "; ".join(confined))
-
-
-def _capped(result: Any, request: ShellCommandRequest, limit: int) -> ShellResult:
-    """An executor's answer as a :class:`ShellResult` whose every stream keeps at most
-    ``limit`` characters (head and tail), as the sandboxed runs do."""
-    if isinstance(result, str):  # the whole output as text: one successful command
-        result = ShellResult([ShellCommandOutput(result, "", 0, "\n".join(request.commands))])
-    if not isinstance(result, ShellResult):
-        raise UserError(
-            f"A ShellTool executor must return a ShellResult or text, got {type(result).__name__}."
-        )
-    outputs = [
-        dataclasses.replace(out, stdout=_cut(out.stdout, limit), stderr=_cut(out.stderr, limit))
-        for out in result.output
-    ]
-    return dataclasses.replace(result, output=outputs)
-
-
-def _cut(text: Any, limit: int) -> str:
-    capped = _Capped(limit)
-    capped.add(str(text))
-    return capped.text()[0]
 
 
 def _all_safe(arguments: dict[str, Any]) -> bool:
@@ -272,27 +204,6 @@ def _function_schema(tool: ShellTool) -> dict[str, Any]:
     if tool.approval_policy == "never":
         return _SCHEMA
     return {**_SCHEMA, "properties": {**_SCHEMA["properties"], **_ESCALATION}}
-
-
-def _not_run_text(call: ParsedCall, value: Any) -> str:
-    """Why a call did not run (or its executor failed), cut to the call's
-    ``max_output_length`` as the SDK does."""
-    text = str(value)
-    limit = SHELL.parsed_arguments(call.arguments).get("max_output_length")
-    if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0:
-        return text[:limit]
-    return text
-
-
-def _ending(code: int | None) -> str:
-    return "timed out" if code is None else f"exit code {code}"
-
-
-def _text(result: ShellResult) -> str:
-    parts = []
-    for out in result.output:
-        parts.append(f"$ {out.command}\n{out.stdout}{out.stderr}[{_ending(out.exit_code)}]")
-    return "\n".join(parts)
 
 
 class ShellKind(ToolKind):
@@ -400,14 +311,14 @@ class ShellKind(ToolKind):
             output = [
                 {
                     "stdout": "",
-                    "stderr": _not_run_text(call, value),
+                    "stderr": not_run_text(call, value),
                     "outcome": {"type": "exit", "exit_code": 1},
                 }
             ]
         return {"type": "shell_call_output", "call_id": call.call_id, "output": output}
 
     def chat_output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
-        text = _text(value) if isinstance(value, ShellResult) else _not_run_text(call, value)
+        text = result_text(value) if isinstance(value, ShellResult) else not_run_text(call, value)
         return {"type": "function_call_output", "call_id": call.call_id, "output": text}
 
     def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
@@ -415,7 +326,7 @@ class ShellKind(ToolKind):
         data = self.parsed_arguments(call.arguments)
         parts: tuple[DisplayPart, ...] = ()
         if isinstance(output, ShellResult):
-            shown = _text(output)  # for people only: the model's text has no confinement line
+            shown = result_text(output)  # for people only: the model's text has no confinement line
             if output.confinement:
                 shown += f"\n[confined by: {output.confinement}]"
             parts = (DisplayPart("terminal", shown),)
@@ -475,7 +386,7 @@ class LocalShellKind(ShellKind):
         return ParsedCall(name="local_shell", call_id=str(raw.call_id), arguments=json.dumps(data))
 
     def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
-        text = _text(value) if isinstance(value, ShellResult) else _not_run_text(call, value)
+        text = result_text(value) if isinstance(value, ShellResult) else not_run_text(call, value)
         return {"type": "local_shell_call_output", "call_id": call.call_id, "output": text}
 
 
