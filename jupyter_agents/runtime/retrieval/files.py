@@ -10,13 +10,20 @@ link or a FIFO between listing and reading is refused, never followed.
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._nofollow import (
+    SPECIAL,
+    NotRead,
+    TooLarge,
+    open_folder,
+    read_regular,
+    why_not_opened,
+)
 from ..errors import UserError
 from .limits import DocumentLimits, format_size
 from .parse import SUFFIXES
@@ -24,11 +31,7 @@ from .text import name_problem, printable
 
 __all__ = ["Listing", "list_documents", "read_document"]
 
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
-_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
 _LINK = "a symbolic link: not followed"
-_SPECIAL = "not a regular file (a FIFO, device or socket): not read"
 
 
 @dataclass
@@ -42,58 +45,17 @@ class Listing:
     warnings: list[str] = field(default_factory=list)
 
 
-def _open_folder(root: Path, parts: Iterable[str]) -> int:
-    """A descriptor of ``root/parts...``, never following a link on the way."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
-    try:
-        for part in parts:
-            inner = os.open(part, _FOLDER, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _why(error: OSError) -> str:
-    if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-        return "it, or a folder on its way, is a symbolic link or not a folder: not followed"
-    if error.errno == errno.ENOENT:
-        return "it is gone (removed while indexing)"
-    if error.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    return f"cannot be opened ({error.strerror or error})"
-
-
 def read_document(root: Path, relative: str, max_bytes: int) -> bytes:
     """The bytes of the regular file ``root/relative``; a :class:`UserError` saying why for
     anything else (a link on the way, not a regular file, larger than ``max_bytes``)."""
-    *folders, name = relative.split("/")
     try:
-        folder = _open_folder(root, folders)
-        try:
-            fd = os.open(name, _FILE, dir_fd=folder)
-        finally:
-            os.close(folder)
-    except OSError as e:
-        raise UserError(_why(e)) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UserError(_SPECIAL if not stat.S_ISDIR(info.st_mode) else "a folder: not read")
-        too_big = f"larger than {format_size(max_bytes)}: not read (max_file_bytes)"
-        if info.st_size > max_bytes:
-            raise UserError(too_big)
-        blocks, size = [], 0
-        while block := os.read(fd, min(1 << 20, max_bytes + 1 - size)):
-            blocks.append(block)
-            size += len(block)
-            if size > max_bytes:  # it grew since fstat
-                raise UserError(too_big)
-        return b"".join(blocks)
-    finally:
-        os.close(fd)
+        return read_regular(root, relative, max_bytes)
+    except TooLarge:
+        raise UserError(
+            f"larger than {format_size(max_bytes)}: not read (max_file_bytes)"
+        ) from None
+    except NotRead as e:
+        raise UserError(str(e)) from None
 
 
 def list_documents(root: Path, starts: Iterable[str], limits: DocumentLimits) -> Listing:
@@ -114,13 +76,13 @@ def _walk(
     """Add the documents under ``start`` (a folder or a file); False once ``max_files``."""
     if start:
         try:
-            parent = _open_folder(root, start[:-1])
+            parent = open_folder(root, start[:-1])
             try:
                 info = os.stat(start[-1], dir_fd=parent, follow_symlinks=False)
             finally:
                 os.close(parent)
         except OSError as e:
-            listing.skipped[printable("/".join(start))] = _why(e)
+            listing.skipped[printable("/".join(start))] = why_not_opened(e)
             return True
         if not stat.S_ISDIR(info.st_mode):  # a file, or a link the user added before
             return _add(start, info.st_mode, True, limits, listing, seen)
@@ -128,14 +90,14 @@ def _walk(
     while folders:
         parts = folders.pop()
         try:
-            fd = _open_folder(root, parts)
+            fd = open_folder(root, parts)
             try:
                 with os.scandir(fd) as entries:
                     found = sorted((e.name, *_kind(e)) for e in entries)
             finally:
                 os.close(fd)
         except OSError as e:
-            listing.skipped[printable("/".join(parts))] = _why(e)
+            listing.skipped[printable("/".join(parts))] = why_not_opened(e)
             continue
         inner = []
         for name, mode, linked_folder in found:
@@ -186,7 +148,7 @@ def _add(
     elif stat.S_ISLNK(mode):
         listing.skipped[relative] = _LINK
     elif not stat.S_ISREG(mode):
-        listing.skipped[relative] = _SPECIAL
+        listing.skipped[relative] = SPECIAL
     elif relative not in seen:
         if len(listing.files) >= limits.max_files:
             listing.warnings.append(

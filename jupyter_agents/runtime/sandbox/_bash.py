@@ -20,9 +20,10 @@ import threading
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 __all__ = [
     "MAX_SCRIPT",
@@ -35,9 +36,8 @@ __all__ = [
 MAX_SCRIPT = 64 * 1024
 """Characters of a command line the parser reads; a longer line is never known safe."""
 
-_LANGUAGE = Language(tree_sitter_bash.language())
-_PARSER = Parser(_LANGUAGE)
 _PARSER_LOCK = threading.Lock()  # a tree-sitter parser keeps state between calls
+_parsers: list[Parser] = []
 
 _CONTAINERS = frozenset({"program", "list", "pipeline", "command", "command_name"})
 _WORD_KINDS = frozenset({"word", "number", "string", "raw_string", "concatenation"})
@@ -75,7 +75,14 @@ def _odd_character(script: str) -> bool:
 
 def _parse(source: bytes) -> Node:
     with _PARSER_LOCK:
-        return _PARSER.parse(source).root_node
+        if not _parsers:
+            # Loaded on the first command judged, not when jupyter_agents is imported (the
+            # grammar costs a few milliseconds that an agent without a shell never needs).
+            import tree_sitter_bash
+            from tree_sitter import Language, Parser
+
+            _parsers.append(Parser(Language(tree_sitter_bash.language())))
+        return _parsers[0].parse(source).root_node
 
 
 def _only_plain_nodes(root: Node, source: bytes) -> bool:

@@ -16,9 +16,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .._nofollow import NotRead, TooLarge, read_regular
 from ..context import ToolContext
 from ..errors import UserError
-from ..retrieval.files import read_document
 from .function import FunctionTool
 from .outputs import ToolOutputImage
 
@@ -84,12 +84,14 @@ def _relative(root: Path, requested: str) -> str:
 def _read(root: Path, requested: str, max_bytes: int) -> ToolOutputImage:
     relative = _relative(root, requested)
     try:  # one folder at a time from the root, never following a link, nor opening a FIFO
-        data = read_document(root, relative, max_bytes)
-    except UserError as e:
+        data = read_regular(root, relative, max_bytes)
+    except TooLarge:
+        raise _Refused(
+            f"{requested!r} was not read: images up to {max_bytes:,} bytes can be viewed."
+        ) from None
+    except NotRead as e:
         why = str(e)
-        if why.startswith("larger than"):
-            why = f"images up to {max_bytes:,} bytes can be viewed"
-        elif why.startswith("it is gone"):
+        if why.startswith("it is gone"):
             why = "there is no such file in the workspace"
         raise _Refused(f"{requested!r} was not read: {why}.") from None
     mime = image_type(data[:16])
