@@ -40,3 +40,17 @@ def test_runs_offline_with_every_local_tool(monkeypatch: pytest.MonkeyPatch) -> 
     scribe = next(c for c in nb.cells if c.get("id") == "policy-run")
     shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in scribe.outputs)
     assert "[escalated]" in shown and "Read-only file system" in shown
+    verdicts = {
+        line.split(" | ")[0].strip(): line.split(" | ", 1)[1]
+        for line in stdout(nb, "safety").splitlines()
+        if "known safe" in line
+    }
+    assert verdicts == {
+        "ls -la && grep -n TODO app.py": "known safe: True | dangerous: False",
+        "cat x#; rm app.py": "known safe: False | dangerous: False",
+        "sed -n 1wout app.py": "known safe: False | dangerous: False",
+        "sort --out=app.py app.py": "known safe: False | dangerous: False",
+        "rm -rf build": "known safe: False | dangerous: True",
+    }
+    confined = "read | confined by: bubblewrap /usr/bin/bwrap, read-only, no network"
+    assert confined in stdout(nb, "safety")
