@@ -123,6 +123,13 @@ async def test_a_dangerous_command_waits_with_its_badge_and_runs_once_approved(
     await expect(card.locator(".ja-always")).to_be_hidden()  # decided for this call only
     assert (tmp_path / "build").exists()
     await lab.shot("shell_card_dangerous")
+    if DARK.exists():  # the waiting card in JupyterLab's dark theme too
+        shutil.copy(DARK, SITE_ROOT[0] / "dark.css")
+        await lab.page.evaluate(
+            "() => { document.querySelector('link[href=\"theme.css\"]').href = 'dark.css'; }"
+        )
+        await expect(lab.page.locator("body")).to_have_css("background-color", "rgb(17, 17, 17)")
+        await lab.shot("shell_card_dangerous_dark")
     await card.get_by_role("button", name="Approve").click()
     await asyncio.wait_for(run, 20)
     await lab.settle()
