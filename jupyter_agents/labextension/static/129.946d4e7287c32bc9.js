@@ -96,7 +96,7 @@
   border-radius: 8px; color: var(--ja-v); border: 1px solid color-mix(in srgb, var(--ja-v) 45%, transparent);
 }
 .ja-badge[data-verdict="safe"] { --ja-v: var(--ja-ok); }
-.ja-badge[data-verdict="sandboxed"] { --ja-v: var(--ja-brand); }
+.ja-badge:is([data-verdict="sandboxed"], [data-verdict="writes"]) { --ja-v: var(--ja-brand); }
 .ja-badge:is([data-verdict="asks"], [data-verdict="destructive"]) { --ja-v: var(--ja-warn); }
 .ja-badge:is([data-verdict="read-only"], [data-verdict="additive"]) { --ja-v: var(--ja-ok); }
 .ja-badge:is([data-verdict="escalated"], [data-verdict="unsandboxed"], [data-verdict="dangerous"],
