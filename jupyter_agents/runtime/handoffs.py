@@ -18,6 +18,7 @@ import pydantic
 from ._util import accepts_positional, call_maybe_async
 from .context import RunContextWrapper, TContext
 from .errors import ModelBehaviorError, UserError
+from .tools.kinds import tool_item_types
 from .tools.strict_schema import ensure_strict_json_schema
 
 if TYPE_CHECKING:
@@ -163,21 +164,8 @@ def handoff(
 class handoff_filters:
     """Ready-made input filters."""
 
-    _TOOL_TYPES = frozenset(
-        {
-            "function_call",
-            "function_call_output",
-            "file_search_call",
-            "web_search_call",
-            "computer_call",
-            "computer_call_output",
-            "code_interpreter_call",
-            "mcp_call",
-            "mcp_list_tools",
-            "mcp_approval_request",
-            "mcp_approval_response",
-        }
-    )
+    _MCP_TYPES = frozenset({"mcp_list_tools", "mcp_approval_request", "mcp_approval_response"})
+    """MCP traffic that is not a tool call (listings and approvals of hosted MCP servers)."""
 
     @staticmethod
     def remove_all_tools(data: HandoffInputData) -> HandoffInputData:
@@ -196,7 +184,10 @@ class handoff_filters:
 
         history = data.input_history
         if not isinstance(history, str):
-            history = tuple(i for i in history if i.get("type") not in handoff_filters._TOOL_TYPES)
+            # Every registered tool kind's calls and outputs (shells, patches, computers,
+            # kinds added later), not a list written here that misses new ones.
+            dropped = tool_item_types() | handoff_filters._MCP_TYPES
+            history = tuple(i for i in history if i.get("type") not in dropped)
         return data.clone(
             input_history=history,
             pre_handoff_items=tuple(i for i in data.pre_handoff_items if keep_item(i)),

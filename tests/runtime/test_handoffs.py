@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pydantic
@@ -12,15 +13,17 @@ from jupyter_agents import (
     HandoffCallItem,
     HandoffInputData,
     HandoffOutputItem,
+    LocalShellTool,
     ModelBehaviorError,
     RunConfig,
     Runner,
+    ShellTool,
     UserError,
     handoff,
     handoff_filters,
     tool,
 )
-from jupyter_agents.testing import ScriptedModel, text, tool_call
+from jupyter_agents.testing import ScriptedModel, output_item, text, tool_call
 
 
 @tool
@@ -196,3 +199,52 @@ async def test_input_filter_priority_handoff_then_run_config_then_full_history()
         "function_call",
         "function_call_output",
     ]
+
+
+def _item(kind: str, call_id: str, **fields: Any) -> Any:
+    return output_item({"type": kind, "id": f"x_{call_id}", "call_id": call_id, **fields})
+
+
+@pytest.mark.parametrize("history", [False, True])
+async def test_remove_all_tools_drops_every_local_tool_kind_too(history: bool) -> None:
+    # A handoff with this filter must not show the next agent the previous one's shell
+    # commands, patches or computer actions (nor their outputs), from this run or from the
+    # history it was given.
+    def shell_executor(request: Any) -> str:
+        return "secret-output\n"
+
+    calls = [
+        _item("shell_call", "s1", status="completed", action={"commands": ["cat secrets.txt"]}),
+        _item(
+            "local_shell_call",
+            "l1",
+            status="completed",
+            action={"type": "exec", "command": ["cat", "secrets.txt"], "env": {}},
+        ),
+    ]
+    second = Agent(name="second", model=ScriptedModel([[text("bye")]]))
+    first = Agent(
+        name="first",
+        model=ScriptedModel([calls, [tool_call("transfer_to_second", {})]]),
+        tools=[
+            ShellTool(executor=shell_executor, approval_policy="never"),
+            LocalShellTool(executor=shell_executor, approval_policy="never"),
+        ],
+        handoffs=[handoff(second, input_filter=handoff_filters.remove_all_tools)],
+    )
+    if history:  # the same items given as the input history of a new run
+        earlier = await Runner.run(first, "hello")
+        second.model = ScriptedModel([[text("bye")]])
+        await Runner.run(
+            Agent(
+                name="router",
+                model=ScriptedModel([[tool_call("transfer_to_second", {})]]),
+                handoffs=[handoff(second, input_filter=handoff_filters.remove_all_tools)],
+            ),
+            earlier.to_input_list(),
+        )
+    else:
+        await Runner.run(first, "hello")
+    sent = json.dumps(second.model.requests[0].input)
+    assert "cat secrets.txt" not in sent and "secret-output" not in sent
+    assert "shell_call" not in sent

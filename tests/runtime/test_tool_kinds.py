@@ -207,3 +207,42 @@ async def test_a_function_call_to_a_kind_without_a_chat_form_is_not_run(
     result = await Runner.run(Agent(name="a", model=model, tools=[EchoTool()]), "go")
     output = result.new_items[1]
     assert output.status == "error" and "not available" in output.output
+
+
+def test_the_tool_type_covers_every_registered_kinds_tools() -> None:
+    from typing import get_args
+
+    from jupyter_agents.runtime.tools import Tool
+    from jupyter_agents.runtime.tools.kinds import tool_kinds
+
+    members = get_args(Tool)
+    built_in = [
+        (kind.name, cls)
+        for kind in tool_kinds()
+        for cls in kind.tool_classes
+        if cls.__module__.startswith("jupyter_agents.")  # not kinds these tests register
+    ]
+    assert len(built_in) >= 6
+    for name, cls in built_in:
+        assert issubclass(cls, members), (name, cls.__name__)
+
+
+def test_tool_item_types_come_from_the_registry() -> None:
+    from jupyter_agents.runtime.tools.kinds import tool_item_types
+
+    types = tool_item_types()
+    for expected in (
+        "function_call",
+        "function_call_output",
+        "shell_call",
+        "shell_call_output",
+        "local_shell_call",
+        "local_shell_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
+        "computer_call",
+        "computer_call_output",
+        "web_search_call",  # hosted: the call item holds its result
+    ):
+        assert expected in types
+    assert "web_search_call_output" not in types and "message" not in types

@@ -59,12 +59,20 @@ __all__ = [
     "tool",
 ]
 
-Tool: TypeAlias = Union[FunctionTool, HostedTool]
-"""Any tool an agent can carry."""
-
 # The built-in local tool kinds register themselves on import: import them here, so a run, a
 # saved state or a notebook view knows their call items even before anyone imports the tools.
-from . import apply_patch as _apply_patch  # noqa: E402, F401
-from . import base_tool as _base_tool  # noqa: E402, F401
-from . import computer as _computer  # noqa: E402, F401
-from . import shell as _shell  # noqa: E402, F401
+from . import apply_patch as _apply_patch
+from . import base_tool as _base_tool
+from . import computer as _computer
+from . import shell as _shell
+
+Tool: TypeAlias = Union[
+    FunctionTool,
+    HostedTool,
+    _shell.ShellTool,
+    _apply_patch.ApplyPatchTool,
+    _computer.ComputerTool,
+    _base_tool.BaseTool,
+]
+"""Any tool an agent can carry: every registered kind's tool classes (``LocalShellTool`` is a
+``ShellTool``; MCP tools are function tools)."""

@@ -308,6 +308,17 @@ def register_tool_kind(kind: ToolKind) -> None:
         _registry.by_call_type[call_type] = kind
 
 
+def tool_item_types() -> frozenset[str]:
+    """The input item types that carry tool traffic: every registered kind's calls and, for
+    kinds that run here, their outputs (``shell_call`` and ``shell_call_output``, ...)."""
+    types: set[str] = set()
+    for kind in tool_kinds():
+        types.update(kind.call_types)
+        if kind.executable:
+            types.update(f"{call_type}_output" for call_type in kind.call_types)
+    return frozenset(types)
+
+
 def tool_kinds() -> tuple[ToolKind, ...]:
     """Every registered kind."""
     return tuple(_registry.kinds)
