@@ -1,13 +1,11 @@
 """What every MCP server object shares: a session owned by one long-lived task.
 
-The ``mcp`` SDK's sessions and transports are anyio context managers: they must be entered and
-left by the same task. A notebook connects in one cell and closes in another (each cell is its
-own task), and a run may happen on any loop (``run_sync`` makes its own). So each server's
-session lives in an *owner task* on the process's background loop
-(:mod:`jupyter_agents.runtime.background_loop`): ``connect()`` starts it and waits until the
-session is initialised, ``cleanup()`` tells it to leave, and every request is sent from that
-loop, whichever loop or cell asks. A server that died is noticed before the next request and
-started again; an ``atexit`` hook closes whatever is left, so no child process outlives us.
+The ``mcp`` SDK's sessions must be entered and left by one task (:mod:`._owner`), but a notebook
+connects in one cell and closes in another, and a run may happen on any loop. So each server's
+session lives in an owner task on the process's background loop
+(:mod:`jupyter_agents.runtime.background_loop`), and every request is sent from that loop,
+whichever loop or cell asks. A server that died is noticed before the next request and started
+again; an ``atexit`` hook closes whatever is left, so no child process outlives us.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ import atexit
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, cast
 
 from mcp import ClientSession
@@ -30,7 +28,9 @@ from ..background_loop import on_background_loop, run_on_background_loop
 from ..errors import UserError
 from ..run_config import DEFAULT_TOOL_TIMEOUT
 from ..tools.function import ToolErrorFunction, default_tool_error_function
-from .results import MAX_RESULT_CHARS, printable
+from ._owner import SessionOwner, closed, describe
+from .results import MAX_RESULT_CHARS
+from .untrusted import first_problem
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -54,8 +54,6 @@ RequireApproval = Union[
 ``{tool_name: "always" | "never"}`` (or the SDK's ``{"always": {"tool_names": [...]},
 "never": {...}}``), or a function ``(run_context, agent, tool) -> bool``."""
 
-_WATCH_SECONDS = 0.25
-"""How often an idle session checks that its connection is still there."""
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 _open_servers: weakref.WeakSet[MCPServer] = weakref.WeakSet()
@@ -128,9 +126,7 @@ class MCPServer(abc.ABC):
         run); the session's ``client_session_timeout_seconds`` does not apply to calls."""
         self.max_result_chars = max_result_chars
         """Characters of a call's result the model gets (head and tail; None: all of it)."""
-        self._session: ClientSession | None = None
-        self._owner: asyncio.Task[None] | None = None
-        self._closing: asyncio.Event | None = None
+        self._owner: SessionOwner | None = None
         self._lock: asyncio.Lock | None = None
         self._tools: list[mcp_types.Tool] | None = None
         self._tools_stale = True
@@ -161,7 +157,7 @@ class MCPServer(abc.ABC):
     @property
     def connected(self) -> bool:
         """Whether a session is open (the server may still have died since)."""
-        return self._session is not None
+        return self._owner is not None and self._owner.session is not None
 
     async def connect(self) -> None:
         """Start the server (or open the connection) and initialise the session."""
@@ -264,89 +260,37 @@ class MCPServer(abc.ABC):
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            session = self._session
-            if session is not None and not _closed(session):
-                return session
-            if session is not None:
+            owner = self._owner
+            if owner is not None and owner.session is not None and not closed(owner.session):
+                return owner.session
+            if owner is not None:
                 logger.info("MCP server %r went away; starting it again", self.name)
                 await self._stop_owner()
             return await self._start()
 
     async def _start(self) -> ClientSession:
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[ClientSession] = loop.create_future()
-        closing = asyncio.Event()
-        owner = asyncio.create_task(self._own(ready, closing), name=f"mcp server {self.name}")
         timeout = self.client_session_timeout_seconds
+        owner = SessionOwner(self.name, self._transport, timeout, self._on_message)
         try:
-            session = await asyncio.wait_for(asyncio.shield(ready), timeout)
+            session = await owner.start()
         except asyncio.TimeoutError:
-            owner.cancel()
-            await asyncio.gather(owner, return_exceptions=True)
             raise self._error(
                 f"MCP server {self.name!r} did not start within {timeout:g} s "
                 "(raise client_session_timeout_seconds if it is just slow)."
             ) from None
-        except asyncio.CancelledError:
-            owner.cancel()
-            await asyncio.gather(owner, return_exceptions=True)
-            raise
         except Exception as e:
-            await asyncio.gather(owner, return_exceptions=True)
-            raise self._error(
-                f"MCP server {self.name!r} could not start: {_describe(e)}."
-            ) from None
-        self._owner, self._closing, self._session = owner, closing, session
+            raise self._error(f"MCP server {self.name!r} could not start: {describe(e)}.") from None
+        self.server_info = getattr(owner.initialized, "server_info", None)
+        self.instructions = getattr(owner.initialized, "instructions", None)
+        self._owner = owner
         self._tools_stale = True
         _open_servers.add(self)
         return session
 
-    async def _own(self, ready: asyncio.Future[ClientSession], closing: asyncio.Event) -> None:
-        """The owner task: enters the transport and session, waits to be told to close, and
-        leaves them, all in this one task."""
-        try:
-            async with AsyncExitStack() as stack:
-                streams = await stack.enter_async_context(self._transport())
-                read, write = streams[0], streams[1]
-                session = await stack.enter_async_context(
-                    ClientSession(
-                        read,
-                        write,
-                        read_timeout_seconds=self.client_session_timeout_seconds,
-                        message_handler=self._on_message,
-                    )
-                )
-                initialized = await session.initialize()
-                self.server_info = getattr(initialized, "server_info", None)
-                self.instructions = getattr(initialized, "instructions", None)
-                if not ready.done():
-                    ready.set_result(session)
-                await _until_closed(closing, session)
-        except asyncio.CancelledError:
-            if not ready.done():
-                ready.cancel()
-            raise
-        except BaseException as e:  # the transport's task groups raise groups
-            if not ready.done():
-                ready.set_exception(e if isinstance(e, Exception) else RuntimeError(str(e)))
-            else:
-                logger.info("MCP server %r stopped: %s", self.name, _describe(e))
-        finally:
-            opened = ready.done() and not ready.cancelled() and ready.exception() is None
-            if opened and self._session is ready.result():
-                self._session = None
-
     async def _stop_owner(self) -> None:
-        owner, closing = self._owner, self._closing
-        self._owner = self._closing = self._session = None
-        if owner is None or closing is None:
-            return
-        closing.set()
-        try:
-            await asyncio.wait_for(asyncio.shield(owner), 5)
-        except (asyncio.TimeoutError, Exception):
-            owner.cancel()
-            await asyncio.gather(owner, return_exceptions=True)
+        owner, self._owner = self._owner, None
+        if owner is not None:
+            await owner.stop()
 
     async def _close(self) -> None:
         if self._lock is None:
@@ -423,12 +367,12 @@ class MCPServer(abc.ABC):
             except ValidationError as e:  # the connection is fine; the answer is not MCP
                 raise self._error(
                     f"MCP server {self.name!r} answered {what} with something that is not valid "
-                    f"MCP ({_first_problem(e)}); its author has to fix that."
+                    f"MCP ({first_problem(e)}); its author has to fix that."
                 ) from None
             except Exception as e:
                 await self._drop(session)
                 error = self._error(
-                    f"MCP server {self.name!r} failed while answering {what}: {_describe(e)}; "
+                    f"MCP server {self.name!r} failed while answering {what}: {describe(e)}; "
                     "it will be started again for the next call."
                 )
             if attempt < attempts:
@@ -439,46 +383,11 @@ class MCPServer(abc.ABC):
     async def _drop(self, session: ClientSession) -> None:
         assert self._lock is not None
         async with self._lock:
-            if self._session is session:
+            if self._owner is not None and self._owner.session is session:
                 await self._stop_owner()
 
     def _error(self, message: str) -> MCPServerError:
         return MCPServerError(message, self.name, self.stderr_tail())
-
-
-async def _until_closed(closing: asyncio.Event, session: ClientSession) -> None:
-    """Wait until told to close, or until the connection ends by itself (the server exited):
-    then :attr:`MCPServer.connected` turns False and the next request starts it again."""
-    while not closing.is_set() and not _closed(session):
-        try:
-            await asyncio.wait_for(closing.wait(), _WATCH_SECONDS)
-        except asyncio.TimeoutError:
-            pass
-
-
-def _closed(session: ClientSession) -> bool:
-    """Whether the session's connection has ended (the server exited or hung up)."""
-    dispatcher = getattr(session, "_dispatcher", None)
-    return bool(getattr(dispatcher, "_closed", False))
-
-
-def _first_problem(error: ValidationError) -> str:
-    """The first of a validation error's problems, on one short line."""
-    problems = error.errors()
-    if not problems:
-        return "invalid"
-    first = problems[0]
-    where = ".".join(str(part) for part in first.get("loc", ()))[:80]
-    more = f", and {len(problems) - 1} more" if len(problems) > 1 else ""
-    return printable(f"{where}: {first.get('msg', '')}"[:160], keep_newlines=False) + more
-
-
-def _describe(error: BaseException) -> str:
-    """The innermost meaningful message of ``error`` (task groups wrap the real one)."""
-    while getattr(error, "exceptions", None):  # an exception group
-        error = error.exceptions[0]  # type: ignore[attr-defined]
-    text = str(error).strip().rstrip(".")
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 @atexit.register

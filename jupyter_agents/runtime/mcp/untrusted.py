@@ -1,11 +1,14 @@
 """Text from an untrusted source (an MCP server), made safe to show and bounded in size; no
-dependency on the ``mcp`` package, so the notebook's magics can use it without it."""
+dependency on the ``mcp`` package, so the notebook's magics can use it without it. A server's
+answer that is not valid MCP is summed up on one short line too."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["cap_text", "printable"]
+from pydantic import ValidationError
+
+__all__ = ["cap_text", "first_problem", "printable"]
 
 _UNPRINTABLE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
@@ -30,3 +33,14 @@ def cap_text(text: str, limit: int | None) -> str:
     half = max(1, limit // 2)
     cut = len(text) - 2 * half
     return f"{text[:half]}\n… {cut:,} characters cut …\n{text[-half:]}"
+
+
+def first_problem(error: ValidationError) -> str:
+    """The first of a validation error's problems, on one short line."""
+    problems = error.errors()
+    if not problems:
+        return "invalid"
+    first = problems[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))[:80]
+    more = f", and {len(problems) - 1} more" if len(problems) > 1 else ""
+    return printable(f"{where}: {first.get('msg', '')}"[:160], keep_newlines=False) + more
