@@ -19,9 +19,9 @@ import logging
 import os
 import sqlite3
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 from .._util import STATE_FOLDER, make_state_folder
 from ..blocking import run_blocking
@@ -32,66 +32,18 @@ from .files import list_documents, read_document
 from .index_db import fts_row, open_index
 from .limits import DocumentLimits
 from .parse import ISOLATED, check_parser, parse_document
-from .text import match_expression, printable
+from .results import Hit, IndexReport, SearchMode, SearchResult
+from .text import match_expression
 from .worker import ParserProcess
 
 __all__ = ["DocumentStore", "Hit", "IndexReport", "SearchMode", "SearchResult"]
 
 logger = logging.getLogger("jupyter_agents")
 
-SearchMode: TypeAlias = Literal["hybrid", "keyword", "vector"]
 RRF_K = 60
 """The constant of reciprocal rank fusion: a hit's score is the sum of 1 / (60 + rank)."""
 _COMMIT_EVERY = 64
 """Files written per transaction while indexing (a commit per file was most of the time)."""
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A chunk found by a search."""
-
-    text: str
-    source: str
-    """The file, relative to the store's folder."""
-    page: int | None
-    section: str | None
-    score: float
-    chunk_id: int
-
-    @property
-    def citation(self) -> str:
-        """Where it comes from: ``guide.pdf, page 3`` or ``install.md § Install > Linux``
-        (printable: control characters escaped)."""
-        if self.page is not None:
-            return f"{printable(self.source)}, page {self.page}"
-        source = printable(self.source)
-        return f"{source} § {printable(self.section)}" if self.section else source
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """What a search found, how, and what its reader should know."""
-
-    hits: list[Hit]
-    mode: SearchMode
-    """The search that ran: ``keyword`` when embeddings were unavailable."""
-    warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class IndexReport:
-    """What an indexing pass did."""
-
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    unchanged: int = 0
-    chunks: int = 0
-    """Chunks written."""
-    skipped: dict[str, str] = field(default_factory=dict)
-    """Files and folders not read (printable names), with why."""
-    warnings: list[str] = field(default_factory=list)
-    """Files read only in part, limits reached, embeddings unavailable."""
 
 
 @dataclass(frozen=True)
