@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypedDict, Union
 
 from ._util import accepts_positional, call_maybe_async
 from .agent_output import AgentOutputSchemaBase, output_schema_for
@@ -19,6 +19,13 @@ from .lifecycle import AgentHooks
 from .model_settings import ModelSettings
 from .models.interface import Model
 from .prompts import DynamicPromptFunction, Prompt, check_prompt, resolve_prompt
+from .tool_use import (
+    FunctionToolResult,
+    StopAtTools,
+    ToolsToFinalOutputFunction,
+    ToolsToFinalOutputResult,
+    ToolUseBehavior,
+)
 from .tools import FunctionTool, Tool, ToolErrorFunction, default_tool_error_function
 from .tools.kinds import kind_for_tool
 
@@ -37,51 +44,6 @@ __all__ = [
     "ToolsToFinalOutputResult",
 ]
 
-
-@dataclass(frozen=True)
-class StopAtTools:
-    """Stop after a call to one of these tools; its output is the final output."""
-
-    stop_at_tool_names: list[str]
-    """The tools that end the run."""
-
-
-@dataclass(frozen=True)
-class FunctionToolResult:
-    """One tool call of a turn and what it returned (any kind the run executes: a function
-    tool, a class-based tool, a shell, a patch, a computer)."""
-
-    tool: Any
-    """The tool called (a ``FunctionTool`` for function calls, as in the SDK)."""
-    output: Any
-    """What the tool returned."""
-    run_item: Any
-    """The ``ToolCallOutputItem``."""
-
-
-@dataclass(frozen=True)
-class ToolsToFinalOutputResult:
-    """What a ``tool_use_behavior`` function returns."""
-
-    is_final_output: bool
-    """True ends the run with ``final_output``."""
-
-    final_output: Any = None
-    """The final output (when ``is_final_output``)."""
-
-
-ToolsToFinalOutputFunction: TypeAlias = Callable[
-    [RunContextWrapper[Any], list[FunctionToolResult]],
-    Union[ToolsToFinalOutputResult, Awaitable[ToolsToFinalOutputResult]],
-]
-"""A ``tool_use_behavior`` function: after tool calls, decide whether the run ends."""
-
-ToolUseBehavior: TypeAlias = Union[
-    Literal["run_llm_again", "stop_on_first_tool"],
-    StopAtTools,
-    ToolsToFinalOutputFunction,
-]
-"""What happens after tool calls; see ``Agent.tool_use_behavior``."""
 
 Instructions: TypeAlias = Union[
     str,
