@@ -6,7 +6,7 @@ Public: use them in your own tests. Nothing here calls the internet.
 from __future__ import annotations
 
 from .scripted import (
-    ModelRequest,
+    ReceivedRequest,
     ScriptedItem,
     ScriptedModel,
     ScriptedReasoning,
@@ -19,7 +19,7 @@ from .scripted import (
 )
 
 __all__ = [
-    "ModelRequest",
+    "ReceivedRequest",
     "ScriptedItem",
     "ScriptedModel",
     "ScriptedReasoning",

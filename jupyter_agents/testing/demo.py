@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from .scripted import ModelRequest, ScriptedModel, text, tool_call
+from .scripted import ReceivedRequest, ScriptedModel, text, tool_call
 
 __all__ = ["quickstart_model"]
 
@@ -30,7 +30,7 @@ def _outputs(items: list[dict[str, Any]]) -> list[str]:
     return [str(i.get("output", "")) for i in items if i.get("type") == "function_call_output"]
 
 
-def _respond(request: ModelRequest) -> list[Any]:
+def _respond(request: ReceivedRequest) -> list[Any]:
     prompt, turn = _since_last_prompt(request.input)
     lower = prompt.lower()
     outputs = _outputs(turn)

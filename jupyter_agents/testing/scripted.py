@@ -43,7 +43,7 @@ from ..runtime.tools.kinds import kind_for_tool
 from ..runtime.usage import Usage
 
 __all__ = [
-    "ModelRequest",
+    "ReceivedRequest",
     "ScriptedItem",
     "ScriptedModel",
     "ScriptedOutput",
@@ -94,7 +94,7 @@ Turn: TypeAlias = Union[
     str,
     ScriptedOutput,
     Sequence[Union[str, ScriptedOutput]],
-    Callable[["ModelRequest"], Any],
+    Callable[["ReceivedRequest"], Any],
     BaseException,
 ]
 """One model call's outputs: a list of outputs (a string is text), a function of the request
@@ -124,7 +124,7 @@ def output_item(raw: dict[str, Any]) -> ScriptedItem:
 
 
 @dataclass
-class ModelRequest(CallArgs):
+class ReceivedRequest(CallArgs):
     """One request the scripted model received: the call's arguments (``input`` a copy, as a
     list) and whether it was streamed."""
 
@@ -181,7 +181,7 @@ class ScriptedModel(RequestModel):
         delay: float = 0.0,
         chunk_size: int = 4,
         name: str = "scripted-model",
-        respond: Callable[[ModelRequest], Turn] | None = None,
+        respond: Callable[[ReceivedRequest], Turn] | None = None,
     ) -> None:
         if chunk_size < 1:
             raise UserError("ScriptedModel: chunk_size must be at least 1.")
@@ -195,7 +195,7 @@ class ScriptedModel(RequestModel):
         """Characters per streamed delta."""
         self.name = name
         """The model name reported in responses."""
-        self.requests: list[ModelRequest] = []
+        self.requests: list[ReceivedRequest] = []
         """Every request received, in order."""
         self._ids = itertools.count(1)
 
@@ -211,7 +211,7 @@ class ScriptedModel(RequestModel):
     def __repr__(self) -> str:
         return f"ScriptedModel({len(self._turns)} turns, {self.turns_left} left)"
 
-    def _record(self, request: ModelRequest) -> list[Any]:
+    def _record(self, request: ReceivedRequest) -> list[Any]:
         index = len(self.requests)
         self.requests.append(request)
         if self.respond_with is not None:
@@ -259,7 +259,7 @@ class ScriptedModel(RequestModel):
             "output_item()."
         )
 
-    def _usage(self, request: ModelRequest, output: list[Any]) -> Usage:
+    def _usage(self, request: ReceivedRequest, output: list[Any]) -> Usage:
         tokens_in = _estimate_tokens(request.system_instructions) + sum(
             _estimate_tokens(item.get("content") or item.get("output") or item.get("arguments"))
             for item in request.input
@@ -274,11 +274,11 @@ class ScriptedModel(RequestModel):
             total_tokens=tokens_in + tokens_out,
         )
 
-    def _request(self, call: CallArgs, stream: bool) -> ModelRequest:
+    def _request(self, call: CallArgs, stream: bool) -> ReceivedRequest:
         fields = {f.name: getattr(call, f.name) for f in dataclasses.fields(CallArgs)}
         fields.update(input=_copy_input(call.input), tools=list(call.tools))
         fields.update(handoffs=list(call.handoffs or []), stream=stream)
-        return ModelRequest(**fields)
+        return ReceivedRequest(**fields)
 
     async def respond(self, request: CallArgs) -> ModelResponse:
         """The next scripted turn as one response."""
