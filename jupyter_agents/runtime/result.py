@@ -148,7 +148,6 @@ class RunResultStreaming(RunResultBase):
     def __init__(self, loop: RunLoop) -> None:
         self._loop = loop
         self._consumer: asyncio.Task[Any] | None = None
-        self._cancel_mode: Literal["immediate", "after_turn"] | None = None
         self._started = False
         self._awaiting = False
         self.is_complete = False
@@ -157,11 +156,11 @@ class RunResultStreaming(RunResultBase):
     # The fields of RunResultBase read through to the live loop.
     @property
     def input(self) -> str | list[TResponseInputItem]:  # type: ignore[override]
-        return self._loop.original_input
+        return self._loop.progress.original_input
 
     @property
     def new_items(self) -> list[RunItem]:  # type: ignore[override]
-        return self._loop.new_items
+        return self._loop.progress.new_items
 
     @property
     def raw_responses(self) -> list[ModelResponse]:  # type: ignore[override]
@@ -173,32 +172,32 @@ class RunResultStreaming(RunResultBase):
 
     @property
     def context_wrapper(self) -> RunContextWrapper[Any]:  # type: ignore[override]
-        return self._loop.context_wrapper
+        return self._loop.progress.context_wrapper
 
     @property
     def current_agent(self) -> Agent[Any]:
         """The agent running now."""
-        return self._loop.current_agent
+        return self._loop.progress.current_agent
 
     @property
     def last_agent(self) -> Agent[Any]:
         """The agent running now, or the one that produced the final output."""
-        return self._loop.current_agent
+        return self._loop.progress.current_agent
 
     @property
     def current_turn(self) -> int:
         """The turn being run (1-based; 0 before the first)."""
-        return self._loop.current_turn
+        return self._loop.progress.current_turn
 
     @property
     def max_turns(self) -> int:
         """The most turns the run may take."""
-        return self._loop.max_turns
+        return self._loop.progress.max_turns
 
     @property
     def interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
         """Calls waiting for approval once the run paused."""
-        return list(self._loop.interruptions)
+        return list(self._loop.progress.paused.interruptions)
 
     @property
     def input_guardrail_results(self) -> list[InputGuardrailResult]:
@@ -247,7 +246,6 @@ class RunResultStreaming(RunResultBase):
             if consumer is not None and not consumer.done():
                 consumer.get_loop().call_soon_threadsafe(self.cancel, mode)
                 return
-        self._cancel_mode = mode
         self._loop.request_stop(mode)
         if (
             mode == "immediate"
@@ -297,7 +295,7 @@ class RunResultStreaming(RunResultBase):
 
 
 def _state_of(loop: RunLoop | None) -> RunState:
-    if loop is None or not loop.interruptions:
+    if loop is None or not loop.progress.paused.interruptions:
         raise UserError(
             "This run has no interruptions to decide on. To continue the conversation, run "
             "again with result.to_input_list() plus the new input."

@@ -143,7 +143,7 @@ def _result(loop: RunLoop) -> RunResult:
         final_output=loop.final_output,
         context_wrapper=progress.context_wrapper,
         last_agent=progress.current_agent,
-        interruptions=list(loop.interruptions),
+        interruptions=list(progress.paused.interruptions),
         input_guardrail_results=loop.input_guardrail_results,
         output_guardrail_results=loop.output_guardrail_results,
         tool_input_guardrail_results=loop.tool_input_guardrail_results,

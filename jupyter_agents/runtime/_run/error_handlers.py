@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import pydantic_core
 
@@ -16,9 +16,11 @@ from ..run_error_handlers import RunErrorData, RunErrorHandlerInput, RunErrorHan
 if TYPE_CHECKING:
     from ..agent import Agent
     from ..errors import MaxTurnsExceeded, ModelBehaviorError
-    from .loop import RunLoop
+    from ..items import ModelResponse
+    from ..run_error_handlers import RunErrorHandlers
+    from .progress import RunProgress
 
-__all__ = ["ErrorKind", "check_error_handlers", "handled_output"]
+__all__ = ["ErrorHandlingRun", "ErrorKind", "check_error_handlers", "handled_output"]
 
 ErrorKind = Literal["max_turns", "model_refusal", "invalid_final_output"]
 _KINDS: frozenset[str] = frozenset(("max_turns", "model_refusal", "invalid_final_output"))
@@ -42,23 +44,42 @@ def check_error_handlers(handlers: Any) -> None:
             raise UserError(f"error_handlers[{kind!r}] must be callable.")
 
 
+class ErrorHandlingRun(Protocol):
+    """What the error handlers use of a run."""
+
+    @property
+    def progress(self) -> RunProgress:
+        """The run's input and items (a handler's output joins the items)."""
+
+    @property
+    def raw_responses(self) -> list[ModelResponse]:
+        """The model's responses so far."""
+
+    @property
+    def error_handlers(self) -> RunErrorHandlers[Any] | None:
+        """The handlers, by error kind."""
+
+
 async def handled_output(
-    loop: RunLoop, agent: Agent[Any], kind: ErrorKind, error: MaxTurnsExceeded | ModelBehaviorError
+    run: ErrorHandlingRun,
+    agent: Agent[Any],
+    kind: ErrorKind,
+    error: MaxTurnsExceeded | ModelBehaviorError,
 ) -> tuple[Any] | None:
     """The final output the handler for ``kind`` gives, as a 1-tuple (the output may be None);
     None when there is no handler or it lets the error stand. With ``include_in_history`` the
     output is added to the run's items as an assistant message."""
-    handler = (loop.error_handlers or {}).get(kind)
+    handler = (run.error_handlers or {}).get(kind)
     if handler is None:
         return None
-    progress = loop.progress
+    progress = run.progress
     output = [item.to_input_item() for item in progress.new_items]
     data = RunErrorData(
         input=progress.original_input,
         new_items=list(progress.new_items),
         history=[*ItemHelpers.input_to_new_input_list(progress.original_input), *output],
         output=output,
-        raw_responses=list(loop.raw_responses),
+        raw_responses=list(run.raw_responses),
         last_agent=agent,
     )
     answer = await call_maybe_async(

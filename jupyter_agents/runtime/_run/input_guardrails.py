@@ -13,42 +13,45 @@ from ..tracing import guardrail_span
 
 if TYPE_CHECKING:
     from ..agent import Agent
-    from .loop import RunLoop
+    from ..tracing import Span
+    from .progress import RunProgress
 
 __all__ = ["race", "raise_if_tripped", "start_input_guardrails"]
 
 
 async def start_input_guardrails(
-    loop: RunLoop, agent: Agent[Any]
+    agent: Agent[Any],
+    run_guards: list[InputGuardrail[Any]],
+    progress: RunProgress,
+    span: Span[Any],
+    results: list[InputGuardrailResult],
 ) -> asyncio.Future[list[InputGuardrailResult]] | None:
-    """Input guardrails of the first turn: sequential ones now, parallel ones as a task."""
-    if loop.progress.current_turn != 1 or loop.raw_responses:
-        return None
-    guards = [*agent.input_guardrails, *loop.run_config.input_guardrails]
+    """The agent's and the run's (``run_guards``) input guardrails, on the run's input:
+    sequential ones now, parallel ones as a task (None when there are none). Outcomes of
+    sequential ones go to ``results`` here, parallel ones' when the caller awaits the task."""
+    guards = [*agent.input_guardrails, *run_guards]
     if not guards:
         return None
     before = [g for g in guards if not g.run_in_parallel]
     if before:
-        results = await _run_guardrails(loop, agent, before)
-        loop.input_guardrail_results.extend(results)
-        for result in results:
+        done = await _run_guardrails(agent, before, progress, span)
+        results.extend(done)
+        for result in done:
             if result.output.tripwire_triggered:
                 raise InputGuardrailTripwireTriggered(result)
     alongside = [g for g in guards if g.run_in_parallel]
     if not alongside:
         return None
-    return asyncio.ensure_future(_run_guardrails(loop, agent, alongside))
+    return asyncio.ensure_future(_run_guardrails(agent, alongside, progress, span))
 
 
 async def _run_guardrails(
-    loop: RunLoop, agent: Agent[Any], guards: list[InputGuardrail[Any]]
+    agent: Agent[Any], guards: list[InputGuardrail[Any]], progress: RunProgress, span: Span[Any]
 ) -> list[InputGuardrailResult]:
     async def one(guard: InputGuardrail[Any]) -> InputGuardrailResult:
-        with guardrail_span(guard.get_name(), parent=loop.agent_span) as span:
-            result = await guard.run(
-                agent, loop.progress.original_input, loop.progress.context_wrapper
-            )
-            span.span_data.triggered = result.output.tripwire_triggered
+        with guardrail_span(guard.get_name(), parent=span) as guard_span:
+            result = await guard.run(agent, progress.original_input, progress.context_wrapper)
+            guard_span.span_data.triggered = result.output.tripwire_triggered
         return result
 
     return list(await asyncio.gather(*(one(g) for g in guards)))
@@ -73,6 +76,8 @@ async def race(call: Any, guard: asyncio.Future[Any] | None) -> ModelResponse:
 
 
 def raise_if_tripped(guard: asyncio.Future[list[InputGuardrailResult]] | None) -> None:
+    """Raise ``InputGuardrailTripwireTriggered`` if the parallel guardrails finished and one
+    tripped."""
     if guard is None or not guard.done():
         return
     for result in guard.result():

@@ -16,20 +16,13 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..agent import Agent
-from ..approvals import ApprovalHandler, ApprovalLedger
+from ..approvals import ApprovalHandler
 from ..context import RunContextWrapper
 from ..errors import AgentsException, UserError
 from ..events import AgentUpdatedStreamEvent, StreamEvent
 from ..guardrails import InputGuardrailResult, OutputGuardrailResult
 from ..handoffs import Handoff
-from ..items import (
-    ItemHelpers,
-    MCPApprovalRequestItem,
-    ModelResponse,
-    RunItem,
-    ToolApprovalItem,
-    TResponseInputItem,
-)
+from ..items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
 from ..lifecycle import HookCaller, RunHooks
 from ..models.interface import Model
 from ..result import RunErrorDetails
@@ -37,32 +30,36 @@ from ..sessions import Session
 from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, trace
+from .calls import resolve_calls
 from .input_guardrails import race, raise_if_tripped, start_input_guardrails
-from .model_call import ModelCall, resolve_model
-from .progress import FinalOutput, HandedOff, Interrupted, NextStep, Paused, RunAgain, RunProgress
-from .progress import InProgress as _InProgress
+from .model_call import ModelCall, ServerState, resolve_model
+from .progress import (
+    FinalOutput,
+    HandedOff,
+    Interrupted,
+    NextStep,
+    Paused,
+    RunAgain,
+    RunProgress,
+    TurnPlan,
+)
 from .session_io import load_session, save_session
-from .step import finish_turn, make_item, out_of_turns, resolve_calls
+from .step import finish_turn, make_item, out_of_turns
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
 
 if TYPE_CHECKING:
     from ..run_config import RunConfig
     from ..run_error_handlers import RunErrorHandlers
-    from ..run_state import RunState
 
 
 class RunLoop:
-    """The turn loop of one run; what it has done lives in :attr:`progress`."""
+    """The turn loop of one run; what it has done lives in :attr:`progress`.
 
-    current_agent: _InProgress[Agent[Any]] = _InProgress()
-    original_input: _InProgress[str | list[TResponseInputItem]] = _InProgress()
-    model_input: _InProgress[list[TResponseInputItem]] = _InProgress()
-    new_items: _InProgress[list[RunItem]] = _InProgress()
-    current_turn: _InProgress[int] = _InProgress()
-    max_turns: _InProgress[int] = _InProgress()
-    ledger: _InProgress[ApprovalLedger] = _InProgress()
-    context_wrapper: _InProgress[RunContextWrapper[Any]] = _InProgress()
+    The steps it calls get what they use of it: :class:`~.turn.TurnRun` (after a model
+    call), :class:`~.model_call.ModelCallRun`, :class:`~.tool_call.ToolRun` (a batch of tool
+    calls), or single values.
+    """
 
     def __init__(
         self,
@@ -104,16 +101,17 @@ class RunLoop:
         self.output_guardrail_results: list[OutputGuardrailResult] = []
         self.tool_input_guardrail_results: list[ToolInputGuardrailResult] = []
         self.tool_output_guardrail_results: list[ToolOutputGuardrailResult] = []
-        self.previous_response_id = previous_response_id
-        self.conversation_id = conversation_id
-        self._server_sent = 0
+        self.server = ServerState(
+            previous_response_id, conversation_id, chain=auto_previous_response_id
+        )
+        """What the model provider stores of the conversation."""
         self._tools_used: set[int] = set()
         self.session = session
         self.resumed = False
         """True for a loop continuing a paused run (its session history is already in)."""
         self.error_handlers = error_handlers
-        self.auto_previous_response_id = auto_previous_response_id
         self.new_input = ItemHelpers.input_to_new_input_list(input)
+        """The run's own input (what a finished run saves to its session)."""
         self.trace: Trace = trace("", disabled=True)
         self.agent_span: Span[Any] = NO_OP_SPAN
 
@@ -146,21 +144,6 @@ class RunLoop:
         if not self.done:
             del self.progress.new_items[mark[0] :]
             del self.progress.model_input[mark[1] :]
-
-    @property
-    def interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
-        """What waits for a person's decision (empty unless the run paused)."""
-        return self.progress.paused.interruptions
-
-    @property
-    def nested_states(self) -> dict[str, RunState]:
-        """Paused runs of agent tools, by the outer call id."""
-        return self.progress.paused.nested
-
-    @property
-    def is_interrupted(self) -> bool:
-        """True when the run paused for approvals."""
-        return bool(self.interruptions)
 
     def take(self, step: NextStep) -> AgentUpdatedStreamEvent | None:
         """Apply the step a turn ended with; after a handoff, the event announcing the new agent
@@ -198,17 +181,6 @@ class RunLoop:
     def mark_tools_used(self, agent: Agent[Any]) -> None:
         """Record that ``agent`` called tools."""
         self._tools_used.add(id(agent))
-
-    def model_input_for_call(self) -> list[TResponseInputItem]:
-        """The input to send: everything, or only what the server has not seen yet."""
-        if self.previous_response_id is not None or self.conversation_id is not None:
-            return self.progress.model_input[self._server_sent :]
-        return self.progress.model_input
-
-    def server_has_seen_all(self) -> bool:
-        """Mark the model input so far as stored on the server (server-side state)."""
-        self._server_sent = len(self.progress.model_input)
-        return True
 
     # -- the loop ------------------------------------------------------------------------
 
@@ -254,8 +226,9 @@ class RunLoop:
         self._start_trace()
         error: BaseException | None = None
         try:
-            if self.session is not None:
-                await load_session(self, self.session)
+            if self.session is not None and not self.resumed:  # a resumed run has its history
+                merge = self.run_config.session_input_callback
+                await load_session(self.session, self.progress, self.new_input, merge)
             yield AgentUpdatedStreamEvent(new_agent=self.progress.current_agent)
             await self.hooks.agent_start(self.progress.current_agent)
             if self.progress.paused:
@@ -266,7 +239,7 @@ class RunLoop:
                     self.mark_cancelled()
                     return
                 if self.progress.current_turn >= self.progress.max_turns:
-                    await out_of_turns(self)
+                    self.take(await out_of_turns(self))
                     continue
                 self.progress.current_turn += 1
                 mark = (len(self.progress.new_items), len(self.progress.model_input))
@@ -282,7 +255,9 @@ class RunLoop:
                 except (asyncio.CancelledError, GeneratorExit):
                     self._roll_back(mark)
                     raise
-            await save_session(self)
+            finished = not (self.cancelled or self.progress.paused.interruptions)
+            if self.session is not None and finished:
+                await save_session(self.session, self.new_input, self.progress)
         except AgentsException as e:
             if e.run_data is None:
                 e.run_data = self.error_details()
@@ -316,7 +291,7 @@ class RunLoop:
         tools, handoffs = await self._tools_for(agent)
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
         await call.prepare()
-        guard = await start_input_guardrails(self, agent)
+        guard = await self._input_guardrails(agent)
         streamed: dict[int, RunItem] = {}
         response: ModelResponse | None = None
         try:
@@ -353,22 +328,34 @@ class RunLoop:
                     yield announce
                     await self.hooks.agent_start(announce.new_agent)
 
+    async def _input_guardrails(
+        self, agent: Agent[Any]
+    ) -> asyncio.Future[list[InputGuardrailResult]] | None:
+        """Start the input guardrails on the run's first turn (not again after a resume)."""
+        if self.progress.current_turn != 1 or self.raw_responses:
+            return None
+        return await start_input_guardrails(
+            agent,
+            self.run_config.input_guardrails,
+            self.progress,
+            self.agent_span,
+            self.input_guardrail_results,
+        )
+
     async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:
         """Continue a paused turn: the calls that waited for decisions."""
         agent = self.progress.current_agent
         tools, handoffs = await self._tools_for(agent)
         waiting = self.progress.paused
-        calls, requests, handoff_calls = waiting.calls, waiting.mcp, waiting.handoffs
-        # read (and emptied) by the batch
+        # what the batch takes its calls' saved escalations and nested runs from
         self.progress.paused = Paused(nested=waiting.nested, escalations=waiting.escalations)
-        paused = [*calls, *requests, *handoff_calls]
+        paused = [*waiting.calls, *waiting.mcp, *waiting.handoffs]
         turn_start = min(
             (i for i, item in enumerate(self.progress.new_items) if item in paused),
             default=len(self.progress.new_items),
         )
-        resolving = resolve_calls(
-            self, agent, tools, handoffs, calls, requests, handoff_calls, turn_start
-        )
+        plan = TurnPlan([], waiting.calls, waiting.handoffs, waiting.mcp, False, turn_start)
+        resolving = resolve_calls(self, agent, tools, handoffs, plan)
         async with aclosing(self._steps(resolving)) as steps:
             async for event in steps:
                 yield event

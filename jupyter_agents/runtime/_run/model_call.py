@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import retry
 from .._util import call_maybe_async
@@ -24,25 +25,88 @@ from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
 
 if TYPE_CHECKING:
-    from .loop import RunLoop
+    from ..lifecycle import HookCaller
+    from .progress import RunProgress
 
 logger = logging.getLogger("jupyter_agents")
 
-__all__ = ["ModelCall"]
+__all__ = ["ModelCall", "ModelCallRun", "ServerState", "item_event_name", "resolve_model"]
+
+
+@dataclass(slots=True)
+class ServerState:
+    """What the model provider stores of the conversation (Responses API server-side state),
+    so each call sends only the items it has not seen."""
+
+    previous_response_id: str | None = None
+    """The response the next call continues from; it moves on with each response."""
+
+    conversation_id: str | None = None
+    """A provider conversation the run's items are added to."""
+
+    chain: bool = False
+    """``auto_previous_response_id``: continue from the run's first response on."""
+
+    sent: int = 0
+    """How many items at the start of the model input the provider has."""
+
+    def unsent(self, model_input: list[TResponseInputItem]) -> list[TResponseInputItem]:
+        """The input to send: everything, or only what the provider has not seen yet."""
+        if self.previous_response_id is not None or self.conversation_id is not None:
+            return model_input[self.sent :]
+        return model_input
+
+    def stored(self, response: ModelResponse, model_input: list[TResponseInputItem]) -> None:
+        """The provider answered with ``response``: it has ``model_input`` (the response's
+        items included), and the next call continues from the response."""
+        if self.previous_response_id is None and self.conversation_id is None:
+            if not (self.chain and response.response_id):
+                return
+            self.previous_response_id = response.response_id  # chain from the first response on
+        self.sent = len(model_input)
+        if self.previous_response_id is not None and response.response_id:
+            self.previous_response_id = response.response_id
+
+
+class ModelCallRun(Protocol):
+    """What a model call uses of its run."""
+
+    @property
+    def progress(self) -> RunProgress:
+        """The run's context and model input."""
+
+    @property
+    def run_config(self) -> RunConfig:
+        """Model settings, retries and the input filter."""
+
+    @property
+    def hooks(self) -> HookCaller:
+        """``llm_start``."""
+
+    @property
+    def server(self) -> ServerState:
+        """What the provider stores of the conversation."""
+
+    @property
+    def agent_span(self) -> Span[Any]:
+        """The parent of the call's span."""
+
+    def used_tools(self, agent: Agent[Any]) -> bool:
+        """Whether ``agent`` has had a tool call in the run (``reset_tool_choice``)."""
 
 
 class ModelCall:
-    """Prepares and performs one model call for ``loop``'s current agent."""
+    """Prepares and performs one model call of a run."""
 
     def __init__(
         self,
-        loop: RunLoop,
+        run: ModelCallRun,
         agent: Agent[Any],
         model: Model,
         tools: list[Tool],
         handoffs: list[Handoff[Any]],
     ) -> None:
-        self.loop = loop
+        self.run = run
         self.agent = agent
         self.model = model
         self.tools = tools
@@ -54,27 +118,27 @@ class ModelCall:
 
     async def prepare(self) -> None:
         """Instructions, input (after the input filter) and settings for this call."""
-        loop, agent = self.loop, self.agent
-        self.instructions = await agent.get_system_prompt(loop.progress.context_wrapper)
+        run, agent = self.run, self.agent
+        self.instructions = await agent.get_system_prompt(run.progress.context_wrapper)
         if agent.prompt is not None:  # skip the call when there is none: this path is hot
-            self.prompt = await agent.get_prompt(loop.progress.context_wrapper)
-        self.input = loop.model_input_for_call()
-        model_filter = loop.run_config.call_model_input_filter
+            self.prompt = await agent.get_prompt(run.progress.context_wrapper)
+        self.input = run.server.unsent(run.progress.model_input)
+        model_filter = run.run_config.call_model_input_filter
         if model_filter is not None:
             data = ModelInputData(input=list(self.input), instructions=self.instructions)
             filtered = await call_maybe_async(
                 model_filter,
                 CallModelData(
-                    model_data=data, agent=agent, context=loop.progress.context_wrapper.context
+                    model_data=data, agent=agent, context=run.progress.context_wrapper.context
                 ),
             )
             if not isinstance(filtered, ModelInputData):
                 raise UserError("call_model_input_filter must return a ModelInputData.")
             self.input, self.instructions = filtered.input, filtered.instructions
-        settings = agent.model_settings.resolve(loop.run_config.model_settings)
+        settings = agent.model_settings.resolve(run.run_config.model_settings)
         if (
             agent.reset_tool_choice
-            and loop.used_tools(agent)
+            and run.used_tools(agent)
             and settings.tool_choice
             not in (
                 None,
@@ -84,8 +148,8 @@ class ModelCall:
         ):
             settings = settings.resolve(ModelSettings(tool_choice="auto"))
         self.settings = settings
-        loop.progress.context_wrapper.turn_input = list(self.input)  # this call's input
-        await loop.hooks.llm_start(agent, self.instructions, self.input)
+        run.progress.context_wrapper.turn_input = list(self.input)  # this call's input
+        await run.hooks.llm_start(agent, self.instructions, self.input)
 
     def _args(self) -> tuple[Any, ...]:
         return (
@@ -100,15 +164,15 @@ class ModelCall:
 
     def _kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
-            "previous_response_id": self.loop.previous_response_id,
-            "conversation_id": self.loop.conversation_id,
+            "previous_response_id": self.run.server.previous_response_id,
+            "conversation_id": self.run.server.conversation_id,
         }
         if self.prompt is not None:  # only then: models written before prompts need not take it
             kwargs["prompt"] = self.prompt
         return kwargs
 
     def _span(self) -> Span[Any]:
-        parent = self.loop.agent_span
+        parent = self.run.agent_span
         if parent is NO_OP_SPAN:  # tracing off: skip even building the span's data
             return NO_OP_SPAN
         span = generation_span(
@@ -175,7 +239,7 @@ class ModelCall:
         The resolved ``ModelSettings.retry`` decides when set (its unset fields taken from
         ``RunConfig.model_retry``); otherwise ``RunConfig.model_retry`` alone.
         """
-        fallback = self.loop.run_config.model_retry
+        fallback = self.run.run_config.model_retry
         settings = self.settings.retry
         if settings is None:
             if attempt >= fallback.max_attempts or not fallback.is_retryable(error):
@@ -186,8 +250,8 @@ class ModelCall:
             error=error,
             attempt=attempt,
             stream=stream,
-            previous_response_id=self.loop.previous_response_id,
-            conversation_id=self.loop.conversation_id,
+            previous_response_id=self.run.server.previous_response_id,
+            conversation_id=self.run.server.conversation_id,
             advise=advice_source(self.model),
         )
         return (decision.delay or 0.0, decision.reason) if decision.retry else (None, None)

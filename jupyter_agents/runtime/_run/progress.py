@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from ..approvals import ApprovalLedger
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = [
     "FinalOutput",
     "HandedOff",
-    "InProgress",
     "Interrupted",
     "NextStep",
     "Paused",
@@ -172,19 +171,3 @@ class Interrupted:
 
 NextStep = Union[FinalOutput, HandedOff, RunAgain, Interrupted]
 """How a turn ends."""
-
-
-T = TypeVar("T")
-
-
-class InProgress(Generic[T]):
-    """A loop attribute that lives in the loop's :class:`RunProgress` (one place for state)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, loop: Any, owner: type | None = None) -> T:
-        return getattr(loop.progress, self.name)  # type: ignore[no-any-return]
-
-    def __set__(self, loop: Any, value: T) -> None:
-        setattr(loop.progress, self.name, value)

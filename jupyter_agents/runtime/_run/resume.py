@@ -8,6 +8,7 @@ from ..context import RunContextWrapper
 from ..errors import UserError
 from ..lifecycle import HookCaller, RunHooks
 from .loop import RunLoop
+from .session_io import own_input
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -54,4 +55,5 @@ def resume_loop(
         loop.hooks = HookCaller(hooks, progress.context_wrapper)
     loop.progress = progress
     loop.resumed = True
+    loop.new_input = own_input(progress)
     return loop

@@ -1,31 +1,33 @@
-"""Asking about one call of a tool batch: whether it needs a decision, and getting one."""
+"""The decide step of a batch's calls: whether a call needs a decision, and getting one."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any
 
 from .._util import call_maybe_async
 from ..approvals import (
     ApprovalDecision,
-    ApprovalLedger,
     ApprovalRequest,
     call_handler,
+    rejection_message,
     settle,
     withdraw,
 )
-from ..context import RunContextWrapper, ToolContext
+from ..context import ToolContext
 from ..errors import UserError
-from ..items import ToolApprovalItem, ToolCallItem
-from ..tools.kinds import LocalTool, ToolKind
+from ..events import RunItemStreamEvent
+from ..items import ToolApprovalItem
+from ..run_config import ToolErrorFormatterArgs
+from ..tools.kinds import LocalTool
+from .tool_call import ToolCall, ToolRun
+from .tool_checks import Outcome, reworded
 
-if TYPE_CHECKING:
-    from ..agent import Agent
-    from ..approvals import ApprovalHandler
-    from .loop import RunLoop
+__all__ = ["MAX_EDIT_ATTEMPTS", "Approvals", "needs_approval", "tool_context"]
 
 logger = logging.getLogger("jupyter_agents")
 
@@ -33,42 +35,118 @@ MAX_EDIT_ATTEMPTS = 3
 """How often a handler may send invalid edited arguments before the call is rejected."""
 
 
-class BatchApprovals:
-    """The approval steps of :class:`~.tool_batch.ToolBatch` (a base class: it sets these)."""
+def tool_context(run: ToolRun, call: ToolCall, call_id: str | None = None) -> ToolContext[Any]:
+    """The context a tool (and its ``needs_approval`` function) gets for ``call``."""
+    return ToolContext.from_run_context(
+        run.context,
+        tool_name=call.parsed.name,
+        tool_call_id=call.parsed.call_id if call_id is None else call_id,
+        tool_arguments=call.arguments,
+        tool_call=call.item.raw_item,
+        run_config=run.run_config,
+    )
 
-    _agent: Agent[Any]
-    _loop: RunLoop
-    _context: RunContextWrapper[Any]
-    _ledger: ApprovalLedger
-    _handler: ApprovalHandler | None
-    _always: dict[str, asyncio.Event]
 
-    async def _needs_approval(
-        self, tool: LocalTool, kind: ToolKind, arguments: str, call: ToolCallItem
-    ) -> bool:
-        flag = tool.needs_approval
-        if isinstance(flag, bool):
-            return flag
-        parsed = kind.parsed_arguments(arguments)
-        call_id = call.call_id or ""
-        ctx = self._tool_context(tool.name, call_id, arguments, call.raw_item)
-        return bool(await call_maybe_async(flag, ctx, parsed, call_id))
+async def needs_approval(run: ToolRun, call: ToolCall) -> bool:
+    """Whether the call waits for a decision: its tool's ``needs_approval`` says so (a bool,
+    or a function of the call). A call with no tool needs none: it does not run."""
+    tool = call.tool
+    if tool is None:
+        return False
+    flag = tool.needs_approval
+    if isinstance(flag, bool):
+        return flag
+    parsed = call.kind.parsed_arguments(call.arguments)
+    call_id = call.item.call_id or ""
+    ctx = tool_context(run, call, call_id)
+    return bool(await call_maybe_async(flag, ctx, parsed, call_id))
 
-    def _tool_context(self, name: str, call_id: str, arguments: str, raw: Any) -> ToolContext[Any]:
-        return ToolContext.from_run_context(
-            self._context,
-            tool_name=name,
-            tool_call_id=call_id,
-            tool_arguments=arguments,
-            tool_call=raw,
-            run_config=self._loop.run_config,
+
+class Approvals:
+    """Decides on the calls of one batch that need approval.
+
+    In order: a decision recorded for the call (or the tool's standing "always" one), the
+    tool's ``on_approval`` callback, then the run's approval handler, asked while the run
+    waits. Without a handler the call waits for a person and the run pauses. An "always"
+    decision that arrives while other calls of the same tool wait answers them too; a call
+    decided alone (:meth:`~jupyter_agents.runtime.tools.kinds.ToolKind.decided_alone`) neither
+    uses nor makes one.
+    """
+
+    def __init__(self, run: ToolRun) -> None:
+        self._run = run
+        self._always: dict[str, asyncio.Event] = {}
+
+    async def decide(self, call: ToolCall) -> AsyncGenerator[RunItemStreamEvent, None]:
+        """Decide on ``call``, yielding the approval request when a person is asked.
+
+        Afterwards ``call.decision`` holds the decision (edited arguments applied to
+        ``call.arguments``), or None when the call waits for a person (``call.asked``).
+        """
+        run, parsed = self._run, call.parsed
+        tool = call.tool
+        assert tool is not None  # needs_approval is False without a tool
+        call.decision = None
+        alone = call.kind.decided_alone(call.arguments)
+        decision = run.ledger.take(parsed.name, parsed.call_id, call.arguments, standing=not alone)
+        item = call.asked = ToolApprovalItem(
+            agent=run.agent,
+            raw_item=call.item.raw_item,
+            tool_name=parsed.name,
+            arguments=call.kind.parsed_arguments(call.arguments),
+            call_item=call.item,
+            escalation=call.escalation,
         )
+        if decision is None:
+            decision = await self._callback_decision(tool, item)
+        if decision is None:
+            handler = run.handler
+            request = self._request(tool, item, allows_always=not alone)
+            # Ask before announcing, so a decision sent in reply to the event finds the
+            # request already waiting.
+            answer = call_handler(handler, request) if handler else None
+            try:
+                yield RunItemStreamEvent(name="tool_approval_requested", item=item)
+            except GeneratorExit:
+                withdraw(answer)
+                raise
+            if handler is None:
+                return
+            decision = await self._decision(request, answer, alone)
+            if not alone:
+                run.ledger.remember_always(parsed.name, decision)
+                if decision.always:
+                    self._standing(parsed.name).set()
+        if decision.approved and decision.arguments is not None:
+            call.arguments = json.dumps(decision.arguments)
+        call.decision = decision
+
+    async def refusal(self, call: ToolCall) -> Outcome:
+        """The answer to a call a person did not let run: what the sandboxed run did when it
+        asked to leave the sandbox, else the rejection (``tool_error_formatter`` may reword
+        it unless the person gave a reason)."""
+        if call.declined is not None:
+            return Outcome(call.declined)
+        assert call.decision is not None
+        message = call.decision.message
+        told = rejection_message(call.parsed.name, message)
+        if message is None:  # the person's own words win over the formatter
+            args = ToolErrorFormatterArgs(
+                "approval_rejected",
+                call.kind.name,
+                call.parsed.name,
+                call.parsed.call_id,
+                told,
+                self._run.context,
+            )
+            told = await reworded(self._run.run_config.tool_error_formatter, args)
+        return Outcome(told, "rejected")
 
     def _request(
         self, tool: LocalTool, item: ToolApprovalItem, *, allows_always: bool = True
     ) -> ApprovalRequest:
         return ApprovalRequest(
-            agent=self._agent,
+            agent=self._run.agent,
             tool_name=item.tool_name,
             arguments=item.arguments,
             call_id=item.call_id,
@@ -88,7 +166,7 @@ class BatchApprovals:
         if callback is None:
             return None
         try:
-            answer = await call_maybe_async(callback, self._context, item)
+            answer = await call_maybe_async(callback, self._run.context, item)
         except Exception as e:
             raise UserError(
                 f"The on_approval callback of tool {item.tool_name!r} raised {e!r}; fix it or "
@@ -108,15 +186,15 @@ class BatchApprovals:
         return self._always.setdefault(tool_name, asyncio.Event())
 
     async def _decision(
-        self, tool: LocalTool, request: ApprovalRequest, answer: Any, alone: bool = False
+        self, request: ApprovalRequest, answer: Any, alone: bool = False
     ) -> ApprovalDecision:
         """The handler's decision, or an "always" decision made meanwhile for another call of
         the same tool in this batch (the request is then withdrawn). A call decided alone (an
         escalation, a dangerous command) waits for its own decision."""
         if alone:
-            return await self._settle(tool, request, answer)
+            return await self._settle(request, answer)
         standing = self._standing(request.tool_name)
-        asked = asyncio.ensure_future(self._settle(tool, request, answer))
+        asked = asyncio.ensure_future(self._settle(request, answer))
         waiting = asyncio.ensure_future(standing.wait())
         try:
             await asyncio.wait({asked, waiting}, return_when=asyncio.FIRST_COMPLETED)
@@ -130,17 +208,16 @@ class BatchApprovals:
                 withdraw(answer)
         if not asked.cancelled():
             return asked.result()  # the handler's decision (or its error)
-        return self._ledger.always[request.tool_name]
+        return self._run.ledger.always[request.tool_name]
 
-    async def _settle(
-        self, tool: LocalTool, request: ApprovalRequest, answer: Any
-    ) -> ApprovalDecision:
+    async def _settle(self, request: ApprovalRequest, answer: Any) -> ApprovalDecision:
         """The handler's decision; invalid edited arguments are refused and asked again."""
-        assert self._handler is not None
+        handler = self._run.handler
+        assert handler is not None
         problem = None
         for attempt in range(MAX_EDIT_ATTEMPTS):
             if attempt:
-                answer = call_handler(self._handler, request)
+                answer = call_handler(handler, request)
             decision = await settle(answer)
             if not decision.approved or decision.arguments is None:
                 return decision

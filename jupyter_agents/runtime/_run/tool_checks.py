@@ -1,4 +1,5 @@
-"""How one tool call ended (:class:`Outcome`), its time limit, and the tool guardrails."""
+"""How one tool call ended (:class:`Outcome`), its time limit, the tool guardrails, and the
+run's rewording of what the model is told."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ import sys
 import weakref
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from .._util import call_maybe_async
 from ..errors import ToolInputGuardrailTripwireTriggered, ToolOutputGuardrailTripwireTriggered
 from ..items import ToolError, ToolStatus
-from ..run_config import ToolErrorFormatterArgs
 from ..tool_guardrails import (
     ToolInputGuardrailData,
     ToolInputGuardrailResult,
@@ -25,8 +25,8 @@ from ..tool_guardrails import (
 if TYPE_CHECKING:
     from ..agent import Agent
     from ..context import ToolContext
+    from ..run_config import ToolErrorFormatter, ToolErrorFormatterArgs
     from ..tools.kinds import LocalTool
-    from .loop import RunLoop
 
 logger = logging.getLogger("jupyter_agents")
 
@@ -35,6 +35,7 @@ __all__ = [
     "Watchdog",
     "check_input",
     "check_output",
+    "reworded",
     "run_with_timeout",
     "watchdog",
 ]
@@ -55,12 +56,16 @@ class Outcome:
 
 
 async def check_input(
-    loop: RunLoop, agent: Agent[Any], tool: LocalTool, ctx: ToolContext[Any]
+    results: list[ToolInputGuardrailResult],
+    agent: Agent[Any],
+    tool: LocalTool,
+    ctx: ToolContext[Any],
 ) -> str | None:
-    """Tool input guardrails: a message replacing the call, or None to run it."""
+    """Tool input guardrails (their outcomes go to ``results``): a message replacing the call,
+    or None to run it."""
     for guard in getattr(tool, "tool_input_guardrails", ()):
         result = await guard.run(ToolInputGuardrailData(context=ctx, agent=agent))
-        loop.tool_input_guardrail_results.append(ToolInputGuardrailResult(guard, result))
+        results.append(ToolInputGuardrailResult(guard, result))
         if result.behavior == "raise_exception":
             raise ToolInputGuardrailTripwireTriggered(guard, result)
         if result.behavior == "reject_content":
@@ -69,14 +74,18 @@ async def check_input(
 
 
 async def check_output(
-    loop: RunLoop, agent: Agent[Any], tool: LocalTool, ctx: ToolContext[Any], outcome: Outcome
+    results: list[ToolOutputGuardrailResult],
+    agent: Agent[Any],
+    tool: LocalTool,
+    ctx: ToolContext[Any],
+    outcome: Outcome,
 ) -> Outcome:
-    """Tool output guardrails: the output the model sees."""
+    """Tool output guardrails (their outcomes go to ``results``): the output the model sees."""
     value = outcome.value
     for guard in getattr(tool, "tool_output_guardrails", ()):
         data = ToolOutputGuardrailData(context=ctx, agent=agent, output=value)
         result = await guard.run(data)
-        loop.tool_output_guardrail_results.append(ToolOutputGuardrailResult(guard, result))
+        results.append(ToolOutputGuardrailResult(guard, result))
         if result.behavior == "raise_exception":
             raise ToolOutputGuardrailTripwireTriggered(guard, result)
         if result.behavior == "reject_content":
@@ -177,19 +186,12 @@ def watchdog() -> Watchdog:
     return found
 
 
-ToolErrorKind = Literal["approval_rejected", "tool_not_found"]
-
-
-async def reworded(
-    loop: RunLoop, error: ToolErrorKind, tool_type: str, name: str, call_id: str, default: str
-) -> str:
-    """``default``, or what ``RunConfig.tool_error_formatter`` says instead; the default when
-    it returns None, something other than a string, or fails."""
-    formatter = loop.run_config.tool_error_formatter
+async def reworded(formatter: ToolErrorFormatter | None, args: ToolErrorFormatterArgs) -> str:
+    """``args.default_message``, or what ``RunConfig.tool_error_formatter`` says instead; the
+    default when it returns None, something other than a string, or fails."""
+    default = args.default_message
     if formatter is None:
         return default
-    context = loop.progress.context_wrapper
-    args = ToolErrorFormatterArgs(error, tool_type, name, call_id, default, context)
     try:
         told = await call_maybe_async(formatter, args)
     except Exception:

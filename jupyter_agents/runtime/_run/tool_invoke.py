@@ -1,0 +1,164 @@
+"""The invoke step of a tool call: input guardrails, hooks and span, the tool under its time
+limit, output guardrails. An agent tool's nested run may pause instead of answering."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from .._util import call_maybe_async
+from ..agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
+from ..approvals import approved_call
+from ..context import ToolContext
+from ..errors import ModelBehaviorError, UserError
+from ..items import ToolError
+from ..run_config import ToolErrorFormatterArgs
+from ..sandbox.bwrap import SandboxUnavailable
+from ..sandbox.policy import EscalationRequest
+from ..tool_errors import timeout_message, tool_error
+from ..tools import ToolArgumentsError
+from ..tools.kinds import LocalTool
+from ..tracing import function_span
+from .tool_approvals import tool_context
+from .tool_call import ToolCall, ToolRun
+from .tool_checks import Outcome, check_input, check_output, reworded, run_with_timeout, watchdog
+
+if TYPE_CHECKING:
+    from ..tools import FunctionTool, Tool
+
+__all__ = ["COARSE_TIMEOUT", "EventSink", "invoke"]
+
+logger = logging.getLogger("jupyter_agents")
+
+COARSE_TIMEOUT = 10.0
+"""Run-wide default tool timeouts this long or longer use the shared coarse watchdog."""
+
+EventSink = Callable[[Any], None]
+"""Where a running tool's own stream events go (an agent tool's nested events)."""
+
+
+async def invoke(
+    run: ToolRun, call: ToolCall, approved: bool, sink: EventSink | None
+) -> Outcome | None:
+    """Run the call: its outcome, or None when it is an agent tool whose nested run paused
+    for approvals (``call.nested`` holds that run; the outer run pauses with its calls).
+
+    ``approved``: a person approved this very call just now; tools that must not run a call
+    otherwise (a shell leaving its sandbox) check :data:`~..approvals.approved_call`.
+    """
+    if not approved:
+        return await _invoke_or_pause(run, call, sink)
+    token = approved_call.set(call.parsed.call_id)
+    try:
+        return await _invoke_or_pause(run, call, sink)
+    finally:
+        approved_call.reset(token)
+
+
+async def _invoke_or_pause(run: ToolRun, call: ToolCall, sink: EventSink | None) -> Outcome | None:
+    if not getattr(call.tool, "forwards_events", False):
+        return await _invoke(run, call, sink)  # not an agent tool
+    nested = run.waiting.nested
+    token = nested_resume.set(nested.pop(call.parsed.call_id, None) if nested else None)
+    handler_token = outer_approval_handler.set(run.handler)
+    try:
+        return await _invoke(run, call, sink)
+    except NestedRunPaused as paused:
+        call.nested = paused.state
+        return None
+    finally:
+        outer_approval_handler.reset(handler_token)
+        nested_resume.reset(token)
+
+
+async def _invoke(run: ToolRun, call: ToolCall, sink: EventSink | None) -> Outcome:
+    tool = call.tool
+    if tool is None:
+        return await _not_found(run, call)
+    ctx = tool_context(run, call)
+    refused = await check_input(run.input_results, run.agent, tool, ctx)
+    if refused is not None:
+        return Outcome(refused, "blocked")
+    hooks, agent = run.hooks, run.agent
+    hooked = cast("Tool", tool)  # every tool the run executes is one of the agent's
+    await hooks.tool_start(agent, hooked)
+    with function_span(call.parsed.name, input=call.arguments, parent=run.span) as span:
+        outcome = await _call_tool(run, call, tool, ctx, sink)
+        if outcome.status == "ok" and not isinstance(outcome.value, EscalationRequest):
+            outcome = await check_output(run.output_results, agent, tool, ctx, outcome)
+        value = outcome.value
+        span.span_data.output = value if isinstance(value, str) else repr(value)
+    await hooks.tool_end(agent, hooked, value)
+    return outcome
+
+
+async def _call_tool(
+    run: ToolRun, call: ToolCall, tool: LocalTool, ctx: ToolContext[Any], sink: EventSink | None
+) -> Outcome:
+    token = event_sink.set(sink)
+    timeout = getattr(tool, "timeout", None)
+    precise = timeout is not None
+    if timeout is None:
+        timeout = run.run_config.tool_timeout
+    try:
+        invocation = call.kind.invoke(tool, ctx, call.arguments)
+        if timeout is None:
+            return Outcome(await invocation)
+        if precise or timeout < COARSE_TIMEOUT:
+            finished, value = await run_with_timeout(invocation, timeout)
+        else:  # the run's long default limit: one shared coarse timer, not one per call
+            finished, value = await watchdog().run(invocation, timeout)
+        if finished:
+            return Outcome(value)
+        message = timeout_message(cast("FunctionTool", tool), timeout)  # it reads any tool
+        return Outcome(message, "timeout", ToolError("timeout", message))
+    except ToolArgumentsError as e:
+        return Outcome.failed(str(e), "ToolArgumentsError")
+    except EscalationRequest as e:
+        return Outcome(e)  # the escalate step asks whether to run it outside the sandbox
+    except SandboxUnavailable:
+        raise  # the setup, not the call, is wrong: the person must fix it
+    except NestedRunPaused:
+        raise
+    except Exception as e:
+        return await _failed(tool, ctx, e)
+    finally:
+        event_sink.reset(token)
+
+
+async def _failed(tool: LocalTool, ctx: ToolContext[Any], error: Exception) -> Outcome:
+    """A tool that raised: its ``failure_error_function`` tells the model, or the run ends."""
+    told_by = getattr(tool, "failure_error_function", None)
+    if told_by is None:
+        raise error
+    logger.info("tool %r raised %r; the model is told", tool.name, error)
+    try:
+        told = await call_maybe_async(told_by, ctx, error)
+    except Exception as handler_error:
+        raise UserError(
+            f"The failure_error_function of tool {tool.name!r} raised {handler_error!r} "
+            f"while handling {error!r}."
+        ) from handler_error
+    return Outcome(told, "error", tool_error(error))
+
+
+async def _not_found(run: ToolRun, call: ToolCall) -> Outcome:
+    """A call naming a tool the agent does not offer now: the model is told (or the run ends,
+    with ``tool_not_found_behavior="raise_error"``)."""
+    name = call.parsed.name
+    if run.run_config.tool_not_found_behavior == "raise_error":
+        raise ModelBehaviorError(
+            f"The model called tool {name!r}, which agent {run.agent.name!r} does not "
+            "offer now (RunConfig.tool_not_found_behavior is 'raise_error')."
+        )
+    if name in run.all_names:
+        told = f"Tool {name!r} is not available right now. Do not call it again in this turn."
+    else:
+        available = ", ".join(sorted(run.enabled)) or "none"
+        told = f"Tool {name!r} does not exist. Available tools: {available}."
+    args = ToolErrorFormatterArgs(
+        "tool_not_found", call.kind.name, name, call.parsed.call_id, told, run.context
+    )
+    told = await reworded(run.run_config.tool_error_formatter, args)
+    return Outcome.failed(told, "ToolNotFound")
