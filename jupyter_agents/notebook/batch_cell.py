@@ -1,7 +1,8 @@
 """``%%agent --over DATAFRAME``: the cell is a prompt template, run for every row.
 
 The result goes to ``--out NAME`` (default ``batch_result``) and is shown as a table; rows that
-wait for review (``--approve ask``, the default) get a review table under it.
+wait for review (``--approve ask``, the default, which is ``run_batch(approve="review")``) get a
+review table under it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from IPython.core.error import UsageError
 from IPython.display import display
 
 from ..runtime.batch import BatchControl, BatchResult, arun_batch
+from ..runtime.batch.row import ApproveMode
 from ..runtime.errors import UserError
 from ..runtime.run import RunConfig
 from .batch_view import BatchView, ReviewView
@@ -18,7 +20,14 @@ from .session import NotebookSession
 
 __all__ = ["run_batch_cell"]
 
-_ON_APPROVAL = {"ask": "review", "auto": "auto", "deny": "deny"}
+# A person cannot be asked row by row: the cell's ``ask`` (its default, as for one run) is the
+# API's ``review``, and ``review`` is taken as it is.
+_APPROVE: dict[str, ApproveMode] = {
+    "ask": "review",
+    "review": "review",
+    "auto": "auto",
+    "deny": "deny",
+}
 
 
 async def run_batch_cell(session: NotebookSession, opts: CellOptions, body: str) -> BatchResult:
@@ -45,7 +54,7 @@ async def run_batch_cell(session: NotebookSession, opts: CellOptions, body: str)
             max_turns=opts.max_turns,
             run_config=config,
             backend=opts.backend,
-            on_approval=_ON_APPROVAL[opts.approve],  # type: ignore[arg-type]
+            approve=_APPROVE[opts.approve],
             requests_per_minute=opts.rpm,
             tokens_per_minute=opts.tpm,
             fresh=opts.fresh,

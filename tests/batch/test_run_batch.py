@@ -130,7 +130,7 @@ async def test_review_pauses_rows_and_resumes_exactly_the_decided_ones() -> None
     agent = Agent(name="mailer", model=model, tools=[send])
     sent.clear()
     rows = pd.DataFrame({"to": ["ana", "bob", "cy", "dee", "eve"]}, index=list("abcde"))
-    result = await arun_batch(agent, rows, prompt="{to}", on_approval="review", progress=None)
+    result = await arun_batch(agent, rows, prompt="{to}", approve="review", progress=None)
     assert result.counts == {"waiting": 5} and sent == []
     table = result.review_table()
     assert [(line["row"], line["tool"], line["arguments"]) for line in table][:2] == [
@@ -144,7 +144,7 @@ async def test_review_pauses_rows_and_resumes_exactly_the_decided_ones() -> None
     statuses = {r.label: r.status for r in resumed.rows}
     assert statuses == {"a": "waiting", "b": "ok", "c": "rejected", "d": "ok", "e": "waiting"}
     assert resumed.rows[1].output == "sent to bob"
-    again = await arun_batch(agent, rows, prompt="{to}", on_approval="review", progress=None)
+    again = await arun_batch(agent, rows, prompt="{to}", approve="review", progress=None)
     assert {r.label: r.status for r in again.rows} == statuses  # all from the store
     assert sorted(sent) == ["bob", "dee"]
 
@@ -152,9 +152,9 @@ async def test_review_pauses_rows_and_resumes_exactly_the_decided_ones() -> None
 async def test_deny_and_auto() -> None:
     sent.clear()
     agent = Agent(name="mailer", model=RowModel(tool_name="send"), tools=[send])
-    denied = await arun_batch(agent, ["ana"], on_approval="deny", progress=None, cache=False)
+    denied = await arun_batch(agent, ["ana"], approve="deny", progress=None, cache=False)
     assert denied.rows[0].status == "rejected" and sent == []
-    approved = await arun_batch(agent, ["bob"], on_approval="auto", progress=None, cache=False)
+    approved = await arun_batch(agent, ["bob"], approve="auto", progress=None, cache=False)
     assert approved.rows[0].status == "ok" and sent == ["bob"]
 
 
@@ -197,11 +197,26 @@ async def test_a_missing_column_fails_before_any_call(openai_server: FakeOpenAIS
     assert openai_server.model_requests == []
 
 
+async def test_on_approval_is_the_old_name_of_approve_and_warns() -> None:
+    sent.clear()
+    agent = Agent(name="mailer", model=RowModel(tool_name="send"), tools=[send])
+    with pytest.warns(DeprecationWarning, match=r"on_approval= is now approve=") as warned:
+        result = await arun_batch(agent, ["ana"], on_approval="review", progress=None, cache=False)
+    assert result.counts == {"waiting": 1} and sent == []
+    assert warned[0].filename == __file__  # the warning points at the caller's line
+    with pytest.warns(DeprecationWarning, match=r"on_approval= is now approve=") as warned:
+        result = run_batch(agent, ["bob"], on_approval="auto", progress=None, cache=False)
+    assert result.counts == {"ok": 1} and sent == ["bob"]
+    assert warned[0].filename == __file__
+    with pytest.raises(UserError, match="give approve= alone"):
+        run_batch(agent, ["cy"], approve="auto", on_approval="review", progress=None)
+
+
 def test_bad_arguments_are_one_line_errors() -> None:
     agent = Agent(name="a", model=RowModel())
     for kwargs, message in [
         ({"concurrency": 0}, "concurrency must be 1 or more"),
-        ({"on_approval": "maybe"}, "on_approval must be"),
+        ({"approve": "maybe"}, "approve must be"),
         ({"backend": "spark"}, "backend must be"),
         ({"prompt": "{0}"}, "name the column"),
     ]:

@@ -5,68 +5,34 @@ with the batch's run config, under the request and token limits. Each finished r
 to the results store at once; a batch run again skips the rows the store has. Rows whose tools
 need approval either ask nobody (``deny``), are approved (``auto``), or pause with their
 ``RunState`` stored (``review``) while the others go on.
+
+This module checks the arguments and sets the batch up; ``driver.drive`` runs it, on this
+process (``LocalBackend``) or on Ray (``RayBackend``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
 import json
-import time
-from dataclasses import dataclass, field
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
 from ..agent import Agent
-from ..approvals import ApprovalDecision
 from ..blocking import run_blocking
 from ..errors import UserError
-from ..items import ToolCallOutputItem
-from ..run import RunConfig, Runner
-from ..run_state import RunState
+from ..run import RunConfig
+from .driver import Batch, BatchControl, LocalBackend, RowBackend, drive
 from .limits import AdaptiveConcurrency, RateLimiter, WatchedRetry
-from .progress import BatchProgress, progress_for
-from .result import BatchResult, RowResult
-from .rows import BatchRows, prompt_hash
-from .store import DEFAULT_STORE, ResultsStore, StoredRow
-from .window import Window
+from .progress import progress_for
+from .ray_backend import RayBackend
+from .result import BatchResult
+from .row import ApproveMode, RowSettings
+from .rows import BatchRows
+from .store import DEFAULT_STORE, ResultsStore
 
 __all__ = ["BatchControl", "arun_batch", "run_batch"]
-
-OnApproval = Literal["deny", "auto", "review"]
-
-
-@dataclass
-class BatchControl:
-    """Stop a running batch: in-flight rows finish, no new row starts."""
-
-    stopped: asyncio.Event | None = None
-    _stop_requested: bool = False
-
-    def stop(self) -> None:
-        """Ask the batch to stop (from any thread)."""
-        self._stop_requested = True
-
-    @property
-    def stopping(self) -> bool:
-        return self._stop_requested
-
-
-@dataclass
-class _Batch:
-    agent: Agent[Any]
-    rows: BatchRows
-    batch_id: str
-    store: ResultsStore
-    run_config: RunConfig
-    max_turns: int | None
-    on_approval: OnApproval
-    concurrency: AdaptiveConcurrency
-    limiter: RateLimiter
-    progress: BatchProgress
-    control: BatchControl
-    results: list[RowResult | None] = field(default_factory=list)
 
 
 def run_batch(
@@ -80,12 +46,13 @@ def run_batch(
     run_config: RunConfig | None = None,
     cache: str | Path | bool = True,
     backend: Literal["local", "ray"] = "local",
-    on_approval: OnApproval = "deny",
+    approve: ApproveMode = "deny",
     requests_per_minute: int | None = None,
     tokens_per_minute: int | None = None,
     fresh: bool = False,
     progress: Any = "auto",
     control: BatchControl | None = None,
+    on_approval: ApproveMode | None = None,
 ) -> BatchResult:
     """Run ``agent`` on every row of ``rows`` and wait (see :func:`arun_batch`, its async
     twin, for the arguments). Works in a notebook cell, a script or a running loop."""
@@ -100,7 +67,7 @@ def run_batch(
             run_config=run_config,
             cache=cache,
             backend=backend,
-            on_approval=on_approval,
+            approve=_approve_mode(approve, on_approval),
             requests_per_minute=requests_per_minute,
             tokens_per_minute=tokens_per_minute,
             fresh=fresh,
@@ -121,12 +88,13 @@ async def arun_batch(
     run_config: RunConfig | None = None,
     cache: str | Path | bool = True,
     backend: Literal["local", "ray"] = "local",
-    on_approval: OnApproval = "deny",
+    approve: ApproveMode = "deny",
     requests_per_minute: int | None = None,
     tokens_per_minute: int | None = None,
     fresh: bool = False,
     progress: Any = "auto",
     control: BatchControl | None = None,
+    on_approval: ApproveMode | None = None,
 ) -> BatchResult:
     """Run ``agent`` on every row of ``rows``.
 
@@ -144,24 +112,19 @@ async def arun_batch(
             under the working directory, a path, or False for nowhere.
         backend: ``"local"`` (this process) or ``"ray"`` (tasks on the connected Ray
             cluster).
-        on_approval: What a tool call that needs approval gets: ``"deny"`` (rejected),
+        approve: What a tool call that needs approval gets: ``"deny"`` (rejected),
             ``"auto"`` (approved), ``"review"`` (the row pauses; decide on the result's
-            waiting rows, then ``resume()``).
+            waiting rows, then ``resume()``). The word of ``%%agent --over --approve``.
         requests_per_minute: A cap on model requests, across all rows.
         tokens_per_minute: A cap on tokens, across all rows.
         fresh: Forget stored rows of this batch and run everything again.
         progress: ``"auto"`` (a widget in a notebook, a text line elsewhere), ``"text"``,
             None (nothing), or a :class:`BatchProgress`.
         control: A :class:`BatchControl` whose ``stop()`` stops the batch.
+        on_approval: The old name of ``approve`` (deprecated: it warns).
     """
-    if concurrency < 1:
-        raise UserError("run_batch: concurrency must be 1 or more.")
-    if on_approval not in ("deny", "auto", "review"):
-        raise UserError(
-            f"run_batch: on_approval must be 'deny', 'auto' or 'review', got {on_approval!r}."
-        )
-    if backend not in ("local", "ray"):
-        raise UserError(f"run_batch: backend must be 'local' or 'ray', got {backend!r}.")
+    approve = _approve_mode(approve, on_approval)
+    _check(concurrency, approve, backend)
     batch_rows = BatchRows.of(rows, prompt)  # a missing column fails here, before any call
     control = control or BatchControl()
     if output_type is not None:
@@ -175,25 +138,43 @@ async def arun_batch(
     batch_id = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
     store = _open_store(cache)
     store.open_batch(batch_id, identity, fresh=fresh)
-    batch = _Batch(
-        agent=agent,
+    batch = Batch(
         rows=batch_rows,
         batch_id=batch_id,
         store=store,
-        run_config=config,
-        max_turns=max_turns,
-        on_approval=on_approval,
+        settings=RowSettings(agent, config, max_turns, approve),
         concurrency=limits,
         limiter=RateLimiter(requests_per_minute, tokens_per_minute),
         progress=progress_for(progress, len(batch_rows), control),
         control=control,
-        results=[None] * len(batch_rows),
     )
-    if backend == "ray":
-        from .ray_backend import run_on_ray
+    where: RowBackend = RayBackend(batch) if backend == "ray" else LocalBackend(batch, {})
+    return await drive(batch, where, decisions={})
 
-        return await run_on_ray(batch)
-    return await _run_local(batch, decisions={})
+
+def _approve_mode(approve: ApproveMode, on_approval: ApproveMode | None) -> ApproveMode:
+    """``approve``, or the value given by its old name ``on_approval`` (with a warning that
+    points at the caller's line)."""
+    if on_approval is None:
+        return approve
+    if approve != "deny" and approve != on_approval:
+        raise UserError("run_batch: on_approval= is the old name of approve=; give approve= alone.")
+    warnings.warn(
+        "run_batch(on_approval=...): on_approval= is now approve= (the word of "
+        "%%agent --over --approve); on_approval= will be removed.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return on_approval
+
+
+def _check(concurrency: int, approve: str, backend: str) -> None:
+    if concurrency < 1:
+        raise UserError("run_batch: concurrency must be 1 or more.")
+    if approve not in ("deny", "auto", "review"):
+        raise UserError(f"run_batch: approve must be 'deny', 'auto' or 'review', got {approve!r}.")
+    if backend not in ("local", "ray"):
+        raise UserError(f"run_batch: backend must be 'local' or 'ray', got {backend!r}.")
 
 
 def batch_identity(
@@ -219,237 +200,3 @@ def _open_store(cache: str | Path | bool) -> ResultsStore:
     if cache is False:
         return ResultsStore(":memory:")
     return ResultsStore(DEFAULT_STORE if cache is True else Path(cache))
-
-
-async def _run_local(batch: _Batch, decisions: dict[str, dict[str, Any]]) -> BatchResult:
-    """Run every row the store does not have (or, when resuming, the decided rows)."""
-    todo = rows_to_run(batch, decisions)
-    started = time.monotonic()
-    in_flight = Window()
-    queue = iter(todo)
-    exhausted = False
-    try:
-        while True:
-            while (
-                not exhausted
-                and not batch.control.stopping
-                and len(in_flight) < batch.concurrency.limit
-            ):
-                index = next(queue, None)
-                if index is None:
-                    exhausted = True
-                    break
-                in_flight.add(asyncio.ensure_future(_one(batch, index, decisions)), index)
-            if not len(in_flight):
-                break
-            task, _ = await in_flight.next()
-            task.result()  # a bug in the batch itself, not a row's failure, surfaces
-    except BaseException:
-        await in_flight.cancel_all()
-        raise
-    finally:
-        batch.progress.finish(time.monotonic() - started, batch.control.stopping)
-    return _result(batch)
-
-
-def rows_to_run(batch: _Batch, decisions: dict[str, dict[str, Any]]) -> list[int]:
-    """The rows to run, in order: those the store lacks (or whose prompt changed), or, when
-    resuming, the decided ones. The others are taken from the store, and progress starts."""
-    stored = batch.store.rows(batch.batch_id)
-    todo: list[int] = []
-    for i, key in enumerate(batch.rows.keys):
-        row = stored.get(key)
-        if decisions:
-            if key in decisions and row is not None and row.status == "waiting":
-                todo.append(i)
-            elif row is not None:
-                batch.results[i] = _from_store(batch, i, row)
-            continue
-        if row is not None and row.prompt_hash == prompt_hash(batch.rows.prompts[i]):
-            batch.results[i] = _from_store(batch, i, row)
-        else:
-            todo.append(i)
-    batch.progress.start(len(batch.rows), [r for r in batch.results if r is not None])
-    return todo
-
-
-def _result(batch: _Batch) -> BatchResult:
-    rows = [
-        r if r is not None else RowResult(key, label, "pending")
-        for r, key, label in zip(batch.results, batch.rows.keys, batch.rows.labels, strict=True)
-    ]
-
-    def resume(previous: BatchResult) -> BatchResult:
-        decided, previous.decisions = dict(previous.decisions), {}
-        return run_blocking(_resume(batch, decided))
-
-    return BatchResult(
-        rows,
-        batch.batch_id,
-        batch.rows.index_name,
-        stopped=batch.control.stopping,
-        rate_limited=batch.concurrency.rate_limited,
-        _resume=resume,
-    )
-
-
-async def _resume(batch: _Batch, decisions: dict[str, dict[str, Any]]) -> BatchResult:
-    batch.control = BatchControl()
-    batch.results = [None] * len(batch.rows)
-    return await _run_local(batch, decisions)
-
-
-def _from_store(batch: _Batch, index: int, row: StoredRow) -> RowResult:
-    return RowResult(
-        row.key,
-        batch.rows.labels[index],
-        row.status,  # type: ignore[arg-type]
-        row.output,
-        row.error,
-        row.tokens,
-        row.seconds,
-        row.waiting,
-        from_store=True,
-    )
-
-
-async def _one(batch: _Batch, index: int, decisions: dict[str, dict[str, Any]]) -> None:
-    key, prompt = batch.rows.keys[index], batch.rows.prompts[index]
-    batch.progress.row_started(index)
-    decided = decisions.get(key)
-    stored = batch.store.row(batch.batch_id, key) if decided is not None else None
-    row, state = await run_one_row(
-        batch.agent,
-        prompt,
-        key,
-        batch.rows.labels[index],
-        stored.state if stored is not None else None,
-        decided,
-        batch.run_config,
-        batch.max_turns,
-        batch.on_approval,
-        batch.limiter,
-    )
-    if row.status != "failed":
-        batch.concurrency.on_success()
-    record(batch, index, row, state)
-
-
-def record(batch: _Batch, index: int, row: RowResult, state: str | None) -> None:
-    """Keep a finished row: in the result, in the store (at once), and in the progress."""
-    batch.results[index] = row
-    batch.store.put(
-        batch.batch_id,
-        StoredRow(
-            row.key,
-            prompt_hash(batch.rows.prompts[index]),
-            row.status,
-            row.output,
-            row.error,
-            row.tokens,
-            row.seconds,
-            state,
-            row.waiting,
-        ),
-    )
-    batch.progress.row_done(index, row)
-
-
-async def run_one_row(
-    agent: Agent[Any],
-    prompt: str,
-    key: str,
-    label: Any,
-    stored_state: str | None,
-    decided: dict[str, Any] | None,
-    run_config: RunConfig,
-    max_turns: int | None,
-    on_approval: OnApproval,
-    hooks: Any = None,
-) -> tuple[RowResult, str | None]:
-    """Run one row (or resume it with the review's decisions); never raises for the row's own
-    failure. Returns the row and, for a row that paused, its ``RunState`` JSON."""
-    started = time.monotonic()
-    try:
-        start: Any = prompt
-        if decided is not None:
-            if stored_state is None:
-                raise UserError(f"Row {label!r} has no stored state to resume.")
-            start = _decided_state(agent, stored_state, decided)
-        handler = {"deny": _deny, "auto": _approve}.get(on_approval)
-        result = await Runner.run(
-            agent,
-            start,
-            max_turns=max_turns,
-            run_config=run_config,
-            hooks=hooks,
-            approval_handler=handler,
-        )
-    except Exception as e:
-        failed = RowResult(
-            key,
-            label,
-            "failed",
-            error=f"{type(e).__name__}: {e}",
-            seconds=time.monotonic() - started,
-        )
-        return failed, None
-    row = _row_of(result, key, label, time.monotonic() - started)
-    return row, (result.to_state().to_json() if row.status == "waiting" else None)
-
-
-def _decided_state(agent: Agent[Any], stored_state: str, decided: dict[str, Any]) -> RunState:
-    state = RunState.from_json(agent, stored_state)
-    for item in state.interruptions:
-        choice = decided.get(item.call_id)
-        if choice is None:
-            continue
-        if choice["approved"]:
-            state.approve(item, always=bool(choice.get("always")))
-        else:
-            state.reject(item, message=choice.get("message"))
-    return state
-
-
-def _deny(request: Any) -> ApprovalDecision:
-    return ApprovalDecision.reject("Not allowed in this batch (run_batch on_approval='deny').")
-
-
-def _approve(request: Any) -> ApprovalDecision:
-    return ApprovalDecision.approve()
-
-
-def _row_of(result: Any, key: str, label: Any, seconds: float) -> RowResult:
-    tokens = int(result.context_wrapper.usage.total_tokens)
-    if result.interruptions:
-        waiting = [
-            {"call_id": i.call_id, "tool": i.tool_name, "arguments": i.arguments}
-            for i in result.interruptions
-        ]
-        return RowResult(key, label, "waiting", tokens=tokens, seconds=seconds, waiting=waiting)
-    rejected = any(
-        isinstance(i, ToolCallOutputItem) and i.approval is not None and not i.approval.approved
-        for i in result.new_items
-    )
-    return RowResult(
-        key,
-        label,
-        "rejected" if rejected else "ok",
-        output=jsonable(result.final_output),
-        tokens=tokens,
-        seconds=seconds,
-    )
-
-
-def jsonable(value: Any) -> Any:
-    """A final output as plain data (a structured output as a dict)."""
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json")
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return value

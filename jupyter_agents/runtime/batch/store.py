@@ -129,14 +129,15 @@ _SELECT = (
 
 
 def _stored(r: tuple[Any, ...]) -> StoredRow:
+    key, hashed, status, output, error, tokens, seconds, state, waiting = r  # as _SELECT
     return StoredRow(
-        r[0],
-        r[1],
-        r[2],
-        json.loads(r[3]) if r[3] is not None else None,
-        r[4],
-        r[5],
-        r[6],
-        r[7],
-        json.loads(r[8]) if r[8] is not None else None,
+        key=key,
+        prompt_hash=hashed,
+        status=status,
+        output=json.loads(output) if output is not None else None,
+        error=error,
+        tokens=tokens,
+        seconds=seconds,
+        state=state,
+        waiting=json.loads(waiting) if waiting is not None else None,
     )

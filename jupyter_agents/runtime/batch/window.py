@@ -20,14 +20,24 @@ class Window:
         return len(self._open)
 
     def add(self, future: asyncio.Future[Any], tag: Any) -> None:
+        """Watch ``future``; :meth:`next` gives it back with ``tag`` once it is done."""
         self._open[future] = tag
         future.add_done_callback(lambda f: self._done.put_nowait((f, tag)))
 
     async def next(self) -> tuple[asyncio.Future[Any], Any]:
         """The next future to finish, and its tag."""
-        future, tag = await self._done.get()
-        del self._open[future]
-        return future, tag
+        while True:
+            future, tag = await self._done.get()
+            if future in self._open:  # else take_finished gave it already
+                del self._open[future]
+                return future, tag
+
+    def take_finished(self) -> list[tuple[asyncio.Future[Any], Any]]:
+        """The futures already done and not yet given back, with their tags."""
+        done = [(future, tag) for future, tag in self._open.items() if future.done()]
+        for future, _ in done:
+            del self._open[future]
+        return done
 
     async def cancel_all(self) -> None:
         """Cancel what is still in flight and wait for it to end."""
