@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -14,8 +15,6 @@ __all__ = [
     "message_text",
     "output_text",
 ]
-
-Block = dict[str, Any]
 
 
 def clip(text: str, limit: int) -> tuple[str, int | None]:
@@ -116,7 +115,7 @@ def message_text(raw: Any) -> str:
     return "".join(parts)
 
 
-def call_text(block: Block, limit: int = 200) -> str:
+def call_text(block: Mapping[str, Any], limit: int = 200) -> str:
     """A tool call as ``name(key='value', ...)`` (arguments cut to ``limit``)."""
     args = block.get("args", "")
     try:

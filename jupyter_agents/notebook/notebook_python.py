@@ -55,6 +55,7 @@ class NotebookPython(BaseTool):
         "required": ["code"],
     }
     defaults = {"max_output": 20_000}
+    display_live = "terminal"  # what the code prints, as it comes; the answer repeats it
 
     def __init__(self, cfg: dict[str, Any] | None = None, **options: Any) -> None:
         cfg = dict(cfg or {})

@@ -7,13 +7,18 @@ compressed (gzip, then base64): tool cards repeat a lot, and a saved notebook sh
 much for a second copy of the run. Everything in it is as untrusted as the run's own text; the
 renderer sanitises it exactly as the live widget does.
 
-Shape (version 1)::
+Shape (version 2)::
 
-    {"version": 1, "encoding": "gzip+base64", "data": "<base64 of gzip of JSON>"}
+    {"version": 2, "encoding": "gzip+base64", "data": "<base64 of gzip of JSON>"}
 
-where the JSON is ``{"header": {...}, "blocks": [...]}`` in the widget's state format (see
-``widget.py``), at most :data:`MAX_DECODED_BYTES` long: a larger run is saved with its HTML and
-Markdown transcripts only, and the renderer stops inflating a (crafted) larger one.
+where the JSON is ``{"header": {...}, "blocks": [...]}`` in the widget's state format (the types
+in ``widget_state.py``), at most :data:`MAX_DECODED_BYTES` long: a larger run is saved with its
+HTML and Markdown transcripts only, and the renderer stops inflating a (crafted) larger one.
+
+Version 1 (saved before tool cards had typed ``parts``) is the same envelope with version-1
+cards (``output``, ``diff``, ``code``, ``image``, ``terminal``); the lab extension's reader
+upgrades them to parts (``labextension/src/transcript/document.ts``), so old notebooks still
+draw their cards.
 """
 
 from __future__ import annotations
@@ -24,10 +29,14 @@ import json
 import zlib
 from typing import Any
 
-__all__ = ["MAX_DECODED_BYTES", "MIME_TYPE", "VERSION", "decode", "encode"]
+__all__ = ["MAX_DECODED_BYTES", "MIME_TYPE", "READABLE", "VERSION", "decode", "encode"]
 
 MIME_TYPE = "application/vnd.jupyter-agents.run+json"
-VERSION = 1
+VERSION = 2
+"""The version :func:`encode` writes."""
+
+READABLE = (1, 2)
+"""The versions :func:`decode` (and the lab extension) read."""
 MAX_DECODED_BYTES = 8 * 1024 * 1024
 """The most a run document inflates to (bytes of JSON); the lab extension has the same bound."""
 
@@ -47,13 +56,14 @@ def encode(header: dict[str, Any], blocks: list[dict[str, Any]]) -> dict[str, An
 
 
 def decode(value: dict[str, Any]) -> dict[str, Any]:
-    """The ``{"header", "blocks"}`` of a value made by :func:`encode`.
+    """The ``{"header", "blocks"}`` of a value made by :func:`encode` (or by a version that
+    wrote version 1: its blocks are returned as they were saved).
 
     Raises:
-        ValueError: The value is not a version-1 run document.
+        ValueError: The value is not a run document of a version in :data:`READABLE`.
     """
-    if not isinstance(value, dict) or value.get("version") != VERSION:
-        raise ValueError("not a version-1 jupyter-agents run document")
+    if not isinstance(value, dict) or value.get("version") not in READABLE:
+        raise ValueError("not a jupyter-agents run document of version 1 or 2")
     if value.get("encoding") != "gzip+base64" or not isinstance(value.get("data"), str):
         raise ValueError("unknown run document encoding")
     document = json.loads(_inflated(base64.b64decode(value["data"])))

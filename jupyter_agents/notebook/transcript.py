@@ -13,10 +13,12 @@ frontends.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._render import escape_html, markdown_to_html
 from .display_text import IMAGE_URL, call_text, head_tail, strip_ansi
+from .widget_state import Block, Header
 
 __all__ = [
     "BUDGET",
@@ -39,7 +41,8 @@ TEXT_CHARS = 20_000
 BUDGET = 200_000
 """Upper bound (characters) of one transcript; later blocks are left out with a note."""
 
-Block = dict[str, Any]
+_Any = Mapping[str, Any]
+"""A block, part or header as read here: any mapping (saved state is read defensively)."""
 
 STATUS_MARKS: dict[str, tuple[str, str]] = {
     "done": ("✓", "done"),
@@ -75,7 +78,7 @@ SAVED_IMAGE_CHARS = 60_000
 """Longest image (as a data URL) the static transcript keeps; larger ones are only named."""
 
 
-def _facts(header: dict[str, Any], blocks: list[Block]) -> list[str]:
+def _facts(header: Header, blocks: Sequence[Block]) -> list[str]:
     facts = [str(header.get("status", ""))]
     start, end = header.get("started_at"), header.get("ended_at")
     if start and end:
@@ -91,14 +94,14 @@ def _facts(header: dict[str, Any], blocks: list[Block]) -> list[str]:
     return facts
 
 
-def summary_line(header: dict[str, Any], blocks: list[Block]) -> str:
+def summary_line(header: Header, blocks: Sequence[Block]) -> str:
     """One plain-text line describing the run (the ``text/plain`` of the final output)."""
     who = f"{header.get('agent', '')} · {header.get('model', '')}"
     detail = f": {header['detail']}" if header.get("detail") else ""
     return f"Agent run {who} · {' · '.join(_facts(header, blocks))}{detail}"
 
 
-def _is_tool(block: Block) -> bool:
+def _is_tool(block: _Any) -> bool:
     return bool(block.get("kind", "tool") == "tool")  # "tool" is the default kind
 
 
@@ -112,7 +115,7 @@ def _section(label: str, body: str) -> str:
     return f'<div class="ja-label">{escape_html(label)}</div>{body}'
 
 
-def _decision(block: Block) -> str:
+def _decision(block: _Any) -> str:
     approval = block.get("approval") or {}
     state = approval.get("state")
     if state not in ("approved", "rejected", "expired"):
@@ -126,26 +129,60 @@ def _decision(block: Block) -> str:
     return f"{' '.join(words)}{reason}"
 
 
-def _diff(text: str) -> str:
-    """A diff as a <pre> whose lines are classed by what they do (all text escaped)."""
-    lines = []
-    for line in text.rstrip("\n").split("\n"):
-        if line.startswith(("create_file ", "update_file ", "delete_file ")):
-            css = "ja-diff-file"
-        elif line.startswith("+"):
-            css = "ja-good"
-        elif line.startswith("-"):
-            css = "ja-bad"
-        elif line.startswith("@@"):
-            css = "ja-muted"
-        else:
-            css = ""
-        span = f'<span class="{css}">' if css else "<span>"
-        lines.append(f"{span}{escape_html(line)}</span>")
-    return f"<pre>{chr(10).join(lines)}</pre>"
+def _diff_line(line: str) -> str:
+    """One line of a diff in a span classed by what it does (escaped)."""
+    if line.startswith(("create_file ", "update_file ", "delete_file ")):
+        css = "ja-diff-file"
+    elif line.startswith("+"):
+        css = "ja-good"
+    elif line.startswith("-"):
+        css = "ja-bad"
+    elif line.startswith("@@"):
+        css = "ja-muted"
+    else:
+        css = ""
+    span = f'<span class="{css}">' if css else "<span>"
+    return f"{span}{escape_html(line)}</span>"
 
 
-def _card(block: Block) -> str:
+def _image(url: str) -> str:
+    if len(url) <= SAVED_IMAGE_CHARS:
+        src = escape_html(url, quote=True)
+        return f'<img class="ja-thumb" alt="the tool output image" src="{src}">'
+    kb = len(url) * 3 // 4 // 1024
+    return f'<span class="ja-muted">an image of about {kb} KB (not kept here)</span>'
+
+
+_HEADINGS = {"code": "code", "diff": "changes", "error": "error", "image": "image"}
+"""A part's heading by type (text, JSON and terminal output: "output", or "arguments" for a
+part showing the call)."""
+
+
+def _part(part: _Any, failed: bool) -> str:
+    """One part of a card: the one place the transcript draws each part type."""
+    kind, text = part.get("type"), str(part.get("text", ""))
+    heading = _HEADINGS.get(str(kind)) or ("arguments" if part.get("role") == "call" else "output")
+    if cut := part.get("cut"):
+        heading += f" (first part of {cut:,} characters)"
+    if kind == "image":
+        if not IMAGE_URL.fullmatch(text):
+            return ""  # only inline data is ever shown: an address is never fetched
+        body = _image(text)
+    elif kind == "diff":
+        kept, _cut = head_tail(text, HEAD, TAIL)
+        body = f"<pre>{chr(10).join(map(_diff_line, kept.rstrip(chr(10)).split(chr(10))))}</pre>"
+    elif kind == "error":
+        body = _pre(text, "ja-bad")
+    elif kind == "terminal":
+        body = _pre(strip_ansi(text), "ja-bad" if failed else "")
+    elif kind in ("code", "json"):
+        body = _pre(text)
+    else:  # text, and any type this transcript does not know
+        body = _pre(text, "ja-bad" if failed and part.get("role") != "call" else "")
+    return _section(heading, body)
+
+
+def _card(block: _Any) -> str:
     status = block.get("status", "done")
     mark, words = STATUS_MARKS.get(status, ("", status))
     tone = "ja-bad" if status in _BAD else "ja-good" if status == "done" else "ja-muted"
@@ -160,36 +197,22 @@ def _card(block: Block) -> str:
         summary += f' <span class="ja-muted">{block["ms"] / 1000:.1f} s</span>'
     if note := _decision(block):
         summary += f' <span class="ja-muted"><i>{escape_html(note)}</i></span>'
-    body = []
+    parts = [p for p in block.get("parts", []) if isinstance(p, dict)]
+    call = [p for p in parts if p.get("role") == "call"]
+    body = [_part(p, False) for p in call]
     args = block.get("args")
-    if args and (block.get("args_cut") or shown.endswith(" …)") or "\n" in args):
+    if not call and args and (block.get("args_cut") or shown.endswith(" …)") or "\n" in args):
         cut = block.get("args_cut")
         label = "arguments" + (f" (first part of {cut:,} characters)" if cut else "")
         body.append(_section(label, _pre(args)))
     if escalation := block.get("escalation"):
         body.append(_section("asked to run outside the sandbox", _pre(str(escalation))))
-    if code := block.get("code"):
-        body.append(_section("code", _pre(str(code))))
-    if diff := block.get("diff"):
-        body.append(_section("changes", _diff(str(diff))))
-    terminal = strip_ansi if block.get("terminal") else str
     if printed := block.get("printed"):
         dropped = block.get("printed_cut")
         label = "printed" + (f" (last part; {dropped:,} characters before it)" if dropped else "")
-        body.append(_section(label, _pre(terminal(printed), "ja-muted")))
-    if output := block.get("output"):
-        cut = block.get("output_cut")
-        label = "output" + (f" (first part of {cut:,} characters)" if cut else "")
-        body.append(_section(label, _pre(terminal(output), "ja-bad" if status in _BAD else "")))
-    image = block.get("image")
-    if isinstance(image, str) and IMAGE_URL.fullmatch(image):
-        if len(image) <= SAVED_IMAGE_CHARS:
-            src = escape_html(image, quote=True)
-            shown = f'<img class="ja-thumb" alt="the tool output image" src="{src}">'
-        else:
-            kb = len(image) * 3 // 4 // 1024
-            shown = f'<span class="ja-muted">an image of about {kb} KB (not kept here)</span>'
-        body.append(_section("image", shown))
+        terminal = block.get("live") == "terminal"
+        body.append(_section(label, _pre(strip_ansi(printed) if terminal else printed, "ja-muted")))
+    body += [_part(p, status in _BAD) for p in parts if p.get("role") != "call"]
     error = block.get("error")
     if isinstance(error, dict):
         line = f"{error.get('type', 'Error')}: {error.get('message', '')}"
@@ -199,7 +222,7 @@ def _card(block: Block) -> str:
     return f'<details class="ja-card"><summary>{summary}</summary>{"".join(body)}</details>'
 
 
-def _block(block: Block) -> str:
+def _block(block: _Any) -> str:
     kind = block.get("kind", "tool")
     if kind == "tool":
         return _card(block)
@@ -213,7 +236,7 @@ def _block(block: Block) -> str:
     return f'<p class="{tone}"><i>{label}</i> {escape_html(block.get("text", ""))}</p>'
 
 
-def to_html(header: dict[str, Any], blocks: list[Block]) -> str:
+def to_html(header: Header, blocks: Sequence[Block]) -> str:
     """The run as one self-contained HTML fragment (at most about :data:`BUDGET` chars)."""
     status = str(header.get("status", ""))
     tone = "ja-bad" if status == "failed" else "ja-muted"
@@ -240,13 +263,14 @@ def to_html(header: dict[str, Any], blocks: list[Block]) -> str:
     return f'{_STYLE}<div class="jupyter-agents-transcript">{"".join(parts)}</div>'
 
 
-def to_markdown(header: dict[str, Any], blocks: list[Block]) -> str:
+def to_markdown(header: Header, blocks: Sequence[Block]) -> str:
     """The run as compact Markdown: the header, the answer texts and one line per tool call,
     all in one inert HTML block (one line, so no Markdown renderer parses anything inside it
     again). The cards with their details are in the HTML form."""
     parts = [f"<p><b>{escape_html(summary_line(header, blocks))}</b></p>"]
     calls: list[str] = []
-    for block in blocks:
+    for typed in blocks:
+        block: _Any = typed
         if _is_tool(block):
             mark, _ = STATUS_MARKS.get(block.get("status", "done"), ("", ""))
             note = _decision(block)

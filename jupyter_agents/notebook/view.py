@@ -2,8 +2,11 @@
 
 State changes are cheap dict edits; the widget is synced at most once per ``flush_interval``
 (the first change after a quiet spell goes out at once, later ones wait for the interval), and
-exactly once more in :meth:`RunView.finish`. The state schema and the message contract are
-documented in :mod:`jupyter_agents.notebook.widget`.
+exactly once more in :meth:`RunView.finish`. The state's types are in
+:mod:`jupyter_agents.notebook.widget_state`; the message contract is in
+:mod:`jupyter_agents.notebook.widget`. A tool card shows what its kind's ``describe`` returns
+(``ToolDisplay``): its parts as they are (:mod:`.card_parts`), its badge, origin and live output.
+Approvals and clicks are a component the view owns (:class:`~.view_decisions.Decisions`).
 
 Threads: the run calls the view on its event loop; tools may print from worker threads; widget
 messages may arrive on a kernel subshell thread. Every state edit holds one lock, and message
@@ -16,27 +19,37 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
-from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
+from ..runtime.approvals import ApprovalDecision
+from ..runtime.tools.display import DisplayPart, ToolDisplay
 from ..runtime.tools.kinds import describe_call, kind_for_call
 from ..runtime.usage import Usage
 from . import run_document, transcript
-from .display_text import clip, compact_json, message_text, output_image, output_text
-from .view_decisions import Decisions
+from .card_parts import card_parts, raw_output_parts
+from .display_text import clip, compact_json, message_text
+from .view_decisions import CallTimer, Decisions
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
+from .widget_state import STATE_VERSION, Header, Part, RunStatus, Tokens, ToolBlock, ToolStatus
 
 __all__ = ["RunView"]
 
 logger = logging.getLogger(__name__)
 
-TERMINAL_KINDS = frozenset({"shell", "local_shell"})
-"""Tool kinds whose cards read like a terminal (their output may carry ANSI colours)."""
+_STATUS: dict[str, ToolStatus] = {
+    "ok": "done",
+    "error": "error",
+    "timeout": "timeout",
+    "rejected": "rejected",
+    "blocked": "blocked",
+    "cancelled": "cancelled",
+}
+"""A call's outcome (``ToolCallOutputItem.status``) -> its card's status."""
 
 
-class RunView(Decisions):
+class RunView:
     """The live view of one run: a widget, an approval inbox, and the adapter between them.
 
     Attributes:
@@ -78,8 +91,8 @@ class RunView(Decisions):
         self._pacer = SyncPacer(
             self._sync, interval=flush_interval, lock=self._lock, loop=loop, clock=clock
         )
-        header = {
-            "v": 1,
+        header: Header = {
+            "v": STATE_VERSION,
             "agent": agent,
             "model": model,
             "status": "running",
@@ -91,20 +104,27 @@ class RunView(Decisions):
         }
         self._state = ViewState(header, self._pacer.changed)
         self._header = header
-        self._requests: dict[str, tuple[ApprovalRequest, str]] = {}
-        """Waiting requests by request id, with the id of the card that shows them."""
-        self._started: dict[str, float] = {}
-        self._unstarted: list[str] = []
+        self._timer = CallTimer(clock)
         self._finished = False
         self._agent_seen = False
         self._handed_to: str | None = None
         self._handle: Any = None
         self.syncs = 0
         self.widget = RunWidget(header=dict(header), blocks=[])
-        self.inbox = ApprovalInbox(on_request=self._on_request)
-        self.rendered = threading.Event()
         self.on_stop: Callable[[], None] | None = None
-        self.widget.on_message(self._on_message)
+        self._decisions = Decisions(
+            state=self._state,
+            lock=self._lock,
+            pacer=self._pacer,
+            widget=self.widget,
+            timer=self._timer,
+            max_args_chars=max_args_chars,
+            stop=self._stop_clicked,
+            notice=self.add_notice,
+        )
+        self.inbox = self._decisions.inbox
+        self.rendered = self._decisions.rendered
+        self.widget.on_message(self._decisions.on_message)
 
     # -- public API ----------------------------------------------------------------------
 
@@ -124,16 +144,16 @@ class RunView(Decisions):
                 logger.debug("RunView could not apply %r", event, exc_info=True)
                 self._state.add("notice", level="error", text=f"could not display an event: {e!r}")
 
-    def set_status(self, status: str, detail: str | None = None) -> None:
+    def set_status(self, status: RunStatus, detail: str | None = None) -> None:
         """Set the run status (running, waiting, done, failed, cancelled, background)."""
         with self._lock:
-            self._header.update(status=status, detail=detail)
+            self._header["status"], self._header["detail"] = status, detail
             self._state.changed()
 
     def set_usage(self, usage: Usage) -> None:
         """Show the run's token usage in the header."""
         with self._lock:
-            tokens = {
+            tokens: Tokens = {
                 "input": usage.input_tokens,
                 "output": usage.output_tokens,
                 "total": usage.total_tokens,
@@ -142,17 +162,22 @@ class RunView(Decisions):
                 self._header["tokens"] = tokens
                 self._state.changed()
 
+    def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
+        """Decide a waiting request (its ``request_id``; a call id works when only one waiting
+        request has it) and show it on its card; False if nothing was waiting."""
+        return self._decisions.decide(request_id, decision)
+
     def tool_output_text(self, call_id: str, text: str) -> None:
         """Append what a running tool printed to its card (any thread)."""
         if not text:
             return
         with self._lock:
             card = self._state.card(None, call_id)
-            printed = (card.get("printed") or "") + text
+            printed = card.get("printed", "") + text
             excess = len(printed) - self.max_output_chars
             if excess > 0:
                 printed = printed[excess:]
-                card["printed_cut"] = (card.get("printed_cut") or 0) + excess
+                card["printed_cut"] = card.get("printed_cut", 0) + excess
             card["printed"] = printed
             self._state.changed(card)
 
@@ -161,7 +186,7 @@ class RunView(Decisions):
         with self._lock:
             self._state.add("notice", level=level, text=text)
 
-    def finish(self, status: str, detail: str | None = None) -> None:
+    def finish(self, status: RunStatus, detail: str | None = None) -> None:
         """End the view: exact final sync, then a display bundle with static transcripts.
 
         Calls after the first do nothing.
@@ -170,18 +195,19 @@ class RunView(Decisions):
             if self._finished:
                 return
             self._finished = self._state.final = True
-            self._header.update(
-                status=status, detail=detail, live=False, ended_at=int(time.time() * 1000)
-            )
-            for card in self._state.blocks.values():
-                approval = card.get("approval")
-                if approval is not None and approval["state"] == "pending":
+            self._header["status"], self._header["detail"] = status, detail
+            self._header["live"], self._header["ended_at"] = False, int(time.time() * 1000)
+            for key in list(self._state.blocks):
+                card = self._state.card_by_id(key)
+                if card is None:
+                    continue
+                if card.get("approval", {}).get("state") == "pending":
                     card["approval"] = {"state": "expired"}
-                    card["rev"] += 1
+                    card["rev"] = card.get("rev", 0) + 1
                 if card.get("status") in ("running", "waiting"):
                     card["status"] = "cancelled"
-                    card["rev"] += 1
-            self._requests.clear()
+                    card["rev"] = card.get("rev", 0) + 1
+            self._decisions.forget()
             self._pacer.dirty = True
             self.flush()
             bundle = self._bundle()
@@ -203,6 +229,10 @@ class RunView(Decisions):
         """Sync the widget now if anything changed."""
         self._pacer.flush()
 
+    def _stop_clicked(self) -> None:
+        if self.on_stop is not None and not self._finished:
+            self.on_stop()
+
     def _sync(self) -> None:
         if self._state.text_dirty:
             for message in self._state.take_text_messages():
@@ -210,8 +240,8 @@ class RunView(Decisions):
         if self._state.state_dirty or self._state.final:
             header, blocks = self._state.wire()
             with self.widget.hold_sync():  # one comm message for both traits
-                self.widget.header = header
-                self.widget.blocks = blocks
+                self.widget.header = cast(dict[str, Any], header)
+                self.widget.blocks = cast(list[dict[str, Any]], blocks)
         self.syncs += 1
 
     # -- events --------------------------------------------------------------------------
@@ -239,10 +269,7 @@ class RunView(Decisions):
         if kind == "response.output_text.delta":
             self._state.append_text(f"t:{data.item_id}", data.delta)
         elif kind == "response.completed":
-            now = self._clock()  # function calls run once the response is complete
-            for key in self._unstarted:
-                self._started[key] = now
-            self._unstarted.clear()
+            self._timer.response_completed()  # function calls run once it is complete
 
     def _item(self, name: str, item: Any) -> None:
         raw = getattr(item, "raw_item", None)
@@ -303,45 +330,23 @@ class RunView(Decisions):
         if kind != "function_call" and isinstance(display.arguments, dict):
             arguments = {k: v for k, v in display.arguments.items() if v is not None}
         card["args"], card["args_cut"] = clip(compact_json(arguments or {}), self.max_args_chars)
-        if display.badge:
-            card["badge"] = display.badge
-        if display.origin:
-            card["origin"] = display.origin
-        if display.kind in TERMINAL_KINDS:
-            card["terminal"] = True
-        diffs = [p for p in display.parts if p.type == "diff"]
-        if diffs:  # e.g. apply_patch: the change itself, shown before anyone approves it
-            card["diff"] = clip("\n".join(p.text for p in diffs), self.max_args_chars)[0]
-        code = next((p for p in display.parts if p.type == "code"), None)
-        if code is not None:  # e.g. the code interpreter: the code, highlighted; its printed
-            card["code"] = clip(code.text, self.max_args_chars)[0]  # output reads like a terminal
-            card["code_language"] = code.language or ""
-            card["terminal"] = True
+        self._show(card, display, display.parts)
         if kind == "function_call" or not _hosted(kind):
-            self._started[card["id"]] = self._clock()
-            self._unstarted.append(card["id"])
+            self._timer.pending(card["id"])
         else:  # hosted tools finished inside the model's response
-            error = getattr(raw, "error", None)
-            output = getattr(raw, "output", None)
-            card["status"] = "error" if error or getattr(raw, "status", "") == "failed" else "done"
-            if error or output:
-                card["output"], card["output_cut"] = clip(
-                    output_text(error or output), self.max_output_chars
-                )
+            failed = getattr(raw, "error", None) or getattr(raw, "status", "") == "failed"
+            card["status"] = "error" if failed else "done"
         self._state.changed(card)
 
     def _tool_output(self, item: Any) -> None:
         source = getattr(item, "call_item", None)
         card = self._state.card(source, item.call_id)
         key = card["id"]
-        raw_output = item.raw_item.get("output", "")
-        text = output_text(raw_output)
-        card["image"] = output_image(raw_output)
         decision: ApprovalDecision | None = getattr(item, "approval", None)
         status = getattr(item, "status", "ok")
         if status == "ok" and decision is not None and not decision.approved:
             status = "rejected"
-        card["status"] = "done" if status == "ok" else status
+        card["status"] = _STATUS.get(status, "error")
         error = getattr(item, "error", None)
         if error is not None:
             card["error"] = {
@@ -349,7 +354,7 @@ class RunView(Decisions):
                 "message": clip(error.message, self.max_output_chars)[0],
                 "traceback": clip(error.traceback or "", self.max_output_chars)[0] or None,
             }
-        if decision is not None and (card.get("approval") or {}).get("state") != (
+        if decision is not None and card.get("approval", {}).get("state") != (
             "approved" if decision.approved else "rejected"
         ):
             card["approval"] = {
@@ -359,17 +364,29 @@ class RunView(Decisions):
             }
         if source is not None:
             display = describe_call(source, item)
-            if display.badge:
-                card["badge"] = display.badge
-            # A terminal's text for people (e.g. what confined a shell) over the model's text.
-            text = next((p.text for p in display.parts if p.type == "terminal"), text)
-        if card.get("terminal") and card.get("printed") and text:
+            self._show(card, display, display.parts)
+        else:  # the call is not known: what the model was told, with the call's own parts
+            call = [p for p in card.get("parts", []) if p.get("role") == "call"]
+            card["parts"] = call + self._parts(raw_output_parts(item.raw_item.get("output", "")))
+        if card.get("live") == "terminal" and any(p.get("role") != "call" for p in card["parts"]):
             card["printed"], card["printed_cut"] = "", 0  # the output holds it all now
-        started = self._started.pop(key, None)
-        if started is not None and card["status"] != "rejected":
-            card["ms"] = round((self._clock() - started) * 1000)
-        card["output"], card["output_cut"] = clip(text, self.max_output_chars)
+        elapsed = self._timer.elapsed_ms(key)
+        if elapsed is not None and card["status"] != "rejected":
+            card["ms"] = elapsed
         self._state.changed(card)
+
+    def _show(self, card: ToolBlock, display: ToolDisplay, parts: Sequence[DisplayPart]) -> None:
+        """Put the kind's ``display`` on ``card``: its parts as they are, badge, origin, live."""
+        card["parts"] = self._parts(parts)
+        if display.badge:
+            card["badge"] = display.badge
+        if display.origin:
+            card["origin"] = display.origin
+        if display.live != "text":
+            card["live"] = display.live
+
+    def _parts(self, parts: Sequence[DisplayPart]) -> list[Part]:
+        return card_parts(parts, call_chars=self.max_args_chars, output_chars=self.max_output_chars)
 
     def _bundle(self) -> dict[str, Any]:
         # The final output is the static transcript only. A widget view in a saved notebook

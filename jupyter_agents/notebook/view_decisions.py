@@ -1,48 +1,113 @@
-"""Approvals and clicks of a ``RunView``: requests become approval cards, frontend messages
-(hello, decision, stop) become decisions. A mixin of :class:`~jupyter_agents.notebook.view.RunView`,
-split out to keep each file readable."""
+"""``Decisions``: a ``RunView``'s approvals and clicks, a component the view owns.
+
+Approval requests become approval cards; frontend messages (hello, decision, stop) become
+decisions on them. The component is handed exactly what it touches: the view's state and lock,
+the pacer (to run work on the run's loop), the widget (to answer), the call timer, and two
+callbacks into the view (Stop, a notice).
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
 from .display_text import clip, compact_json
+from .view_state import ViewState
+from .widget import RunWidget, SyncPacer
+from .widget_state import Approval, ToolBlock
 
-if TYPE_CHECKING:
-    from .view_state import ViewState
-    from .widget import RunWidget, SyncPacer
-
-__all__ = ["Decisions"]
+__all__ = ["CallTimer", "Decisions"]
 
 logger = logging.getLogger("jupyter_agents.notebook.view")
 
 
-class Decisions:
-    """Approval requests and frontend messages; the state lives in the ``RunView``."""
+class CallTimer:
+    """When each card's call started, for its duration.
 
-    _lock: threading.RLock
-    _state: ViewState
-    _pacer: SyncPacer
-    _header: dict[str, Any]
-    _requests: dict[str, tuple[ApprovalRequest, str]]
-    _started: dict[str, float]
-    _clock: Callable[[], float]
-    _finished: bool
-    widget: RunWidget
-    inbox: ApprovalInbox
-    rendered: threading.Event
-    on_stop: Callable[[], None] | None
-    max_args_chars: int
-    add_notice: Callable[..., None]
+    Function calls start once the response that asked for them is complete; an approved call
+    starts when it is approved, a rejected one never runs (no duration).
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        """Create a timer reading ``clock`` (monotonic seconds)."""
+        self._clock = clock
+        self._started: dict[str, float] = {}
+        self._unstarted: list[str] = []
+
+    def pending(self, key: str) -> None:
+        """Card ``key``'s call starts when the current response completes (or now, if never)."""
+        self._started[key] = self._clock()
+        self._unstarted.append(key)
+
+    def response_completed(self) -> None:
+        """The calls of the response that just completed start now."""
+        now = self._clock()
+        for key in self._unstarted:
+            self._started[key] = now
+        self._unstarted.clear()
+
+    def start(self, key: str) -> None:
+        """Card ``key``'s call starts now."""
+        self._started[key] = self._clock()
+
+    def drop(self, key: str) -> None:
+        """Card ``key``'s call will not run."""
+        self._started.pop(key, None)
+
+    def elapsed_ms(self, key: str) -> int | None:
+        """Milliseconds since card ``key``'s call started (and forget it); None if unknown."""
+        started = self._started.pop(key, None)
+        return None if started is None else round((self._clock() - started) * 1000)
+
+
+class Decisions:
+    """Approval requests and frontend messages of one view; the state lives in the view.
+
+    Attributes:
+        inbox: The run's approval handler: a waiting request becomes an approval card.
+        rendered: Set once a frontend view rendered and said hello (the kernel answered).
+    """
+
+    def __init__(
+        self,
+        *,
+        state: ViewState,
+        lock: threading.RLock,
+        pacer: SyncPacer,
+        widget: RunWidget,
+        timer: CallTimer,
+        max_args_chars: int,
+        stop: Callable[[], None],
+        notice: Callable[[str, str], None],
+    ) -> None:
+        """Create the component.
+
+        Args:
+            state: The view's state (cards, header, texts).
+            lock: The view's state lock.
+            pacer: The view's sync pacer (work from messages runs on its loop).
+            widget: The widget to answer.
+            timer: The view's call timer.
+            max_args_chars: Arguments kept on a card.
+            stop: Called (on the run's loop) when Stop is clicked.
+            notice: ``(text, level)``: adds a line to the view.
+        """
+        self._state, self._lock, self._pacer, self._widget = state, lock, pacer, widget
+        self._timer, self._max_args_chars = timer, max_args_chars
+        self._stop_clicked, self._notice = stop, notice
+        self._requests: dict[str, tuple[ApprovalRequest, str]] = {}
+        """Waiting requests by request id, with the id of the card that shows them."""
+        self.rendered = threading.Event()
+        self.inbox = ApprovalInbox(on_request=self.on_request)
 
     def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
         """Decide a waiting request (its ``request_id``; a call id works when only one waiting
-        request has it) and show it on its card; False if nothing was waiting."""
+        request has it) and show it on its card; False if nothing waited."""
         with self._lock:
             entry = self._requests.get(request_id) or next(
                 (e for e in self._requests.values() if e[0].call_id == request_id), None
@@ -62,28 +127,32 @@ class Decisions:
             }
             if decision.approved:
                 card["status"] = "running"
-                self._started[key] = self._clock()
+                self._timer.start(key)
             else:
                 card["status"] = "rejected"
-                self._started.pop(key, None)  # it never runs: no duration
-            if self._header["status"] == "waiting" and not self._requests:
-                self._header["status"] = "running"
+                self._timer.drop(key)
+            header = self._state.header
+            if header["status"] == "waiting" and not self._requests:
+                header["status"] = "running"
             self._state.changed(card)
             return True
 
-    # -- approvals and messages ----------------------------------------------------------
+    def forget(self) -> None:
+        """Drop the waiting requests (the run ended)."""
+        self._requests.clear()
 
-    def _on_request(self, request: ApprovalRequest) -> None:
+    def on_request(self, request: ApprovalRequest) -> None:
+        """Show ``request`` as an approval card (the inbox calls this)."""
         with self._lock:
             self._pacer.capture_loop()
             card = self._state.card(request.call_item, request.call_id, request.tool_name)
             self._requests[request.request_id] = (request, card["id"])
             if not card.get("args"):
                 card["args"], card["args_cut"] = clip(
-                    compact_json(request.arguments), self.max_args_chars
+                    compact_json(request.arguments), self._max_args_chars
                 )
-            attempt = (card.get("approval") or {}).get("attempt", 0) + 1
-            card["approval"] = {
+            attempt = card.get("approval", {}).get("attempt", 0) + 1
+            approval: Approval = {
                 "state": "pending",
                 "request": request.request_id,
                 "attempt": attempt,
@@ -95,20 +164,21 @@ class Decisions:
             if request.arguments.get("sandbox_permissions") == "require_escalated":
                 card["badge"] = "escalated"  # asks to run outside the sandbox: say why
                 why = str(request.arguments.get("justification") or "no reason given")
-                card["escalation"] = clip(why, self.max_args_chars)[0]
+                card["escalation"] = clip(why, self._max_args_chars)[0]
             if not request.allows_always:
-                card["approval"]["once"] = True  # the widget offers no "always" for this call
-            elif card.get("terminal") or card.get("diff"):  # a shell or a patch waiting
+                approval["once"] = True  # the widget offers no "always" for this call
+            elif _shows_its_call(card):  # a command, a patch or code waiting: the policy asks
                 card["badge"] = "asks"
+            card["approval"] = approval
             card["status"] = "waiting"
-            if self._header["status"] == "running":
-                self._header["status"] = "waiting"
+            if self._state.header["status"] == "running":
+                self._state.header["status"] = "waiting"
             self._state.changed(card)
 
-    def _on_message(self, content: dict[str, Any]) -> None:
+    def on_message(self, content: Mapping[str, Any]) -> None:
         """Handle a frontend message (any thread): hand it to the run's loop."""
         handlers = {"hello": self._hello, "decision": self._decision, "stop": self._stop}
-        handler = handlers.get(content.get("type"))  # type: ignore[arg-type]
+        handler = handlers.get(str(content.get("type")))
         if handler is None:
             return
 
@@ -117,24 +187,23 @@ class Decisions:
                 handler(content)
             except Exception as e:  # never print from a handler: the text would not reach the cell
                 logger.debug("RunView could not handle %r", content, exc_info=True)
-                self.add_notice(f"could not handle a click: {e!r}", "error")
+                self._notice(f"could not handle a click: {e!r}", "error")
 
         self._pacer.call_on_loop(work)
 
-    def _hello(self, _content: dict[str, Any]) -> None:
+    def _hello(self, _content: Mapping[str, Any]) -> None:
         self.rendered.set()
-        self.widget.reply({"type": "alive"})
+        self._widget.reply({"type": "alive"})
         with self._lock:
             if not self._state.final:
                 self._state.take_text_messages()  # what is pending goes out whole below
                 for message in self._state.all_text_messages():
-                    self.widget.reply(message)
+                    self._widget.reply(message)
 
-    def _stop(self, _content: dict[str, Any]) -> None:
-        if self.on_stop is not None and not self._finished:
-            self.on_stop()
+    def _stop(self, _content: Mapping[str, Any]) -> None:
+        self._stop_clicked()
 
-    def _decision(self, content: dict[str, Any]) -> None:
+    def _decision(self, content: Mapping[str, Any]) -> None:
         request_id, key = content.get("request"), content.get("id")
         entry = self._requests.get(request_id) if isinstance(request_id, str) else None
         if entry is None or entry[1] != key:
@@ -165,7 +234,14 @@ class Decisions:
     def _refuse_edit(self, key: str, problem: str) -> None:
         with self._lock:
             card = self._state.card_by_id(key)
-            if card is not None and card.get("approval"):
+            if card is not None and "approval" in card:
                 card["approval"]["error"] = problem
                 self._state.changed(card)
-        self.widget.reply({"type": "decision_error", "id": key, "error": problem})
+        self._widget.reply({"type": "decision_error", "id": key, "error": problem})
+
+
+def _shows_its_call(card: ToolBlock) -> bool:
+    """Whether the card shows what its call does (a terminal, or parts showing the call)."""
+    return card.get("live") == "terminal" or any(
+        p.get("role") == "call" for p in card.get("parts", [])
+    )

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
 from ..runtime.usage import Usage
+from .widget_state import RunStatus
 
 __all__ = ["LiveView"]
 
@@ -27,7 +28,7 @@ class LiveView(Protocol):
     def on_event(self, event: Any) -> None:
         """Apply one stream event of the run."""
 
-    def set_status(self, status: str, detail: str | None = None) -> None:
+    def set_status(self, status: RunStatus, detail: str | None = None) -> None:
         """Set the run status (running, waiting, done, failed, cancelled, background)."""
 
     def set_usage(self, usage: Usage) -> None:
@@ -45,5 +46,5 @@ class LiveView(Protocol):
     def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
         """Decide a waiting request; False when nothing was waiting."""
 
-    def finish(self, status: str, detail: str | None = None) -> None:
+    def finish(self, status: RunStatus, detail: str | None = None) -> None:
         """End the view."""

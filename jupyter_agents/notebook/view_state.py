@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
-__all__ = ["SAVED_TEXT_CHARS", "Block", "ViewState"]
+from .widget_state import Block, Header, KernelMessage, TextBlock, ToolBlock
 
-Block = dict[str, Any]
+__all__ = ["SAVED_TEXT_CHARS", "ViewState"]
 
 SAVED_TEXT_CHARS = 200_000
 """Characters of one text block kept in the final (saved) widget state."""
@@ -31,11 +31,11 @@ _DEFAULTS = {"kind": "tool", "status": "done"}
 numerous blocks, so saved notebooks stay small)."""
 
 
-def _copy(block: Block) -> Block:
+def _copy(block: Any) -> Any:
     """A copy for syncing, without empty or default fields."""
     out = {}
     for key, value in block.items():
-        if value is None or value is False or value == "" or _DEFAULTS.get(key) == value:
+        if value is None or value is False or value in ("", []) or _DEFAULTS.get(key) == value:
             continue
         out[key] = _copy(value) if key == "approval" else value
     return out
@@ -44,7 +44,7 @@ def _copy(block: Block) -> Block:
 class ViewState:
     """The state of one run view: header, ordered blocks, and streamed text."""
 
-    def __init__(self, header: dict[str, Any], on_change: Callable[[], None]) -> None:
+    def __init__(self, header: Header, on_change: Callable[[], None]) -> None:
         """Create the state.
 
         Args:
@@ -76,7 +76,9 @@ class ViewState:
 
     # -- tool cards ------------------------------------------------------------------------
 
-    def card(self, source: object | None, call_id: str | None, name: str | None = None) -> Block:
+    def card(
+        self, source: object | None, call_id: str | None, name: str | None = None
+    ) -> ToolBlock:
         """The tool card of the call ``source`` (a run's call item), created if new.
 
         Without a source object, the newest card with the model's ``call_id`` is used.
@@ -84,33 +86,33 @@ class ViewState:
         key = self._cards.get(id(source)) if source is not None else None
         if key is None and source is None and call_id is not None:
             key = self._by_call_id.get(call_id)
-        card = self.blocks.get(key) if key is not None else None
+        card = self.card_by_id(key) if key is not None else None
         if card is None:
-            key = f"k{self.next_id()}"
-            card = self.blocks[key] = {"id": key, "kind": "tool", "rev": 0}
-            card.update(name=name or "tool", status="running", call_id=call_id)
+            card = {"id": f"k{self.next_id()}", "kind": "tool", "rev": 0, "name": name or "tool"}
+            card["status"], card["call_id"] = "running", call_id
+            self.blocks[card["id"]] = card
             if source is not None:
-                self._cards[id(source)] = key
+                self._cards[id(source)] = card["id"]
                 self._keep.append(source)  # ids stay unique while the view lives
-        elif name and card["name"] == "tool":
+        elif name and card.get("name") == "tool":
             card["name"] = name
         if call_id is not None:
-            self._by_call_id[call_id] = key
+            self._by_call_id[call_id] = card["id"]
         return card
 
-    def card_by_id(self, key: str) -> Block | None:
+    def card_by_id(self, key: str) -> ToolBlock | None:
         """The tool card with block id ``key``."""
         card = self.blocks.get(key)
-        return card if card is not None and card.get("kind") == "tool" else None
+        return cast(ToolBlock, card) if card is not None and card.get("kind") == "tool" else None
 
     # -- text ------------------------------------------------------------------------------
 
-    def text(self, key: str) -> Block:
+    def text(self, key: str) -> TextBlock:
         """The text block ``key``, created empty if new."""
         block = self.blocks.get(key)
-        if block is None:
+        if block is None or block.get("kind") != "text":
             block = self.blocks[key] = {"id": key, "kind": "text", "rev": 0, "text": ""}
-        return block
+        return cast(TextBlock, block)
 
     def append_text(self, key: str, chunk: str) -> None:
         """Stream ``chunk`` into text block ``key`` (it travels as an ``append`` message; the
@@ -121,29 +123,31 @@ class ViewState:
         self.text_dirty = True
         self._on_change()
 
-    def set_text(self, key: str, text: str, **fields: Any) -> None:
-        """Replace the text of block ``key`` (the exact text of a finished message)."""
+    def set_text(self, key: str, text: str, agent: str | None) -> None:
+        """Replace the text of block ``key`` (the exact text of a finished message by
+        ``agent``)."""
         block = self.text(key)
         if self.full_text(key) != text:
             self._texts[key] = [text]
             self._replaced.add(key)
             self.text_dirty = True
-        block.update(**fields)
+        block["agent"] = agent
         self.changed(block)
 
     def full_text(self, key: str) -> str:
         """All text of block ``key`` so far."""
         chunks = self._texts.get(key)
         if chunks is None:
-            return str(self.blocks.get(key, {}).get("text", ""))
+            block: Any = self.blocks.get(key, {})
+            return str(block.get("text", ""))
         if len(chunks) > 1:
             chunks[:] = ["".join(chunks)]
         return chunks[0] if chunks else ""
 
-    def take_text_messages(self) -> list[dict[str, Any]]:
+    def take_text_messages(self) -> list[KernelMessage]:
         """Custom messages carrying the text not sent yet: ``append`` (the new tail, with the
         offset it starts at) or ``text`` (the whole text, when it was replaced)."""
-        messages = []
+        messages: list[KernelMessage] = []
         self.text_dirty = False
         for key in self._texts:
             text = self.full_text(key)
@@ -156,7 +160,7 @@ class ViewState:
         self._replaced.clear()
         return messages
 
-    def all_text_messages(self) -> list[dict[str, Any]]:
+    def all_text_messages(self) -> list[KernelMessage]:
         """One ``text`` message per text block: what a newly opened view needs."""
         return [{"type": "text", "id": k, "text": self.full_text(k)} for k in self._texts]
 
@@ -166,37 +170,38 @@ class ViewState:
         """Append a block (or replace block ``key``; its rev keeps growing)."""
         key = key or f"{kind[0]}:{self.next_id()}"
         old = self.blocks.get(key)
-        block = {"id": key, "kind": kind, "rev": old["rev"] if old else 0, **fields}
+        block = cast(Block, {"id": key, "kind": kind, "rev": old.get("rev", 0) if old else 0})
+        block.update(fields)  # type: ignore[typeddict-item]
         self.blocks[key] = block
         self.changed(block)
 
     def changed(self, block: Block | None = None) -> None:
         """Report a change (of ``block``, or of the header)."""
         if block is not None:
-            block["rev"] += 1
+            block["rev"] = block.get("rev", 0) + 1
         self.state_dirty = True
         self._on_change()
 
-    def wire(self) -> tuple[dict[str, Any], list[Block]]:
+    def wire(self) -> tuple[Header, list[Block]]:
         """Header and blocks for the synced traits: while live, text blocks carry no text (it
         travels in messages); at the end, everything, without revs."""
         self.state_dirty = False
         blocks = []
         for block in self.blocks.values():
             copy = self._copies.get(block["id"])
-            if copy is None or copy["rev"] != block["rev"]:
+            if copy is None or copy.get("rev") != block.get("rev"):
                 copy = self._copies[block["id"]] = _copy(block)
             blocks.append(copy)
         if self.final:
             blocks = [self._final(b) for b in blocks]
         return self._header_copy(), blocks
 
-    def snapshot(self) -> tuple[dict[str, Any], list[Block]]:
+    def snapshot(self) -> tuple[Header, list[Block]]:
         """Exact header and blocks with all text (for transcripts and tests)."""
         blocks = []
         for block in self.blocks.values():
             copy = _copy(block)
-            if block["kind"] in ("text",):
+            if block.get("kind") == "text":
                 copy["text"] = self.full_text(block["id"])
             if self.final:
                 copy.pop("rev", None)
@@ -204,17 +209,17 @@ class ViewState:
         return self._header_copy(), blocks
 
     def _final(self, block: Block) -> Block:
-        out = {k: v for k, v in block.items() if k != "rev"}
+        out: Any = {k: v for k, v in block.items() if k != "rev"}
         if out.get("kind") == "text":
             text = self.full_text(out["id"])
             if len(text) > SAVED_TEXT_CHARS:
                 more = len(text) - SAVED_TEXT_CHARS
                 text = text[:SAVED_TEXT_CHARS] + f"\n\n… {more:,} more characters in the result."
             out["text"] = text
-        return out
+        return cast(Block, out)
 
-    def _header_copy(self) -> dict[str, Any]:
-        header = dict(self.header)
-        if header.get("tokens") is not None:
-            header["tokens"] = dict(header["tokens"])
+    def _header_copy(self) -> Header:
+        header = self.header.copy()
+        if header["tokens"] is not None:
+            header["tokens"] = header["tokens"].copy()
         return header

@@ -4,75 +4,33 @@ The widget is dumb: :class:`~jupyter_agents.notebook.view.RunView` owns the stat
 into two synced traits; the ES module (``static/run_view.js``) draws them and sends clicks back as
 custom messages. Nothing the frontend does changes a trait (no echo, no trait round trips).
 
-State (kernel → frontend, JSON)
-===============================
+State and messages
+==================
 
-``header`` (dict)::
+Their types are in :mod:`jupyter_agents.notebook.widget_state` (``Header``, the ``Block``
+union, the messages each way), which the widget's JavaScript is type-checked against. In short:
 
-    v           1                    schema version
-    agent       str                  the agent running now (changes on handoffs)
-    model       str                  model label
-    status      "running" | "waiting" | "done" | "failed" | "cancelled" | "background"
-    detail      str | None           error message, "stopped", ...
-    started_at  int                  epoch ms; the frontend ticks the elapsed time itself
-    ended_at    int | None           epoch ms, once the run ended
-    tokens      {input, output, total} | None
-    live        bool                 True until ``finish``: the run can take clicks
+- ``header``: the agent running now, model, status, times, tokens, ``live`` (clicks work).
+- ``blocks``, in display order. Every block has an ``id``, stable and unique: tool cards are
+  ``k<n>`` (an internal counter, one card per call object, never the model's call id, which is
+  kept in ``call_id`` for display), other ids are prefixed ``t:`` text, ``r:`` reasoning, ``n:``
+  notice, ``e:`` event. A ``rev`` is bumped on every change, so the frontend redraws only
+  changed blocks (the final state after ``finish`` has no revs). Empty fields are left out, and
+  so are two defaults: ``kind`` is "tool" and a tool's ``status`` is "done" when missing.
+- A tool card's ``parts`` are its kind's ``DisplayPart`` s as they are (text cut at the view's
+  limits); each frontend draws each part type in one place.
 
-``blocks`` (list, in display order). Every block has an ``id``, stable and unique: tool cards
-are ``k<n>`` (an internal counter, one card per call object, never the model's call id, which
-is kept in ``call_id`` for display), other ids are prefixed ``t:`` text, ``r:`` reasoning,
-``n:`` notice, ``e:`` event. A ``rev`` is bumped on every change, so the frontend redraws only
-changed blocks (the final state after ``finish`` has no revs). Empty fields are left out, and
-so are two defaults: ``kind`` is "tool" and a tool's ``status`` is "done" when missing. Saved
-notebooks stay small.
+Frontend → kernel (``model.send``): ``hello`` (a view rendered, or lost track of text),
+``decision`` (``id``: the card, ``request``: ``approval.request``, ``approved``, ``always``,
+``message?``, ``arguments?``), ``stop``.
 
-- ``text``: ``n`` (characters streamed so far; the text itself comes in messages while the
-  run is live, see below), ``agent``; the final state carries ``text`` (Markdown).
-- ``reasoning``: ``text`` (summary; shown collapsed).
-- ``tool`` (default kind): ``name``, ``call_id`` (the model's id), ``args`` (compact JSON, cut
-  at ``max_args_chars``), ``args_cut`` (original length), ``status`` ("running" | "waiting" |
-  "done" | "error" | "timeout" | "rejected" | "blocked" | "cancelled"), ``ms`` (duration),
-  ``output`` (cut at ``max_output_chars``), ``output_cut`` (original length), ``printed``
-  (the tail of what the tool printed), ``printed_cut`` (chars dropped from its start),
-  ``error`` (``{type, message, traceback?}`` of a failed call), ``approval`` (below).
-- ``notice``: ``level`` ("info" | "warning" | "error"), ``text``.
-- ``event``: ``label``, ``text``: handoffs, MCP listings, anything the view does not know.
+Kernel → frontend (``widget.send``): ``alive`` (the answer to hello: clicks will be heard),
+``text`` (the whole text of a text block), ``append`` (more text; ``at`` is where it starts),
+``decision_error`` (edited arguments refused; the card still waits).
 
-``approval`` of a tool card::
-
-    state       "pending" | "approved" | "rejected" | "expired" (the run ended undecided)
-    request     str        the request id a decision must name (pending only)
-    attempt     int        bumped each time the runtime asks again for the same call
-    interactive bool       buttons work (the request waits in the view's inbox)
-    arguments   str        full arguments as JSON, for the editor (pending only)
-    schema      dict       the tool's JSON schema (pending only)
-    error       str        why the last edit was refused
-    always      bool       the decision applies to later calls of this tool
-    message     str        the rejection reason
-    edited      bool       approved with edited arguments
-    once        bool       the decision is for this call only (no "always": leaving the
-                           sandbox, a dangerous command)
-
-Messages
-========
-
-Frontend → kernel (``model.send``)::
-
-    {type: "hello"}                                   a view rendered (or lost track of text)
-    {type: "decision", id, request, approved, always, message?, arguments?}
-                                                      id: the card; request: approval.request
-    {type: "stop"}
-
-Kernel → frontend (``widget.send``)::
-
-    {type: "alive"}                                   reply to hello: clicks will be heard
-    {type: "text", id, text}                          the whole text of a text block
-    {type: "append", id, at, text}                    more text; ``at`` is where it starts
-    {type: "decision_error", id, error}               edited arguments refused; still pending
-
-A view applies an ``append`` whose ``at`` equals the length it has; one that finds a gap says
-``hello`` again and gets every text whole.
+While the run is live, text blocks carry no text in ``blocks``: it travels in ``text`` and
+``append`` messages. A view applies an ``append`` whose ``at`` equals the length it has; one
+that finds a gap says ``hello`` again and gets every text whole.
 """
 
 from __future__ import annotations
@@ -87,6 +45,8 @@ from typing import Any
 import anywidget
 import traitlets
 
+from .widget_state import KernelMessage
+
 __all__ = ["STATIC", "RunWidget", "SyncPacer"]
 
 
@@ -94,7 +54,6 @@ STATIC = Path(__file__).parent / "static"
 """Folder of the ES module and the stylesheet."""
 
 MessageHandler = Callable[[dict[str, Any]], None]
-Block = dict[str, Any]
 
 
 class RunWidget(anywidget.AnyWidget):
@@ -129,9 +88,9 @@ class RunWidget(anywidget.AnyWidget):
         for handler in list(self._handlers):
             handler(content)
 
-    def reply(self, content: dict[str, Any]) -> None:
+    def reply(self, content: KernelMessage) -> None:
         """Send a custom message to every view of this widget."""
-        self.send(content)
+        self.send(dict(content))
 
     def __repr__(self) -> str:
         """What a frontend without widgets (or a headless run) shows while the view is live."""

@@ -7,21 +7,77 @@ import { gzipSync } from 'node:zlib';
 import {
   decodeRunDocument,
   MAX_DECODED_BYTES,
-  RunDocumentTooLarge
+  RunDocumentTooLarge,
+  upgradeV1Block
 } from '../src/transcript/document';
 
-function encode(doc: unknown): unknown {
+function encode(doc: unknown, version = 2): unknown {
   const data = gzipSync(Buffer.from(JSON.stringify(doc))).toString('base64');
-  return { version: 1, encoding: 'gzip+base64', data };
+  return { version, encoding: 'gzip+base64', data };
 }
 
 describe('saved run documents', () => {
   it('decode to the header and blocks', async () => {
     const doc = {
       header: { agent: 'a', status: 'done', live: false },
-      blocks: [{ id: 'k1', name: 't', output: '<script>x</script> é' }]
+      blocks: [{ id: 'k1', name: 't', parts: [{ type: 'text', text: '<script>x</script> é' }] }]
     };
     assert.deepEqual(await decodeRunDocument(encode(doc)), doc);
+  });
+
+  it('upgrade the cards of a version-1 document to parts', async () => {
+    const doc = {
+      header: { agent: 'a', status: 'done', live: false },
+      blocks: [
+        { id: 'k1', name: 't', output: 'out', output_cut: 9000, image: 'data:image/png;base64,AA==' },
+        { id: 'k2', name: 'sh', terminal: true, output: '\u001b[31mred\u001b[0m', status: 'error' },
+        { id: 'k3', name: 'p', diff: 'update_file a\n+x', output: 'Done' },
+        { id: 'k4', name: 'c', code: 'print(1)', code_language: 'python', terminal: true },
+        { id: 't:1', kind: 'text', text: 'hello' }
+      ]
+    };
+    const { blocks } = await decodeRunDocument(encode(doc, 1));
+    assert.deepEqual(blocks, [
+      {
+        id: 'k1',
+        name: 't',
+        parts: [
+          { type: 'text', text: 'out', cut: 9000 },
+          { type: 'image', text: 'data:image/png;base64,AA==' }
+        ]
+      },
+      {
+        id: 'k2',
+        name: 'sh',
+        status: 'error',
+        parts: [{ type: 'terminal', text: '\u001b[31mred\u001b[0m' }],
+        live: 'terminal'
+      },
+      {
+        id: 'k3',
+        name: 'p',
+        parts: [
+          { type: 'diff', text: 'update_file a\n+x', role: 'call' },
+          { type: 'text', text: 'Done' }
+        ]
+      },
+      {
+        id: 'k4',
+        name: 'c',
+        parts: [{ type: 'code', text: 'print(1)', role: 'call', language: 'python' }],
+        live: 'terminal'
+      },
+      { id: 't:1', kind: 'text', text: 'hello' }
+    ]);
+  });
+
+  it('leave a card without version-1 fields as it was, with no parts', () => {
+    assert.deepEqual(upgradeV1Block({ id: 'k1', name: 't', status: 'rejected' }), {
+      id: 'k1',
+      name: 't',
+      status: 'rejected',
+      parts: []
+    });
   });
 
   it('drop blocks that are not objects', async () => {
@@ -50,14 +106,15 @@ describe('saved run documents', () => {
 
   it('decode a large document under the bound', async () => {
     const output = 'x'.repeat(MAX_DECODED_BYTES - 1024);
-    const doc = { header: {}, blocks: [{ id: 'k1', output }] };
-    assert.equal((await decodeRunDocument(encode(doc))).blocks[0].output, output);
+    const doc = { header: {}, blocks: [{ id: 'k1', parts: [{ type: 'text', text: output }] }] };
+    const [card] = (await decodeRunDocument(encode(doc))).blocks;
+    assert.equal(card.kind === undefined && card.parts?.[0].text, output);
   });
 
   it('refuse anything else', async () => {
     for (const bad of [
       null,
-      { version: 2, encoding: 'gzip+base64', data: '' },
+      { version: 3, encoding: 'gzip+base64', data: '' },
       { version: 1, encoding: 'plain', data: '{}' },
       encode({ header: {} }),
       encode([1, 2])

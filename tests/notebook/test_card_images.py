@@ -9,12 +9,17 @@ from types import SimpleNamespace as NS
 import pytest
 
 from jupyter_agents.notebook import transcript
+from jupyter_agents.notebook.card_parts import output_of
 from jupyter_agents.notebook.display_text import MAX_IMAGE_CHARS, output_image
 from jupyter_agents.notebook.view import RunView
 
 from .test_view import item_event
 
 PNG = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"x" * 30).decode()
+
+
+def images(card: dict) -> list[str]:
+    return [p["text"] for p in card.get("parts", []) if p["type"] == "image"]
 
 
 def card_for(output: object) -> dict:
@@ -41,7 +46,7 @@ def test_only_inline_raster_images_are_kept(url: str, kept: bool) -> None:
     output = [{"type": "input_image", "image_url": url}]
     assert (output_image(output) == url) is kept
     card, view = card_for(output)
-    assert (card.get("image") == url) is kept
+    assert (images(card) == [url]) is kept
     html = view.transcript_html()
     assert ("<img" in html) is (kept and len(url) <= transcript.SAVED_IMAGE_CHARS)
     assert "evil.example" not in html and "onerror" not in html.replace("&quot;", "")
@@ -50,19 +55,19 @@ def test_only_inline_raster_images_are_kept(url: str, kept: bool) -> None:
 def test_a_large_image_is_named_in_the_transcript_but_shown_in_the_card() -> None:
     big = "data:image/png;base64," + "A" * (transcript.SAVED_IMAGE_CHARS + 100)
     card, view = card_for([{"type": "input_image", "image_url": big}])
-    assert card["image"] == big
+    assert images(card) == [big]
     html = view.transcript_html()
     assert "<img" not in html and "not kept here" in html
 
 
 def test_text_outputs_have_no_image() -> None:
     card, _view = card_for("plain text")
-    assert "image" not in card
+    assert images(card) == []
 
 
 def test_a_computer_screenshot_shows_in_its_card() -> None:
     card, _view = card_for({"type": "computer_screenshot", "image_url": PNG})
-    assert card["image"] == PNG and card["output"] == "[screenshot]"
+    assert images(card) == [PNG] and output_of(card) == "[screenshot]"
 
 
 def test_a_patch_card_carries_its_diff_and_the_transcript_colours_it() -> None:
@@ -88,7 +93,9 @@ def test_a_patch_card_carries_its_diff_and_the_transcript_colours_it() -> None:
     view.on_event(item_event("tool_called", raw_item=call))
     view.finish("done")
     card = view.widget.blocks[0]
-    assert card["diff"].startswith("update_file src/<app>.py\n@@ def main():")
+    (diff,) = card["parts"]
+    assert diff["type"] == "diff" and diff["role"] == "call"
+    assert diff["text"].startswith("update_file src/<app>.py\n@@ def main():")
     html = view.transcript_html()
     assert """<span class="ja-good">+    print('&lt;b&gt;ho&lt;/b&gt;')</span>""" in html
     assert """<span class="ja-bad">-    print('hi')</span>""" in html
@@ -102,4 +109,4 @@ def test_a_shell_card_reads_like_a_terminal() -> None:
         {"stdout": "", "stderr": "", "outcome": {"type": "timeout"}},
     ]
     card, _view = card_for(output)
-    assert card["output"] == "hi\n[exit code 0]\nboom\n[exit code 2]\n[timed out]"
+    assert output_of(card) == "hi\n[exit code 0]\nboom\n[exit code 2]\n[timed out]"

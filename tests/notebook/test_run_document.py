@@ -33,11 +33,12 @@ def finished_bundle() -> tuple[dict[str, Any], RunView]:
 def test_the_bundle_holds_what_the_widget_showed_last() -> None:
     bundle, view = finished_bundle()
     value = bundle[run_document.MIME_TYPE]
-    assert value["version"] == 1 and value["encoding"] == "gzip+base64"
+    assert value["version"] == 2 and value["encoding"] == "gzip+base64"
     document = run_document.decode(value)
     assert document == {"header": view.widget.header, "blocks": view.widget.blocks}
     (card,) = document["blocks"]
-    assert card["name"] == "lookup" and card["output"] == "<script>1</script>"  # data, as sent
+    assert card["name"] == "lookup"
+    assert card["parts"] == [{"type": "text", "text": "<script>1</script>"}]  # data, as sent
     assert {"text/html", "text/markdown", "text/plain"} <= set(bundle)  # fallbacks stay
 
 
@@ -53,7 +54,7 @@ def test_encoding_is_deterministic_and_json_safe() -> None:
     "value",
     [
         None,
-        {"version": 2, "encoding": "gzip+base64", "data": ""},
+        {"version": 3, "encoding": "gzip+base64", "data": ""},
         {"version": 1, "encoding": "zip", "data": ""},
         {"version": 1, "encoding": "gzip+base64", "data": 5},
     ],

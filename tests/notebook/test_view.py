@@ -25,6 +25,7 @@ from jupyter_agents import (
     tool,
 )
 from jupyter_agents.notebook import transcript
+from jupyter_agents.notebook.card_parts import output_of
 from jupyter_agents.notebook.view import RunView
 from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
 
@@ -192,7 +193,7 @@ async def test_a_run_becomes_blocks() -> None:
     weather = state["w1"]
     assert weather["name"] == "get_weather" and weather["status"] == "done"
     assert weather["args"] == '{"city":"Paris"}'
-    assert weather["output"] == "sunny in Paris" and weather["ms"] >= 0
+    assert output_of(weather) == "sunny in Paris" and weather["ms"] >= 0
     assert state["d1"]["status"] == "error"
     assert state["m1"]["status"] == "error"
     assert "output_cut" not in weather and "approval" not in weather  # empty fields left out
@@ -706,7 +707,7 @@ def test_transcript_of_long_outputs_is_cut() -> None:
     html = view.transcript_html()
     assert "y" * 2501 not in html and "y" * 1500 in html  # head and tail kept
     assert "500 characters cut" in html
-    assert "y" * 3000 in view.widget.blocks[0]["output"]
+    assert "y" * 3000 in output_of(view.widget.blocks[0])
     assert transcript.summary_line(view.widget.header, view.widget.blocks).startswith("Agent run a")
 
 

@@ -702,7 +702,7 @@ async def test_a_patch_card_shows_the_diff_coloured(lab: Lab, tmp_path: Any) -> 
     await expect(diff.locator(".ja-diff-file")).to_have_text("update_file app.py\n")
     await expect(diff.locator(".ja-diff-del")).to_have_text("-    print('hi')\n")
     await expect(diff.locator(".ja-diff-add")).to_contain_text("<img src=x onerror=alert(1)>")
-    assert await card.locator("img").count() == 1  # only the card's own (empty) image element
+    assert await card.locator("img").count() == 0  # no image part: no image element at all
     await lab.shot("patch_card")
 
 
@@ -714,7 +714,13 @@ async def test_state_values_that_become_classes_pick_only_known_ones(lab: Lab) -
     # kind must not add classes (JupyterLab's own could hide or restyle its UI).
     header = {"agent": "a", "status": f"done {EVIL_CLASSES}", "live": False}
     blocks = [
-        {"id": "k1", "name": "t", "status": f"error {EVIL_CLASSES}", "output": "out"},
+        {
+            "id": "k1",
+            "name": "t",
+            "status": f"error {EVIL_CLASSES}",
+            "live": f"terminal {EVIL_CLASSES}",
+            "parts": [{"type": f"diff {EVIL_CLASSES}", "text": "out"}],
+        },
         {"id": "k2", "name": "u", "status": "rejected", "approval": {"state": f"x {EVIL_CLASSES}"}},
         {"id": "n:1", "kind": "notice", "level": f"error {EVIL_CLASSES}", "text": "notice text"},
         {"id": "x:1", "kind": f"text {EVIL_CLASSES}", "label": "odd", "text": "odd kind"},
@@ -729,3 +735,4 @@ async def test_state_values_that_become_classes_pick_only_known_ones(lab: Lab) -
     )
     assert not {"ja-evil", "jp-mod-hidden", "lm-mod-hidden"} & classes
     assert {"ja-s-unknown", "ja-st-unknown", "ja-a-unknown", "ja-l-info", "ja-event"} <= classes
+    assert "ja-part-text" in classes and "ja-terminal" not in classes  # an odd part: text

@@ -380,7 +380,7 @@ class ApplyPatchKind(ToolKind):
         call = self.parse_chat_call(raw) if raw.type == "function_call" else self.parse_call(raw)
         data = self.parsed_arguments(call.arguments)
         parts = tuple(
-            DisplayPart("diff", f"{o['type']} {o['path']}\n{o.get('diff') or ''}")
+            DisplayPart("diff", f"{o['type']} {o['path']}\n{o.get('diff') or ''}", role="call")
             for o in data.get("operations") or []
             if isinstance(o, dict)
         )

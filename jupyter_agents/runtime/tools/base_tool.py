@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from ..errors import UserError
 from ..tracing import custom_span
 from ._json_validate import check_arguments
-from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, register_tool_kind
+from .display import DisplayPart, LiveOutput, ToolDisplay, output_parts
+from .kinds import ParsedCall, ToolKind, register_tool_kind
 from .outputs import ToolOutput, ToolOutputFileContent, ToolOutputImage, ToolOutputText
 from .tool_cache import ToolCache
 from .view_image import image_type
@@ -148,6 +149,9 @@ class BaseTool:
     failure_error_function: Any = staticmethod(one_line_tool_error)
     """``(tool_context, error) -> str``: what the model is told when :meth:`call` raises (sync
     or async); None lets the exception end the run. A class attribute, ``cfg`` or keyword."""
+    display_live: ClassVar[LiveOutput] = "text"
+    """How the card shows what the tool prints while it runs (``ToolDisplay.live``); with
+    ``"terminal"`` its text output is terminal output too (it repeats what was printed)."""
 
     def __init__(
         self,
@@ -204,7 +208,8 @@ class BaseTool:
         return params
 
     def display_arguments(self, arguments: dict[str, Any]) -> tuple[DisplayPart, ...]:
-        """How a person sees the arguments beyond their JSON (e.g. code); override."""
+        """How a person sees the arguments (e.g. the code to run), in place of their JSON;
+        override. The parts show the call (``role="call"``)."""
         return ()
 
     def validate_arguments(self, arguments: dict[str, Any]) -> str | None:
@@ -298,9 +303,7 @@ class BaseToolKind(ToolKind):
 
     def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
         call = self.parse_chat_call(raw)
-        parts: tuple[DisplayPart, ...] = ()
-        if isinstance(output, str):
-            parts = (DisplayPart("text", output),)
+        parts = () if output is None else output_parts(output)
         return ToolDisplay(
             kind=self.name,
             title=call.name,
@@ -310,13 +313,20 @@ class BaseToolKind(ToolKind):
 
     def with_tool(self, tool: Any, raw: Any, display: ToolDisplay) -> ToolDisplay:
         shown = getattr(tool, "display_arguments", None)
-        parts = shown(display.arguments or {}) if shown is not None else ()
+        call = shown(display.arguments or {}) if shown is not None else ()
+        live: LiveOutput = getattr(tool, "display_live", "text")
         cached = str(getattr(raw, "call_id", "")) in getattr(tool, "_cache_hits", ())
-        if not parts and not cached:
+        if not call and not cached and live == "text":
             return display
+        parts = display.parts
+        if live == "terminal":
+            parts = tuple(
+                dataclasses.replace(p, type="terminal") if p.type == "text" else p for p in parts
+            )
         return dataclasses.replace(
             display,
-            parts=(*parts, *display.parts),
+            parts=(*(dataclasses.replace(p, role="call") for p in call), *parts),
+            live=live,
             badge="cached" if cached else display.badge,
         )
 

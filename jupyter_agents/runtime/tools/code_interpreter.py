@@ -85,6 +85,7 @@ class KernelCodeInterpreter(BaseTool):
         return self.setting("network_access")
 
     allow_env: tuple[str, ...] = ()
+    display_live = "terminal"  # what the code prints, as it comes; the answer repeats it
 
     def display_arguments(self, arguments: dict[str, Any]) -> tuple[DisplayPart, ...]:
         code = arguments.get("code")

@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ModelBehaviorError
+from .display import DisplayPart, ToolDisplay, output_parts
 from .function import FunctionTool
 from .hosted import HostedTool
 from .outputs import to_model_output
@@ -50,48 +51,6 @@ class LocalTool(Protocol):
 
     name: str
     needs_approval: NeedsApproval
-
-
-PartType = Literal["text", "code", "terminal", "diff", "image", "json", "error"]
-
-
-@dataclass(frozen=True)
-class DisplayPart:
-    """One piece of a call's arguments or output, typed so a user interface can render it."""
-
-    type: PartType
-    """How to show it: prose, code, terminal output, a diff, an image, JSON, or an error."""
-
-    text: str = ""
-    """The content (for ``image``: a ``data:`` URL or a path inside the workspace)."""
-
-    language: str | None = None
-    """For ``code``: the language, e.g. ``"python"``."""
-
-
-@dataclass(frozen=True)
-class ToolDisplay:
-    """How a person sees one tool call; plain data, no widgets."""
-
-    kind: str
-    """The tool kind's name (``"function"``, ``"hosted"``, ...)."""
-
-    title: str
-    """A short title, usually the tool's name."""
-
-    arguments: Any = None
-    """The arguments as the model sent them (parsed JSON when they parse)."""
-
-    parts: tuple[DisplayPart, ...] = ()
-    """The output, in order; empty while the call runs."""
-
-    badge: str | None = None
-    """A word on how the call is treated, e.g. a shell call's policy verdict (``safe``,
-    ``sandboxed``, ``escalated``, ...)."""
-
-    origin: str | None = None
-    """Where the tool comes from when its name does not say, e.g. an MCP tool's server and
-    own name (``"git › git_status"``)."""
 
 
 @dataclass(frozen=True)
@@ -195,7 +154,12 @@ class ToolKind:
     def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
         """How a person sees the call (and its output, once there is one)."""
         call = self.parse_call(raw)
-        parts = () if output is None else (_text_part(output),)
+        error = getattr(raw, "error", None) if output is None else None
+        if output is None:  # a hosted call carries its own result
+            output = getattr(raw, "output", None)
+        parts = () if output is None else output_parts(output)
+        if error:
+            parts = (*parts, DisplayPart("error", str(error)))
         return ToolDisplay(kind=self.name, title=call.name, arguments=None, parts=parts)
 
 
@@ -274,21 +238,12 @@ class FunctionKind(ToolKind):
             arguments: Any = json.loads(call.arguments) if call.arguments.strip() else {}
         except ValueError:
             arguments = call.arguments
-        parts = () if output is None else (_text_part(output),)
+        parts = () if output is None else output_parts(output)
         return ToolDisplay(kind=self.name, title=call.name, arguments=arguments, parts=parts)
 
     def with_tool(self, tool: Any, raw: Any, display: ToolDisplay) -> ToolDisplay:
         refine = getattr(tool, "describe_call", None)  # e.g. an MCP tool names its server
         return refine(display) if callable(refine) else display
-
-
-def _text_part(output: Any) -> DisplayPart:
-    if isinstance(output, str):
-        return DisplayPart("text", output)
-    try:
-        return DisplayPart("json", json.dumps(output, indent=2, default=str))
-    except (TypeError, ValueError):
-        return DisplayPart("text", repr(output))
 
 
 @dataclass

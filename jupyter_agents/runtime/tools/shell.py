@@ -333,7 +333,12 @@ class ShellKind(ToolKind):
         elif output is not None:
             parts = (DisplayPart("text", str(output)),)
         return ToolDisplay(
-            kind=self.name, title=call.name, arguments=data, parts=parts, badge=_badge(data, output)
+            kind=self.name,
+            title=call.name,
+            arguments=data,
+            parts=parts,
+            badge=_badge(data, output),
+            live="terminal",  # what a command prints, as it comes; the result repeats it
         )
 
 

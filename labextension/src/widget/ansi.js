@@ -1,3 +1,4 @@
+// @ts-check
 // Terminal text with ANSI colours (SGR codes), drawn as text nodes in classed spans: the text
 // stays text, whatever escape sequences it holds. Other escape sequences are dropped.
 import { h } from "./dom.js";
@@ -54,6 +55,7 @@ function classes(s) {
 /** `text` split into runs of one style. @param {string} text
  * @returns {{text: string, cls: string}[]} */
 export function ansiRuns(text) {
+  /** @type {{text: string, cls: string}[]} */
   const runs = [];
   const style = plain();
   let at = 0;

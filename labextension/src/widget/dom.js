@@ -1,3 +1,4 @@
+// @ts-check
 // Small DOM helpers. Untrusted text only ever goes into textContent.
 
 /** @param {string} tag @param {string} [cls] @param {string} [text] @returns {any} */

@@ -1,8 +1,7 @@
+// @ts-check
 // Formatting of durations, JSON, decisions and schemas for the view.
 
-/** @typedef {{state: string, request?: string, attempt?: number, interactive?: boolean,
- *  arguments?: string, schema?: any, error?: string, always?: boolean, message?: string,
- *  edited?: boolean, once?: boolean}} Approval */
+/** @typedef {import("./state.js").Approval} Approval */
 
 /** @type {Record<string, string>} */
 export const LABELS = { waiting: "waiting for approval", background: "running in background" };
@@ -19,18 +18,25 @@ export const STATUS_WORDS = {
 
 /** The values of the state fields that become CSS classes. A saved run in a notebook someone
  * sent is untrusted: its values pick one of these, never a class of their own choosing. */
+/** @type {{run: import("./state.js").RunStatus[], tool: import("./state.js").ToolStatus[],
+ *  approval: import("./state.js").ApprovalState[], level: import("./state.js").NoticeLevel[],
+ *  kind: import("./state.js").BlockKind[], part: import("./state.js").PartType[],
+ *  live: import("./state.js").LiveOutput[]}} */
 const KNOWN = {
   run: ["running", "waiting", "done", "failed", "cancelled", "background"],
   tool: ["running", "waiting", "done", "error", "timeout", "rejected", "blocked", "cancelled"],
   approval: ["pending", "approved", "rejected", "expired"],
   level: ["info", "warning", "error"],
   kind: ["text", "reasoning", "tool", "notice", "event"],
+  part: ["text", "code", "terminal", "diff", "image", "json", "error"],
+  live: ["text", "terminal"],
 };
 
 /** `value` when it is a known value of `field`, else `fallback` (a value with no style).
  * @param {keyof typeof KNOWN} field @param {unknown} value @param {string} fallback */
 export function known(field, value, fallback) {
-  return typeof value === "string" && KNOWN[field].includes(value) ? value : fallback;
+  const values = /** @type {readonly string[]} */ (KNOWN[field]);
+  return typeof value === "string" && values.includes(value) ? value : fallback;
 }
 
 /** @param {number} ms @param {boolean} [clock] whole seconds, for a ticking clock */
@@ -52,7 +58,7 @@ export function pretty(text) {
   }
 }
 
-/** What was decided on a call. @param {Approval} a */
+/** What was decided on a call. @param {Pick<Approval, "state" | "edited" | "always" | "message">} a */
 export function decided(a) {
   if (a.state === "pending") return "Waiting for approval.";
   if (a.state === "expired") return "No decision: the run ended first.";

@@ -1,3 +1,4 @@
+// @ts-check
 // Python code drawn with its keywords, strings, numbers and comments in classed spans (text
 // nodes only: the code stays text). Other languages are drawn plain.
 
@@ -18,6 +19,7 @@ const TOKEN =
  * @param {string} code @param {string} [language] @returns {{text: string, cls: string}[]} */
 export function codeRuns(code, language = "python") {
   if (language !== "python") return [{ text: code, cls: "" }];
+  /** @type {{text: string, cls: string}[]} */
   const runs = [];
   /** @param {string} text @param {string} cls */
   const push = (text, cls) => {

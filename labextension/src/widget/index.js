@@ -7,10 +7,20 @@ import { LABELS, duration, known } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 import { toolView } from "./tool_card.js";
 
-/** @typedef {import("./tool_card.js").Block} Block */
+/** @typedef {import("./state.js").Block} Block */
+/** @typedef {import("./state.js").Header} Header */
+/** @typedef {import("./state.js").ToolBlock} ToolBlock */
+/** @typedef {import("./state.js").ViewMessage} ViewMessage */
 /** @typedef {import("./tool_card.js").View} View */
-/** @typedef {{get(k: string): any, on(e: string, f: Function): void,
- *  off(e: string, f: Function): void, send(m: object): void}} Model */
+/** @typedef {{get(k: string): unknown, on(e: string, f: Function): void,
+ *  off(e: string, f: Function): void, send(m: ViewMessage): void}} Model */
+
+/** A string field of a block as saved (a saved run is untrusted: anything else reads as "").
+ * @param {Block} b @param {string} name */
+const field = (b, name) => {
+  const value = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (b))[name];
+  return typeof value === "string" ? value : "";
+};
 
 const LIVE = ["running", "waiting", "background"];
 const OFFLINE = "Not connected to a running kernel: buttons are disabled.";
@@ -37,12 +47,13 @@ function render({ model, el }) {
   const body = root.appendChild(h("div", "ja-blocks"));
   const note = root.appendChild(h("div", "ja-offline", OFFLINE));
 
-  const header = () => model.get("header") || {};
+  const header = () => /** @type {Partial<Header>} */ (model.get("header") || {});
+  const blocksOf = () => /** @type {Block[]} */ (model.get("blocks") || []);
   const live = () => !!header().live && ui.alive;
   const cardCtx = {
     live,
     headerLive: () => !!header().live,
-    send: (/** @type {object} */ m) => model.send(m),
+    send: (/** @type {ViewMessage} */ m) => model.send(m),
     /** @type {Map<string, number>} request id -> attempt a decision was sent for */
     sent: new Map(),
     /** @type {Map<string, string>} card id -> why the edit was refused */
@@ -60,7 +71,7 @@ function render({ model, el }) {
     const hd = header();
     agent.textContent = hd.agent || "agent";
     modelName.textContent = hd.model || "";
-    pill.textContent = LABELS[hd.status] || hd.status || "";
+    pill.textContent = LABELS[hd.status || ""] || hd.status || "";
     const status = known("run", hd.status, "unknown");
     pill.className = `ja-pill ja-s-${status}`;
     detail.className = `ja-detail ja-s-${status}`;
@@ -69,7 +80,7 @@ function render({ model, el }) {
     const counted = !!t && t.total > 0; // no "0 tokens" before usage is known
     tokens.textContent = counted ? `${t.total.toLocaleString()} tokens` : "";
     tokens.title = counted ? `${t.input.toLocaleString()} in · ${t.output.toLocaleString()} out` : "";
-    stop.hidden = !(hd.live && LIVE.includes(hd.status));
+    stop.hidden = !(hd.live && LIVE.includes(hd.status || ""));
     stop.disabled = !live() || ui.stopping;
     if (ui.stopping) stop.textContent = "Stopping…";
     note.hidden = !(ui.lost && hd.live);
@@ -93,33 +104,33 @@ function render({ model, el }) {
     return { el: d, kind };
   }
 
-  /** @param {Block} b */
-  const textOf = (b) => (b.text != null ? b.text : texts.get(b.id) || "");
+  /** The text of a text or reasoning block: the synced one, else what was streamed.
+   * @param {Block} b */
+  const textOf = (b) => (b.kind === "text" && b.text == null ? texts.get(b.id) || "" : field(b, "text"));
 
   /** @param {View} v @param {Block} b */
   function update(v, b) {
-    const was = v.block?.status;
-    v.block = b;
     if (v.sync) {
+      const was = v.block ? /** @type {ToolBlock} */ (v.block).status || "done" : undefined;
+      v.block = b;
       v.sync();
-      const st = b.status || "done";
+      const st = /** @type {ToolBlock} */ (b).status || "done";
       const det = /** @type {HTMLDetailsElement} */ (v.el.firstChild);
       if (was !== st && (st === "waiting" || st === "error")) det.open = true;
       return;
     }
+    v.block = b;
     const target = /** @type {HTMLElement} */ (v.kind === "reasoning" ? v.el.lastChild : v.el);
     if (v.kind === "text" || v.kind === "reasoning") {
       renderMarkdown(textOf(b), target, v.kind === "text" && !header().live);
-    }
-    else if (v.kind === "notice") {
-      v.el.className = `ja-notice ja-l-${known("level", b.level || "info", "info")}`;
-      target.replaceChildren(b.text || "");
-    } else target.replaceChildren(h("span", "ja-label", b.label || v.kind), " ", b.text || "");
+    } else if (v.kind === "notice") {
+      v.el.className = `ja-notice ja-l-${known("level", field(b, "level"), "info")}`;
+      target.replaceChildren(field(b, "text"));
+    } else target.replaceChildren(h("span", "ja-label", field(b, "label") || v.kind), " ", field(b, "text"));
   }
 
   function drawBlocks() {
-    /** @type {Block[]} */
-    const blocks = model.get("blocks") || [];
+    const blocks = blocksOf();
     const seen = new Set();
     /** @type {ChildNode | null} */
     let prev = null;
@@ -148,7 +159,7 @@ function render({ model, el }) {
 
   /** A blinking caret after the text being streamed. */
   function caret() {
-    const blocks = model.get("blocks") || [];
+    const blocks = blocksOf();
     const last = blocks[blocks.length - 1];
     const on = last?.kind === "text" && header().live ? views.get(last.id) : undefined;
     for (const v of views.values()) v.el.classList.toggle("ja-streaming", v === on);
@@ -183,7 +194,7 @@ function render({ model, el }) {
       ui.alive = true;
       ui.lost = false;
     } else if (type === "decision_error" && typeof msg.id === "string") {
-      const card = views.get(msg.id)?.block;
+      const card = /** @type {ToolBlock | undefined} */ (views.get(msg.id)?.block);
       if (card?.approval?.request) cardCtx.sent.delete(card.approval.request);
       cardCtx.errors.set(msg.id, String(msg.error || "The edited arguments were refused."));
     } else return;

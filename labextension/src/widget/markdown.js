@@ -1,3 +1,4 @@
+// @ts-check
 // Model Markdown as DOM: markdown-it with raw HTML off, then DOMPurify with a strict
 // allowlist. No image ever loads (an image shows as its alt text and address), links go only
 // to http(s) and mailto and open in a new tab without referrer.
@@ -9,10 +10,11 @@ export const MAX_CHARS = 100000;
 
 const md = new MarkdownIt("commonmark", { html: false, linkify: false, typographer: false });
 md.enable(["table", "strikethrough"]);
+/** @param {import("markdown-it").Token[]} tokens @param {number} idx */
 md.renderer.rules.image = (tokens, idx) => {
   const token = tokens[idx];
   const alt = (token.children || []).map((c) => c.content).join("");
-  const src = token.attrGet("src") || "";
+  const src = String(token.attrGet("src") || "");
   const shown = alt ? `🖼 ${alt}` : "🖼 image";
   return md.utils.escapeHtml(src ? `${shown} (${src})` : shown);
 };

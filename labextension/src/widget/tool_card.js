@@ -1,22 +1,18 @@
-// A tool card: summary line, arguments, printed output, output, error, approval controls.
-// The controls are built once, so typing in them survives updates.
+// @ts-check
+// A tool card: summary line, the parts that show the call, arguments, printed output, the
+// output's parts, error, approval controls. The parts are drawn by parts.js, one renderer per
+// part type. The controls are built once, so typing in them survives updates.
 import { drawAnsi } from "./ansi.js";
 import { children, h } from "./dom.js";
-import { codeRuns } from "./highlight.js";
-import { ICONS, STATUS_WORDS, decided, duration, known, pretty, schemaHint } from "./format.js";
+import { ICONS, STATUS_WORDS, decided, known, duration, pretty, schemaHint } from "./format.js";
+import { drawParts } from "./parts.js";
 
-const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
-
-/** @typedef {import("./format.js").Approval} Approval */
-/** @typedef {{id: string, call_id?: string, kind?: string, rev?: number, text?: string,
- *  n?: number, name?: string, args?: string, args_cut?: number, status?: string, ms?: number,
- *  output?: string, output_cut?: number, printed?: string, printed_cut?: number, image?: string,
- *  diff?: string, badge?: string, origin?: string, terminal?: boolean, escalation?: string, code?: string,
- *  code_language?: string,
- *  error?: {type?: string, message?: string, traceback?: string},
- *  approval?: Approval, level?: string, label?: string}} Block */
+/** @typedef {import("./state.js").Block} Block */
+/** @typedef {import("./state.js").ToolBlock} ToolBlock */
+/** @typedef {import("./state.js").DecisionMessage} DecisionMessage */
+/** @typedef {import("./state.js").ViewMessage} ViewMessage */
 /** @typedef {{el: HTMLElement, kind: string, rev?: number, block?: Block, sync?: () => void}} View */
-/** @typedef {{live: () => boolean, headerLive: () => boolean, send: (m: object) => void,
+/** @typedef {{live: () => boolean, headerLive: () => boolean, send: (m: ViewMessage) => void,
  *  sent: Map<string, number>, errors: Map<string, string>}} Ctx */
 
 /** Make `box` keep showing its newest line unless the reader scrolled up in it.
@@ -34,31 +30,6 @@ function follow(box, text, terminal = false) {
   if (box.dataset.up !== "1") box.scrollTop = box.scrollHeight;
 }
 
-/** A diff, one text node per line in a span classed by what the line does.
- * @param {HTMLElement} box @param {string} text */
-function drawDiff(box, text) {
-  if (box.dataset.text === text) return;
-  box.dataset.text = text;
-  box.replaceChildren(
-    ...text.replace(/\n$/, "").split("\n").map((line) => {
-      const c = /^(create_file|update_file|delete_file) /.test(line) ? "ja-diff-file"
-        : line.startsWith("@@") ? "ja-diff-hunk"
-        : line.startsWith("+") ? "ja-diff-add"
-        : line.startsWith("-") ? "ja-diff-del" : "";
-      return h("span", c, line + "\n");
-    }),
-  );
-}
-
-/** Code, highlighted (unchanged code is not redrawn).
- * @param {HTMLElement} box @param {string} code @param {string} language */
-function drawCode(box, code, language) {
-  const key = `${language}\u0000${code}`;
-  if (box.dataset.text === key) return;
-  box.dataset.text = key;
-  box.replaceChildren(...codeRuns(code, language).map((r) => (r.cls ? h("span", r.cls, r.text) : r.text)));
-}
-
 /** @param {Ctx} ctx @returns {View} */
 export function toolView(ctx) {
   const card = h("div", "ja-tool");
@@ -69,16 +40,13 @@ export function toolView(ctx) {
     "span",
     "ja-icon ja-name ja-origin ja-badge ja-args1 ja-tstatus ja-ms",
   );
-  const diff = det.appendChild(h("pre", "ja-diff"));
-  const code = det.appendChild(h("pre", "ja-code"));
-  const [args, printed, out] = children(det, "pre", "ja-args ja-printed ja-out");
+  const call = det.appendChild(h("div", "ja-parts ja-call"));
+  const [args, printed] = children(det, "pre", "ja-args ja-printed");
+  const output = det.appendChild(h("div", "ja-parts ja-output"));
   followable(printed);
   det.addEventListener("toggle", () => {
     if (det.open && printed.dataset.up !== "1") printed.scrollTop = printed.scrollHeight;
   });
-  const cut = det.appendChild(h("div", "ja-cut"));
-  const image = det.appendChild(h("img", "ja-image"));
-  image.alt = "the tool output image";
   const failure = det.appendChild(h("div", "ja-failure"));
   const trace = det.appendChild(h("details", "ja-trace"));
   trace.appendChild(h("summary", "", "Traceback"));
@@ -104,7 +72,7 @@ export function toolView(ctx) {
   let editing = false;
   /** @type {View} */
   const v = { el: card, kind: "tool", rev: -1 };
-  const blk = () => /** @type {Block} */ (v.block);
+  const blk = () => /** @type {ToolBlock} */ (v.block);
   const clickable = () => {
     const a = blk().approval;
     const waiting = a?.state === "pending" && !!a.interactive && !!a.request;
@@ -116,7 +84,7 @@ export function toolView(ctx) {
     const b = blk();
     const approval = b.approval;
     if (!clickable() || !approval?.request) return;
-    /** @type {Record<string, any>} */
+    /** @type {DecisionMessage} */
     const msg = {
       type: "decision",
       id: b.id,
@@ -154,7 +122,8 @@ export function toolView(ctx) {
   v.sync = () => {
     const b = blk();
     const st = known("tool", b.status || "done", "unknown");
-    card.className = `ja-tool ja-st-${st}` + (b.terminal ? " ja-terminal" : "");
+    const terminal = known("live", b.live, "text") === "terminal"; // its live output reads like one
+    card.className = `ja-tool ja-st-${st}` + (terminal ? " ja-terminal" : "");
     icon.textContent = ICONS[st] || "";
     name.textContent = b.name || "tool";
     name.title = b.call_id ? `call ${b.call_id}` : "";
@@ -164,24 +133,14 @@ export function toolView(ctx) {
     args1.textContent = b.args || "";
     status.textContent = st === "done" ? "" : STATUS_WORDS[st] || st;
     ms.textContent = b.ms != null ? duration(b.ms) : "";
+    const parts = Array.isArray(b.parts) ? b.parts.filter((p) => p && typeof p === "object") : [];
+    const shown = parts.filter((p) => p.role === "call"); // they stand for the arguments
+    drawParts(call, shown);
+    drawParts(output, parts.filter((p) => p.role !== "call"));
     args.textContent = pretty(b.args || "{}") + (b.args_cut ? "\n…" : "");
-    args.hidden = !!b.code; // the code is the arguments, shown above
-    follow(printed, (b.printed_cut ? "…" : "") + (b.printed || ""), !!b.terminal);
-    if (b.terminal) drawAnsi(out, b.output || "");
-    else out.textContent = b.output || "";
-    const total = b.output_cut?.toLocaleString();
-    cut.textContent = total ? `Output truncated: ${total} characters in all.` : "";
-    // Only inline image data (the kernel checks it too): an address is never fetched.
-    const src = typeof b.image === "string" && IMAGE_URL.test(b.image) ? b.image : "";
-    if (image.getAttribute("src") !== src) src ? (image.src = src) : image.removeAttribute("src");
-    image.hidden = !src;
-    drawDiff(diff, b.diff || "");
-    drawCode(code, b.code || "", b.code_language || "");
-    code.hidden = !b.code;
-    diff.hidden = !b.diff;
+    args.hidden = shown.length > 0;
+    follow(printed, (b.printed_cut ? "…" : "") + (b.printed || ""), terminal);
     printed.hidden = !b.printed;
-    out.hidden = !b.output;
-    cut.hidden = !b.output_cut;
     const e = b.error;
     failure.hidden = !e;
     failure.textContent = e ? `${e.type || "Error"}: ${e.message || ""}` : "";

@@ -111,11 +111,12 @@
   letter-spacing: 0.04em; text-transform: uppercase; color: var(--ja-faint);
 }
 .ja-args::before { content: "Arguments"; }
-.ja-diff::before { content: "Changes"; }
-.ja-code::before { content: "Code"; }
-.ja-out::before { content: "Output"; }
+.ja-tool pre[data-label]::before { content: attr(data-label); }
+.ja-tool pre[data-label=""]::before { display: none; }
 .ja-printed::before { content: "Printed"; }
-.ja-st-error .ja-out { color: var(--ja-error); background: color-mix(in srgb, var(--ja-error) 7%, transparent); }
+.ja-st-error .ja-out, .ja-out.ja-part-error {
+  color: var(--ja-error); background: color-mix(in srgb, var(--ja-error) 7%, transparent);
+}
 .ja-cut { margin: -2px 8px 6px; font-size: 11px; color: var(--ja-faint); }
 .ja-printed { max-height: 16em; overflow: auto; }
 .ja-failure { margin: 2px 8px; font: 12px var(--ja-mono); color: var(--ja-error); white-space: pre-wrap; }
@@ -176,9 +177,9 @@
 .ja-diff .ja-diff-add { color: var(--ja-ok); background: color-mix(in srgb, var(--ja-ok) 10%, transparent); }
 .ja-diff .ja-diff-del { color: var(--ja-error); background: color-mix(in srgb, var(--ja-error) 10%, transparent); }
 
-/* shell cards: a terminal, with the 16 ANSI colours (readable on its dark background in both themes) */
-.ja-terminal :is(.ja-printed, .ja-out) { background: #1e2127; color: #dcdfe4; }
-.ja-terminal .ja-out::before, .ja-terminal .ja-printed::before { color: #7f848e; }
+/* terminal output (a shell, code): the 16 ANSI colours, readable on its dark background in both themes */
+.ja-terminal .ja-printed, .ja-tool .ja-part-terminal { background: #1e2127; color: #dcdfe4; }
+.ja-tool .ja-part-terminal::before, .ja-terminal .ja-printed::before { color: #7f848e; }
 .ja-terminal .ja-printed::before { content: "Live output"; }
 .ja-fg0 { color: #3f4451; } .ja-fg1 { color: #e05561; } .ja-fg2 { color: #8cc265; } .ja-fg3 { color: #d18f52; }
 .ja-fg4 { color: #4aa5f0; } .ja-fg5 { color: #c162de; } .ja-fg6 { color: #42b3c2; } .ja-fg7 { color: #e6e6e6; }
@@ -190,7 +191,7 @@
 .ja-bg12 { background: #4dc4ff; } .ja-bg13 { background: #de73ff; } .ja-bg14 { background: #4cd1e0; } .ja-bg15 { background: #ffffff; }
 .ja-bold { font-weight: 700; } .ja-dim { opacity: 0.7; } .ja-italic { font-style: italic; } .ja-underline { text-decoration: underline; }
 .ja-escalation { color: var(--ja-error); font-weight: 500; white-space: pre-wrap; }
-/* code arguments (the code interpreter) */
+/* code (the code interpreter's arguments) */
 .ja-code { font-family: var(--ja-mono); font-size: 12px; }
 .ja-py-kw { color: var(--jp-mirror-editor-keyword-color, #008000); font-weight: 600; }
 .ja-py-str { color: var(--jp-mirror-editor-string-color, #ba2121); }

@@ -1,0 +1,92 @@
+// @ts-check
+// A tool card's parts (a kind's DisplayParts, see notebook/widget_state.py): one renderer per
+// part type, the only place the widget draws each. Every text stays text (text nodes, or
+// classed spans of text nodes); an image shows only from inline raster data.
+import { drawAnsi } from "./ansi.js";
+import { h } from "./dom.js";
+import { known, pretty } from "./format.js";
+import { codeRuns } from "./highlight.js";
+
+/** @typedef {import("./state.js").Part} Part */
+/** @typedef {import("./state.js").PartType} PartType */
+
+export const IMAGE_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$/;
+
+/** Headings by part type; text, JSON and terminal output read "Output" ("Arguments" for a
+ * part that shows the call itself). @type {Partial<Record<PartType, string>>} */
+const HEADINGS = { code: "Code", diff: "Changes", error: "Error" };
+
+/** A `<pre>` with a heading (drawn by CSS from `data-label`) and `text` as its text.
+ * @param {string} cls @param {string} label @param {string} [text] @returns {HTMLElement} */
+function pre(cls, label, text) {
+  const box = h("pre", cls, text);
+  box.dataset.label = label;
+  return box;
+}
+
+/** The class of a diff line: what the line does. @param {string} line */
+function diffClass(line) {
+  if (/^(create_file|update_file|delete_file) /.test(line)) return "ja-diff-file";
+  if (line.startsWith("@@")) return "ja-diff-hunk";
+  if (line.startsWith("+")) return "ja-diff-add";
+  return line.startsWith("-") ? "ja-diff-del" : "";
+}
+
+/** One renderer per part type: the element(s) that show `part` under `label`.
+ * @type {Record<PartType, (part: Part, label: string) => HTMLElement | null>} */
+const RENDER = {
+  text: (p, label) => pre("ja-out ja-part-text", label, p.text),
+  json: (p, label) => pre("ja-out ja-part-json", label, pretty(p.text)),
+  error: (p, label) => pre("ja-out ja-part-error", label, p.text),
+  terminal: (p, label) => {
+    const box = pre("ja-out ja-part-terminal", label);
+    drawAnsi(box, p.text);
+    return box;
+  },
+  code: (p, label) => {
+    const runs = codeRuns(p.text, p.language || "");
+    const box = pre("ja-code", label);
+    box.append(...runs.map((r) => (r.cls ? h("span", r.cls, r.text) : r.text)));
+    return box;
+  },
+  diff: (p, label) => {
+    const lines = p.text.replace(/\n$/, "").split("\n");
+    const box = pre("ja-diff", label);
+    box.append(...lines.map((line) => h("span", diffClass(line), line + "\n")));
+    return box;
+  },
+  image: (p) => {
+    if (!IMAGE_URL.test(p.text)) return null; // an address is never fetched
+    const img = h("img", "ja-image");
+    img.alt = "the tool output image";
+    img.src = p.text;
+    return img;
+  },
+};
+
+/** The elements of one part (and a note when its text was cut). @param {Part} part */
+function drawPart(part) {
+  // A saved run is untrusted: an unknown type is drawn as text, never looked up as a renderer.
+  const type = /** @type {PartType} */ (known("part", part.type, "text"));
+  const text = typeof part.text === "string" ? part.text : "";
+  const call = part.role === "call";
+  const label = HEADINGS[type] || (type === "image" ? "" : call ? "Arguments" : "Output");
+  const shown = RENDER[type]({ ...part, type, text }, label);
+  if (!shown) return [];
+  if (!part.cut) return [shown];
+  const total = Number(part.cut).toLocaleString();
+  return [shown, h("div", "ja-cut", `${label || "Output"} truncated: ${total} characters in all.`)];
+}
+
+/** What each box shows now, so unchanged parts are not redrawn. @type {WeakMap<HTMLElement, string>} */
+const drawn = new WeakMap();
+
+/** Draw `parts` into `box` (unchanged parts are not redrawn).
+ * @param {HTMLElement} box @param {Part[]} parts */
+export function drawParts(box, parts) {
+  const key = JSON.stringify(parts);
+  if (drawn.get(box) === key) return;
+  drawn.set(box, key);
+  box.replaceChildren(...parts.flatMap(drawPart));
+  box.hidden = parts.length === 0;
+}
