@@ -5,6 +5,9 @@ produced something (each agent run's summary line and answer, printed text, erro
 writes the executed notebook next to the original (``NAME.out.ipynb``) so the runs can be
 opened later. Approvals follow ``JUPYTER_AGENTS_APPROVE`` (``auto``, ``deny``; default: calls
 that need a person are refused after a short grace period, since nobody can click).
+
+The kernel is reached over IPC (Unix sockets in a private temporary folder), not TCP: nothing
+listens on a port, and ipykernel has no unencrypted connection to warn about.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 import html
 import re
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -67,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import nbclient
         import nbformat
+        from traitlets.config import Config
     except ImportError:
         print('Install the notebook extra first: pip install "jupyter_agents[lab]"')
         return 2
@@ -75,17 +80,34 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No notebook at {path}.")
         return 2
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(
-        nb,
-        timeout=args.timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent.resolve())}},
-        allow_errors=True,
-    )
     print(f"Running {path} …", flush=True)
-    client.execute()
+    with tempfile.TemporaryDirectory(prefix="jupyter-agents-") as private:
+        client = nbclient.NotebookClient(
+            nb,
+            timeout=args.timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent.resolve())}},
+            allow_errors=True,
+            config=_ipc_kernel(Config(), Path(private)),
+        )
+        client.execute()
     out = path.with_suffix(".out.ipynb")
     nbformat.write(nb, out)
+    failed = _report(nb, out)
+    print(f"\nThe executed notebook is {out}: open it with `jupyter lab {out}`.")
+    return 1 if failed else 0
+
+
+def _ipc_kernel(config: Any, folder: Path) -> Any:
+    """``config`` (a traitlets ``Config``) set for a kernel reached over IPC: its connection
+    file and sockets in ``folder``, which only this user can enter (``mkdtemp``'s mode)."""
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.connection_file = str(folder / "kernel.json")
+    return config
+
+
+def _report(nb: Any, out: Path) -> bool:
+    """Print one block per code cell that showed something; whether any cell failed."""
     failed = False
     for number, cell in enumerate(nb.cells, 1):
         if cell.cell_type != "code":
@@ -100,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             print(textwrap.indent(line[:300], "    "))
         if len(lines) > 40:
             print(f"    … {len(lines) - 40} more lines in {out.name}")
-    print(f"\nThe executed notebook is {out}: open it with `jupyter lab {out}`.")
-    return 1 if failed else 0
+    return failed
 
 
 if __name__ == "__main__":

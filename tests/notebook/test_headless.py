@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -10,7 +13,7 @@ import pytest
 
 from jupyter_agents.headless import main
 
-from .notebook_helpers import NOTEBOOKS
+from .notebook_helpers import NOTEBOOKS, OPENAI_ENV, RUN_TIMEOUT
 
 
 @pytest.mark.kernel
@@ -37,3 +40,26 @@ def test_headless_run_prints_each_agent_run_and_writes_the_executed_notebook(
 def test_a_missing_notebook_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["nowhere.ipynb"]) == 2
     assert capsys.readouterr().out == "No notebook at nowhere.ipynb.\n"
+
+
+@pytest.mark.kernel
+def test_a_headless_run_talks_to_its_kernel_over_ipc_and_prints_no_tcp_warning(
+    tmp_path: Path,
+) -> None:
+    notebook = tmp_path / "quickstart.ipynb"
+    shutil.copy(NOTEBOOKS / "quickstart.ipynb", notebook)
+    env = {k: v for k, v in os.environ.items() if k not in OPENAI_ENV}
+    env["JUPYTER_AGENTS_APPROVE"] = "auto"
+    done = subprocess.run(
+        [sys.executable, "-m", "jupyter_agents.headless", notebook.name],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Agent run notebook · demo-model · done" in done.stdout
+    assert "Kernel is running over TCP" not in done.stderr, done.stderr
+    left = {p.name for p in tmp_path.iterdir()} - {"quickstart.ipynb", "quickstart.out.ipynb"}
+    assert not [name for name in left if "kernel" in name or "ipc" in name]  # sockets went too
