@@ -14,6 +14,8 @@ __all__ = [
     "head_tail",
     "message_text",
     "output_text",
+    "part_text",
+    "terminal_safe",
 ]
 
 
@@ -137,3 +139,36 @@ _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\
 def strip_ansi(text: str) -> str:
     """``text`` without terminal escape sequences (colours, cursor moves, titles)."""
     return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+"""A colour (select graphic rendition) sequence: the one escape a terminal part keeps."""
+
+_CONTROL = re.compile(r"(?!\x1b\[[0-9;]*m)[\x00-\x08\x0b-\x1f\x7f]")
+"""Control characters other than newline and tab, but the escape that starts a colour."""
+
+
+def terminal_safe(text: str, colours: bool = False) -> str:
+    """``text`` for a real terminal: every escape sequence and control character (but newline
+    and tab) dropped, so untrusted text cannot move the cursor, retitle the window or clear the
+    screen; colour sequences are kept when ``colours``."""
+    if "\x1b" in text:
+        text = _ANSI.sub(lambda m: m[0] if colours and _SGR.fullmatch(m[0]) else "", text)
+    return _CONTROL.sub("", text)
+
+
+_PART_PREFIX = {"error": "error: ", "image": ""}
+
+
+def part_text(part: Mapping[str, Any]) -> str:
+    """A card part as terminal text: the terminal view's one renderer per part type (terminal
+    output keeps its colours, an image is named, an error says so; everything is made safe for
+    a real terminal)."""
+    kind = part.get("type")
+    text = str(part.get("text", ""))
+    if kind == "image":
+        return "[image]"
+    shown = terminal_safe(text, colours=kind == "terminal")
+    if cut := part.get("cut"):
+        shown += f"\n… ({cut:,} characters in all)"
+    return _PART_PREFIX.get(str(kind), "") + shown

@@ -1,4 +1,9 @@
-"""A plain-text view of a run, for terminal IPython: streamed text, tool lines, a prompt."""
+"""A plain-text view of a run, for terminal IPython: streamed text, tool lines, a prompt.
+
+A tool call shows as its kind describes it (``describe_call``): a line with its name and
+arguments (or the parts that show the call, such as a patch's diff), then its output's parts,
+each drawn by :func:`~.display_text.part_text`. Everything is made safe for a real terminal.
+"""
 
 from __future__ import annotations
 
@@ -12,15 +17,29 @@ from collections.abc import Callable
 from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
+from ..runtime.tools.kinds import describe_call
 from ..runtime.usage import Usage
-from .display_text import output_text
+from .card_parts import card_parts, raw_output_parts
+from .display_text import compact_json, part_text, terminal_safe
+from .widget_state import Part, RunStatus
 
 __all__ = ["TextView"]
 
 
+PART_CHARS = 2_000
+"""Characters of one part the terminal shows (the rest is counted)."""
+
+
 def _short(value: Any, limit: int = 200) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = terminal_safe(" ".join(text.split()))
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _parts(parts: list[Part], first: str) -> str:
+    """``parts`` as lines, the first after ``first``, the rest indented under it."""
+    lines = "\n".join(part_text(p) for p in parts).split("\n")
+    return "\n".join([f"{first}{lines[0]}", *(f"  {line}" for line in lines[1:])])
 
 
 class TextView:
@@ -42,7 +61,9 @@ class TextView:
         self._write = write or sys.__stdout__.write  # type: ignore[union-attr]
         self._in_text = False
         self._streamed: set[str] = set()
-        self.status = "running"
+        self._terminals: set[str] = set()
+        """Calls whose live output is a terminal (its colours are kept)."""
+        self.status: RunStatus = "running"
 
     def _line(self, text: str) -> None:
         if self._in_text:
@@ -61,21 +82,47 @@ class TextView:
             return
         if event.type != "run_item_stream_event":
             return
-        item = event.item
-        if event.name == "tool_called" and item.raw_item.type == "function_call":
-            self._line(f"→ {item.raw_item.name}({_short(item.raw_item.arguments)})")
-        elif event.name == "tool_output" and item.call_id not in self._streamed:
-            self._line(f"← {_short(output_text(item.raw_item['output']))}")
+        if event.name == "tool_called":
+            self._tool_called(event.item)
+        elif event.name == "tool_output":
+            self._tool_output(event.item)
 
-    def set_status(self, status: str, detail: str | None = None) -> None:
+    def _tool_called(self, item: Any) -> None:
+        display = describe_call(item)
+        call_id = str(getattr(item.raw_item, "call_id", None) or getattr(item.raw_item, "id", ""))
+        if display.live == "terminal":
+            self._terminals.add(call_id)
+        parts = [p for p in self._shaped(display.parts) if p.get("role") == "call"]
+        if parts:  # they stand for the arguments
+            self._line(f"→ {terminal_safe(display.title)}\n" + _parts(parts, "  "))
+        else:
+            arguments = compact_json(display.arguments or getattr(item.raw_item, "arguments", ""))
+            self._line(f"→ {terminal_safe(display.title)}({_short(arguments)})")
+
+    def _tool_output(self, item: Any) -> None:
+        if item.call_id in self._streamed and item.call_id in self._terminals:
+            return  # the terminal showed it as it came, and the output repeats it
+        source = getattr(item, "call_item", None)
+        if source is not None:
+            shown = describe_call(source, item).parts
+        else:
+            shown = raw_output_parts(item.raw_item.get("output", ""))
+        parts = [p for p in self._shaped(shown) if p.get("role") != "call"]
+        self._line(_parts(parts, "← ") if parts else "← (no output)")
+
+    @staticmethod
+    def _shaped(parts: Any) -> list[Part]:
+        return card_parts(parts, call_chars=PART_CHARS, output_chars=PART_CHARS)
+
+    def set_status(self, status: RunStatus, detail: str | None = None) -> None:
         self.status = status
 
     def set_usage(self, usage: Usage) -> None:
         self.usage = usage
 
     def tool_output_text(self, call_id: str, text: str) -> None:
-        self._streamed.add(call_id)  # shown as it came: not repeated when the call ends
-        self._write(text)
+        self._streamed.add(call_id)  # shown as it came: a terminal's output is not repeated
+        self._write(terminal_safe(text, colours=call_id in self._terminals))
 
     def add_notice(self, text: str, level: str = "info") -> None:
         self._line(f"[{level}] {text}")
@@ -127,7 +174,7 @@ class TextView:
     def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
         return False
 
-    def finish(self, status: str, detail: str | None = None) -> None:
+    def finish(self, status: RunStatus, detail: str | None = None) -> None:
         self.status = status
         suffix = f": {detail}" if detail else ""
         self._line(f"── {status}{suffix}")
