@@ -95,6 +95,7 @@ def make_run(
     return ToolRun(
         agent=AGENT,
         enabled={t.name: t for t in tools},
+        kinds={t.name: kind_for_tool(t) for t in tools},
         all_names=[t.name for t in tools] + ["offline"],
         context=context,
         run_config=run_config or RunConfig(),
@@ -117,7 +118,7 @@ def item(name: str, arguments: Any = None, call_id: str = "c1") -> ToolCallItem:
 
 
 def opened(run: ToolRun, name: str, arguments: Any = None, call_id: str = "c1") -> ToolCall:
-    return open_call(0, item(name, arguments, call_id), run, {})
+    return open_call(0, item(name, arguments, call_id), run)
 
 
 COMMANDS = {"commands": ["ls"]}
@@ -149,10 +150,18 @@ def test_open_finds_no_tool_the_agent_does_not_offer_now() -> None:
     assert opened(make_run(function_tool()), "gone").tool is None
 
 
+def test_open_finds_no_tool_of_another_kind_with_the_calls_name() -> None:
+    action = SimpleNamespace(commands=["ls"], timeout_ms=None, max_output_length=None)
+    raw = SimpleNamespace(type="shell_call", call_id="c1", action=action)
+    run = make_run(function_tool("shell"))
+    call = open_call(0, ToolCallItem(agent=AGENT, raw_item=raw), run)
+    assert call.kind is kind_for_tool(shell_tool()) and call.tool is None
+
+
 def test_open_refuses_a_call_type_no_executable_kind_runs() -> None:
     hosted = ToolCallItem(agent=AGENT, raw_item=type("Raw", (), {"type": "web_search_call"})())
     with pytest.raises(ModelBehaviorError, match="web_search_call"):
-        open_call(0, hosted, make_run(), {})
+        open_call(0, hosted, make_run())
 
 
 # -- check arguments ---------------------------------------------------------------------------

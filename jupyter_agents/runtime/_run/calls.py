@@ -21,7 +21,7 @@ from ..items import (
     ToolCallOutputItem,
 )
 from ..tools import Tool
-from ..tools.kinds import kind_for_call, kind_for_tool
+from ..tools.kinds import ToolKind, kind_for_call, kind_for_tool
 from ..tracing import handoff_span
 from .mcp_approvals import answer_mcp_request
 from .progress import HandedOff, Interrupted, NextStep, Paused, RunAgain, TurnPlan
@@ -44,12 +44,13 @@ async def resolve_calls(
     """Answer the plan's MCP approval requests, run its calls, then hand off, finish or pause;
     the last value yielded is the :data:`NextStep`."""
     progress = run.progress
-    waiting_mcp = await _answer_mcp(run, agent, plan.mcp_requests)
+    waiting_mcp = await _answer_mcp(run, agent, plan.mcp_requests) if plan.mcp_requests else []
     calls = plan.calls
-    enabled: dict[str, Any] = {
-        t.name: t for t in tools if getattr(kind_for_tool(t), "executable", False)
+    kinds = {
+        t.name: kind for t in tools if (kind := kind_for_tool(t)) is not None and kind.executable
     }
-    batch = ToolBatch(_tool_run(run, agent, enabled), calls)
+    enabled: dict[str, Any] = {t.name: t for t in tools if t.name in kinds}
+    batch = ToolBatch(_tool_run(run, agent, enabled, kinds), calls)
     if calls:
         run.mark_tools_used(agent)
         async with aclosing(batch.run()) as events:
@@ -101,12 +102,15 @@ async def _answer_mcp(
     return waiting
 
 
-def _tool_run(run: TurnRun, agent: Agent[Any], enabled: dict[str, Any]) -> ToolRun:
+def _tool_run(
+    run: TurnRun, agent: Agent[Any], enabled: dict[str, Any], kinds: dict[str, ToolKind]
+) -> ToolRun:
     """What the batch of ``agent``'s calls uses of the run."""
     progress = run.progress
     return ToolRun(
         agent=agent,
         enabled=enabled,
+        kinds=kinds,
         all_names=[t.name for t in agent.tools],
         context=progress.context_wrapper,
         run_config=run.run_config,

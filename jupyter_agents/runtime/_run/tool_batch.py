@@ -23,7 +23,6 @@ from .tool_invoke import invoke
 
 if TYPE_CHECKING:
     from ..run_state import RunState
-    from ..tools.kinds import ToolKind
 
 __all__ = ["ToolBatch"]
 
@@ -44,7 +43,6 @@ class ToolBatch:
         self._results: list[ToolCallOutputItem | None] = [None] * len(calls)
         self._queue: asyncio.Queue[Any] | None = None
         self._approvals: Approvals | None = None
-        self._kinds: dict[str, ToolKind | None] = {}
         self.interruptions: list[ToolApprovalItem] = []
         """Calls waiting for a person's decision (a nested agent tool's calls included)."""
         self.nested: dict[str, RunState] = {}
@@ -106,9 +104,10 @@ class ToolBatch:
         and invoke once more; a call with nobody to decide, or whose nested run paused, waits
         instead of reporting."""
         run = self._run
-        call = open_call(index, item, run, self._kinds)
+        call = open_call(index, item, run)
         outcome = check_arguments(call)
-        resume_escalation(call, run.waiting)
+        if run.waiting.escalations:
+            resume_escalation(call, run.waiting)
         while outcome is None:  # once; again for a call escalated out of the sandbox
             approved = False
             if await needs_approval(run, call):
@@ -122,7 +121,8 @@ class ToolBatch:
                 if not approved:
                     outcome = await self._decider().refusal(call)
             if outcome is None:
-                outcome = await invoke(run, call, approved, self._sink())
+                sink = self._queue.put_nowait if self._queue is not None else None
+                outcome = await invoke(run, call, approved, sink)
                 if outcome is None:  # an agent tool's nested run paused: so does this run
                     self._wait(call)
                     return
@@ -136,9 +136,6 @@ class ToolBatch:
         if self._approvals is None:
             self._approvals = Approvals(self._run)
         return self._approvals
-
-    def _sink(self) -> Any:
-        return self._queue.put_nowait if self._queue is not None else None
 
     def _wait(self, call: ToolCall) -> None:
         """The call waits for a person: an approval it asked for, or its nested run's."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ModelBehaviorError
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
 from ..sandbox.policy import EscalationRequest
-from ..tools.kinds import ParsedCall, ToolKind, chat_form_kind, kind_for_call, kind_for_tool
+from ..tools.kinds import ParsedCall, ToolKind, chat_form_kind, kind_for_call
 from .tool_checks import Outcome
 
 if TYPE_CHECKING:
@@ -51,6 +51,9 @@ class ToolRun:
 
     enabled: Mapping[str, LocalTool]
     """The tools of executable kinds the agent offers now, by name."""
+
+    kinds: Mapping[str, ToolKind]
+    """The kind of each tool of :attr:`enabled`, by name."""
 
     all_names: Sequence[str]
     """Every tool name of the agent, offered now or not (for the "not available" message)."""
@@ -125,39 +128,16 @@ class ToolCall:
     """An agent tool's nested run that paused for approvals (this run pauses with it)."""
 
 
-def open_call(
-    index: int, item: ToolCallItem, run: ToolRun, kinds: dict[str, ToolKind | None]
-) -> ToolCall:
-    """The first step: which kind runs the call, its tool and the model's arguments.
-
-    ``kinds`` caches each enabled tool's kind, by name, for the batch.
-    """
+def open_call(index: int, item: ToolCallItem, run: ToolRun) -> ToolCall:
+    """The first step: which kind runs the call, its tool and the model's arguments."""
     raw = item.raw_item
     chat_kind = chat_form_kind(raw, run.enabled.get(getattr(raw, "name", "")))
     kind, chat_form = (chat_kind, True) if chat_kind else (_kind_of(item), False)
     parsed = kind.parse_chat_call(raw) if chat_form else kind.parse_call(raw)
-    return ToolCall(
-        index,
-        item,
-        kind,
-        chat_form,
-        parsed,
-        _tool_for(run, kinds, kind, parsed.name),
-        parsed.arguments,
-    )
-
-
-def _tool_for(
-    run: ToolRun, kinds: dict[str, ToolKind | None], kind: ToolKind, name: str
-) -> Any | None:
-    """The enabled tool of ``kind`` called ``name``, if the agent offers it now."""
-    tool = run.enabled.get(name)
-    if tool is None:
-        return None
-    tool_kind = kinds.get(name)
-    if tool_kind is None:
-        tool_kind = kinds[name] = kind_for_tool(tool)
-    return tool if tool_kind is kind else None
+    tool = run.enabled.get(parsed.name)
+    if tool is not None and run.kinds[parsed.name] is not kind:
+        tool = None  # a tool of that name, but of another kind: not this call's
+    return ToolCall(index, item, kind, chat_form, parsed, tool, parsed.arguments)
 
 
 def _kind_of(item: ToolCallItem) -> ToolKind:

@@ -47,18 +47,19 @@ async def invoke(
     ``approved``: a person approved this very call just now; tools that must not run a call
     otherwise (a shell leaving its sandbox) check :data:`~..approvals.approved_call`.
     """
+    run_it = _nested if getattr(call.tool, "forwards_events", False) else _invoke
     if not approved:
-        return await _invoke_or_pause(run, call, sink)
+        return await run_it(run, call, sink)
     token = approved_call.set(call.parsed.call_id)
     try:
-        return await _invoke_or_pause(run, call, sink)
+        return await run_it(run, call, sink)
     finally:
         approved_call.reset(token)
 
 
-async def _invoke_or_pause(run: ToolRun, call: ToolCall, sink: EventSink | None) -> Outcome | None:
-    if not getattr(call.tool, "forwards_events", False):
-        return await _invoke(run, call, sink)  # not an agent tool
+async def _nested(run: ToolRun, call: ToolCall, sink: EventSink | None) -> Outcome | None:
+    """An agent tool's call: it resumes the nested run a pause saved for it, and its nested
+    run asks the same handler; None when the nested run paused."""
     nested = run.waiting.nested
     token = nested_resume.set(nested.pop(call.parsed.call_id, None) if nested else None)
     handler_token = outer_approval_handler.set(run.handler)
