@@ -15,7 +15,6 @@ claims their call types but has no executor. A call type nobody claims is a
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -114,10 +113,6 @@ class ToolKind:
             "call_id": call.call_id,
             "output": to_model_output(value),
         }
-
-    def find_tool(self, tools: Sequence[Any], call: ParsedCall) -> Any | None:
-        """The agent's tool this call is for (None: not offered now)."""
-        return next((t for t in tools if getattr(t, "name", None) == call.name), None)
 
     def argument_problem(self, tool: Any, arguments: str) -> str | None:
         """Why ``arguments`` cannot be used at all (checked before approval); None if usable."""
