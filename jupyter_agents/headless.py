@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     if not path.is_file():
         print(f"No notebook at {path}.")
         return 2
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     print(f"Running {path} …", flush=True)
     with tempfile.TemporaryDirectory(prefix="jupyter-agents-") as private:
         client = nbclient.NotebookClient(
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         client.execute()
     out = path.with_suffix(".out.ipynb")
-    nbformat.write(nb, out)
+    nbformat.write(nb, out)  # type: ignore[no-untyped-call]
     failed = _report(nb, out)
     print(f"\nThe executed notebook is {out}: open it with `jupyter lab {out}`.")
     return 1 if failed else 0
