@@ -131,17 +131,7 @@ def agent_as_tool(
             approval_handler=outer_approval_handler.get(),
             **extra,
         )
-        sink = event_sink.get()
-        current = agent
-        async for event in result.stream_events():
-            if sink is not None:
-                sink(event)
-            if on_stream is not None:
-                if isinstance(event, AgentUpdatedStreamEvent):
-                    current = event.new_agent
-                await _tell(
-                    on_stream, {"event": event, "agent": current, "tool_call": ctx.tool_call}
-                )
+        await _forward(result, agent, on_stream, ctx.tool_call)
         if result.interruptions:
             raise NestedRunPaused(result.to_state())
         if custom_output_extractor is not None:
@@ -163,6 +153,25 @@ def agent_as_tool(
 
 
 _FIRST_RUN_ONLY = frozenset({"previous_response_id", "conversation_id"})
+
+
+async def _forward(
+    result: RunResultStreaming,
+    agent: Agent[Any],
+    on_stream: AgentToolStreamHandler | None,
+    tool_call: Any,
+) -> None:
+    """Run the nested run to its end, its events going to the outer run's stream and to
+    ``on_stream`` (with the nested agent running at the time)."""
+    sink = event_sink.get()
+    current = agent
+    async for event in result.stream_events():
+        if sink is not None:
+            sink(event)
+        if on_stream is not None:
+            if isinstance(event, AgentUpdatedStreamEvent):
+                current = event.new_agent
+            await _tell(on_stream, {"event": event, "agent": current, "tool_call": tool_call})
 
 
 async def _tell(handler: AgentToolStreamHandler, payload: AgentToolStreamEvent) -> None:

@@ -116,37 +116,9 @@ def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgre
         for c in pending_calls
         if c.call_id in data["escalations"]
     }
-    interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = []
-    for c in pending_calls:
-        if c.call_id in nested:
-            interruptions.extend(nested[c.call_id].interruptions)
-        else:
-            kind = _call_kind(c)
-            parsed = kind.parse_call(c.raw_item)
-            escalated = escalations.get(c.call_id)
-            arguments = (
-                json.loads(escalated) if escalated else kind.parsed_arguments(parsed.arguments)
-            )
-            interruptions.append(
-                ToolApprovalItem(
-                    agent=agent,
-                    raw_item=c.raw_item,
-                    tool_name=parsed.name,
-                    arguments=arguments,
-                    call_item=c,
-                    escalation=str(arguments.get("justification", "")) if escalated else None,
-                )
-            )
+    interruptions = _interruptions(agent, pending_calls, nested, escalations)
     interruptions.extend(pending_mcp)
-    u = data["usage"]
-    usage = Usage(
-        requests=u["requests"],
-        input_tokens=u["input_tokens"],
-        output_tokens=u["output_tokens"],
-        total_tokens=u["total_tokens"],
-        input_tokens_details=InputTokensDetails(u["cached_tokens"]),
-        output_tokens_details=OutputTokensDetails(u["reasoning_tokens"]),
-    )
+    usage = _usage(data["usage"])
     progress = RunProgress(
         current_agent=agent,
         original_input=data["original_input"],
@@ -162,6 +134,48 @@ def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgre
         history_length=data.get("history_length", 0),
     )
     return progress, data.get("state_id")
+
+
+def _interruptions(
+    agent: Agent[Any],
+    pending_calls: list[ToolCallItem],
+    nested: dict[str, RunState],
+    escalations: dict[str, str],
+) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
+    """What the paused calls wait for: a nested run's own interruptions, or an approval of
+    the call (with the escalated arguments the person was shown, when it asks to leave the
+    sandbox)."""
+    interruptions: list[ToolApprovalItem | MCPApprovalRequestItem] = []
+    for c in pending_calls:
+        if c.call_id in nested:
+            interruptions.extend(nested[c.call_id].interruptions)
+            continue
+        kind = _call_kind(c)
+        parsed = kind.parse_call(c.raw_item)
+        escalated = escalations.get(c.call_id or "")
+        arguments = json.loads(escalated) if escalated else kind.parsed_arguments(parsed.arguments)
+        interruptions.append(
+            ToolApprovalItem(
+                agent=agent,
+                raw_item=c.raw_item,
+                tool_name=parsed.name,
+                arguments=arguments,
+                call_item=c,
+                escalation=str(arguments.get("justification", "")) if escalated else None,
+            )
+        )
+    return interruptions
+
+
+def _usage(saved: dict[str, Any]) -> Usage:
+    return Usage(
+        requests=saved["requests"],
+        input_tokens=saved["input_tokens"],
+        output_tokens=saved["output_tokens"],
+        total_tokens=saved["total_tokens"],
+        input_tokens_details=InputTokensDetails(saved["cached_tokens"]),
+        output_tokens_details=OutputTokensDetails(saved["reasoning_tokens"]),
+    )
 
 
 def _load_nested(
