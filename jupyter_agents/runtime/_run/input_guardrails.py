@@ -75,11 +75,9 @@ async def race(call: Any, guard: asyncio.Future[Any] | None) -> ModelResponse:
             await asyncio.gather(task, return_exceptions=True)
 
 
-def raise_if_tripped(guard: asyncio.Future[list[InputGuardrailResult]] | None) -> None:
-    """Raise ``InputGuardrailTripwireTriggered`` if the parallel guardrails finished and one
+def raise_if_tripped(guard: asyncio.Future[list[InputGuardrailResult]]) -> None:
+    """Raise ``InputGuardrailTripwireTriggered`` if one of the (finished) parallel guardrails
     tripped."""
-    if guard is None or not guard.done():
-        return
     for result in guard.result():
         if result.output.tripwire_triggered:
             raise InputGuardrailTripwireTriggered(result)

@@ -143,7 +143,7 @@ class Approvals:
         return Outcome(told, "rejected")
 
     def _request(
-        self, tool: LocalTool, item: ToolApprovalItem, *, allows_always: bool = True
+        self, tool: LocalTool, item: ToolApprovalItem, *, allows_always: bool
     ) -> ApprovalRequest:
         return ApprovalRequest(
             agent=self._run.agent,
@@ -186,7 +186,7 @@ class Approvals:
         return self._always.setdefault(tool_name, asyncio.Event())
 
     async def _decision(
-        self, request: ApprovalRequest, answer: Any, alone: bool = False
+        self, request: ApprovalRequest, answer: Any, alone: bool
     ) -> ApprovalDecision:
         """The handler's decision, or an "always" decision made meanwhile for another call of
         the same tool in this batch (the request is then withdrawn). A call decided alone (an
