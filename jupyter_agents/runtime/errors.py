@@ -7,6 +7,13 @@ Every exception derives from one base class::
      ├── ModelBehaviorError    the model did something the run cannot continue from
      │    └── ModelRefusalError  it refused to give the structured output
      ├── UserError             the code using the library is wrong; the message says what to change
+     │    ├── SandboxUnavailable   a sandboxed mode was asked for and bubblewrap cannot run here
+     │    └── StrictSchemaError    a tool's schema cannot be strict (in ``tools.strict_schema``)
+     ├── ToolArgumentsError    a tool cannot take the model's arguments; the model is told
+     ├── PatchError            a patch does not apply (also a ``ValueError``); the model is told
+     ├── MCPServerError        an MCP server failed to start, died or did not answer (also a
+     │                         ``RuntimeError``); carries the end of its stderr
+     ├── MCPToolError          an MCP server answered a call with an error; the model is told
      ├── InputGuardrailTripwireTriggered / OutputGuardrailTripwireTriggered
      │                         an agent guardrail tripped; carries its result
      └── ToolInputGuardrailTripwireTriggered / ToolOutputGuardrailTripwireTriggered
@@ -25,10 +32,15 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentsException",
     "InputGuardrailTripwireTriggered",
+    "MCPServerError",
+    "MCPToolError",
     "MaxTurnsExceeded",
     "ModelBehaviorError",
     "ModelRefusalError",
     "OutputGuardrailTripwireTriggered",
+    "PatchError",
+    "SandboxUnavailable",
+    "ToolArgumentsError",
     "ToolInputGuardrailTripwireTriggered",
     "ToolOutputGuardrailTripwireTriggered",
     "UserError",
@@ -118,3 +130,35 @@ class ToolOutputGuardrailTripwireTriggered(AgentsException):
         super().__init__(f"Tool output guardrail {guardrail.get_name()!r} stopped the run")
         self.guardrail = guardrail
         self.output = output
+
+
+class SandboxUnavailable(UserError):
+    """A sandboxed mode was asked for and bubblewrap cannot run here."""
+
+
+class ToolArgumentsError(AgentsException):
+    """The model sent arguments a tool cannot accept; the message goes back to the model.
+
+    Raise it from a hand-built tool's ``on_invoke_tool`` to tell the model what to fix.
+    """
+
+
+class PatchError(AgentsException, ValueError):
+    """A patch that cannot be applied; the message says where and why (for the model)."""
+
+
+class MCPToolError(AgentsException, RuntimeError):
+    """The server answered a call with ``isError``: its message goes to the model."""
+
+
+class MCPServerError(AgentsException, RuntimeError):
+    """An MCP server failed to start, died, or did not answer; the message says which and
+    what to do. ``stderr`` holds the end of a stdio server's error output, when there is one."""
+
+    def __init__(self, message: str, server: str, stderr: str | None = None) -> None:
+        super().__init__(message)
+        self.server = server
+        self.stderr = stderr
+        self.type_name = "MCPServerError"
+        self.traceback_text = f"Server stderr (last lines):\n{stderr}" if stderr else ""
+        """Shown to the user under the error in the call's card (never a Python traceback)."""

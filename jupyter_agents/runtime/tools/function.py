@@ -13,7 +13,7 @@ import pydantic
 from .._threads import run_in_thread
 from ..approvals import NeedsApproval
 from ..context import RunContextWrapper, ToolContext
-from ..errors import UserError
+from ..errors import ToolArgumentsError, UserError
 from ._json_validate import check_arguments
 from .schema import function_schema
 
@@ -41,13 +41,6 @@ IsEnabled: TypeAlias = Union[bool, Callable[[RunContextWrapper[Any], "Agent[Any]
 
 DocstringStyle: TypeAlias = Literal["google", "numpy", "sphinx"]
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class ToolArgumentsError(Exception):
-    """The model sent arguments a tool cannot accept; the message goes back to the model.
-
-    Raise it from a hand-built tool's ``on_invoke_tool`` to tell the model what to fix.
-    """
 
 
 def default_tool_error_function(ctx: RunContextWrapper[Any], error: Exception) -> str:
