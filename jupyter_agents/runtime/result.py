@@ -300,7 +300,7 @@ def _state_of(loop: RunLoop | None) -> RunState:
             "This run has no interruptions to decide on. To continue the conversation, run "
             "again with result.to_input_list() plus the new input."
         )
-    return RunState.from_loop(loop)
+    return RunState(loop.progress.snapshot())  # a snapshot: the result stays as it was
 
 
 def _uncancel(task: asyncio.Task[Any] | None) -> None:
