@@ -24,6 +24,7 @@ from .tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
 
 if TYPE_CHECKING:
     from ._run.loop import RunLoop
+    from ._run.progress import RunProgress
     from .agent import Agent
 
 __all__ = ["RunErrorDetails", "RunResult", "RunResultBase", "RunResultStreaming"]
@@ -96,11 +97,11 @@ class RunResult(RunResultBase):
     tool_output_guardrail_results: list[ToolOutputGuardrailResult] = field(default_factory=list)
     """Outcomes of the tool output guardrails, in the order they ran."""
 
-    _loop: RunLoop | None = field(default=None, repr=False, compare=False)
+    _progress: RunProgress | None = field(default=None, repr=False, compare=False)
 
     def to_state(self) -> RunState:
         """The paused run, to approve or reject its interruptions and resume."""
-        return _state_of(self._loop)
+        return _state_of(self._progress)
 
     def __str__(self) -> str:
         return f"RunResult(final_output={self.final_output!r}, items={len(self.new_items)})"
@@ -221,7 +222,7 @@ class RunResultStreaming(RunResultBase):
 
     def to_state(self) -> RunState:
         """The paused run, to approve or reject its interruptions and resume."""
-        return _state_of(self._loop)
+        return _state_of(self._loop.progress)
 
     @property
     def is_cancelled(self) -> bool:
@@ -294,13 +295,13 @@ class RunResultStreaming(RunResultBase):
         )
 
 
-def _state_of(loop: RunLoop | None) -> RunState:
-    if loop is None or not loop.progress.paused.interruptions:
+def _state_of(progress: RunProgress | None) -> RunState:
+    if progress is None or not progress.paused.interruptions:
         raise UserError(
             "This run has no interruptions to decide on. To continue the conversation, run "
             "again with result.to_input_list() plus the new input."
         )
-    return RunState(loop.progress.snapshot())  # a snapshot: the result stays as it was
+    return RunState(progress.snapshot())  # a snapshot: the result stays as it was
 
 
 def _uncancel(task: asyncio.Task[Any] | None) -> None:

@@ -148,7 +148,7 @@ def _result(loop: RunLoop) -> RunResult:
         output_guardrail_results=loop.output_guardrail_results,
         tool_input_guardrail_results=loop.tool_input_guardrail_results,
         tool_output_guardrail_results=loop.tool_output_guardrail_results,
-        _loop=loop,
+        _progress=progress,
     )
 
 
