@@ -6,14 +6,13 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-from collections.abc import Callable
 from typing import Any
 
 from IPython import get_ipython
 from IPython.core.error import UsageError
 
 from ..runtime.agent import Agent
-from ..runtime.approvals import ApprovalDecision, ApprovalRequest, OnLoop
+from ..runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, OnLoop
 from ..runtime.context import ToolContext
 from ..runtime.result import RunResultStreaming
 from ..runtime.run import RunConfig, Runner
@@ -80,22 +79,19 @@ def _session() -> NotebookSession:
     return session
 
 
-def _with_tool_output(agent: Agent[Any], view: LiveView) -> Agent[Any]:
-    """A copy of ``agent`` whose function tools print into their card in ``view``."""
+def _printing_to_cards(agent: Agent[Any]) -> Agent[Any]:
+    """A copy of ``agent`` whose function tools' ``print()`` is their call's live output: it
+    reaches the view the way a shell's output does (``tool_output_sink``, set by :func:`_drive`),
+    so every tool's output takes one way into its card."""
 
     def wrap(tool: FunctionTool) -> FunctionTool:
         invoke = tool.on_invoke_tool
 
-        async def invoke_with_sink(ctx: ToolContext[Any], arguments: str) -> Any:
-            token = _tool_output.sink.set(
-                lambda text, call_id=ctx.tool_call_id: view.tool_output_text(call_id, text)
-            )
-            try:
+        async def invoke_printing(ctx: ToolContext[Any], arguments: str) -> Any:
+            with _tool_output.printing_to(ctx.tool_call_id):
                 return await invoke(ctx, arguments)
-            finally:
-                _tool_output.sink.reset(token)
 
-        return dataclasses.replace(tool, on_invoke_tool=invoke_with_sink)
+        return dataclasses.replace(tool, on_invoke_tool=invoke_printing)
 
     tools = [wrap(t) if isinstance(t, FunctionTool) else t for t in agent.tools]
     return agent.clone(tools=tools)
@@ -103,7 +99,7 @@ def _with_tool_output(agent: Agent[Any], view: LiveView) -> Agent[Any]:
 
 def _handler(
     opts: CellOptions, view: LiveView, session: NotebookSession, record: RunRecord
-) -> Callable[[ApprovalRequest], Any]:
+) -> ApprovalHandler:
     if opts.approve == "auto":
         return lambda request: ApprovalDecision.approve()
     if opts.approve == "deny":
@@ -153,10 +149,14 @@ class _Prepared:
     """The run in the kernel's run list (views outside the cell)."""
 
 
-def _prepare(line: str, body: str) -> tuple[NotebookSession, CellOptions, _Prepared]:
-    """Check the cell (usage errors are raised here, at once) and make its view."""
+def _options(line: str) -> tuple[NotebookSession, CellOptions]:
+    """The session and the cell's options, read once (misuse is a ``UsageError`` here)."""
     session = _session()
-    opts = parse_cell_options(line, session.runs.default_approve)
+    return session, parse_cell_options(line, session.runs.default_approve)
+
+
+def _prepare(session: NotebookSession, opts: CellOptions, body: str) -> _Prepared:
+    """Check the cell (usage errors are raised here, at once) and make its view."""
     agent = session.agent_named(opts.agent)
     try:
         prompt = interpolate(body.strip(), session.shell.user_ns)
@@ -170,7 +170,7 @@ def _prepare(line: str, body: str) -> tuple[NotebookSession, CellOptions, _Prepa
     cell = session.current_cell()
     run = _Prepared(view, cell, agent, prompt, model)
     run.record = session.runs.start(view, cell, agent.name, label)
-    return session, opts, run
+    return run
 
 
 async def _start(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
@@ -180,7 +180,7 @@ async def _start(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
         await conversation.clear()
     run.history = await conversation.history_before(run.cell)
     run.result = Runner.run_streamed(
-        _with_tool_output(run.agent, run.view),
+        _printing_to_cards(run.agent),
         [*run.history, {"role": "user", "content": run.prompt}],
         max_turns=opts.max_turns,
         run_config=RunConfig(model=run.model, **session.policy.run_config_fields()),
@@ -200,7 +200,7 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
             await asyncio.sleep(TICK)
 
     ticker = asyncio.ensure_future(tick())
-    streaming = tool_output_sink.set(view.tool_output_text)  # shell output, as it comes
+    streaming = tool_output_sink.set(view.tool_output_text)  # every tool's, as it comes
     try:
         await _start(session, opts, run)
         result = run.result
@@ -255,13 +255,17 @@ def _first_line(error: BaseException) -> str:
 
 async def run_agent_cell(line: str, body: str) -> None:
     """Run a ``%%agent`` cell in place (the rewritten cell awaits this)."""
-    if _batch_options(line) is not None:
+    session, opts = _options(line)
+    await _run_cell(session, opts, body)
+
+
+async def _run_cell(session: NotebookSession, opts: CellOptions, body: str) -> None:
+    if opts.over is not None:
         from .batch_cell import run_batch_cell
 
-        session = _session()
-        await run_batch_cell(session, _batch_options(line), body)  # type: ignore[arg-type]
+        await run_batch_cell(session, opts, body)
         return
-    session, opts, run = _prepare(line, body)
+    run = _prepare(session, opts, body)
     _tool_output.install()
     run.view.display()
     if opts.background:
@@ -269,13 +273,6 @@ async def run_agent_cell(line: str, body: str) -> None:
         return
     run.view.set_status("running")
     await _drive(session, opts, run)
-
-
-def _batch_options(line: str) -> CellOptions | None:
-    """The cell's options when it is a batch (``--over``), else None."""
-    session = _session()
-    opts = parse_cell_options(line, session.runs.default_approve)
-    return opts if opts.over is not None else None
 
 
 def start_background(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
@@ -294,18 +291,13 @@ def start_background(session: NotebookSession, opts: CellOptions, run: _Prepared
 
 def run_agent_cell_magic(line: str, body: str) -> None:
     """The ``%%agent`` cell magic: for kernels without live async cells, and the terminal."""
-    shell = get_ipython()
-    if getattr(shell, "kernel", None) is None:
+    session, opts = _options(line)
+    if getattr(get_ipython(), "kernel", None) is None or opts.over is not None:
         from ..runtime.blocking import run_blocking
 
-        run_blocking(run_agent_cell(line, body))
+        run_blocking(_run_cell(session, opts, body))  # the terminal, or a batch
         return
-    if _batch_options(line) is not None:
-        from ..runtime.blocking import run_blocking
-
-        run_blocking(run_agent_cell(line, body))
-        return
-    session, opts, run = _prepare(line, body)
+    run = _prepare(session, opts, body)
     _tool_output.install()
     run.view.display()
     run.view.add_notice(

@@ -6,7 +6,7 @@ import argparse
 import os
 import shlex
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from IPython.core.error import UsageError
 
@@ -15,8 +15,13 @@ __all__ = ["CellOptions", "parse_cell_options"]
 USAGE = (
     "%%agent [AGENT] [--model M] [--max-turns N] [--new] [--out VAR] "
     "[--approve ask|auto|deny] [--background] | %%agent [AGENT] --over DATAFRAME "
-    "[--concurrency N] [--out VAR] [--backend local|ray] [--fresh] [--rpm N] [--tpm N]"
+    "[--approve review|auto|deny] [--concurrency N] [--out VAR] [--backend local|ray] [--fresh] "
+    "[--rpm N] [--tpm N]"
 )
+
+
+Approve = Literal["ask", "auto", "deny", "review"]
+"""How a cell's calls that need approval are decided."""
 
 
 @dataclass(frozen=True)
@@ -28,9 +33,10 @@ class CellOptions:
     max_turns: int | None = None
     new: bool = False
     out: str | None = None
-    approve: Literal["ask", "auto", "deny"] = "ask"
+    approve: Approve = "ask"
     """How calls that need approval are decided; the default comes from the
-    ``JUPYTER_AGENTS_APPROVE`` environment variable (``ask`` when unset)."""
+    ``JUPYTER_AGENTS_APPROVE`` environment variable (``ask`` when unset). ``review`` (a batch
+    only, the word ``run_batch`` uses) is ``ask`` for a batch: its rows wait for review."""
     background: bool = False
     over: str | None = None
     """A batch: the variable holding the rows (the cell is the prompt template)."""
@@ -53,7 +59,7 @@ def _parser() -> _Parser:
     parser.add_argument("--max-turns", type=int, dest="max_turns")
     parser.add_argument("--new", action="store_true")
     parser.add_argument("--out")
-    parser.add_argument("--approve", choices=["ask", "auto", "deny"], default=None)
+    parser.add_argument("--approve", choices=["ask", "auto", "deny", "review"], default=None)
     parser.add_argument("--background", action="store_true")
     parser.add_argument("--over")
     parser.add_argument("--concurrency", type=int, default=8)
@@ -81,21 +87,29 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         raise UsageError(
             f"%%agent: {(batch_only or ['--concurrency'])[0]} goes with --over DATAFRAME."
         )
+    if args.over is None and args.approve == "review":
+        raise UsageError(
+            "%%agent: --approve review goes with --over DATAFRAME (one run asks: --approve ask)."
+        )
     if args.over is not None and args.background:
         raise UsageError("%%agent: --background does not go with --over (a batch shows progress).")
     for name in (args.agent, args.out, args.over):
         if name is not None and not name.isidentifier():
             raise UsageError(f"%%agent: {name!r} is not a valid Python name.")
     approve = args.approve or os.environ.get("JUPYTER_AGENTS_APPROVE") or default_approve
-    if approve not in ("ask", "auto", "deny"):
-        raise UsageError(f"JUPYTER_AGENTS_APPROVE={approve!r} is not valid: use ask, auto or deny.")
+    if approve not in ("ask", "auto", "deny", "review"):
+        raise UsageError(
+            f"JUPYTER_AGENTS_APPROVE={approve!r} is not valid: use ask, auto, deny or review."
+        )
+    if approve == "review" and args.over is None:  # the environment's choice, for batches
+        approve = "ask"
     return CellOptions(
         agent=args.agent,
         model=args.model,
         max_turns=args.max_turns,
         new=args.new,
         out=args.out,
-        approve=approve,
+        approve=cast(Approve, approve),
         background=args.background,
         over=args.over,
         concurrency=args.concurrency,

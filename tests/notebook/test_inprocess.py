@@ -55,6 +55,7 @@ def test_banner_names_the_version_and_how_to_set_a_model(
             "--model gpt-x --out res --approve auto --background",
             CellOptions(model="gpt-x", out="res", approve="auto", background=True),
         ),
+        ("--over rows --approve review", CellOptions(over="rows", approve="review")),
     ],
 )
 def test_cell_options(line: str, expected: CellOptions) -> None:
@@ -70,6 +71,7 @@ def test_cell_options(line: str, expected: CellOptions) -> None:
         ("a b", "unrecognized arguments: b"),
         ("--out 1x", "not a valid Python name"),
         ("'unclosed", "No closing quotation"),
+        ("--approve review", "--approve review goes with --over DATAFRAME"),
     ],
 )
 def test_cell_option_errors_are_one_line_usage_errors(line: str, message: str) -> None:

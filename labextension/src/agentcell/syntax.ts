@@ -31,7 +31,7 @@ export const FLAGS: Readonly<Record<string, 'value' | 'switch'>> = {
 export const BACKEND_CHOICES: readonly string[] = ['local', 'ray'];
 
 /** The values `--approve` accepts. */
-export const APPROVE_CHOICES: readonly string[] = ['ask', 'auto', 'deny'];
+export const APPROVE_CHOICES: readonly string[] = ['ask', 'auto', 'deny', 'review'];
 
 /** What one word of the magic line is. */
 export type MagicPartKind =
