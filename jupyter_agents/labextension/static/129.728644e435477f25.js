@@ -170,7 +170,7 @@
 .ja-event { font-size: 12px; color: var(--ja-muted); }
 .ja-event .ja-label { display: inline; margin-right: 4px; }
 .ja-insert { display: block; margin: -4px 0 8px; font-size: 11px; padding: 1px 8px; }
-.ja-image { display: block; max-width: 100%; max-height: 360px; margin: 4px 0; border: 1px solid var(--ja-line); }
+.ja-image { display: block; max-width: calc(100% - 16px); max-height: 360px; margin: 4px 8px 6px; border: 1px solid var(--ja-line); }
 .ja-diff { font-family: var(--ja-mono); font-size: 12px; }
 .ja-diff .ja-diff-file { font-weight: 600; }
 .ja-diff .ja-diff-hunk { color: var(--ja-brand); }
