@@ -10,9 +10,19 @@ from typing import Any
 
 from ..runtime.tools.display import DisplayPart
 from .display_text import IMAGE_URL, MAX_IMAGE_CHARS, clip, output_image, output_text
-from .widget_state import Part
+from .widget_state import Part, ToolStatus
 
-__all__ = ["card_part", "card_parts", "output_of", "raw_output_parts"]
+CARD_STATUS: dict[str, ToolStatus] = {
+    "ok": "done",
+    "error": "error",
+    "timeout": "timeout",
+    "rejected": "rejected",
+    "blocked": "blocked",
+    "cancelled": "cancelled",
+}
+"""A call's outcome (``ToolCallOutputItem.status``) -> its card's status."""
+
+__all__ = ["CARD_STATUS", "card_part", "card_parts", "output_of", "raw_output_parts"]
 
 
 def card_part(part: DisplayPart, limit: int) -> Part | None:

@@ -27,9 +27,21 @@ import base64
 import gzip
 import json
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["MAX_DECODED_BYTES", "MIME_TYPE", "READABLE", "VERSION", "decode", "encode"]
+from . import transcript
+from .widget_state import Block, Header
+
+__all__ = [
+    "MAX_DECODED_BYTES",
+    "MIME_TYPE",
+    "READABLE",
+    "VERSION",
+    "decode",
+    "encode",
+    "final_output",
+]
 
 MIME_TYPE = "application/vnd.jupyter-agents.run+json"
 VERSION = 2
@@ -53,6 +65,30 @@ def encode(header: dict[str, Any], blocks: list[dict[str, Any]]) -> dict[str, An
         "encoding": "gzip+base64",
         "data": base64.b64encode(packed).decode("ascii"),
     }
+
+
+def final_output(
+    header: Header,
+    blocks: Sequence[Block],
+    synced_header: dict[str, Any],
+    synced_blocks: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The MIME bundle that replaces a finished run's widget: its transcripts (from the exact
+    ``header`` and ``blocks``) and, for the lab extension, what the widget showed last.
+
+    A widget view in a saved notebook renders as "model not found" once its kernel is gone
+    (JupyterLab does not save widget state by default, and it does not fall back to the other
+    formats), so the final output holds no widget.
+    """
+    data: dict[str, Any] = {
+        "text/plain": transcript.summary_line(header, blocks),
+        "text/html": transcript.to_html(header, blocks),
+        "text/markdown": transcript.to_markdown(header, blocks),
+    }
+    document = encode(synced_header, synced_blocks)
+    if document is not None:  # else too large to inflate safely: the transcripts stand alone
+        data[MIME_TYPE] = document
+    return data
 
 
 def decode(value: dict[str, Any]) -> dict[str, Any]:

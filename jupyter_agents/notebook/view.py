@@ -27,26 +27,16 @@ from ..runtime.tools.display import DisplayPart, ToolDisplay
 from ..runtime.tools.kinds import describe_call, kind_for_call
 from ..runtime.usage import Usage
 from . import run_document, transcript
-from .card_parts import card_parts, raw_output_parts
+from .card_parts import CARD_STATUS, card_parts, raw_output_parts
 from .display_text import clip, compact_json, message_text
 from .view_decisions import CallTimer, Decisions
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
-from .widget_state import STATE_VERSION, Header, Part, RunStatus, Tokens, ToolBlock, ToolStatus
+from .widget_state import STATE_VERSION, Header, Part, RunStatus, Tokens, ToolBlock
 
 __all__ = ["RunView"]
 
 logger = logging.getLogger(__name__)
-
-_STATUS: dict[str, ToolStatus] = {
-    "ok": "done",
-    "error": "error",
-    "timeout": "timeout",
-    "rejected": "rejected",
-    "blocked": "blocked",
-    "cancelled": "cancelled",
-}
-"""A call's outcome (``ToolCallOutputItem.status``) -> its card's status."""
 
 
 class RunView:
@@ -346,7 +336,7 @@ class RunView:
         status = getattr(item, "status", "ok")
         if status == "ok" and decision is not None and not decision.approved:
             status = "rejected"
-        card["status"] = _STATUS.get(status, "error")
+        card["status"] = CARD_STATUS.get(status, "error")
         error = getattr(item, "error", None)
         if error is not None:
             card["error"] = {
@@ -389,20 +379,8 @@ class RunView:
         return card_parts(parts, call_chars=self.max_args_chars, output_chars=self.max_output_chars)
 
     def _bundle(self) -> dict[str, Any]:
-        # The final output is the static transcript only. A widget view in a saved notebook
-        # renders as "model not found" once its kernel is gone (JupyterLab does not save widget
-        # state by default, and it does not fall back to the other formats).
-        data: dict[str, Any] = {}
         header, blocks = self._state.snapshot()
-        data["text/plain"] = transcript.summary_line(header, blocks)
-        data["text/html"] = transcript.to_html(header, blocks)
-        data["text/markdown"] = transcript.to_markdown(header, blocks)
-        # What the widget showed last, for the lab extension's renderer (a kernel-less reopen
-        # draws the same cards); compressed, so the saved notebook hardly grows.
-        document = run_document.encode(self.widget.header, self.widget.blocks)
-        if document is not None:  # else too large to inflate safely: the transcripts stand alone
-            data[run_document.MIME_TYPE] = document
-        return data
+        return run_document.final_output(header, blocks, self.widget.header, self.widget.blocks)
 
 
 def _hosted(kind: str) -> bool:
