@@ -706,6 +706,34 @@ async def test_a_patch_card_shows_the_diff_coloured(lab: Lab, tmp_path: Any) -> 
     await lab.shot("patch_card")
 
 
+PART_TYPES = ["text", "code", "terminal", "diff", "image", "json", "error"]
+
+
+async def test_every_part_type_draws_hostile_text_as_text(lab: Lab) -> None:
+    joined = "\n".join(PAYLOADS) + "\n\x1b]0;title\x07\x1b[31mred\x1b[0m"
+    parts = [
+        {"type": t, "text": joined, "cut": 9_999, **({"role": "call"} if i % 2 else {})}
+        for i, t in enumerate(PART_TYPES * 2)
+    ]
+    parts.append({"type": "image", "text": "https://remote.example/x.png"})
+    parts.append({"type": "code", "text": joined, "language": "<b onmouseover=x>"})
+    header = {"agent": "a", "status": "done", "live": False}
+    blocks = [{"id": "k1", "name": "t", "live": "terminal", "printed": joined, "parts": parts}]
+    await lab.mount(header=header, blocks=blocks)
+    await lab.page.locator(".ja-tool summary").first.click()
+    await lab.page.wait_for_load_state("networkidle")
+    assert await lab.page.evaluate("window.__pwned") is False
+    assert lab.remote == []
+    assert await lab.page.locator(".ja-run img").count() == 0  # no part held inline image data
+    tags = await lab.page.evaluate(
+        "() => [...new Set([...document.querySelectorAll('.ja-parts *')].map((e) => e.tagName))]"
+    )
+    assert set(tags) <= {"PRE", "SPAN", "DIV"}
+    red = lab.page.locator(".ja-parts pre.ja-part-terminal span.ja-fg1")
+    await expect(red.first).to_have_text("red")  # a terminal part keeps its colours, as text
+    await expect(lab.page.locator(".ja-parts pre.ja-code").first).to_contain_text("<script>")
+
+
 EVIL_CLASSES = "ja-evil jp-mod-hidden lm-mod-hidden"
 
 
