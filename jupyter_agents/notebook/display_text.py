@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..runtime.tools.display import PartType
+
 __all__ = [
+    "PART_TEXT",
     "call_text",
     "clip",
     "compact_json",
@@ -157,18 +160,23 @@ def terminal_safe(text: str, colours: bool = False) -> str:
     return _CONTROL.sub("", text)
 
 
-_PART_PREFIX = {"error": "error: ", "image": ""}
+PART_TEXT: dict[PartType, Callable[[str], str]] = {
+    "text": terminal_safe,
+    "json": terminal_safe,
+    "code": terminal_safe,
+    "diff": terminal_safe,
+    "terminal": lambda text: terminal_safe(text, colours=True),
+    "error": lambda text: "error: " + terminal_safe(text),
+    "image": lambda _text: "[image]",  # a terminal shows no picture, and never fetches one
+}
+"""One renderer per part type, the only place the terminal view draws each (a type it does not
+know is drawn as text); everything is made safe for a real terminal."""
 
 
 def part_text(part: Mapping[str, Any]) -> str:
-    """A card part as terminal text: the terminal view's one renderer per part type (terminal
-    output keeps its colours, an image is named, an error says so; everything is made safe for
-    a real terminal)."""
-    kind = part.get("type")
-    text = str(part.get("text", ""))
-    if kind == "image":
-        return "[image]"
-    shown = terminal_safe(text, colours=kind == "terminal")
-    if cut := part.get("cut"):
+    """A card part as terminal text, with how long it was when its text was cut."""
+    kind: Any = part.get("type")  # untrusted: any value, looked up, never trusted
+    shown = PART_TEXT.get(kind, PART_TEXT["text"])(str(part.get("text", "")))
+    if (cut := part.get("cut")) and kind != "image":
         shown += f"\n… ({cut:,} characters in all)"
-    return _PART_PREFIX.get(str(kind), "") + shown
+    return shown

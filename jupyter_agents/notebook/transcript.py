@@ -13,16 +13,17 @@ frontends.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._render import escape_html, markdown_to_html
 from .display_text import IMAGE_URL, call_text, head_tail, strip_ansi
-from .widget_state import Block, Header
+from .widget_state import Block, Header, PartType
 
 __all__ = [
     "BUDGET",
     "HEAD",
+    "PART_HTML",
     "STATUS_MARKS",
     "TAIL",
     "summary_line",
@@ -153,33 +154,40 @@ def _image(url: str) -> str:
     return f'<span class="ja-muted">an image of about {kb} KB (not kept here)</span>'
 
 
-_HEADINGS = {"code": "code", "diff": "changes", "error": "error", "image": "image"}
-"""A part's heading by type (text, JSON and terminal output: "output", or "arguments" for a
-part showing the call)."""
+def _diff(text: str, tone: str) -> str:
+    kept, _cut = head_tail(text, HEAD, TAIL)
+    return f"<pre>{chr(10).join(map(_diff_line, kept.rstrip(chr(10)).split(chr(10))))}</pre>"
+
+
+def _image_part(text: str, tone: str) -> str:
+    # Only inline raster data is ever shown: an address is never fetched.
+    return _image(text) if IMAGE_URL.fullmatch(text) else ""
+
+
+PART_HTML: dict[PartType, tuple[str, Callable[[str, str], str]]] = {
+    "text": ("output", lambda text, tone: _pre(text, tone)),
+    "json": ("output", lambda text, tone: _pre(text)),
+    "terminal": ("output", lambda text, tone: _pre(strip_ansi(text), tone)),
+    "error": ("error", lambda text, tone: _pre(text, "ja-bad")),
+    "code": ("code", lambda text, tone: _pre(text)),
+    "diff": ("changes", _diff),
+    "image": ("image", _image_part),
+}
+"""One renderer per part type, the only place the transcript draws each: its heading and a
+function of the text and the tone (``ja-bad`` for the output of a failed call)."""
 
 
 def _part(part: _Any, failed: bool) -> str:
-    """One part of a card: the one place the transcript draws each part type."""
-    kind, text = part.get("type"), str(part.get("text", ""))
-    heading = _HEADINGS.get(str(kind)) or ("arguments" if part.get("role") == "call" else "output")
+    """One part of a card (a type this transcript does not know is drawn as text)."""
+    kind: Any = part.get("type")  # untrusted: any value, looked up, never trusted
+    heading, draw = PART_HTML.get(kind, PART_HTML["text"])
+    call = part.get("role") == "call"
+    if call and heading == "output":
+        heading = "arguments"  # a part that shows the call stands for them
     if cut := part.get("cut"):
         heading += f" (first part of {cut:,} characters)"
-    if kind == "image":
-        if not IMAGE_URL.fullmatch(text):
-            return ""  # only inline data is ever shown: an address is never fetched
-        body = _image(text)
-    elif kind == "diff":
-        kept, _cut = head_tail(text, HEAD, TAIL)
-        body = f"<pre>{chr(10).join(map(_diff_line, kept.rstrip(chr(10)).split(chr(10))))}</pre>"
-    elif kind == "error":
-        body = _pre(text, "ja-bad")
-    elif kind == "terminal":
-        body = _pre(strip_ansi(text), "ja-bad" if failed else "")
-    elif kind in ("code", "json"):
-        body = _pre(text)
-    else:  # text, and any type this transcript does not know
-        body = _pre(text, "ja-bad" if failed and part.get("role") != "call" else "")
-    return _section(heading, body)
+    body = draw(str(part.get("text", "")), "ja-bad" if failed and not call else "")
+    return _section(heading, body) if body else ""
 
 
 def _card(block: _Any) -> str:

@@ -13,6 +13,7 @@ import asyncio
 import shutil
 import sys
 import threading
+import typing
 from collections.abc import AsyncIterator, Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -24,6 +25,7 @@ import pytest
 from jupyter_agents import Agent, ApprovalDecision, Runner, ToolContext, ToolOutputImage, tool
 from jupyter_agents.notebook.view import RunView
 from jupyter_agents.notebook.widget import STATIC
+from jupyter_agents.notebook.widget_state import PartType
 from jupyter_agents.runtime.tools.live_output import tool_output_sink
 from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
 
@@ -706,7 +708,7 @@ async def test_a_patch_card_shows_the_diff_coloured(lab: Lab, tmp_path: Any) -> 
     await lab.shot("patch_card")
 
 
-PART_TYPES = ["text", "code", "terminal", "diff", "image", "json", "error"]
+PART_TYPES = list(typing.get_args(PartType))
 
 
 async def test_every_part_type_draws_hostile_text_as_text(lab: Lab) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,9 @@ import pytest
 from pydantic import ConfigDict, TypeAdapter
 
 from jupyter_agents import Agent, ApplyPatchTool, ApprovalDecision, Runner, WorkspaceEditor, tool
-from jupyter_agents.notebook import _state_ts
+from jupyter_agents.notebook import _state_ts, display_text, transcript
 from jupyter_agents.notebook.view import RunView
-from jupyter_agents.notebook.widget_state import Block, Header
+from jupyter_agents.notebook.widget_state import Block, Header, PartType
 from jupyter_agents.runtime.approvals import OnLoop
 from jupyter_agents.testing import ScriptedModel, output_item, reasoning, text, tool_call
 
@@ -54,6 +55,13 @@ def test_the_widget_sources_type_check_against_the_declarations() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_part_type_has_one_renderer_in_each_python_frontend() -> None:
+    # The widget's renderers are a Record<PartType, ...> (parts.js): tsc above finds a gap there.
+    types = set(typing.get_args(PartType))
+    assert set(transcript.PART_HTML) == types
+    assert set(display_text.PART_TEXT) == types
 
 
 @tool

@@ -20,15 +20,13 @@ export const STATUS_WORDS = {
  * sent is untrusted: its values pick one of these, never a class of their own choosing. */
 /** @type {{run: import("./state.js").RunStatus[], tool: import("./state.js").ToolStatus[],
  *  approval: import("./state.js").ApprovalState[], level: import("./state.js").NoticeLevel[],
- *  kind: import("./state.js").BlockKind[], part: import("./state.js").PartType[],
- *  live: import("./state.js").LiveOutput[]}} */
+ *  kind: import("./state.js").BlockKind[], live: import("./state.js").LiveOutput[]}} */
 const KNOWN = {
   run: ["running", "waiting", "done", "failed", "cancelled", "background"],
   tool: ["running", "waiting", "done", "error", "timeout", "rejected", "blocked", "cancelled"],
   approval: ["pending", "approved", "rejected", "expired"],
   level: ["info", "warning", "error"],
   kind: ["text", "reasoning", "tool", "notice", "event"],
-  part: ["text", "code", "terminal", "diff", "image", "json", "error"],
   live: ["text", "terminal"],
 };
 

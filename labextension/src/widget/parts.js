@@ -4,7 +4,7 @@
 // classed spans of text nodes); an image shows only from inline raster data.
 import { drawAnsi } from "./ansi.js";
 import { h } from "./dom.js";
-import { known, pretty } from "./format.js";
+import { pretty } from "./format.js";
 import { codeRuns } from "./highlight.js";
 
 /** @typedef {import("./state.js").Part} Part */
@@ -32,7 +32,8 @@ function diffClass(line) {
   return line.startsWith("-") ? "ja-diff-del" : "";
 }
 
-/** One renderer per part type: the element(s) that show `part` under `label`.
+/** One renderer per part type (the type makes it miss none): the element that shows `part`
+ * under `label`, or null for nothing.
  * @type {Record<PartType, (part: Part, label: string) => HTMLElement | null>} */
 const RENDER = {
   text: (p, label) => pre("ja-out ja-part-text", label, p.text),
@@ -66,8 +67,8 @@ const RENDER = {
 
 /** The elements of one part (and a note when its text was cut). @param {Part} part */
 function drawPart(part) {
-  // A saved run is untrusted: an unknown type is drawn as text, never looked up as a renderer.
-  const type = /** @type {PartType} */ (known("part", part.type, "text"));
+  // A saved run is untrusted: a type with no renderer of its own is drawn as text.
+  const type = Object.prototype.hasOwnProperty.call(RENDER, part.type) ? part.type : "text";
   const text = typeof part.text === "string" ? part.text : "";
   const call = part.role === "call";
   const label = HEADINGS[type] || (type === "image" ? "" : call ? "Arguments" : "Output");
