@@ -104,7 +104,8 @@ demo = ScriptedModel(respond=answer)
 ''',
             timeout=60,
         )
-        fe.run("%%agent --over tickets --out review\n{text}", timeout=60)
+        # --approve review: run_batch(approve="review")'s word (ask, the default, is the same)
+        fe.run("%%agent --over tickets --out review --approve review\n{text}", timeout=60)
         assert kernel_value(fe, "review.counts") == {"waiting": 4}
         wanted = {"Approve selected", "Reject selected", "Resume decided rows"}
         buttons = fe.wait_for(lambda: buttons_named(fe, wanted), what="the review table's buttons")
