@@ -29,7 +29,6 @@ from .items import (
 )
 
 if TYPE_CHECKING:
-    from ._run.loop import RunLoop
     from .agent import Agent
 
 __all__ = ["STATE_FORMAT", "STATE_VERSION", "RunState"]
@@ -55,11 +54,6 @@ class RunState:
         self.state_id = state_id or uuid.uuid4().hex
         """Identifies this pause; a state (or its JSON) resumes once per process."""
         self._resumed = False
-
-    @classmethod
-    def from_loop(cls, loop: RunLoop) -> RunState:
-        """The state of a loop that paused (a snapshot, so the result stays as it was)."""
-        return cls(loop.progress.snapshot())
 
     @property
     def current_agent(self) -> Agent[Any]:

@@ -58,8 +58,6 @@ class RateLimiter(RunHooks[Any]):
         self._tokens: collections.deque[tuple[float, int]] = collections.deque()
         self._token_sum = 0
         self._lock = asyncio.Lock()
-        self.waited = 0.0
-        """Seconds requests spent held back."""
 
     async def on_llm_start(
         self, context: Any, agent: Any, system_prompt: Any, input_items: Any
@@ -79,7 +77,6 @@ class RateLimiter(RunHooks[Any]):
                 delay = self._delay(time.monotonic())
                 if delay <= 0:
                     break
-                self.waited += delay
                 await asyncio.sleep(delay)
             self._requests.append(time.monotonic())
 

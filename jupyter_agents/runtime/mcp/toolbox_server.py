@@ -24,7 +24,7 @@ from mcp import types as mcp_types
 from mcp.server.lowlevel.server import Server
 
 from ..approvals import ApprovalDecision, ApprovalHandler
-from ..background_loop import on_background_loop, run_on_background_loop
+from ..background_loop import run_on_background_loop
 from ..errors import UserError
 from ..run_config import RunConfig
 from ..tools.base_tool import one_line_tool_error
@@ -113,12 +113,6 @@ class ToolboxServer:
         """Start listening (on the background loop); returns self."""
         if not self.running:
             run_on_background_loop(self._start(), timeout)
-        return self
-
-    async def start_async(self) -> ToolboxServer:
-        """:meth:`start` for async code."""
-        if not self.running:
-            await on_background_loop(self._start())
         return self
 
     def stop(self, timeout: float = 10.0) -> None:

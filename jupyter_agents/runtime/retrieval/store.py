@@ -100,11 +100,6 @@ class DocumentStore:
         return f"DocumentStore({str(self.root)!r}, {self.count()} chunks)"
 
     @property
-    def embedding_requests(self) -> int:
-        """Calls made to the embedder (each embeds a batch)."""
-        return self.embeddings.requests
-
-    @property
     def embedding_error(self) -> str | None:
         """Why embeddings failed last (search is by keywords meanwhile); None when they work."""
         return self.embeddings.error

@@ -11,7 +11,6 @@ a person, since code is never known to only read; ``workspace-write``; no networ
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..kernels import KernelSession
@@ -140,7 +139,3 @@ class KernelCodeInterpreter(BaseTool):
         """Stop the kernel now (the next call starts a fresh one)."""
         if self._session is not None:
             await self._session.shutdown()
-
-    def work_dir(self) -> Path | None:
-        """The folder the kernel runs in, once it runs."""
-        return self._session.policy.workspace if self._session is not None else None

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import base64
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -451,11 +450,6 @@ def _plain(value: Any) -> Any:
         return None
     dump = getattr(value, "model_dump", None)
     return dump(exclude_none=True) if dump is not None else value
-
-
-def screenshot_png(data: bytes) -> str:
-    """Base64 text of PNG bytes (what ``Computer.screenshot`` returns)."""
-    return base64.b64encode(data).decode("ascii")
 
 
 COMPUTER = ComputerKind()

@@ -115,10 +115,6 @@ class ShellTool:
             dangerous=_any_dangerous(arguments),
         )
 
-    def offers_escalation(self, run_config: Any) -> bool:
-        """Whether the model is offered the fields that ask to leave the sandbox."""
-        return self.policy_for(run_config).approval == "on-request"
-
     async def run(
         self, request: ShellCommandRequest, policy: ExecPolicy | None = None
     ) -> ShellResult:
