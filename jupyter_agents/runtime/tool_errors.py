@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .items import ToolError
 
 if TYPE_CHECKING:
-    from .tools import FunctionTool
+    from .tools.kinds import LocalTool
 
 __all__ = ["timeout_message", "tool_error", "user_traceback"]
 
@@ -20,7 +20,7 @@ _STDLIB_DIRS = tuple(
 )
 
 
-def timeout_message(tool: FunctionTool, timeout: float) -> str:
+def timeout_message(tool: LocalTool, timeout: float) -> str:
     """What the model sees when ``tool`` ran out of time; truthful about a thread that goes on."""
     seconds = f"{timeout:g} s"
     if getattr(tool, "runs_in_thread", False) and not getattr(tool, "killable", False):

@@ -25,7 +25,7 @@ from .tool_call import ToolCall, ToolRun
 from .tool_checks import Outcome, check_input, check_output, reworded, run_with_timeout, watchdog
 
 if TYPE_CHECKING:
-    from ..tools import FunctionTool, Tool
+    from ..tools import Tool
 
 __all__ = ["COARSE_TIMEOUT", "EventSink", "invoke"]
 
@@ -112,7 +112,7 @@ async def _call_tool(
             finished, value = await watchdog().run(invocation, timeout)
         if finished:
             return Outcome(value)
-        message = timeout_message(cast("FunctionTool", tool), timeout)  # it reads any tool
+        message = timeout_message(tool, timeout)
         return Outcome(message, "timeout", ToolError("timeout", message))
     except ToolArgumentsError as e:
         return Outcome.failed(str(e), "ToolArgumentsError")
