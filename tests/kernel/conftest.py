@@ -42,7 +42,9 @@ def kernel() -> Iterator[Frontend]:
 
 @pytest.fixture
 def fe(kernel: Frontend) -> Frontend:
-    """The shared kernel with a fresh conversation and an empty outbox."""
+    """The shared kernel with a fresh conversation and an empty outbox (a cell the last test
+    left running is interrupted first)."""
+    kernel.settle()
     kernel.run("sent.clear()\n%agent new")
     return kernel
 

@@ -42,6 +42,8 @@ class Frontend:
         self._thread = threading.Thread(target=self._collect, daemon=True)
         self._thread.start()
         self._replies: dict[str, dict[str, Any]] = {}
+        self._in_flight: set[str] = set()
+        """Execute requests sent by :meth:`execute` whose reply has not arrived yet."""
 
     def close(self) -> None:
         self._stop.set()
@@ -167,7 +169,9 @@ class Frontend:
         msg = self.kc.session.msg("execute_request", content)
         msg["metadata"]["cellId"] = cell_id or str(uuid.uuid4())
         self.kc.shell_channel.send(msg)
-        return str(msg["header"]["msg_id"])
+        msg_id = str(msg["header"]["msg_id"])
+        self._in_flight.add(msg_id)
+        return msg_id
 
     def reply(self, msg_id: str, timeout: float = 30) -> dict[str, Any]:
         """The execute_reply for ``msg_id`` (other replies are kept for later)."""
@@ -176,12 +180,35 @@ class Frontend:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"no reply for {msg_id}")
-            try:
-                msg = self.kc.get_shell_msg(timeout=min(left, 0.5))
-            except queue.Empty:
-                continue
-            self._replies[msg["parent_header"].get("msg_id")] = msg
+            self._receive(min(left, 0.5))
         return self._replies.pop(msg_id)
+
+    def _receive(self, timeout: float) -> None:
+        try:
+            msg = self.kc.get_shell_msg(timeout=timeout)
+        except queue.Empty:
+            return
+        parent = msg["parent_header"].get("msg_id")
+        self._in_flight.discard(parent)
+        self._replies[parent] = msg
+
+    def settle(self, timeout: float = 30) -> None:
+        """Make the kernel idle again after a test: a cell a failed test left running (waiting
+        for an approval that will never come) is interrupted, and replies nobody asked for are
+        dropped, so the next test starts on a kernel that answers."""
+        while self._in_flight:
+            before = set(self._in_flight)
+            self._receive(0.2)
+            if self._in_flight == before:
+                break
+        if self._in_flight:
+            self.interrupt()
+            deadline = time.monotonic() + timeout
+            while self._in_flight and time.monotonic() < deadline:
+                self._receive(0.5)
+            if self._in_flight:
+                raise TimeoutError(f"the kernel did not settle: {sorted(self._in_flight)}")
+        self._replies.clear()
 
     def run(self, code: str, timeout: float = 30, cell_id: str | None = None) -> dict[str, Any]:
         """Execute and wait; raises if the cell failed."""

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from jupyter_agents.notebook.card_parts import output_of
+
 from .conftest import kernel_value, script
 from .frontend import Frontend
 
@@ -91,7 +93,7 @@ def test_user_story_approve_while_the_cell_runs(fe: Frontend) -> None:
     assert fe.state(comm)["header"]["status"] == "waiting"
     assert "ana@example.com" in card["args"]
     weather = tool_card(fe.state(comm), "w1")
-    assert weather["status"] == "done" and "Sunny in Paris" in weather["output"]
+    assert weather["status"] == "done" and "Sunny in Paris" in output_of(weather)
     assert "looking up Paris" in weather.get("printed", "")  # print() lands in the card
     decide(fe, comm, "e1", True)
     reply = fe.reply(cell)
@@ -310,5 +312,5 @@ def test_displaying_a_streamed_result_shows_the_live_widget(fe: Frontend) -> Non
     state = final_state(fe, comm)
     assert state["header"]["agent"] == "shown"
     assert texts(fe, comm) == "Rainy."
-    assert tool_card(state, "w9")["output"] == "Sunny in Oslo"
+    assert output_of(tool_card(state, "w9")) == "Sunny in Oslo"
     assert kernel_value(fe, "streamed.final_output") == "Rainy."

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_agents.notebook.card_parts import output_of
+
 from ..mcp.conftest import DEMO, alive, children_of
 from .conftest import SETUP, script
 from .frontend import Frontend
@@ -63,12 +65,12 @@ def test_add_call_and_remove_across_cells() -> None:
             lambda: (c := tool_card(fe.state(comm), "r1")) and c.get("status") == "done" and c,
             what="the read-only call done, without asking",
         )
-        assert read["output"] == "the note todo says hi" and "approval" not in read
+        assert output_of(read) == "the note todo says hi" and "approval" not in read
         assert read["badge"] == "read-only"
         decide(fe, comm, "d1", True)
         assert fe.reply(cell)["content"]["status"] == "ok"
         state = final_state(fe, comm)
-        assert tool_card(state, "d1")["output"] == "deleted todo"
+        assert output_of(tool_card(state, "d1")) == "deleted todo"
         printed(fe, "%agent mcp list", "demo: connected; approval destructive;")
         fe.run("%agent mcp remove demo")
         deadline = time.monotonic() + 10
