@@ -65,7 +65,7 @@ async def run_batch_cell(session: NotebookSession, opts: CellOptions, body: str)
         raise UsageError(f"%%agent --over: {e}") from None
     name = opts.out or "batch_result"
     session.shell.user_ns[name] = result
-    display(result)  # type: ignore[no-untyped-call]
+    display(result)
     print(f"jupyter_agents: the result is in {name!r} ({name}.to_pandas() for a DataFrame)")
     if result.waiting:
         ReviewView(result, on_result=lambda new: _replace(session, name, new)).display()
@@ -74,4 +74,4 @@ async def run_batch_cell(session: NotebookSession, opts: CellOptions, body: str)
 
 def _replace(session: NotebookSession, name: str, new: BatchResult) -> None:
     session.shell.user_ns[name] = new
-    display(new)  # type: ignore[no-untyped-call]
+    display(new)

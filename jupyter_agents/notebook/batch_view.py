@@ -56,7 +56,7 @@ class BatchView:
     def display(self) -> None:
         from IPython.display import display
 
-        self._handle = display(_Bundle(self), display_id=True)  # type: ignore[no-untyped-call]
+        self._handle = display(_Bundle(self), display_id=True)
 
     # -- BatchProgress -------------------------------------------------------------------
 
@@ -167,7 +167,7 @@ class ReviewView:
     def display(self) -> None:
         from IPython.display import display
 
-        display(self.widget)  # type: ignore[no-untyped-call]
+        display(self.widget)
 
     def _selected(self) -> list[str]:
         return [key for key, check in self.checks.items() if check.value]

@@ -126,8 +126,8 @@ def _docs(session: NotebookSession, words: list[str]) -> None:
         for warning in report.warnings:  # e.g. embeddings unreachable: keyword search only
             print(f"jupyter_agents: {warning}")
     elif not words:
-        store = session.docs
-        sources = store.sources() if store is not None else []
+        known = session.docs
+        sources = known.sources() if known is not None else []
         print("Documents: " + (", ".join(sources) if sources else "none (%agent docs add PATH)"))
     else:
         raise UsageError("%agent docs [add PATH...]")

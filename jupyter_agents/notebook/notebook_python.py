@@ -87,7 +87,11 @@ class NotebookPython(BaseTool):
             tree = ast.parse(code, "<agent>", "exec")
         except SyntaxError as e:
             return f"SyntaxError: {e.msg} (line {e.lineno})"
-        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        last = tree.body[-1] if tree.body else None
+        if isinstance(last, ast.Expr):
+            tree.body.pop()
+        else:
+            last = None
         before = {k: id(v) for k, v in namespace.items()}
         printed: list[str] = []
         show = streamer(ctx.tool_call_id) if ctx is not None else None

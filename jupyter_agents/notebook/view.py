@@ -122,7 +122,7 @@ class RunView:
         """Show the widget in the current cell output (keeps the display handle)."""
         from IPython.display import display
 
-        self._handle = display(self.widget, display_id=True)  # type: ignore[no-untyped-call]
+        self._handle = display(self.widget, display_id=True)
 
     def on_event(self, event: Any) -> None:
         """Apply one stream event of the run (call them in order)."""

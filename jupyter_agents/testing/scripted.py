@@ -128,6 +128,9 @@ class ReceivedRequest(CallArgs):
     """One request the scripted model received: the call's arguments (``input`` a copy, as a
     list) and whether it was streamed."""
 
+    input: list[dict[str, Any]]
+    """What the model was sent, copied: the items as plain dicts."""
+
     stream: bool = False
     """Whether the request was streamed."""
 
