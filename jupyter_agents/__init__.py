@@ -276,10 +276,10 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 def last_result() -> Any:
     """The result of the last ``%%agent`` cell that finished (None before the first)."""
-    from .notebook.session import current_session
+    from .notebook.host import current_host
 
-    session = current_session()
-    return session.last_result if session is not None else None
+    host = current_host()
+    return host.last_result if host is not None else None
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:

@@ -1,6 +1,6 @@
-"""K1: the code interpreter's round trip (``KernelCodeInterpreter``'s ``KernelSession``).
+"""K1: the code interpreter's round trip (``KernelCodeInterpreter``'s ``ManagedKernel``).
 
-``1+1`` on a warm kernel through ``KernelSession.run`` (sandboxed: bubblewrap, workspace-write,
+``1+1`` on a warm kernel through ``ManagedKernel.run`` (sandboxed: bubblewrap, workspace-write,
 Unix sockets; called from another event loop, as a run is) against the same code sent straight
 with ``jupyter_client`` to a plain kernel on the same machine (the kernel's own time, the floor).
 Metrics: each median, the overhead ours adds (difference of the medians per batch), and the
@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from jupyter_agents.runtime.kernels import KernelSession
+from jupyter_agents.runtime.kernels import ManagedKernel
 from jupyter_agents.runtime.sandbox import SandboxPolicy, find_bwrap
 
 from .._common import Impl, Measured, main
@@ -45,7 +45,7 @@ async def measure(impl: Impl, quick: bool) -> Measured:
     if find_bwrap() is None:
         raise RuntimeError("K1 needs bubblewrap: apt-get install bubblewrap")
     batches, per_batch, warmup = (1, 5, 3) if quick else (5, 40, 20)
-    session = KernelSession(SandboxPolicy("workspace-write", Path(tempfile.mkdtemp())))
+    session = ManagedKernel(SandboxPolicy("workspace-write", Path(tempfile.mkdtemp())))
     start = time.perf_counter()
     first = await session.run("1+1", 60)
     first_ms = (time.perf_counter() - start) * 1000

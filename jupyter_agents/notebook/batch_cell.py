@@ -15,8 +15,8 @@ from ..runtime.batch.row import ApproveMode
 from ..runtime.errors import UserError
 from ..runtime.run import RunConfig
 from .batch_view import BatchView, ReviewView
+from .host import NotebookHost
 from .options import CellOptions
-from .session import NotebookSession
 
 __all__ = ["run_batch_cell"]
 
@@ -30,18 +30,18 @@ _APPROVE: dict[str, ApproveMode] = {
 }
 
 
-async def run_batch_cell(session: NotebookSession, opts: CellOptions, body: str) -> BatchResult:
+async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> BatchResult:
     """Run the batch the cell describes; returns its result (also stored in the namespace)."""
     assert opts.over is not None
-    if opts.over not in session.shell.user_ns:
+    if opts.over not in host.shell.user_ns:
         raise UsageError(f"%%agent --over: no variable named {opts.over!r}.")
-    rows = session.shell.user_ns[opts.over]
+    rows = host.shell.user_ns[opts.over]
     template = body.strip()
     if not template:
         raise UsageError("%%agent --over: write the prompt below the %%agent line, e.g. {text}.")
-    agent = session.agent_named(opts.agent)
-    model = session.resolve_model(opts.model) if opts.model else None
-    config = RunConfig(model=model, **session.policy.run_config_fields())
+    agent = host.agent_named(opts.agent)
+    model = host.resolve_model(opts.model) if opts.model else None
+    config = RunConfig(model=model, **host.policy.run_config_fields())
     control = BatchControl()
     total = len(rows) if hasattr(rows, "__len__") else 0
     view = BatchView(total, control)
@@ -64,14 +64,14 @@ async def run_batch_cell(session: NotebookSession, opts: CellOptions, body: str)
     except UserError as e:
         raise UsageError(f"%%agent --over: {e}") from None
     name = opts.out or "batch_result"
-    session.shell.user_ns[name] = result
+    host.shell.user_ns[name] = result
     display(result)
     print(f"jupyter_agents: the result is in {name!r} ({name}.to_pandas() for a DataFrame)")
     if result.waiting:
-        ReviewView(result, on_result=lambda new: _replace(session, name, new)).display()
+        ReviewView(result, on_result=lambda new: _replace(host, name, new)).display()
     return result
 
 
-def _replace(session: NotebookSession, name: str, new: BatchResult) -> None:
-    session.shell.user_ns[name] = new
+def _replace(host: NotebookHost, name: str, new: BatchResult) -> None:
+    host.shell.user_ns[name] = new
     display(new)

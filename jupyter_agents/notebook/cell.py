@@ -19,10 +19,10 @@ from ..runtime.run import RunConfig, Runner
 from ..runtime.tools import FunctionTool
 from ..runtime.tools.live_output import tool_output_sink
 from . import _tool_output
+from .host import NotebookHost, current_host
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
 from .run_registry import RunRecord
-from .session import NotebookSession, current_session
 from .view_protocol import LiveView
 
 __all__ = [
@@ -37,12 +37,12 @@ TICK = 0.1
 """Seconds between wake-ups of the kernel loop while a run waits (lets Interrupt land)."""
 
 
-def approval_grace(session: NotebookSession | None = None) -> float:
+def approval_grace(host: NotebookHost | None = None) -> float:
     """Seconds a pending approval waits for a frontend to show the run before it is refused:
     ``JUPYTER_AGENTS_APPROVAL_GRACE``, else the JupyterLab extension's setting, else 5."""
     if "JUPYTER_AGENTS_APPROVAL_GRACE" in os.environ:
         return float(os.environ["JUPYTER_AGENTS_APPROVAL_GRACE"])
-    return session.runs.grace if session is not None else 5.0
+    return host.runs.grace if host is not None else 5.0
 
 
 def headless_message(tool_name: str) -> str:
@@ -72,11 +72,11 @@ class AgentRunInterrupted(KeyboardInterrupt):
         return [f"\x1b[31mKeyboardInterrupt\x1b[0m: {self}"]
 
 
-def _session() -> NotebookSession:
-    session = current_session()
-    if session is None:
+def _host() -> NotebookHost:
+    host = current_host()
+    if host is None:
         raise UsageError("Run %load_ext jupyter_agents first.")
-    return session
+    return host
 
 
 def _printing_to_cards(agent: Agent[Any]) -> Agent[Any]:
@@ -98,7 +98,7 @@ def _printing_to_cards(agent: Agent[Any]) -> Agent[Any]:
 
 
 def _handler(
-    opts: CellOptions, view: LiveView, session: NotebookSession, record: RunRecord
+    opts: CellOptions, view: LiveView, host: NotebookHost, record: RunRecord
 ) -> ApprovalHandler:
     if opts.approve == "auto":
         return lambda request: ApprovalDecision.approve()
@@ -108,9 +108,9 @@ def _handler(
 
     def ask(request: ApprovalRequest) -> Any:
         waiting = view.inbox(request)
-        session.runs.waiting(record, request, waiting)
+        host.runs.waiting(record, request, waiting)
         if not view.rendered.is_set():
-            loop.call_later(approval_grace(session), refuse_if_unseen, view, request)
+            loop.call_later(approval_grace(host), refuse_if_unseen, view, request)
         return waiting
 
     return OnLoop(ask)  # it only registers the request: called on the run's loop
@@ -126,8 +126,8 @@ def refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
         view.add_notice(headless_message(request.tool_name), "warning")
 
 
-def _make_view(session: NotebookSession, agent: Agent[Any], model_label: str) -> LiveView:
-    if getattr(session.shell, "kernel", None) is None:
+def _make_view(host: NotebookHost, agent: Agent[Any], model_label: str) -> LiveView:
+    if getattr(host.shell, "kernel", None) is None:
         from .text_view import TextView
 
         return TextView(agent=agent.name, model=model_label)
@@ -149,33 +149,33 @@ class _Prepared:
     """The run in the kernel's run list (views outside the cell)."""
 
 
-def _options(line: str) -> tuple[NotebookSession, CellOptions]:
-    """The session and the cell's options, read once (misuse is a ``UsageError`` here)."""
-    session = _session()
-    return session, parse_cell_options(line, session.runs.default_approve)
+def _options(line: str) -> tuple[NotebookHost, CellOptions]:
+    """The host and the cell's options, read once (misuse is a ``UsageError`` here)."""
+    host = _host()
+    return host, parse_cell_options(line, host.runs.default_approve)
 
 
-def _prepare(session: NotebookSession, opts: CellOptions, body: str) -> _Prepared:
+def _prepare(host: NotebookHost, opts: CellOptions, body: str) -> _Prepared:
     """Check the cell (usage errors are raised here, at once) and make its view."""
-    agent = session.agent_named(opts.agent)
+    agent = host.agent_named(opts.agent)
     try:
-        prompt = interpolate(body.strip(), session.shell.user_ns)
+        prompt = interpolate(body.strip(), host.shell.user_ns)
     except PromptError as e:
         raise UsageError(f"%%agent: {e}") from None
     if not prompt:
         raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
-    model = session.resolve_model(opts.model) if opts.model else None
-    label = session.model_label(model if model is not None else agent.model)
-    view = _make_view(session, agent, label)
-    cell = session.current_cell()
+    model = host.resolve_model(opts.model) if opts.model else None
+    label = host.model_label(model if model is not None else agent.model)
+    view = _make_view(host, agent, label)
+    cell = host.current_cell()
     run = _Prepared(view, cell, agent, prompt, model)
-    run.record = session.runs.start(view, cell, agent.name, label)
+    run.record = host.runs.start(view, cell, agent.name, label)
     return run
 
 
-async def _start(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
+async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     """Load the conversation and start the streamed run."""
-    conversation = session.conversation(run.agent.name)
+    conversation = host.conversation(run.agent.name)
     if opts.new:
         await conversation.clear()
     run.history = await conversation.history_before(run.cell)
@@ -183,17 +183,17 @@ async def _start(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
         _printing_to_cards(run.agent),
         [*run.history, {"role": "user", "content": run.prompt}],
         max_turns=opts.max_turns,
-        run_config=RunConfig(model=run.model, **session.policy.run_config_fields()),
-        approval_handler=_handler(opts, run.view, session, _record(run)),
+        run_config=RunConfig(model=run.model, **host.policy.run_config_fields()),
+        approval_handler=_handler(opts, run.view, host, _record(run)),
     )
     run.view.on_stop = run.result.cancel
-    session.runs.update(_record(run), stop=run.result.cancel)
+    host.runs.update(_record(run), stop=run.result.cancel)
 
 
-async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
+async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     """Feed the run's events to its view; record the turn when it succeeds."""
     view = run.view
-    runs, record = session.runs, _record(run)
+    runs, record = host.runs, _record(run)
 
     async def tick() -> None:
         while True:
@@ -202,7 +202,7 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
     ticker = asyncio.ensure_future(tick())
     streaming = tool_output_sink.set(view.tool_output_text)  # every tool's, as it comes
     try:
-        await _start(session, opts, run)
+        await _start(host, opts, run)
         result = run.result
         assert result is not None
         async for event in result.stream_events():
@@ -230,10 +230,10 @@ async def _drive(session: NotebookSession, opts: CellOptions, run: _Prepared) ->
         runs.update(record, status="cancelled")
         return
     items = result.to_input_list()[len(run.history) :]
-    await session.conversation(run.agent.name).record(run.cell, items)
-    session.last_result = result
+    await host.conversation(run.agent.name).record(run.cell, items)
+    host.last_result = result
     if opts.out:
-        session.shell.user_ns[opts.out] = result
+        host.shell.user_ns[opts.out] = result
     view.finish("done")
     runs.update(record, status="done")
 
@@ -255,49 +255,49 @@ def _first_line(error: BaseException) -> str:
 
 async def run_agent_cell(line: str, body: str) -> None:
     """Run a ``%%agent`` cell in place (the rewritten cell awaits this)."""
-    session, opts = _options(line)
-    await _run_cell(session, opts, body)
+    host, opts = _options(line)
+    await _run_cell(host, opts, body)
 
 
-async def _run_cell(session: NotebookSession, opts: CellOptions, body: str) -> None:
+async def _run_cell(host: NotebookHost, opts: CellOptions, body: str) -> None:
     if opts.over is not None:
         from .batch_cell import run_batch_cell
 
-        await run_batch_cell(session, opts, body)
+        await run_batch_cell(host, opts, body)
         return
-    run = _prepare(session, opts, body)
+    run = _prepare(host, opts, body)
     _tool_output.install()
     run.view.display()
     if opts.background:
-        start_background(session, opts, run)
+        start_background(host, opts, run)
         return
     run.view.set_status("running")
-    await _drive(session, opts, run)
+    await _drive(host, opts, run)
 
 
-def start_background(session: NotebookSession, opts: CellOptions, run: _Prepared) -> None:
+def start_background(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     """Let the run go on as a task; the cell returns at once."""
     run.view.set_status("background")
-    session.runs.update(_record(run), status="background")
+    host.runs.update(_record(run), status="background")
 
     async def go() -> None:
         with contextlib.suppress(AgentRunError, AgentRunInterrupted, asyncio.CancelledError):
-            await _drive(session, opts, run)
+            await _drive(host, opts, run)
 
     task = asyncio.ensure_future(go())
-    session.background.add(task)
-    task.add_done_callback(session.background.discard)
+    host.background.add(task)
+    task.add_done_callback(host.background.discard)
 
 
 def run_agent_cell_magic(line: str, body: str) -> None:
     """The ``%%agent`` cell magic: for kernels without live async cells, and the terminal."""
-    session, opts = _options(line)
+    host, opts = _options(line)
     if getattr(get_ipython(), "kernel", None) is None or opts.over is not None:
         from ..runtime.blocking import run_blocking
 
-        run_blocking(_run_cell(session, opts, body))  # the terminal, or a batch
+        run_blocking(_run_cell(host, opts, body))  # the terminal, or a batch
         return
-    run = _prepare(session, opts, body)
+    run = _prepare(host, opts, body)
     _tool_output.install()
     run.view.display()
     run.view.add_notice(
@@ -306,4 +306,4 @@ def run_agent_cell_magic(line: str, body: str) -> None:
         "it (use Stop). Upgrade to ipykernel >= 7.4 for live runs.",
         "warning",
     )
-    start_background(session, dataclasses.replace(opts, background=True), run)
+    start_background(host, dataclasses.replace(opts, background=True), run)

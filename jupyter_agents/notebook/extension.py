@@ -8,22 +8,22 @@ from .._version import __version__
 from ..runtime.result import RunResultStreaming
 from .cell import run_agent_cell_magic
 from .display import show_streaming
+from .host import NotebookHost, current_host, set_current_host
 from .kernel import agent_cell_transformer, supports_live_cells
 from .magics import agent_line_magic
-from .session import NotebookSession, current_session, set_current_session
 
 __all__ = ["load", "unload"]
 
 
-def _banner(session: NotebookSession, live: bool) -> str:
-    if session.model is not None or session.has_credentials():
-        model = f"model {session.model_label()}; change it with %agent model NAME"
+def _banner(host: NotebookHost, live: bool) -> str:
+    if host.model is not None or host.has_credentials():
+        model = f"model {host.model_label()}; change it with %agent model NAME"
     else:
         model = (
             "no model configured: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server), "
             "or %agent model VAR with a Model such as jupyter_agents.testing.ScriptedModel"
         )
-    in_kernel = getattr(session.shell, "kernel", None) is not None
+    in_kernel = getattr(host.shell, "kernel", None) is not None
     mode = (
         " · runs go to the background (needs ipykernel >= 7.4 for live runs)"
         if in_kernel and not live
@@ -34,13 +34,13 @@ def _banner(session: NotebookSession, live: bool) -> str:
 
 def load(shell: Any) -> None:
     """Set up the extension in ``shell`` (idempotent)."""
-    session = current_session()
-    if session is None or session.shell is not shell:
-        if session is not None:
-            session.close()
-        session = NotebookSession(shell)
-        set_current_session(session)
-    bound = session
+    host = current_host()
+    if host is None or host.shell is not shell:
+        if host is not None:
+            host.close()
+        host = NotebookHost(shell)
+        set_current_host(host)
+    bound = host
 
     def agent(line: str) -> Any:
         return agent_line_magic(bound, line)
@@ -55,18 +55,18 @@ def load(shell: Any) -> None:
         from .batch_view import install as install_batch_view
 
         install_batch_view()
-    session.open_runs_channel()
-    print(_banner(session, supports_live_cells(shell)))
+    host.open_runs_channel()
+    print(_banner(host, supports_live_cells(shell)))
 
 
 def unload(shell: Any) -> None:
     """Remove what :func:`load` set up."""
     cleanup = shell.input_transformers_cleanup
     cleanup[:] = [t for t in cleanup if not getattr(t, "jupyter_agents", False)]
-    session = current_session()
-    if session is not None:
-        session.close()
-        set_current_session(None)
+    host = current_host()
+    if host is not None:
+        host.close()
+        set_current_host(None)
     from ..runtime.batch.progress import set_notebook_progress
 
     set_notebook_progress(None)

@@ -16,9 +16,9 @@ from ..runtime.errors import UserError
 from ..runtime.items import ItemHelpers
 from ..runtime.tools.registry import resolve_tool_spec
 from . import notebook_python as _notebook_python  # noqa: F401 (registers notebook_python)
+from .host import NotebookHost
 from .mcp_magic import mcp_magic
 from .policy_magic import policy_magic
-from .session import NotebookSession
 
 __all__ = ["agent_line_magic"]
 
@@ -38,21 +38,21 @@ def _table(rows: list[dict[str, str]], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _status(session: NotebookSession) -> str:
-    names = ", ".join(escape_markdown(t.name) for t in session.toolbox.tools)
+def _status(host: NotebookHost) -> str:
+    names = ", ".join(escape_markdown(t.name) for t in host.toolbox.tools)
     tools = names or "none yet (decorate with @tool)"
-    turns = sum(len(c) for c in session.conversations.values())
+    turns = sum(len(c) for c in host.conversations.values())
     return (
-        f"**model**: {escape_markdown(session.model_label())}  \n**tools**: {tools}  \n"
+        f"**model**: {escape_markdown(host.model_label())}  \n**tools**: {tools}  \n"
         f"**conversation turns**: {turns}  \n"
-        f"**policy**: {escape_markdown(session.policy.describe())}  \n"
-        f"**instructions**: {escape_markdown(session.instructions)}"
+        f"**policy**: {escape_markdown(host.policy.describe())}  \n"
+        f"**instructions**: {escape_markdown(host.instructions)}"
     )
 
 
-def _history(session: NotebookSession, agent: str) -> dict[str, str]:
+def _history(host: NotebookHost, agent: str) -> dict[str, str]:
     """The conversation as a display bundle; every text in it is sanitised."""
-    conversation = session.conversations.get(agent)
+    conversation = host.conversations.get(agent)
     if not conversation:
         text = f"No conversation yet for agent {agent!r}."
         return {"text/plain": text, "text/html": f"<p>{escape_html(text)}</p>"}
@@ -81,7 +81,7 @@ def _history(session: NotebookSession, agent: str) -> dict[str, str]:
     }
 
 
-def _add_tool(session: NotebookSession, words: list[str]) -> None:
+def _add_tool(host: NotebookHost, words: list[str]) -> None:
     """``%agent tools add NAME [KEY=VALUE ...]``: a registered tool, with its settings (values
     are JSON when they parse: ``timeout=30``, ``needs_approval=false``)."""
     if not words:
@@ -101,21 +101,21 @@ def _add_tool(session: NotebookSession, words: list[str]) -> None:
         tool = resolve_tool_spec({"name": words[0], **settings})
     except UserError as e:
         raise UsageError(f"%agent tools add: {e}") from None
-    session.toolbox.add(tool, "%agent tools add")
+    host.toolbox.add(tool, "%agent tools add")
     print(f"jupyter_agents: the notebook agent can use {tool.name!r}")
 
 
-def _docs(session: NotebookSession, words: list[str]) -> None:
+def _docs(host: NotebookHost, words: list[str]) -> None:
     """``%agent docs add PATH...``: documents (files or folders under the notebook's folder)
     the notebook agent searches with its ``retrieval`` tool; ``%agent docs`` lists them."""
     if words[:1] == ["add"] and len(words) > 1:
-        store = session.document_store()
+        store = host.document_store()
         try:
             report = store.add(*words[1:])
         except UserError as e:
             raise UsageError(f"%agent docs add: {e}") from None
-        if "retrieval" not in session.toolbox:
-            session.toolbox.add(resolve_tool_spec({"name": "retrieval", "store": store}), "docs")
+        if "retrieval" not in host.toolbox:
+            host.toolbox.add(resolve_tool_spec({"name": "retrieval", "store": store}), "docs")
         done = report.added + report.updated
         print(
             f"jupyter_agents: indexed {done} file(s), {report.chunks} passage(s); "
@@ -126,14 +126,14 @@ def _docs(session: NotebookSession, words: list[str]) -> None:
         for warning in report.warnings:  # e.g. embeddings unreachable: keyword search only
             print(f"jupyter_agents: {warning}")
     elif not words:
-        known = session.docs
+        known = host.docs
         sources = known.sources() if known is not None else []
         print("Documents: " + (", ".join(sources) if sources else "none (%agent docs add PATH)"))
     else:
         raise UsageError("%agent docs [add PATH...]")
 
 
-def agent_line_magic(session: NotebookSession, line: str) -> Any:
+def agent_line_magic(host: NotebookHost, line: str) -> Any:
     """Handle ``%agent ...``."""
     try:
         words = shlex.split(line)
@@ -141,44 +141,44 @@ def agent_line_magic(session: NotebookSession, line: str) -> Any:
         raise UsageError(f"%agent: {e}. Usage: {LINE_USAGE}") from None
     command, rest = (words[0], words[1:]) if words else ("status", [])
     if command == "status":
-        display(Markdown(_status(session)))
+        display(Markdown(_status(host)))
     elif command == "model":
         if not rest:
             raise UsageError("%agent model: give a model name, or a variable holding a Model.")
-        session.model = session.resolve_model(line.split(None, 1)[1])
-        print(f"jupyter_agents: the notebook agent now uses {session.model_label()}")
+        host.model = host.resolve_model(line.split(None, 1)[1])
+        print(f"jupyter_agents: the notebook agent now uses {host.model_label()}")
     elif command == "instructions":
         if not rest:
             raise UsageError("%agent instructions: give the new instructions text.")
-        session.instructions = line.split(None, 1)[1].strip()
+        host.instructions = line.split(None, 1)[1].strip()
     elif command == "tools":
         if rest[:1] == ["add"]:
-            _add_tool(session, rest[1:])
+            _add_tool(host, rest[1:])
         elif rest[:1] == ["remove"]:
             if len(rest) != 2:
                 raise UsageError("%agent tools remove NAME")
-            if not session.toolbox.remove(rest[1]):
+            if not host.toolbox.remove(rest[1]):
                 raise UsageError(f"%agent tools remove: no tool named {rest[1]!r}.")
             print(f"jupyter_agents: removed tool {rest[1]!r}")
         elif rest:
             raise UsageError(f"%agent tools: unknown argument {rest[0]!r}. Usage: {LINE_USAGE}")
-        elif not len(session.toolbox):
+        elif not len(host.toolbox):
             print("No tools yet: decorate a function with @tool in a cell.")
         else:
             columns = ["name", "description", "parameters", "approval"]
-            display(Markdown(_table(session.toolbox.rows(), columns)))
+            display(Markdown(_table(host.toolbox.rows(), columns)))
     elif command == "docs":
-        _docs(session, rest)
+        _docs(host, rest)
     elif command == "mcp":
-        mcp_magic(session, rest)
+        mcp_magic(host, rest)
     elif command == "policy":
-        policy_magic(session.policy, rest)
+        policy_magic(host.policy, rest)
     elif command == "new":
         name = rest[0] if rest else "notebook"
-        run_blocking(session.conversation(name).clear())
+        run_blocking(host.conversation(name).clear())
         print(f"jupyter_agents: new conversation for {name!r}")
     elif command == "history":
-        display(_history(session, rest[0] if rest else "notebook"), raw=True)
+        display(_history(host, rest[0] if rest else "notebook"), raw=True)
     else:
         raise UsageError(f"%agent: unknown command {command!r}. Usage: {LINE_USAGE}")
     return None

@@ -21,7 +21,7 @@ from ..runtime.mcp.untrusted import printable
 
 if TYPE_CHECKING:
     from ..runtime.mcp.server import MCPServer
-    from .session import NotebookSession
+    from .host import NotebookHost
 
 __all__ = ["USAGE", "mcp_magic"]
 
@@ -35,17 +35,17 @@ DEFAULT_APPROVAL = "destructive"
 """In a notebook, tools a server does not mark read-only ask first unless told otherwise."""
 
 
-def mcp_magic(session: NotebookSession, words: list[str]) -> None:
+def mcp_magic(host: NotebookHost, words: list[str]) -> None:
     """Handle ``%agent mcp ...``."""
     command, rest = (words[0], words[1:]) if words else ("list", [])
     if command == "list" and not rest:
-        _list(session)
+        _list(host)
     elif command == "add":
-        _add(session, rest)
+        _add(host, rest)
     elif command in ("log", "restart", "remove") and len(rest) == 1:
-        server = session.mcp_servers.get(rest[0])
+        server = host.mcp_servers.get(rest[0])
         if server is None:
-            known = ", ".join(session.mcp_servers) or "none"
+            known = ", ".join(host.mcp_servers) or "none"
             raise UsageError(
                 f"%agent mcp {command}: no server named {rest[0]!r} (servers: {known})."
             )
@@ -61,17 +61,17 @@ def mcp_magic(session: NotebookSession, words: list[str]) -> None:
             _connect(server)
         else:
             run_blocking(server.cleanup())
-            del session.mcp_servers[rest[0]]
+            del host.mcp_servers[rest[0]]
             print(f"jupyter_agents: removed MCP server {rest[0]!r}")
     elif command == "serve":
         from .toolbox_server import serve_magic
 
-        serve_magic(session, rest)
+        serve_magic(host, rest)
     else:
         raise UsageError(USAGE)
 
 
-def _add(session: NotebookSession, words: list[str]) -> None:
+def _add(host: NotebookHost, words: list[str]) -> None:
     from ..mcp import MCPServerSse, MCPServerStdio, MCPServerStreamableHttp
 
     command: list[str] = []
@@ -81,7 +81,7 @@ def _add(session: NotebookSession, words: list[str]) -> None:
     if not words or words[0].startswith("-"):
         raise UsageError(f"%agent mcp add: give the server a NAME first. Usage: {USAGE}")
     name, options = words[0], _options(words[1:])
-    if name in session.mcp_servers:
+    if name in host.mcp_servers:
         raise UsageError(
             f"%agent mcp add: a server named {name!r} exists; %agent mcp remove {name} first."
         )
@@ -119,7 +119,7 @@ def _add(session: NotebookSession, words: list[str]) -> None:
         raise UsageError(f"%agent mcp add: {e}") from None
     if options:
         raise UsageError(f"%agent mcp add: unknown option --{next(iter(options))}. Usage: {USAGE}")
-    session.mcp_servers[name] = server  # kept even if it fails now: log, restart, remove work
+    host.mcp_servers[name] = server  # kept even if it fails now: log, restart, remove work
     _connect(server)
 
 
@@ -140,11 +140,11 @@ def _connect(server: MCPServer) -> None:
     print(f"jupyter_agents: MCP server {server.name!r} is connected; its tools: {names}")
 
 
-def _list(session: NotebookSession) -> None:
-    if not session.mcp_servers:
+def _list(host: NotebookHost) -> None:
+    if not host.mcp_servers:
         print("No MCP servers (%agent mcp add NAME -- COMMAND ARGS...).")
         return
-    for name, server in session.mcp_servers.items():
+    for name, server in host.mcp_servers.items():
         where = getattr(server, "params", {})
         target = where.get("url") or " ".join([where.get("command", ""), *where.get("args", [])])
         state = "connected" if server.connected else "not connected"

@@ -21,7 +21,7 @@ from ..runtime.mcp.toolbox_server import ToolboxServer
 from ..runtime.run_config import RunConfig
 from ..runtime.tools.live_output import tool_output_sink
 from .cell import approval_grace, refuse_if_unseen
-from .session import NotebookSession, current_session
+from .host import NotebookHost, current_host
 
 __all__ = ["serve_magic", "serve_toolbox"]
 
@@ -38,22 +38,22 @@ def serve_toolbox(
     running server (``.url``, ``.token``, ``.client_config()``, ``.stop()``). Calls show in
     ``view`` (a ``RunView``, for a frontend of your own) or, by default, in a new view in this
     cell's output."""
-    session = current_session()
+    host = current_host()
     if tools is None:
-        if session is None:
+        if host is None:
             raise UserError(
                 "serve_toolbox() serves the notebook's tools: run %load_ext jupyter_agents "
                 "first, or give tools=[...]."
             )
-        toolbox = session.toolbox
+        toolbox = host.toolbox
         listed: Any = lambda: list(toolbox.tools)  # noqa: E731 (the list as it is at each call)
     else:
         listed = list(tools)
-    if session is not None and session.toolbox_server is not None:
-        session.toolbox_server.stop()
+    if host is not None and host.toolbox_server is not None:
+        host.toolbox_server.stop()
     shown_here = view is None
     if view is None:
-        view = _view(session)
+        view = _view(host)
     try:
         kernel_loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
@@ -64,7 +64,7 @@ def serve_toolbox(
         rendered = getattr(view, "rendered", None)
         if rendered is not None and not rendered.is_set():
             asyncio.get_running_loop().call_later(
-                approval_grace(session), refuse_if_unseen, view, request
+                approval_grace(host), refuse_if_unseen, view, request
             )
         return waiting
 
@@ -76,7 +76,7 @@ def serve_toolbox(
                 arguments,
                 approval_handler=OnLoop(ask),
                 on_event=lambda e: _show(view, e),
-                run_config=_policy_config(session),  # as it is now: %agent policy may change
+                run_config=_policy_config(host),  # as it is now: %agent policy may change
             )
         finally:
             tool_output_sink.reset(streaming)
@@ -102,19 +102,19 @@ def serve_toolbox(
         "info",
     )
     server.on_stop = lambda: view.finish("done", "stopped serving")
-    if session is not None:
-        session.toolbox_server = server
+    if host is not None:
+        host.toolbox_server = server
     return server
 
 
-def serve_magic(session: NotebookSession, words: list[str]) -> None:
+def serve_magic(host: NotebookHost, words: list[str]) -> None:
     """``%agent mcp serve [--port P]`` (and ``%agent mcp serve stop``)."""
     if words == ["stop"]:
-        if session.toolbox_server is None:
+        if host.toolbox_server is None:
             print("jupyter_agents: the toolbox is not being served.")
             return
-        session.toolbox_server.stop()
-        session.toolbox_server = None
+        host.toolbox_server.stop()
+        host.toolbox_server = None
         print("jupyter_agents: stopped serving the toolbox.")
         return
     port = 0
@@ -123,7 +123,7 @@ def serve_magic(session: NotebookSession, words: list[str]) -> None:
     elif words:
         raise UsageError("%agent mcp serve [--port P] | %agent mcp serve stop")
     server = serve_toolbox(port=port)
-    session.shell.user_ns["toolbox_server"] = server
+    host.shell.user_ns["toolbox_server"] = server
     config = json.dumps(server.client_config())
     print(
         f"jupyter_agents: serving {len(server.tools())} tool(s) at {server.url}; "
@@ -132,8 +132,8 @@ def serve_magic(session: NotebookSession, words: list[str]) -> None:
     )
 
 
-def _view(session: NotebookSession | None) -> Any:
-    if session is None or getattr(session.shell, "kernel", None) is None:
+def _view(host: NotebookHost | None) -> Any:
+    if host is None or getattr(host.shell, "kernel", None) is None:
         from .text_view import TextView
 
         return TextView(agent="MCP server", model="toolbox")
@@ -149,6 +149,6 @@ def _show(view: Any, event: Any) -> None:
         view.on_event(event)
 
 
-def _policy_config(session: NotebookSession | None) -> RunConfig | None:
+def _policy_config(host: NotebookHost | None) -> RunConfig | None:
     """The notebook's ``%agent policy`` as a run config (what ``%%agent`` runs get)."""
-    return RunConfig(**session.policy.run_config_fields()) if session is not None else None
+    return RunConfig(**host.policy.run_config_fields()) if host is not None else None

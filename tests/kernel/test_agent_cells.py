@@ -186,8 +186,8 @@ def test_text_streams_into_the_widget_before_the_run_ends_and_stop_cancels(fe: F
     assert (
         kernel_value(
             fe,
-            "len(__import__('jupyter_agents.notebook.session', "
-            "fromlist=['_']).current_session().conversation('notebook'))",
+            "len(__import__('jupyter_agents.notebook.host', "
+            "fromlist=['_']).current_host().conversation('notebook'))",
         )
         == 0
     )
@@ -211,8 +211,8 @@ def test_interrupt_while_waiting_cancels_quickly_and_keeps_no_half_turn(fe: Fron
     assert sum(m["msg_type"] == "error" for m in shown) == 1
     assert final_state(fe, comm)["header"]["status"] == "cancelled"
     assert kernel_value(fe, "sent") == []
-    session = "__import__('jupyter_agents.notebook.session', fromlist=['_']).current_session()"
-    assert kernel_value(fe, f"len({session}.conversation('notebook'))") == 0
+    host = "__import__('jupyter_agents.notebook.host', fromlist=['_']).current_host()"
+    assert kernel_value(fe, f"len({host}.conversation('notebook'))") == 0
 
 
 def test_run_all_keeps_order_with_a_queued_cell(fe: Frontend) -> None:

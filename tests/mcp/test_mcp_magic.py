@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agents import BaseTool, ShellTool
-from jupyter_agents.notebook.session import current_session
+from jupyter_agents.notebook.host import current_host
 
 from ..prerequisites import needs_bwrap
 from .test_served_tools import sdk_client, text_of
@@ -36,14 +36,14 @@ def test_http_and_sse_servers_by_url(
     printed = capsys.readouterr().out
     assert "MCP server 'web' is connected; its tools: echo, add," in printed
     assert "MCP server 'old' is connected" in printed
-    session = current_session()
-    assert session is not None
-    web, old = session.mcp_servers["web"], session.mcp_servers["old"]
+    host = current_host()
+    assert host is not None
+    web, old = host.mcp_servers["web"], host.mcp_servers["old"]
     assert type(web).__name__ == "MCPServerStreamableHttp" and web.params["headers"] == {
         "X-Trace": "abc"
     }
     assert type(old).__name__ == "MCPServerSse" and old.require_approval == "never"
-    agent = session.notebook_agent()
+    agent = host.notebook_agent()
     assert agent.mcp_servers == [web, old]
     shell.run_cell("%agent mcp list")
     listed = capsys.readouterr().out

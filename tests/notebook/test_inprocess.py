@@ -9,10 +9,10 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agents.notebook.conversation import Conversation
+from jupyter_agents.notebook.host import current_host
 from jupyter_agents.notebook.magics import _status
 from jupyter_agents.notebook.options import CellOptions, parse_cell_options
 from jupyter_agents.notebook.prompt import PromptError, interpolate, summarize
-from jupyter_agents.notebook.session import current_session
 
 from ..prerequisites import needs_bwrap
 
@@ -122,18 +122,18 @@ def test_tools_defined_in_cells_join_the_toolbox(shell: Any, capsys: Any) -> Non
         "from jupyter_agents import tool\n@tool\ndef greet(name: str) -> str:\n"
         "    '''Greet someone.'''\n    return 'hi ' + name",
     )
-    session = current_session()
-    assert [t.name for t in session.toolbox.tools] == ["greet"]
+    host = current_host()
+    assert [t.name for t in host.toolbox.tools] == ["greet"]
     capsys.readouterr()
     # run_cell without history keeps "In [n]": this is a re-run of the same cell.
-    entry = session.toolbox.entry("greet")
+    entry = host.toolbox.entry("greet")
     run(
         shell,
         "@tool\ndef greet(name: str, loud: bool = False) -> str:\n"
         '    """Greet someone."""\n    return \'hi \' + name',
     )
     assert capsys.readouterr().out == "jupyter_agents: tool 'greet' updated: + loud\n"
-    assert session.toolbox.entry("greet").tool is not entry.tool
+    assert host.toolbox.entry("greet").tool is not entry.tool
     shell.run_cell(
         '@tool(name_override=\'greet\')\ndef other(x: int) -> int:\n    """Other."""\n    return x',
         store_history=True,
@@ -165,12 +165,12 @@ def test_same_cell_rerun_shows_the_schema_change() -> None:
 
 def test_agent_line_magic(shell: Any, capsys: Any) -> None:
     run(shell, "%agent model gpt-test")
-    assert current_session().model == "gpt-test"
+    assert current_host().model == "gpt-test"
     run(shell, "from jupyter_agents.testing import ScriptedModel\nm = ScriptedModel(['hi'])")
     run(shell, "%agent model m")
-    assert current_session().model is shell.user_ns["m"]
+    assert current_host().model is shell.user_ns["m"]
     run(shell, "%agent instructions Be terse.")
-    assert current_session().instructions == "Be terse."
+    assert current_host().instructions == "Be terse."
     capsys.readouterr()
     run(shell, "%agent tools")
     assert "No tools yet" in capsys.readouterr().out
@@ -197,7 +197,7 @@ def test_agent_cell_in_a_terminal_shell_streams_text(shell: Any, capsys: Any) ->
     request = shell.user_ns["demo"].requests[0]
     assert request.input[-1] == {"role": "user", "content": "Weather in Paris?"}
     assert request.tool_names == ["get_weather"]
-    assert current_session().last_result is res
+    assert current_host().last_result is res
 
 
 async def test_conversation_records_per_cell_and_rerun_replaces() -> None:
@@ -286,7 +286,7 @@ def test_agent_policy_sets_the_runs_policy(shell: Any, capsys: Any, tmp_path: An
     (answer,) = res.new_items[1].raw_item["output"]
     assert "Read-only file system" in answer["stderr"]  # read-only, in the workspace given
     assert not (tmp_path / "made.txt").exists()
-    assert "**policy**: approval never" in _status(current_session())
+    assert "**policy**: approval never" in _status(current_host())
     bad = run(shell, "%agent policy sometimes")
     assert isinstance(bad.error_in_exec, UsageError)
     assert "unknown word 'sometimes'" in str(bad.error_in_exec)

@@ -8,8 +8,8 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
+from jupyter_agents.notebook.host import current_host
 from jupyter_agents.notebook.notebook_python import NotebookPython, describe_value
-from jupyter_agents.notebook.session import current_session
 
 SCRIPT = (
     "from jupyter_agents.testing import ScriptedModel, text, tool_call\n"
@@ -34,8 +34,8 @@ def test_added_with_the_magic_it_runs_in_the_users_namespace(shell: Any, capsys:
     shell.run_cell("%agent model demo")
     shell.run_cell("%agent tools add notebook_python")
     assert "can use 'notebook_python'" in capsys.readouterr().out
-    session = current_session()
-    assert session is not None and "notebook_python" in session.toolbox
+    host = current_host()
+    assert host is not None and "notebook_python" in host.toolbox
     result = shell.run_cell("%%agent --approve auto --out res\nAdd up my values.")
     assert result.error_in_exec is None, result.error_in_exec
     assert shell.user_ns["total"] == 6  # made in the user's namespace
@@ -64,7 +64,7 @@ def test_bad_additions_are_usage_errors(shell: Any) -> None:
     bad = shell.run_cell("%agent tools add notebook_python oops")
     assert "'oops' is not KEY=VALUE" in str(bad.error_in_exec)
     shell.run_cell("%agent tools add notebook_python needs_approval=false")
-    tool = current_session().toolbox.entry("notebook_python").tool  # type: ignore[union-attr]
+    tool = current_host().toolbox.entry("notebook_python").tool  # type: ignore[union-attr]
     assert tool.needs_approval is False
 
 
@@ -111,4 +111,4 @@ def test_agent_docs_add_gives_the_notebook_agent_retrieval(
     shell.run_cell(
         "from jupyter_agents import Agent\nmine = Agent(name='mine', tools=['retrieval'])"
     )
-    assert shell.user_ns["mine"].tools[0].store is current_session().docs  # type: ignore[union-attr]
+    assert shell.user_ns["mine"].tools[0].store is current_host().docs  # type: ignore[union-attr]

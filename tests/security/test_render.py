@@ -120,18 +120,18 @@ def test_transcripts_of_hostile_runs_are_inert() -> None:
 
 
 def test_history_magic_is_inert(tmp_path: object) -> None:
+    from jupyter_agents.notebook.host import NotebookHost
     from jupyter_agents.notebook.magics import _history
-    from jupyter_agents.notebook.session import NotebookSession
 
-    session = NotebookSession(shell=None)
-    conversation = session.conversation("notebook")
+    host = NotebookHost(shell=None)
+    conversation = host.conversation("notebook")
     items = [{"role": "user", "content": ALL}, {"type": "message", "content": [{"text": ALL}]}]
     asyncio.run(conversation.record("cell-1", items))
-    bundle = _history(session, "notebook")
+    bundle = _history(host, "notebook")
     assert_inert(bundle["text/html"])
     assert "\n" not in bundle["text/markdown"]
     assert_inert(bundle["text/markdown"].replace("&#10;", "\n"))
-    session.close()
+    host.close()
 
 
 def test_a_batch_result_table_is_inert() -> None:

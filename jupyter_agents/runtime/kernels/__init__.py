@@ -4,6 +4,6 @@ behind when this process ends."""
 
 from __future__ import annotations
 
-from .session import KernelResult, KernelSession
+from .managed import KernelResult, ManagedKernel
 
-__all__ = ["KernelResult", "KernelSession"]
+__all__ = ["KernelResult", "ManagedKernel"]

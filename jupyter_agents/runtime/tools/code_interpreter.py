@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..kernels import KernelSession
+from ..kernels import ManagedKernel
 from ..sandbox import SandboxPolicy
 from ..sandbox.policy import ExecPolicy, check_policy_names
 from .base_tool import BaseTool
@@ -61,7 +61,7 @@ class KernelCodeInterpreter(BaseTool):
         )
         if self.cfg.get("needs_approval") is None and options.get("needs_approval") is None:
             self.needs_approval = self._policy_asks
-        self._session: KernelSession | None = None
+        self._session: ManagedKernel | None = None
         # The run's own limit for this call: the code's time, then an interrupt, perhaps a
         # restart (a start may take a while): the code's timeout speaks first.
         self.timeout = float(self.setting("timeout")) + RESTART_ALLOWANCE
@@ -97,12 +97,12 @@ class KernelCodeInterpreter(BaseTool):
     def _policy_asks(self, ctx: Any, _arguments: dict[str, Any], _call_id: str) -> bool:
         return self.policy_for(getattr(ctx, "run_config", None)).approval == "untrusted"
 
-    def session(self, sandbox: SandboxPolicy) -> tuple[KernelSession, KernelSession | None]:
+    def session(self, sandbox: SandboxPolicy) -> tuple[ManagedKernel, ManagedKernel | None]:
         """The kernel for ``sandbox``, and the kernel it replaces (for another policy)."""
         current = self._session
         if current is not None and current.policy == sandbox:
             return current, None
-        self._session = KernelSession(
+        self._session = ManagedKernel(
             sandbox,
             kernel_name=str(self.setting("kernel_name")),
             max_output=int(self.setting("max_output")),

@@ -1,4 +1,8 @@
-"""The notebook's agent session: settings, toolbox, conversations and the last result."""
+"""``NotebookHost``: what ``%load_ext jupyter_agents`` sets up for one IPython shell (the
+notebook agent's settings, toolbox, conversations, runs and last result).
+
+Named "host", not "session": a session is a conversation's memory (``Session``), as in the SDK.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from .run_registry import RunRegistry
 from .runs_comm import RunsChannel
 from .toolbox import Toolbox
 
-__all__ = ["DEFAULT_INSTRUCTIONS", "NotebookSession", "current_session", "set_current_session"]
+__all__ = ["DEFAULT_INSTRUCTIONS", "NotebookHost", "current_host", "set_current_host"]
 
 DEFAULT_INSTRUCTIONS = (
     "You are a helpful assistant working inside a Jupyter notebook. Use the tools you are "
@@ -31,7 +35,7 @@ DEFAULT_INSTRUCTIONS = (
 )
 
 
-class NotebookSession:
+class NotebookHost:
     """Everything ``%load_ext jupyter_agents`` sets up for one IPython shell."""
 
     def __init__(self, shell: Any) -> None:
@@ -166,15 +170,15 @@ class NotebookSession:
         return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"))
 
 
-_current: NotebookSession | None = None
+_current: NotebookHost | None = None
 
 
-def current_session() -> NotebookSession | None:
-    """The session of the loaded extension, if any."""
+def current_host() -> NotebookHost | None:
+    """The host of the loaded extension, if any."""
     return _current
 
 
-def set_current_session(session: NotebookSession | None) -> None:
-    """Make ``session`` the current one (None when the extension is unloaded)."""
+def set_current_host(host: NotebookHost | None) -> None:
+    """Make ``host`` the current one (None when the extension is unloaded)."""
     global _current
-    _current = session
+    _current = host

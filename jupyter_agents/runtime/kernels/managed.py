@@ -1,4 +1,4 @@
-"""``KernelSession``: one Jupyter kernel for a tool, started on first use and reused.
+"""``ManagedKernel``: one Jupyter kernel for a tool, started on first use and reused.
 
 The kernel runs in its work folder under a sandbox policy (bubblewrap, like shell commands; its
 sockets are Unix sockets in a private folder, so it needs no network). A call that runs out of
@@ -32,7 +32,7 @@ from ..sandbox.bwrap import bwrap_argv, seccomp_fd
 from ..tools.outputs import ToolOutput
 from .outputs import Collected, strip_ansi
 
-__all__ = ["KernelResult", "KernelSession"]
+__all__ = ["KernelResult", "ManagedKernel"]
 
 Status = Literal["ok", "error", "timeout", "died"]
 
@@ -52,10 +52,10 @@ class KernelResult:
     duration: float = 0.0
 
 
-_live: weakref.WeakSet[KernelSession] = weakref.WeakSet()
+_live: weakref.WeakSet[ManagedKernel] = weakref.WeakSet()
 
 
-class KernelSession:
+class ManagedKernel:
     """A kernel in ``work_dir`` under ``policy`` (see the module docstring)."""
 
     def __init__(
