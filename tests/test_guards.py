@@ -1,4 +1,4 @@
-"""Guards on the package's shape: exports, layering, and import cycles."""
+"""Guards on the package's shape: exports, layering, import cycles and module sizes."""
 
 from __future__ import annotations
 
@@ -173,3 +173,16 @@ def test_the_sdk_module_paths_hold_the_very_objects_of_the_top_level() -> None:
                 assert value is getattr(jupyter_agents, name), f"{path}.{name}"
             else:  # a filter function: the same one as jupyter_agents.handoff_filters.<name>
                 assert value is getattr(jupyter_agents.handoff_filters, name), f"{path}.{name}"
+
+
+MAX_MODULE_LINES = 400
+"""A module longer than this holds more than one thing: split it by what it holds."""
+
+
+def test_no_module_is_longer_than_the_limit() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
