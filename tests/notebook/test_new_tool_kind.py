@@ -42,7 +42,10 @@ class QueryTool:
         return [r for r in self.rows if r["sky"] == wanted]
 
 
-class QueryKind(ToolKind):
+Rows = list[dict[str, str]]
+
+
+class QueryKind(ToolKind[QueryTool, Rows]):
     """The new kind: offered as a function tool, run here, shown with existing part types."""
 
     def __init__(self) -> None:
@@ -65,17 +68,17 @@ class QueryKind(ToolKind):
         value = json.loads(arguments or "{}")
         return value if isinstance(value, dict) else {}
 
-    async def invoke(self, tool: QueryTool, ctx: Any, arguments: str) -> Any:
+    async def invoke(self, tool: QueryTool, ctx: Any, arguments: str) -> Rows:
         return tool.run(str(self.parsed_arguments(arguments).get("sql", "")))
 
-    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def output_item(self, call: ParsedCall, value: Rows | str) -> dict[str, Any]:
         return self.chat_output_item(call, json.dumps(value))
 
-    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+    def describe(self, raw: Any, output: object = None) -> ToolDisplay:
         call = self.parse_chat_call(raw)
         arguments = self.parsed_arguments(call.arguments)
         parts = [DisplayPart("code", str(arguments.get("sql", "")), "sql", role="call")]
-        if output is not None:
+        if isinstance(output, list):
             parts.append(DisplayPart("json", json.dumps(output, indent=2)))
             parts.append(DisplayPart("text", f"{len(output)} rows"))
         return ToolDisplay(

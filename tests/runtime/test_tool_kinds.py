@@ -35,7 +35,7 @@ class EchoTool:
     needs_approval: Any = False
 
 
-class EchoKind(ToolKind):
+class EchoKind(ToolKind[EchoTool, str]):
     def __init__(self) -> None:
         super().__init__(
             name="echo", tool_classes=(EchoTool,), call_types=("custom_tool_call",), executable=True
@@ -50,14 +50,14 @@ class EchoKind(ToolKind):
     def parsed_arguments(self, arguments: str) -> dict[str, Any]:
         return {"input": arguments}
 
-    async def invoke(self, tool: EchoTool, ctx: Any, arguments: str) -> Any:
+    async def invoke(self, tool: EchoTool, ctx: Any, arguments: str) -> str:
         return arguments.upper()
 
-    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def output_item(self, call: ParsedCall, value: str) -> dict[str, Any]:
         return {"type": "custom_tool_call_output", "call_id": call.call_id, "output": value}
 
-    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
-        parts = () if output is None else (DisplayPart("terminal", output),)
+    def describe(self, raw: Any, output: object = None) -> ToolDisplay:
+        parts = () if output is None else (DisplayPart("terminal", str(output)),)
         return ToolDisplay("echo", raw.name, raw.input, parts)
 
 

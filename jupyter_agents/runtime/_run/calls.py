@@ -103,7 +103,7 @@ async def _answer_mcp(
 
 
 def _tool_run(
-    run: TurnRun, agent: Agent[Any], enabled: dict[str, Any], kinds: dict[str, ToolKind]
+    run: TurnRun, agent: Agent[Any], enabled: dict[str, Any], kinds: dict[str, ToolKind[Any, Any]]
 ) -> ToolRun:
     """What the batch of ``agent``'s calls uses of the run."""
     progress = run.progress

@@ -212,7 +212,7 @@ def _pending(known: dict[Any, Any], ids: list[str], field: str) -> list[Any]:
     return found
 
 
-def _call_kind(call: ToolCallItem) -> ToolKind:
+def _call_kind(call: ToolCallItem) -> ToolKind[Any, Any]:
     kind = kind_for_call(call.raw_item.type)
     if kind is None:
         raise damaged(f"no tool kind handles {call.raw_item.type!r} calls")

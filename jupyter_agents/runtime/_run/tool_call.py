@@ -52,7 +52,7 @@ class ToolRun:
     enabled: Mapping[str, LocalTool]
     """The tools of executable kinds the agent offers now, by name."""
 
-    kinds: Mapping[str, ToolKind]
+    kinds: Mapping[str, ToolKind[Any, Any]]
     """The kind of each tool of :attr:`enabled`, by name."""
 
     all_names: Sequence[str]
@@ -97,7 +97,7 @@ class ToolCall:
     item: ToolCallItem
     """The call item the run emitted."""
 
-    kind: ToolKind
+    kind: ToolKind[Any, Any]
     """The kind that runs it."""
 
     chat_form: bool
@@ -140,7 +140,7 @@ def open_call(index: int, item: ToolCallItem, run: ToolRun) -> ToolCall:
     return ToolCall(index, item, kind, chat_form, parsed, tool, parsed.arguments)
 
 
-def _kind_of(item: ToolCallItem) -> ToolKind:
+def _kind_of(item: ToolCallItem) -> ToolKind[Any, Any]:
     kind = kind_for_call(item.raw_item.type)
     if kind is None or not kind.executable:  # finish_turn only sends executable calls
         raise ModelBehaviorError(f"No tool kind runs {item.raw_item.type!r} items.")

@@ -275,7 +275,7 @@ async def _with_editor(editor: Any, ops: list[PatchOp], ctx: Any) -> _Outcome:
     return _Outcome(status, "\n".join(outputs), badge=status)
 
 
-class ApplyPatchKind(ToolKind):
+class ApplyPatchKind(ToolKind[ApplyPatchTool, ApplyPatchResult]):
     """``apply_patch_call`` items, or ``apply_patch`` function calls taking a whole patch."""
 
     def __init__(self) -> None:
@@ -322,7 +322,7 @@ class ApplyPatchKind(ToolKind):
             return {}
         return value if isinstance(value, dict) else {}
 
-    def argument_problem(self, tool: Any, arguments: str) -> str | None:
+    def argument_problem(self, tool: ApplyPatchTool, arguments: str) -> str | None:
         data = self.parsed_arguments(arguments)
         if "error" in data:
             return f"The patch could not be read: {data['error']} Send the whole patch again."
@@ -337,7 +337,9 @@ class ApplyPatchKind(ToolKind):
             return "Each operation is create_file, update_file or delete_file, with a path."
         return None
 
-    async def invoke(self, tool: ApplyPatchTool, ctx: ToolContext[Any], arguments: str) -> Any:
+    async def invoke(
+        self, tool: ApplyPatchTool, ctx: ToolContext[Any], arguments: str
+    ) -> ApplyPatchResult:
         ops = _ops(self.parsed_arguments(arguments))
         policy = tool.policy_for(ctx.run_config)
         verdict = tool.verdict(self.parsed_arguments(arguments), ctx.run_config)
@@ -362,7 +364,7 @@ class ApplyPatchKind(ToolKind):
             if p
         )
 
-    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def output_item(self, call: ParsedCall, value: ApplyPatchResult | str) -> dict[str, Any]:
         ok = isinstance(value, ApplyPatchResult) and value.status != "failed"
         text = value.output if isinstance(value, ApplyPatchResult) else str(value)
         return {
@@ -372,11 +374,11 @@ class ApplyPatchKind(ToolKind):
             "output": text or "",
         }
 
-    def chat_output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def chat_output_item(self, call: ParsedCall, value: ApplyPatchResult | str) -> dict[str, Any]:
         text = value.output if isinstance(value, ApplyPatchResult) else str(value)
         return {"type": "function_call_output", "call_id": call.call_id, "output": text or ""}
 
-    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+    def describe(self, raw: Any, output: object = None) -> ToolDisplay:
         call = self.parse_chat_call(raw) if raw.type == "function_call" else self.parse_call(raw)
         data = self.parsed_arguments(call.arguments)
         parts = tuple(

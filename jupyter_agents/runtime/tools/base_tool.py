@@ -256,7 +256,7 @@ def result_value(result: Any) -> Any:
     return result if isinstance(result, (str, list)) else str(result)
 
 
-class BaseToolKind(ToolKind):
+class BaseToolKind(ToolKind[BaseTool, Any]):
     """Class-based tools: offered as function tools on both wire formats."""
 
     def __init__(self) -> None:
@@ -301,7 +301,7 @@ class BaseToolKind(ToolKind):
     def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
         return self.chat_output_item(call, value)
 
-    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+    def describe(self, raw: Any, output: object = None) -> ToolDisplay:
         call = self.parse_chat_call(raw)
         parts = () if output is None else output_parts(output)
         return ToolDisplay(
@@ -311,7 +311,7 @@ class BaseToolKind(ToolKind):
             parts=parts,
         )
 
-    def with_tool(self, tool: Any, raw: Any, display: ToolDisplay) -> ToolDisplay:
+    def with_tool(self, tool: BaseTool, raw: Any, display: ToolDisplay) -> ToolDisplay:
         shown = getattr(tool, "display_arguments", None)
         call = shown(display.arguments or {}) if shown is not None else ()
         live: LiveOutput = getattr(tool, "display_live", "text")

@@ -235,7 +235,7 @@ _ACTION_SCHEMA = {
 }
 
 
-class ComputerKind(ToolKind):
+class ComputerKind(ToolKind[ComputerTool, ComputerResult]):
     """``computer_call`` items (Responses) or ``computer`` function calls (Chat Completions)."""
 
     def __init__(self) -> None:
@@ -288,14 +288,16 @@ class ComputerKind(ToolKind):
             return {}
         return value if isinstance(value, dict) else {}
 
-    def argument_problem(self, tool: Any, arguments: str) -> str | None:
+    def argument_problem(self, tool: ComputerTool, arguments: str) -> str | None:
         try:
             ComputerAction.of(self.parsed_arguments(arguments).get("action"))
         except ValueError as e:
             return f"The computer action is not usable: {e}. Send one action object."
         return None
 
-    async def invoke(self, tool: ComputerTool, ctx: ToolContext[Any], arguments: str) -> Any:
+    async def invoke(
+        self, tool: ComputerTool, ctx: ToolContext[Any], arguments: str
+    ) -> ComputerResult:
         data = self.parsed_arguments(arguments)
         action = ComputerAction.of(data.get("action"))
         shot = await _perform(tool.computer, action)
@@ -303,7 +305,7 @@ class ComputerKind(ToolKind):
         checks = tuple(c for c in data.get("pending_safety_checks") or [] if isinstance(c, dict))
         return ComputerResult(shot, checks, action.type)
 
-    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def output_item(self, call: ParsedCall, value: ComputerResult | str) -> dict[str, Any]:
         if isinstance(value, ComputerResult):
             image, acknowledged = value.image_url, list(value.acknowledged)
         else:  # not run (rejected, failed): the screen as it was, and nothing acknowledged
@@ -317,7 +319,7 @@ class ComputerKind(ToolKind):
             item["acknowledged_safety_checks"] = acknowledged
         return item
 
-    def chat_output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def chat_output_item(self, call: ParsedCall, value: ComputerResult | str) -> dict[str, Any]:
         if isinstance(value, ComputerResult):
             output: Any = [
                 {"type": "input_text", "text": f"Done: {value.action}. The screen now:"},
@@ -330,7 +332,7 @@ class ComputerKind(ToolKind):
     def _last_image(self, name: str) -> str:
         return f"data:image/png;base64,{self._last.get(name, _BLANK_PNG)}"
 
-    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+    def describe(self, raw: Any, output: object = None) -> ToolDisplay:
         action = _plain(getattr(raw, "action", None))
         title = f"computer: {action.get('type', '?')}" if isinstance(action, dict) else "computer"
         parts: tuple[DisplayPart, ...] = ()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from ..errors import ModelBehaviorError
 from .display import DisplayPart, ToolDisplay, output_parts
@@ -52,6 +52,14 @@ class LocalTool(Protocol):
     needs_approval: NeedsApproval
 
 
+ToolT = TypeVar("ToolT")
+"""The class of a kind's tools (``ShellTool`` for the shell kind)."""
+
+ValueT = TypeVar("ValueT")
+"""What a kind's :meth:`ToolKind.invoke` returns: its calls' own value (``ShellResult``, or a
+text saying why the command did not run)."""
+
+
 @dataclass(frozen=True)
 class ParsedCall:
     """A call read off a model output item."""
@@ -67,8 +75,15 @@ class ParsedCall:
 
 
 @dataclass
-class ToolKind:
+class ToolKind(Generic[ToolT, ValueT]):
     """One kind of tool. Subclass it (or instantiate it for hosted-style kinds) and register.
+
+    Generic over its tools' class (``ToolT``) and what running a call returns (``ValueT``): a
+    subclass says both (``class ShellKind(ToolKind[ShellTool, ShellResult | str])``), and its
+    methods are checked against them. The run holds kinds of every sort: ``ToolKind[Any, Any]``.
+    An output item is made from the call's value or, when it did not run (rejected, failed,
+    timed out), from a text saying so; a display is made from whatever output the run kept
+    (a restored run keeps only the model's view of it), hence ``object``.
 
     The defaults describe a kind with no executor (hosted): its calls are shown and recorded,
     never run here.
@@ -86,11 +101,11 @@ class ToolKind:
     executable: bool = False
     """Whether calls run in this process (False: the provider ran them)."""
 
-    def responses_param(self, tool: Any) -> dict[str, Any]:
+    def responses_param(self, tool: ToolT) -> dict[str, Any]:
         """The tool as a Responses API ``tools`` entry."""
-        return dict(tool.to_tool_param())
+        return dict(tool.to_tool_param())  # type: ignore[attr-defined]
 
-    def chat_param(self, tool: Any) -> dict[str, Any] | None:
+    def chat_param(self, tool: ToolT) -> dict[str, Any] | None:
         """The tool as a Chat Completions ``tools`` entry; None when it cannot be one."""
         return None
 
@@ -105,7 +120,7 @@ class ToolKind:
         item naming one of the kind's tools (see :meth:`chat_param`)."""
         return ParsedCall(name=raw.name, call_id=raw.call_id, arguments=raw.arguments or "")
 
-    def chat_output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def chat_output_item(self, call: ParsedCall, value: ValueT | str) -> dict[str, Any]:
         """The input item answering a call made in the Chat Completions form (a function call
         output: text, images and files, see ``to_model_output``)."""
         return {
@@ -114,7 +129,7 @@ class ToolKind:
             "output": to_model_output(value),
         }
 
-    def argument_problem(self, tool: Any, arguments: str) -> str | None:
+    def argument_problem(self, tool: ToolT, arguments: str) -> str | None:
         """Why ``arguments`` cannot be used at all (checked before approval); None if usable."""
         return None
 
@@ -122,12 +137,12 @@ class ToolKind:
         """The arguments as a dict, for approval requests and displays."""
         return {}
 
-    async def invoke(self, tool: Any, ctx: ToolContext[Any], arguments: str) -> Any:
+    async def invoke(self, tool: ToolT, ctx: ToolContext[Any], arguments: str) -> ValueT:
         """Run the call; returns the tool's own value."""
         raise ModelBehaviorError(f"Tools of kind {self.name!r} run at the provider, not here.")
 
-    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
-        """The input item that answers ``call`` with ``value``."""
+    def output_item(self, call: ParsedCall, value: ValueT | str) -> dict[str, Any]:
+        """The input item that answers ``call`` with ``value`` (or why it did not run)."""
         raise ModelBehaviorError(f"Tools of kind {self.name!r} run at the provider, not here.")
 
     def decided_alone(self, arguments: str) -> bool:
@@ -141,12 +156,12 @@ class ToolKind:
         (a kind whose :meth:`invoke` raises ``EscalationRequest`` implements this)."""
         raise NotImplementedError(f"Tools of kind {self.name!r} do not run in a sandbox.")
 
-    def with_tool(self, tool: Any, raw: Any, display: ToolDisplay) -> ToolDisplay:
+    def with_tool(self, tool: ToolT, raw: Any, display: ToolDisplay) -> ToolDisplay:
         """``display`` with what only the tool knows (a ``cached`` badge, its code); called when
         the call's tool is known."""
         return display
 
-    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+    def describe(self, raw: Any, output: object = None) -> ToolDisplay:
         """How a person sees the call (and its output, once there is one)."""
         call = self.parse_call(raw)
         error = getattr(raw, "error", None) if output is None else None
@@ -158,7 +173,7 @@ class ToolKind:
         return ToolDisplay(kind=self.name, title=call.name, arguments=None, parts=parts)
 
 
-class FunctionKind(ToolKind):
+class FunctionKind(ToolKind[FunctionTool, Any]):
     """Function tools: JSON arguments in, any value out; offered on both wire formats."""
 
     def __init__(self) -> None:
@@ -192,7 +207,7 @@ class FunctionKind(ToolKind):
     def parse_call(self, raw: Any) -> ParsedCall:
         return ParsedCall(name=raw.name, call_id=raw.call_id, arguments=raw.arguments or "")
 
-    def argument_problem(self, tool: Any, arguments: str) -> str | None:
+    def argument_problem(self, tool: FunctionTool, arguments: str) -> str | None:
         if not arguments.strip():
             return None
         try:
@@ -227,7 +242,7 @@ class FunctionKind(ToolKind):
             "output": to_model_output(value),
         }
 
-    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+    def describe(self, raw: Any, output: object = None) -> ToolDisplay:
         call = self.parse_call(raw)
         try:
             arguments: Any = json.loads(call.arguments) if call.arguments.strip() else {}
@@ -236,21 +251,21 @@ class FunctionKind(ToolKind):
         parts = () if output is None else output_parts(output)
         return ToolDisplay(kind=self.name, title=call.name, arguments=arguments, parts=parts)
 
-    def with_tool(self, tool: Any, raw: Any, display: ToolDisplay) -> ToolDisplay:
+    def with_tool(self, tool: FunctionTool, raw: Any, display: ToolDisplay) -> ToolDisplay:
         refine = getattr(tool, "describe_call", None)  # e.g. an MCP tool names its server
         return refine(display) if callable(refine) else display
 
 
 @dataclass
 class _Registry:
-    kinds: list[ToolKind] = field(default_factory=list)
-    by_call_type: dict[str, ToolKind] = field(default_factory=dict)
+    kinds: list[ToolKind[Any, Any]] = field(default_factory=list)
+    by_call_type: dict[str, ToolKind[Any, Any]] = field(default_factory=dict)
 
 
 _registry = _Registry()
 
 
-def register_tool_kind(kind: ToolKind) -> None:
+def register_tool_kind(kind: ToolKind[Any, Any]) -> None:
     """Make ``kind`` known to every run (a later kind claiming the same class or call type
     replaces the earlier claim)."""
     _registry.kinds = [k for k in _registry.kinds if k.name != kind.name] + [kind]
@@ -269,25 +284,23 @@ def tool_item_types() -> frozenset[str]:
     return frozenset(types)
 
 
-def tool_kinds() -> tuple[ToolKind, ...]:
+def tool_kinds() -> tuple[ToolKind[Any, Any], ...]:
     """Every registered kind."""
     return tuple(_registry.kinds)
 
 
-def kind_for_tool(tool: Any) -> ToolKind | None:
+def kind_for_tool(tool: object) -> ToolKind[Any, Any] | None:
     """The kind ``tool`` belongs to (the most recently registered match), or None."""
-    for kind in reversed(_registry.kinds):
-        if isinstance(tool, kind.tool_classes):
-            return kind
-    return None
+    matches = (k for k in reversed(_registry.kinds) if isinstance(tool, k.tool_classes))
+    return next(matches, None)
 
 
-def kind_for_call(call_type: str) -> ToolKind | None:
+def kind_for_call(call_type: str) -> ToolKind[Any, Any] | None:
     """The kind whose calls have output item type ``call_type``, or None."""
     return _registry.by_call_type.get(call_type)
 
 
-def chat_form_kind(raw: Any, tool: Any) -> ToolKind | None:
+def chat_form_kind(raw: Any, tool: Any) -> ToolKind[Any, Any] | None:
     """The kind of ``tool`` when ``raw`` is a call to it in that kind's Chat Completions form
     (a ``function_call`` naming a tool of a kind that is not a function tool); else None."""
     if tool is None or getattr(raw, "type", None) != "function_call":
@@ -319,7 +332,7 @@ def describe_call(call_item: Any, output_item: Any = None) -> ToolDisplay:
 FUNCTION = FunctionKind()
 """The kind of function tools (``@tool``)."""
 
-HOSTED = ToolKind(
+HOSTED: ToolKind[HostedTool, Any] = ToolKind(
     name="hosted",
     tool_classes=(HostedTool,),
     call_types=(

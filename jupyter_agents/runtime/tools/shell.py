@@ -202,7 +202,7 @@ def _function_schema(tool: ShellTool) -> dict[str, Any]:
     return {**_SCHEMA, "properties": {**_SCHEMA["properties"], **_ESCALATION}}
 
 
-class ShellKind(ToolKind):
+class ShellKind(ToolKind[ShellTool, ShellResult | str]):
     """``shell_call`` items (Responses) or ``shell`` function calls (Chat Completions)."""
 
     def __init__(self) -> None:
@@ -244,7 +244,7 @@ class ShellKind(ToolKind):
             return {}
         return value if isinstance(value, dict) else {}
 
-    def argument_problem(self, tool: Any, arguments: str) -> str | None:
+    def argument_problem(self, tool: ShellTool, arguments: str) -> str | None:
         commands = self.parsed_arguments(arguments).get("commands")
         if not isinstance(commands, list) or not commands:
             return "Send 'commands': a list of shell command lines."
@@ -252,7 +252,9 @@ class ShellKind(ToolKind):
             return "Every command must be a non-empty string."
         return None
 
-    async def invoke(self, tool: ShellTool, ctx: ToolContext[Any], arguments: str) -> Any:
+    async def invoke(
+        self, tool: ShellTool, ctx: ToolContext[Any], arguments: str
+    ) -> ShellResult | str:
         data = self.parsed_arguments(arguments)
         policy = tool.policy_for(ctx.run_config)
         escalated = _escalated(data)
@@ -291,7 +293,7 @@ class ShellKind(ToolKind):
         data = self.parsed_arguments(arguments)
         return _escalated(data) or _any_dangerous(data)
 
-    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def output_item(self, call: ParsedCall, value: ShellResult | str) -> dict[str, Any]:
         if isinstance(value, ShellResult):
             output = [
                 {
@@ -313,11 +315,11 @@ class ShellKind(ToolKind):
             ]
         return {"type": "shell_call_output", "call_id": call.call_id, "output": output}
 
-    def chat_output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def chat_output_item(self, call: ParsedCall, value: ShellResult | str) -> dict[str, Any]:
         text = result_text(value) if isinstance(value, ShellResult) else not_run_text(call, value)
         return {"type": "function_call_output", "call_id": call.call_id, "output": text}
 
-    def describe(self, raw: Any, output: Any = None) -> ToolDisplay:
+    def describe(self, raw: Any, output: object = None) -> ToolDisplay:
         call = self.parse_chat_call(raw) if raw.type == "function_call" else self.parse_call(raw)
         data = self.parsed_arguments(call.arguments)
         parts: tuple[DisplayPart, ...] = ()
@@ -386,7 +388,7 @@ class LocalShellKind(ShellKind):
         data = {"commands": [shlex.join(action.command)], "timeout_ms": action.timeout_ms}
         return ParsedCall(name="local_shell", call_id=str(raw.call_id), arguments=json.dumps(data))
 
-    def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
+    def output_item(self, call: ParsedCall, value: ShellResult | str) -> dict[str, Any]:
         text = result_text(value) if isinstance(value, ShellResult) else not_run_text(call, value)
         return {"type": "local_shell_call_output", "call_id": call.call_id, "output": text}
 
