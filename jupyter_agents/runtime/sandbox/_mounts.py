@@ -116,36 +116,37 @@ def _existing_folders(paths: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _runtime_folders() -> list[Path]:
+def _runtime_folders(home: str) -> list[str]:
     """Where local services keep their sockets and tokens: ``/run`` (with ``/var/run``), the
     user's runtime folder and Jupyter's (server tokens, kernel connection files)."""
     env = os.environ
-    home = Path.home()
     data = env.get("JUPYTER_DATA_DIR") or os.path.join(
-        env.get("XDG_DATA_HOME") or str(home / ".local" / "share"), "jupyter"
+        env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share"), "jupyter"
     )
-    folders = [Path("/run"), Path("/var/run"), Path(data) / "runtime"]
+    folders = ["/run", "/var/run", os.path.join(data, "runtime")]
     for name in ("XDG_RUNTIME_DIR", "JUPYTER_RUNTIME_DIR"):
-        if env.get(name, "").startswith("/"):
-            folders.append(Path(env[name]))
+        value = env.get(name, "")
+        if value.startswith("/"):
+            folders.append(value)
     return folders
 
 
 def _hidden() -> list[Path]:
-    """Existing places to hide, resolved, outermost first, none inside another."""
-    home = str(Path.home())
+    """Existing places to hide, resolved, outermost first, none inside another. (Plain
+    strings until the end: this runs before every sandboxed command.)"""
+    home = os.path.expanduser("~")
     try:
         present = set(os.listdir(home))  # one read instead of a stat per credential store
     except OSError:
         present = set()
-    places = ["/tmp", *map(str, _runtime_folders())]
+    places = ["/tmp", *_runtime_folders(home)]
     places += [os.path.join(home, n) for n in CREDENTIAL_STORES if n.split("/")[0] in present]
-    resolved = sorted({Path(os.path.realpath(p)) for p in places if os.path.exists(p)})
-    kept: list[Path] = []
-    for place in resolved:
-        if place != Path("/") and not _inside(place, kept):
+    resolved = sorted({os.path.realpath(p) for p in places if os.path.exists(p)})
+    kept: list[str] = []
+    for place in resolved:  # sorted: a folder comes before what it holds
+        if place != "/" and not any(_under_str(place, outer) for outer in kept):
             kept.append(place)
-    return kept
+    return sorted(map(Path, kept))
 
 
 def _hide(place: Path) -> list[str]:
@@ -157,7 +158,10 @@ def _hide(place: Path) -> list[str]:
 def _under(path: Path, folder: Path) -> bool:
     """``path`` is ``folder`` or inside it (both absolute and normalised); cheaper than
     :meth:`Path.is_relative_to`, which runs for every mount of every command."""
-    inner, outer = str(path), str(folder)
+    return _under_str(str(path), str(folder))
+
+
+def _under_str(inner: str, outer: str) -> bool:
     return inner == outer or inner.startswith(outer if outer.endswith("/") else outer + "/")
 
 
@@ -300,11 +304,11 @@ def _read_pointer(path: Path, prefix: str) -> str | None:
 def _home_dotfiles(roots: Sequence[Path]) -> list[Path]:
     """The dot-entries of the home folder (shell and tool startup files, configuration,
     user site-packages), when the home folder lies inside a writable root."""
-    home = Path(os.path.realpath(Path.home()))
-    if not _inside(home, roots):
+    home = os.path.realpath(os.path.expanduser("~"))
+    if not any(_under_str(home, str(root)) for root in roots):
         return []
     try:
         with os.scandir(home) as entries:
-            return [home / e.name for e in entries if e.name.startswith(".")]
+            return [Path(home, e.name) for e in entries if e.name.startswith(".")]
     except OSError:
         return []
