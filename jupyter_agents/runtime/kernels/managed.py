@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import dataclasses
 import os
 import queue
 import shutil
@@ -27,9 +28,9 @@ from typing import IO, Any, Literal
 
 from ..background_loop import on_background_loop, run_on_background_loop
 from ..errors import UserError
-from ..sandbox import SandboxPolicy, SandboxUnavailable, find_bwrap, scrubbed_env
+from ..sandbox import SandboxPolicy, SandboxUnavailable, _devices, find_bwrap, scrubbed_env
 from ..sandbox.bwrap import bwrap_argv, seccomp_fd
-from ..tools.outputs import ToolOutput
+from ..tools.outputs import ToolOutput, ToolOutputText
 from .outputs import Collected, strip_ansi
 
 __all__ = ["KernelResult", "ManagedKernel"]
@@ -109,6 +110,25 @@ class ManagedKernel:
     # -- on the kernels' loop --------------------------------------------------------------
 
     async def _run(
+        self, code: str, timeout: float, on_output: Callable[[str], None] | None
+    ) -> KernelResult:
+        watched = self.policy.mode != "danger-full-access"
+        if watched:  # the host's device nodes, put back if the code changed them
+            _devices.enter()
+        restored: list[str] = []
+        try:
+            result = await self._execute(code, timeout, on_output)
+        finally:
+            if watched:
+                restored = _devices.leave()
+        if not restored:
+            return result
+        note = _devices.restored_note(restored)
+        output = result.output
+        shown = f"{output}\n{note}" if isinstance(output, str) else [*output, ToolOutputText(note)]
+        return dataclasses.replace(result, output=shown)
+
+    async def _execute(
         self, code: str, timeout: float, on_output: Callable[[str], None] | None
     ) -> KernelResult:
         if self._lock is None:

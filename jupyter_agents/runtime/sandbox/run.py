@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
+from . import _devices
 from ._env import scrubbed_env
 from ._reap import kill_group, kill_tree
 from ._seccomp import filter_fd
@@ -182,10 +183,52 @@ async def run_sandboxed(
     if mode != "danger-full-access" and "TMPDIR" not in policy.allow_env:
         environment.pop("TMPDIR", None)  # the sandbox's /tmp is the private, writable one
     started = time.monotonic()
+    sandboxed = mode != "danger-full-access"
+    if sandboxed:
+        _devices.enter()
+    restored: list[str] = []
+    try:
+        transport, output, incomplete = await _start(
+            argv, policy, environment, max_output, on_output
+        )
+        timed_out = await _wait(transport, output, timeout)
+    finally:
+        if sandboxed:  # everything it started has ended by now
+            restored = _devices.leave()
+    stdout, cut_out = output.sinks[1].text()
+    stderr, cut_err = output.sinks[2].text()
+    if restored:
+        stderr = f"{stderr}\n{_devices.restored_note(restored)}".lstrip("\n")
+    return CommandResult(
+        stdout=stdout,
+        stderr=stderr,
+        exit_code=None if timed_out else transport.get_returncode(),
+        timed_out=timed_out,
+        duration=time.monotonic() - started,
+        cut=cut_out + cut_err,
+        confinement=confinement(mode, network=network, incomplete=incomplete),
+    )
+
+
+async def _start(
+    argv: list[str],
+    policy: SandboxPolicy,
+    environment: dict[str, str],
+    max_output: int,
+    on_output: Callable[[str], None] | None,
+) -> tuple[asyncio.SubprocessTransport, _Output, bool]:
+    """The command started under ``policy``, its output collector, and whether the walk for
+    nested ``.git`` stopped at its cap."""
+    mode = policy.mode
     seccomp = filter_fd() if mode != "danger-full-access" else None
     try:
         wrapped, incomplete = _wrap(
-            argv, mode, policy.workspace, network=network, writable=(), seccomp=seccomp
+            argv,
+            mode,
+            policy.workspace,
+            network=policy.network_access,
+            writable=(),
+            seccomp=seccomp,
         )
         transport, output = await asyncio.get_running_loop().subprocess_exec(
             lambda: _Output(max_output, on_output),
@@ -201,6 +244,12 @@ async def run_sandboxed(
     finally:
         if seccomp is not None:
             os.close(seccomp)
+    return transport, output, incomplete
+
+
+async def _wait(transport: asyncio.SubprocessTransport, output: _Output, timeout: float) -> bool:
+    """Wait for the command, then end what it left (see the module docstring); whether it
+    timed out."""
     pid, pipes = transport.get_pid(), _pipe_inodes(transport)
     timed_out = False
     try:
@@ -214,14 +263,4 @@ async def run_sandboxed(
         if not (output.exited.is_set() and output.closed.is_set()):  # cancelled, or stuck
             kill_tree(pid, pipes)
         transport.close()
-    stdout, cut_out = output.sinks[1].text()
-    stderr, cut_err = output.sinks[2].text()
-    return CommandResult(
-        stdout=stdout,
-        stderr=stderr,
-        exit_code=None if timed_out else transport.get_returncode(),
-        timed_out=timed_out,
-        duration=time.monotonic() - started,
-        cut=cut_out + cut_err,
-        confinement=confinement(mode, network=network, incomplete=incomplete),
-    )
+    return timed_out
