@@ -113,7 +113,16 @@ def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLo
         )
     check_error_handlers(options.error_handlers)
     if state is not None:
-        loop = resume_loop(state, agent, options.context, config, turns, stream, handler, hooks)
+        loop = resume_loop(
+            state,
+            agent,
+            context=options.context,
+            run_config=config,
+            max_turns=turns,
+            stream=stream,
+            approval_handler=handler,
+            hooks=hooks,
+        )
         loop.error_handlers = options.error_handlers
         loop.session = session  # it saves the whole run when the resumed part finishes
         return loop

@@ -22,6 +22,7 @@ __all__ = ["resume_loop"]
 def resume_loop(
     state: RunState,
     agent: Agent[Any],
+    *,
     context: Any,
     run_config: RunConfig,
     max_turns: int,
