@@ -12,7 +12,9 @@ from ..tools.outputs import ToolOutput, ToolOutputImage, ToolOutputText
 __all__ = ["Collected", "strip_ansi"]
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]+>", re.I | re.S)
+_HIDDEN = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
+_TAGS = re.compile(r"<[^>]+>", re.S)
+_SPACE = re.compile(r"\s+")
 _ROW_END = re.compile(r"</(tr|p|div|h\d|li)\s*>|<br\s*/?>", re.I)
 _CELL_END = re.compile(r"</t[dh]\s*>", re.I)
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -24,10 +26,13 @@ def strip_ansi(text: str) -> str:
 
 
 def html_as_text(markup: str) -> str:
-    """An HTML output (such as a table) as plain text: rows on lines, cells split by tabs."""
-    text = _CELL_END.sub("\t", _ROW_END.sub("\n", markup))
-    lines = (" ".join(html.unescape(_TAGS.sub("", line)).split("\t")) for line in text.split("\n"))
-    return "\n".join(line.strip() for line in lines if line.strip())
+    """An HTML output (such as a table) as plain text: one line per row, cells split by
+    spaces; scripts, styles and comments left out. The markup's own line breaks are layout,
+    not rows (pandas puts each cell on a line of its own)."""
+    flat = _SPACE.sub(" ", _HIDDEN.sub("", markup))
+    text = _CELL_END.sub("\t", _ROW_END.sub("\n", flat))
+    lines = (" ".join(html.unescape(_TAGS.sub("", line)).split()) for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
 
 
 @dataclass
