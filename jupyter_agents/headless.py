@@ -3,8 +3,10 @@
 Executes the notebook in a fresh kernel (nbclient), prints one readable block per cell that
 produced something (each agent run's summary line and answer, printed text, errors), and
 writes the executed notebook next to the original (``NAME.out.ipynb``) so the runs can be
-opened later. Approvals follow ``JUPYTER_AGENTS_APPROVE`` (``auto``, ``deny``; default: calls
-that need a person are refused after a short grace period, since nobody can click).
+opened later. It holds the notebook document while it runs, so the notebook agent's reading
+tools (``%agent tools add notebook``) read its cells from it. Approvals follow
+``JUPYTER_AGENTS_APPROVE`` (``auto``, ``deny``; default: calls that need a person are refused
+after a short grace period, since nobody can click).
 
 The kernel is reached over IPC (Unix sockets in a private temporary folder), not TCP: nothing
 listens on a port, and ipykernel has no unencrypted connection to warn about.
@@ -20,6 +22,8 @@ import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
+
+from ._headless_document import HeadlessDocument
 
 __all__ = ["main", "summarize"]
 
@@ -90,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             allow_errors=True,
             config=_ipc_kernel(Config(), Path(private)),
         )
+        HeadlessDocument(client, str(path))  # the agent's notebook tools read the cells here
         client.execute()
     out = path.with_suffix(".out.ipynb")
     nbformat.write(nb, out)  # type: ignore[no-untyped-call]

@@ -22,6 +22,7 @@ from ..runtime.retrieval import DocumentStore
 from ..runtime.tools import FunctionTool, retrieval_tool
 from ..runtime.tools.function import add_tool_listener, remove_tool_listener
 from .conversation import Conversation
+from .document_comm import DocumentChannel
 from .policy_magic import NotebookPolicy
 from .run_registry import RunRegistry
 from .runs_comm import RunsChannel
@@ -58,13 +59,18 @@ class NotebookHost:
         self.runs = RunRegistry()
         """The kernel's runs, for views outside their cells (the lab extension)."""
         self._channel: RunsChannel | None = None
+        self.document: DocumentChannel | None = None
+        """The ``jupyter_agents.document`` comm to the frontend holding the notebook."""
         add_tool_listener(self._on_tool_created)
 
     def open_runs_channel(self) -> None:
-        """Offer :attr:`runs` to frontends on the ``jupyter_agents.runs`` comm (in a kernel)."""
+        """Offer :attr:`runs` to frontends on the ``jupyter_agents.runs`` comm, and ask for
+        the document on ``jupyter_agents.document`` (in a kernel)."""
         if self._channel is None and getattr(self.shell, "kernel", None) is not None:
             self._channel = RunsChannel(self.runs)
             self._channel.open()
+            self.document = DocumentChannel()
+            self.document.open()
 
     def close(self) -> None:
         """Stop collecting tools, close the document index, MCP servers and the runs comm."""
@@ -85,6 +91,9 @@ class NotebookHost:
         if self._channel is not None:
             self._channel.close()
             self._channel = None
+        if self.document is not None:
+            self.document.close()
+            self.document = None
 
     # -- tools -------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from ..runtime.tools.registry import resolve_tool_spec
 from . import notebook_python as _notebook_python  # noqa: F401 (registers notebook_python)
 from .host import NotebookHost
 from .mcp_magic import mcp_magic
+from .notebook_tools import NotebookTools
 from .policy_magic import policy_magic
 
 __all__ = ["agent_line_magic"]
@@ -97,6 +98,13 @@ def _add_tool(host: NotebookHost, words: list[str]) -> None:
             settings[key] = json.loads(value)
         except ValueError:
             settings[key] = value
+    if words[0] == "notebook":  # a toolset: the notebook's reading tools
+        if settings:
+            raise UsageError("%agent tools add notebook takes no settings.")
+        for tool in NotebookTools():
+            host.toolbox.add(tool, "%agent tools add")
+        print("jupyter_agents: the notebook agent can read the notebook's cells and variables")
+        return
     try:
         tool = resolve_tool_spec({"name": words[0], **settings})
     except UserError as e:

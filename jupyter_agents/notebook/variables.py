@@ -20,8 +20,8 @@ from typing import Any
 
 __all__ = ["HIDDEN_NAMES", "Variable", "inspect_variable", "list_variables"]
 
-HIDDEN_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
-"""Names IPython puts in every namespace."""
+HIDDEN_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open"})
+"""Names IPython and ipykernel put in every namespace."""
 
 MAX_COLUMNS = 40
 """Columns described one by one; the rest are counted."""
@@ -42,12 +42,13 @@ class Variable:
 
 
 def list_variables(namespace: Mapping[str, Any], *, limit: int = 200) -> list[Variable]:
-    """The namespace's variables (not modules, not IPython's own names, not ``_private``
-    ones), sorted by name, at most ``limit``."""
+    """The namespace's variables, sorted by name, at most ``limit``: not modules, functions
+    and classes imported from them (only those defined in the notebook), IPython's own names
+    or ``_private`` ones."""
     found = []
     for name in sorted(namespace):
         value = namespace[name]
-        if name.startswith("_") or name in HIDDEN_NAMES or isinstance(value, types.ModuleType):
+        if name.startswith("_") or name in HIDDEN_NAMES or _imported(value):
             continue
         try:
             summary = _summary(value)
@@ -82,6 +83,16 @@ def inspect_variable(namespace: Mapping[str, Any], name: str, *, max_chars: int 
 # -- one line ----------------------------------------------------------------------------------
 
 
+def _imported(value: Any) -> bool:
+    """A module, or a function or class a module defined (``from x import y``)."""
+    if isinstance(value, types.ModuleType):
+        return True
+    function = inspect.isroutine(value) or type(value).__name__ == "ufunc"  # np.sqrt is one
+    if isinstance(value, type) or function:
+        return getattr(value, "__module__", None) != "__main__"
+    return False
+
+
 def _type_name(value: Any) -> str:
     cls = type(value)
     module = cls.__module__.split(".")[0]
@@ -100,7 +111,7 @@ def _summary(value: Any) -> str:
         return f"{len(value):,} items"
     if callable(value):
         return _signature(value)
-    return _type_name(value)
+    return ""  # the type says it all
 
 
 def _signature(value: Callable[..., Any]) -> str:

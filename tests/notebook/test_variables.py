@@ -17,6 +17,10 @@ from jupyter_agents.notebook.variables import MAX_COLUMNS, inspect_variable, lis
 
 
 def test_the_list_has_one_line_per_user_variable_and_skips_ipython_and_modules() -> None:
+    def pick(x: int, y: int = 2) -> int:
+        return x
+
+    pick.__module__ = "__main__"  # as a function defined in a cell is
     namespace = {
         "df": pd.DataFrame({"a": range(1000), "b": [None, "x"] * 500}),
         "img": np.zeros((480, 640), dtype=np.uint8),
@@ -27,15 +31,19 @@ def test_the_list_has_one_line_per_user_variable_and_skips_ipython_and_modules()
         "_hidden": 1,
         "In": [],
         "get_ipython": print,
-        "pick": lambda x, y=2: x,
+        "pick": pick,
+        "sqrt": np.sqrt,  # imported, not defined here
+        "DataFrame": pd.DataFrame,
+        "thing": object(),
     }
     lines = {v.name: (v.type, v.summary) for v in list_variables(namespace)}
-    assert list(lines) == ["df", "img", "n", "name", "pick", "rows"]
+    assert list(lines) == ["df", "img", "n", "name", "pick", "rows", "thing"]
     assert lines["df"] == ("pandas.DataFrame", "1,000 rows x 2 columns")
     assert lines["img"] == ("numpy.ndarray", "shape 480x640, uint8")
     assert lines["n"] == ("int", "3") and lines["rows"] == ("list", "3 items")
     assert lines["name"] == ("str", "3 characters: 'Ada'")
-    assert lines["pick"][1] == "<lambda>(x, y=2)"
+    assert lines["pick"][1] == "pick(x: 'int', y: 'int' = 2) -> 'int'"  # (future annotations)
+    assert lines["thing"] == ("object", "")
 
 
 def test_a_pandas_frame_shows_dtypes_nulls_and_a_few_rows() -> None:

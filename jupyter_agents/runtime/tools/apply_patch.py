@@ -5,8 +5,7 @@ one file, in the SDK's V4A diff form); Chat Completions models get a function to
 ``apply_patch`` taking a whole patch in Codex's grammar (several files, see ``_patch_format``).
 With no editor, a :class:`WorkspaceEditor` of the run's workspace applies the operations, all
 or none. Whether a call asks first follows the run's approval policy and sandbox mode, as
-Codex decides for its patches (see ``_patch_policy``); the card shows the diff of each file and
-the verdict.
+Codex decides (``_patch_policy``); the card shows the diff of each file and the verdict.
 """
 
 from __future__ import annotations

@@ -1,0 +1,144 @@
+"""The ``jupyter_agents.document`` comm: the kernel asks the frontend that holds the notebook
+document for its cells (the document belongs to the frontend, never to the kernel).
+
+The kernel opens the comm when the extension loads; a frontend that holds the document (the
+headless runner today) registers the target, accepts it and says ``hello``; a frontend that
+connects later opens one to the kernel's target. Messages, all JSON objects with a ``type``:
+
+kernel → frontend
+    ``{"type": "request", "id": n, "op": "cells"}``: every cell of the document.
+frontend → kernel
+    ``{"type": "hello", "frontend": str, "notebook": str}``;
+    ``{"type": "reply", "id": n, "cells": [cell, ...]}`` where a cell is ``{"id", "cell_type",
+    "source", "execution_count", "outputs", "executing"}`` as nbformat has them (``executing``:
+    the cell is running now); ``{"type": "reply", "id": n, "error": str}``.
+
+Nothing a frontend sends is trusted: malformed replies are errors for the one request that
+asked, unknown messages are ignored, and a request nobody answers times out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import Any
+
+from comm import create_comm, get_comm_manager
+
+__all__ = ["TARGET", "DocumentChannel", "NoFrontend"]
+
+TARGET = "jupyter_agents.document"
+
+REPLY_TIMEOUT = 20.0
+"""Seconds a frontend has to answer a request."""
+
+logger = logging.getLogger("jupyter_agents")
+
+
+class NoFrontend(Exception):
+    """No frontend holding the notebook answered (its message says what to do)."""
+
+
+class DocumentChannel:
+    """The open ``jupyter_agents.document`` comms of this kernel and the requests in flight."""
+
+    def __init__(self) -> None:
+        self._comms: list[Any] = []
+        self._frontend: dict[int, str] = {}  # id(comm) -> what said hello on it
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def open(self) -> None:
+        """Register the target and offer a comm to the frontend (needs a kernel)."""
+        try:
+            self._loop = asyncio.get_event_loop()
+        except RuntimeError:
+            self._loop = None
+        get_comm_manager().register_target(TARGET, lambda comm, _msg: self._adopt(comm))
+        self._adopt(create_comm(target_name=TARGET, data={"type": "open"}))
+
+    def close(self) -> None:
+        for comm in list(self._comms):
+            try:
+                comm.close()
+            except Exception:
+                logger.debug("closing a document comm failed", exc_info=True)
+        self._comms.clear()
+        for future in self._waiting.values():
+            if not future.done():
+                future.cancel()
+
+    @property
+    def frontend(self) -> str | None:
+        """What holds the document (``"headless"``, ...), once a frontend said hello."""
+        return next(iter(self._frontend.values()), None)
+
+    async def cells(self, timeout: float = REPLY_TIMEOUT) -> list[dict[str, Any]]:
+        """Every cell of the document, as the frontend has it now."""
+        reply = await self._request("cells", timeout)
+        cells = reply.get("cells")
+        if not isinstance(cells, list):
+            raise NoFrontend("The notebook's frontend sent no cells; try again.")
+        return [c for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)]
+
+    async def _request(self, op: str, timeout: float) -> dict[str, Any]:
+        comm = self._answering()
+        request = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request] = future
+        try:
+            comm.send({"type": "request", "id": request, "op": op})
+            reply = await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise NoFrontend(
+                f"The notebook's frontend did not answer within {timeout:g} s; try again."
+            ) from None
+        finally:
+            self._waiting.pop(request, None)
+        error = reply.get("error")
+        if error is not None:
+            raise NoFrontend(f"The notebook's frontend could not answer: {str(error)[:200]}")
+        return reply
+
+    def _answering(self) -> Any:
+        """The comm of a frontend that said hello."""
+        for comm in self._comms:
+            if id(comm) in self._frontend:
+                return comm
+        raise NoFrontend(
+            "No notebook frontend is connected, so the notebook's cells cannot be read: "
+            "run it with python -m jupyter_agents.headless (or, later, open it in JupyterLab "
+            "with the jupyter-agents extension)."
+        )
+
+    # -- comms -----------------------------------------------------------------------------
+
+    def _adopt(self, comm: Any) -> None:
+        self._comms.append(comm)
+        comm.on_msg(lambda msg, comm=comm: self._on_msg(comm, msg))
+        comm.on_close(lambda _msg, comm=comm: self._forget(comm))
+
+    def _forget(self, comm: Any) -> None:
+        if comm in self._comms:
+            self._comms.remove(comm)
+        self._frontend.pop(id(comm), None)
+
+    def _on_msg(self, comm: Any, msg: dict[str, Any]) -> None:
+        data = (msg.get("content") or {}).get("data")
+        if not isinstance(data, dict):
+            return
+        if data.get("type") == "hello":
+            name = data.get("frontend")
+            self._frontend[id(comm)] = name if isinstance(name, str) else "unknown"
+        elif data.get("type") == "reply" and isinstance(data.get("id"), int):
+            future = self._waiting.get(data["id"])
+            if future is not None and not future.done():
+                loop = future.get_loop()
+                loop.call_soon_threadsafe(_settle, future, data)
+
+
+def _settle(future: asyncio.Future[dict[str, Any]], data: dict[str, Any]) -> None:
+    if not future.done():
+        future.set_result(data)
