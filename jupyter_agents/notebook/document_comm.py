@@ -2,8 +2,8 @@
 document for its cells (the document belongs to the frontend, never to the kernel).
 
 The kernel opens the comm when the extension loads; a frontend that holds the document (the
-headless runner today) registers the target, accepts it and says ``hello``; a frontend that
-connects later opens one to the kernel's target. Messages, all JSON objects with a ``type``:
+lab extension's ``document`` plugin, the headless runner) registers the target, accepts it and
+says ``hello``; a frontend that connects later opens one to the kernel's target. Messages, all JSON objects with a ``type``:
 
 kernel → frontend
     ``{"type": "request", "id": n, "op": "cells"}``: every cell of the document.
@@ -109,8 +109,8 @@ class DocumentChannel:
                 return comm
         raise NoFrontend(
             "No notebook frontend is connected, so the notebook's cells cannot be read: "
-            "run it with python -m jupyter_agents.headless (or, later, open it in JupyterLab "
-            "with the jupyter-agents extension)."
+            "open it in JupyterLab with the jupyter-agents extension, or run it with "
+            "python -m jupyter_agents.headless."
         )
 
     # -- comms -----------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { agentCellPlugin } from './agentcell/plugin';
+import { documentPlugin } from './document/plugin';
 import { insertPlugin } from './insert/plugin';
 import { runsPlugin } from './runs/plugin';
 import { transcriptPlugin } from './transcript/plugin';
@@ -13,7 +14,8 @@ const plugins: JupyterFrontEndPlugin<unknown>[] = [
   agentCellPlugin,
   runsPlugin,
   transcriptPlugin,
-  insertPlugin
+  insertPlugin,
+  documentPlugin
 ];
 
 export default plugins;

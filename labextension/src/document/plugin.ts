@@ -1,0 +1,117 @@
+/**
+ * The notebook document for the kernel's notebook tools: answers the `jupyter_agents.document`
+ * comm from the notebook model this page holds, so the agent reads what the person sees,
+ * unsaved typing included (protocol: jupyter_agents/notebook/document_comm.py).
+ */
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { Kernel, KernelMessage } from '@jupyterlab/services';
+
+export const TARGET = 'jupyter_agents.document';
+
+/** One cell as the protocol sends it: nbformat's fields, and whether it runs now. */
+interface CellData {
+  id: string;
+  cell_type: string;
+  source: string;
+  execution_count: number | null;
+  outputs: unknown[];
+  executing: boolean;
+}
+
+/** The cells of `panel`'s notebook as they are now. */
+export function cellsOf(panel: NotebookPanel): CellData[] {
+  const model = panel.content.model;
+  if (!model) {
+    return [];
+  }
+  const cells: CellData[] = [];
+  for (let i = 0; i < model.cells.length; i++) {
+    const cell = model.cells.get(i);
+    const json = cell.toJSON() as Record<string, unknown>;
+    const source = Array.isArray(json.source) ? json.source.join('') : String(json.source ?? '');
+    const state = (cell as unknown as { executionState?: string }).executionState;
+    cells.push({
+      id: cell.id,
+      cell_type: cell.type,
+      source,
+      execution_count: typeof json.execution_count === 'number' ? json.execution_count : null,
+      outputs: Array.isArray(json.outputs) ? json.outputs : [],
+      executing: state === 'running'
+    });
+  }
+  return cells;
+}
+
+/** Answers one kernel's document comms from the panel that shows its notebook. */
+class Responder {
+  constructor(
+    private readonly kernel: Kernel.IKernelConnection,
+    private readonly panels: () => NotebookPanel[]
+  ) {
+    // The kernel opens a comm when `%load_ext jupyter_agents` runs...
+    kernel.registerCommTarget(TARGET, (comm: Kernel.IComm, _msg: KernelMessage.ICommOpenMsg) =>
+      this.adopt(comm)
+    );
+    // ... and a kernel that loaded it before this page connected gets one from here (a kernel
+    // without the extension closes it at once).
+    try {
+      const comm = kernel.createComm(TARGET);
+      comm.open({ type: 'open' });
+      this.adopt(comm);
+    } catch (e) {
+      console.debug('jupyter-agents: could not open the document comm', e);
+    }
+  }
+
+  private panel(): NotebookPanel | undefined {
+    return this.panels().find(p => p.sessionContext.session?.kernel === this.kernel);
+  }
+
+  private adopt(comm: Kernel.IComm): void {
+    const panel = this.panel();
+    comm.send({ type: 'hello', frontend: 'jupyterlab', notebook: panel?.context.path ?? '' });
+    comm.onMsg = msg => {
+      const data = msg.content.data as Record<string, unknown> | undefined;
+      if (!data || data.type !== 'request' || typeof data.id !== 'number') {
+        return;
+      }
+      const shown = this.panel();
+      if (data.op !== 'cells' || !shown) {
+        const error = shown ? 'unknown request' : 'the notebook is not open';
+        comm.send({ type: 'reply', id: data.id, error });
+        return;
+      }
+      comm.send({ type: 'reply', id: data.id, cells: cellsOf(shown) } as never);
+    };
+  }
+}
+
+export const documentPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyter-agents:document',
+  description: "The notebook document for the kernel's notebook tools.",
+  autoStart: true,
+  requires: [INotebookTracker],
+  activate: (_app: JupyterFrontEnd, notebooks: INotebookTracker): void => {
+    const seen = new WeakSet<Kernel.IKernelConnection>();
+    const panels = () => {
+      const all: NotebookPanel[] = [];
+      notebooks.forEach(p => all.push(p));
+      return all;
+    };
+    const follow = (panel: NotebookPanel) => {
+      const attach = () => {
+        const kernel = panel.sessionContext.session?.kernel;
+        if (kernel && !seen.has(kernel)) {
+          seen.add(kernel);
+          new Responder(kernel, panels);
+        }
+      };
+      panel.sessionContext.kernelChanged.connect(attach);
+      void panel.sessionContext.ready.then(attach);
+      attach();
+    };
+    notebooks.forEach(follow);
+    notebooks.widgetAdded.connect((_t, panel) => follow(panel));
+  }
+};
