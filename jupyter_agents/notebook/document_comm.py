@@ -3,7 +3,8 @@ document for its cells (the document belongs to the frontend, never to the kerne
 
 The kernel opens the comm when the extension loads; a frontend that holds the document (the
 lab extension's ``document`` plugin, the headless runner) registers the target, accepts it and
-says ``hello``; a frontend that connects later opens one to the kernel's target. Messages, all JSON objects with a ``type``:
+says ``hello``; a frontend that connects later opens one to the kernel's target. Messages, all
+JSON objects with a ``type``:
 
 kernel → frontend
     ``{"type": "request", "id": n, "op": "cells"}``: every cell of the document.
