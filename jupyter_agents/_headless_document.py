@@ -1,6 +1,8 @@
 """The headless runner's side of the ``jupyter_agents.document`` comm: nbclient executes the
-notebook and so holds the document, and answers the kernel's requests for its cells (see
-``jupyter_agents/notebook/document_comm.py`` for the messages)."""
+notebook and so holds the document; this answers the kernel's requests for its cells and
+applies the notebook agent's changes to it (see ``jupyter_agents/notebook/document_comm.py``
+for the messages). Cells the agent inserts are written to the executed notebook; the runner
+does not run them."""
 
 from __future__ import annotations
 
@@ -10,22 +12,51 @@ __all__ = ["TARGET", "HeadlessDocument"]
 
 TARGET = "jupyter_agents.document"
 
+CELL_TYPES = ("code", "markdown", "raw")
+
+
+def _source(cell: Any) -> str:
+    source = cell.get("source", "")
+    return "".join(map(str, source)) if isinstance(source, list) else str(source or "")
+
 
 class HeadlessDocument:
     """Registered on a ``NotebookClient``: accepts the kernel's document comm, says hello, and
-    answers each request from the client's notebook."""
+    answers each request from (and applies each change to) the client's notebook."""
 
     def __init__(self, client: Any, notebook: str) -> None:
         self.client = client
         self.notebook = notebook
-        self.executing: int | None = None
-        """The index of the cell running now."""
+        self.executing: Any = None
+        """The cell running now."""
         client.comm_open_handlers[TARGET] = self._opened
         client.on_cell_execute = self._started
         client.on_cell_executed = self._ended  # (on_cell_complete fires once it is sent)
 
+    async def execute(self) -> Any:
+        """nbclient's ``async_execute``, over the cells as they were when it began: a cell the
+        agent inserts is not run, one it deletes is skipped, and each runs at its index now."""
+        client = self.client
+        client.reset_execution_trackers()
+        async with client.async_setup_kernel():
+            info = await client.async_wait_for_reply(client.kc.kernel_info())
+            if info is not None and "language_info" in info["content"]:
+                client.nb.metadata["language_info"] = info["content"]["language_info"]
+            for cell in list(client.nb.cells):
+                index = self._index(cell)
+                if index is None:
+                    continue  # deleted by the agent before its turn
+                await client.async_execute_cell(
+                    cell, index, execution_count=client.code_cells_executed + 1
+                )
+            client.set_widgets_metadata()
+        return client.nb
+
+    def _index(self, cell: Any) -> int | None:
+        return next((i for i, c in enumerate(self.client.nb.cells) if c is cell), None)
+
     def _started(self, cell: Any, cell_index: int) -> None:
-        self.executing = cell_index
+        self.executing = cell
 
     def _ended(self, cell: Any, cell_index: int, execute_reply: Any = None) -> None:
         self.executing = None
@@ -37,19 +68,79 @@ class HeadlessDocument:
 
     def cells(self) -> list[dict[str, Any]]:
         """Every cell as the protocol sends it."""
-        found = []
-        for index, cell in enumerate(self.client.nb.cells):
-            found.append(
-                {
-                    "id": cell.get("id"),
-                    "cell_type": cell.get("cell_type"),
-                    "source": cell.get("source", ""),
-                    "execution_count": cell.get("execution_count"),
-                    "outputs": list(cell.get("outputs", [])),
-                    "executing": index == self.executing,
-                }
-            )
-        return found
+        return [
+            {
+                "id": cell.get("id"),
+                "cell_type": cell.get("cell_type"),
+                "source": _source(cell),
+                "execution_count": cell.get("execution_count"),
+                "outputs": list(cell.get("outputs", [])),
+                "executing": cell is self.executing,
+            }
+            for cell in self.client.nb.cells
+        ]
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def change(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Apply one change (checked against the notebook as it is now); the reply."""
+        cells = self.client.nb.cells
+        if op == "insert":
+            return self._insert(args)
+        index = self._find(args.get("id"))
+        if index is None:
+            return {"missing": str(args.get("id"))}
+        cell = cells[index]
+        if cell is self.executing:
+            return {"refused": "that cell is running now; it cannot be changed."}
+        if op in ("edit", "delete") and _source(cell) != args.get("expected"):
+            return {"stale": True, "source": _source(cell)}
+        if op == "edit":
+            if not isinstance(args.get("source"), str):
+                return {"refused": "the new source must be text."}
+            cell["source"] = args["source"]
+            return {"done": True, "cell": cell["id"], "source": args["source"]}
+        if op == "delete":
+            del cells[index]
+            return {"done": True, "cell": cell["id"]}
+        if op == "move":
+            after = args.get("after")
+            target = -1 if after is None else self._find(after)
+            if target is None:
+                return {"missing": str(after)}
+            if target == index:
+                return {"refused": "a cell cannot go after itself."}
+            del cells[index]
+            place = self._find(after) if after is not None else None
+            cells.insert(0 if place is None else place + 1, cell)
+            return {"done": True, "cell": cell["id"]}
+        return {"error": "unknown request"}
+
+    def _find(self, cell_id: Any) -> int | None:
+        return next((i for i, c in enumerate(self.client.nb.cells) if c.get("id") == cell_id), None)
+
+    def _insert(self, args: dict[str, Any]) -> dict[str, Any]:
+        import nbformat
+
+        kind, source = args.get("cell_type"), args.get("source")
+        if kind not in CELL_TYPES or not isinstance(source, str):
+            return {"refused": f"cell_type must be one of {', '.join(CELL_TYPES)}, source text."}
+        make = {
+            "code": nbformat.v4.new_code_cell,
+            "markdown": nbformat.v4.new_markdown_cell,
+            "raw": nbformat.v4.new_raw_cell,
+        }[kind]
+        cell = make(source)  # type: ignore[no-untyped-call]
+        cells = self.client.nb.cells
+        after, before = args.get("after"), args.get("before")
+        if after is not None or before is not None:
+            found = self._find(after if after is not None else before)
+            if found is None:
+                return {"missing": str(after if after is not None else before)}
+            cells.insert(found + 1 if after is not None else found, cell)
+        else:
+            cells.append(cell)
+        return {"done": True, "cell": cell["id"], "source": source}
 
 
 class _Comm:
@@ -67,7 +158,12 @@ class _Comm:
         data = msg.get("content", {}).get("data")
         if not isinstance(data, dict) or data.get("type") != "request":
             return
-        if data.get("op") == "cells":
-            self.send({"type": "reply", "id": data.get("id"), "cells": self.document.cells()})
+        request, op = data.get("id"), data.get("op")
+        reply: dict[str, Any]
+        if op == "cells":
+            reply = {"cells": self.document.cells()}
+        elif op in ("insert", "edit", "delete", "move") and isinstance(data.get("args"), dict):
+            reply = self.document.change(op, data["args"])
         else:
-            self.send({"type": "reply", "id": data.get("id"), "error": "unknown request"})
+            reply = {"error": "unknown request"}
+        self.send({"type": "reply", "id": request, **reply})

@@ -4,7 +4,7 @@ Executes the notebook in a fresh kernel (nbclient), prints one readable block pe
 produced something (each agent run's summary line and answer, printed text, errors), and
 writes the executed notebook next to the original (``NAME.out.ipynb``) so the runs can be
 opened later. It holds the notebook document while it runs, so the notebook agent's reading
-tools (``%agent tools add notebook``) read its cells from it. Approvals follow
+tools (``%agent tools add notebook``) read and change its cells there. Approvals follow
 ``JUPYTER_AGENTS_APPROVE`` (``auto``, ``deny``; default: calls that need a person are refused
 after a short grace period, since nobody can click).
 
@@ -15,6 +15,7 @@ listens on a port, and ipykernel has no unencrypted connection to warn about.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import html
 import re
 import sys
@@ -94,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
             allow_errors=True,
             config=_ipc_kernel(Config(), Path(private)),
         )
-        HeadlessDocument(client, str(path))  # the agent's notebook tools read the cells here
-        client.execute()
+        document = HeadlessDocument(client, str(path))  # the notebook tools' document
+        asyncio.run(document.execute())
     out = path.with_suffix(".out.ipynb")
     nbformat.write(nb, out)  # type: ignore[no-untyped-call]
     failed = _report(nb, out)

@@ -7,12 +7,23 @@ says ``hello``; a frontend that connects later opens one to the kernel's target.
 JSON objects with a ``type``:
 
 kernel → frontend
-    ``{"type": "request", "id": n, "op": "cells"}``: every cell of the document.
+    ``{"type": "request", "id": n, "op": "cells"}``: every cell of the document;
+    ``{"type": "request", "id": n, "op": OP, "args": {...}}`` for a change, one undo step each:
+    ``insert`` (``cell_type``, ``source``, and ``after`` or ``before`` a cell id, or neither:
+    at the end), ``edit`` (``id``, ``expected``: the source the model read, ``source``: the
+    new one), ``delete`` (``id``, ``expected``), ``move`` (``id``, ``after``: a cell id, or
+    null for the top).
 frontend → kernel
     ``{"type": "hello", "frontend": str, "notebook": str}``;
     ``{"type": "reply", "id": n, "cells": [cell, ...]}`` where a cell is ``{"id", "cell_type",
     "source", "execution_count", "outputs", "executing"}`` as nbformat has them (``executing``:
-    the cell is running now); ``{"type": "reply", "id": n, "error": str}``.
+    the cell is running now); for a change ``{"type": "reply", "id": n, "done": true, "cell":
+    id}``, or ``"stale": true`` with the cell's ``source`` now when it is not the one expected
+    (nothing applied), ``"missing": id`` for a cell that is not there, ``"refused": why`` (a
+    running cell); ``{"type": "reply", "id": n, "error": str}``.
+
+A change is checked and applied by the frontend in one step, against the document as it is
+then: the person may have typed since the kernel last read it.
 
 Nothing a frontend sends is trusted: malformed replies are errors for the one request that
 asked, unknown messages are ignored, and a request nobody answers times out.
@@ -23,16 +34,26 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+from collections import OrderedDict
 from typing import Any
 
 from comm import create_comm, get_comm_manager
 
-__all__ = ["TARGET", "DocumentChannel", "NoFrontend"]
+from .cell_outputs import cell_version
+
+__all__ = ["TARGET", "DocumentChannel", "NoFrontend", "cell_source"]
 
 TARGET = "jupyter_agents.document"
 
 REPLY_TIMEOUT = 20.0
 """Seconds a frontend has to answer a request."""
+
+HELLO_WAIT = 5.0
+"""Seconds a request waits for a frontend's hello on a comm still open (the page may not have
+answered yet when Run All reaches an agent cell right after ``%load_ext``)."""
+
+SOURCES_KEPT = 512
+"""Cell sources remembered by version (what a change's card diffs against)."""
 
 logger = logging.getLogger("jupyter_agents")
 
@@ -50,6 +71,8 @@ class DocumentChannel:
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._sources: OrderedDict[str, str] = OrderedDict()
+        self._hello: asyncio.Event | None = None
 
     def open(self) -> None:
         """Register the target and offer a comm to the frontend (needs a kernel)."""
@@ -78,19 +101,39 @@ class DocumentChannel:
 
     async def cells(self, timeout: float = REPLY_TIMEOUT) -> list[dict[str, Any]]:
         """Every cell of the document, as the frontend has it now."""
-        reply = await self._request("cells", timeout)
+        reply = await self.request("cells", timeout=timeout)
         cells = reply.get("cells")
         if not isinstance(cells, list):
             raise NoFrontend("The notebook's frontend sent no cells; try again.")
-        return [c for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)]
+        found = [c for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)]
+        for cell in found:
+            self._remember(cell_source(cell))
+        return found
 
-    async def _request(self, op: str, timeout: float) -> dict[str, Any]:
-        comm = self._answering()
+    def source_of(self, version: str) -> str | None:
+        """The source of a cell the kernel read with this version, if it still remembers."""
+        return self._sources.get(version)
+
+    def _remember(self, source: str) -> None:
+        version = cell_version(source)
+        self._sources[version] = source
+        self._sources.move_to_end(version)
+        while len(self._sources) > SOURCES_KEPT:
+            self._sources.popitem(last=False)
+
+    async def request(
+        self, op: str, args: dict[str, Any] | None = None, *, timeout: float = REPLY_TIMEOUT
+    ) -> dict[str, Any]:
+        """Ask the frontend (see the module docstring); its reply."""
+        comm = await self._answering()
         request = next(self._ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[request] = future
+        message: dict[str, Any] = {"type": "request", "id": request, "op": op}
+        if args is not None:
+            message["args"] = args
         try:
-            comm.send({"type": "request", "id": request, "op": op})
+            comm.send(message)
             reply = await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
             raise NoFrontend(
@@ -103,8 +146,15 @@ class DocumentChannel:
             raise NoFrontend(f"The notebook's frontend could not answer: {str(error)[:200]}")
         return reply
 
-    def _answering(self) -> Any:
-        """The comm of a frontend that said hello."""
+    async def _answering(self) -> Any:
+        """The comm of a frontend that said hello (waiting a moment for one while a comm is
+        open but its frontend has not spoken yet)."""
+        if not self._frontend and self._comms:
+            self._hello = self._hello or asyncio.Event()
+            try:
+                await asyncio.wait_for(self._hello.wait(), HELLO_WAIT)
+            except asyncio.TimeoutError:
+                pass
         for comm in self._comms:
             if id(comm) in self._frontend:
                 return comm
@@ -133,11 +183,28 @@ class DocumentChannel:
         if data.get("type") == "hello":
             name = data.get("frontend")
             self._frontend[id(comm)] = name if isinstance(name, str) else "unknown"
+            hello = self._hello
+            if hello is not None:
+                self._call_soon(hello.set)
         elif data.get("type") == "reply" and isinstance(data.get("id"), int):
             future = self._waiting.get(data["id"])
             if future is not None and not future.done():
                 loop = future.get_loop()
                 loop.call_soon_threadsafe(_settle, future, data)
+
+    def _call_soon(self, work: Any) -> None:
+        """Run ``work`` on the kernel's loop, whatever thread delivered the message."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            work()
+        else:
+            loop.call_soon_threadsafe(work)
+
+
+def cell_source(cell: dict[str, Any]) -> str:
+    """A cell's source as one string (nbformat may keep it as a list of lines)."""
+    source = cell.get("source")
+    return "".join(map(str, source)) if isinstance(source, list) else str(source or "")
 
 
 def _settle(future: asyncio.Future[dict[str, Any]], data: dict[str, Any]) -> None:

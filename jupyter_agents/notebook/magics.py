@@ -98,12 +98,15 @@ def _add_tool(host: NotebookHost, words: list[str]) -> None:
             settings[key] = json.loads(value)
         except ValueError:
             settings[key] = value
-    if words[0] == "notebook":  # a toolset: the notebook's reading tools
+    if words[0] == "notebook":  # a toolset: the notebook's reading and editing tools
         if settings:
             raise UsageError("%agent tools add notebook takes no settings.")
         for tool in NotebookTools():
             host.toolbox.add(tool, "%agent tools add")
-        print("jupyter_agents: the notebook agent can read the notebook's cells and variables")
+        print(
+            "jupyter_agents: the notebook agent can read the notebook's cells and variables, "
+            "and change cells with your approval"
+        )
         return
     try:
         tool = resolve_tool_spec({"name": words[0], **settings})

@@ -1,6 +1,6 @@
-"""The notebook agent's reading tools: ``list_cells``, ``read_cell``, ``list_variables`` and
-``inspect_variable`` (``%agent tools add notebook``, or ``NotebookTools()`` for any agent in a
-notebook). They only read: none of them needs an approval.
+"""The notebook agent's tools (``%agent tools add notebook``, or ``NotebookTools()`` for any
+agent in a notebook): reading ones, ``list_cells``, ``read_cell``, ``list_variables`` and
+``inspect_variable``, which never ask, and the editing ones of ``notebook_edits.py``, which do.
 
 Cells come from the frontend that holds the document, over the ``jupyter_agents.document``
 comm (``document_comm.py``); with none connected, the cell tools say so in one line. Variables
@@ -16,7 +16,8 @@ from typing import Any
 from ..runtime.tools import FunctionTool, function_tool
 from ..runtime.tools.outputs import ToolOutput, ToolOutputText
 from .cell_outputs import cell_version, model_outputs, outputs_summary
-from .document_comm import DocumentChannel, NoFrontend
+from .document_comm import DocumentChannel, NoFrontend, cell_source
+from .notebook_edits import editing_tools
 from .variables import inspect_variable as describe_variable
 from .variables import list_variables as variable_rows
 
@@ -31,7 +32,7 @@ def NotebookTools(
     namespace: Callable[[], dict[str, Any]] | None = None,
     own_cell: Callable[[], str] | None = None,
 ) -> list[FunctionTool]:
-    """The four reading tools. ``channel`` reaches the frontend (default: the loaded
+    """The reading and editing tools. ``channel`` reaches the frontend (default: the loaded
     extension's), ``namespace`` gives the variables (default: IPython's user namespace),
     ``own_cell`` the id of the cell the agent runs in."""
     from .host import current_host
@@ -121,12 +122,11 @@ def NotebookTools(
         function_tool(read_cell),
         function_tool(list_variables),
         function_tool(inspect_variable),
+        *editing_tools(document, mine),
     ]
 
 
-def _source(cell: dict[str, Any]) -> str:
-    source = cell.get("source")
-    return "".join(map(str, source)) if isinstance(source, list) else str(source or "")
+_source = cell_source
 
 
 def _first_line(source: str) -> str:

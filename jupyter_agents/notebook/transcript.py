@@ -130,9 +130,17 @@ def _decision(block: _Any) -> str:
     return f"{' '.join(words)}{reason}"
 
 
+DIFF_HEADERS = tuple(
+    f"{verb}_{what} "
+    for verb in ("create", "update", "delete", "move")
+    for what in ("file", "cell")
+)
+"""How a diff part names what it changes: a file (a patch) or a notebook cell."""
+
+
 def _diff_line(line: str) -> str:
     """One line of a diff in a span classed by what it does (escaped)."""
-    if line.startswith(("create_file ", "update_file ", "delete_file ")):
+    if line.startswith(DIFF_HEADERS):
         css = "ja-diff-file"
     elif line.startswith("+"):
         css = "ja-good"

@@ -83,3 +83,93 @@ def test_the_agent_reads_the_notebook_the_person_sees(session: Session) -> None:
     assert draft.startswith("cell draft (code, version ")
     assert "x = 42  # typed, not saved" in draft  # what the page holds, not the file
     assert "sales: pandas DataFrame, 2 rows x 2 columns" in sales and "1 null" in sales
+
+
+CHANGES = """%load_ext jupyter_agents
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+demo = ScriptedModel([
+    [tool_call("list_cells", {}, "l1")],
+    [tool_call("edit_cell", {"id": "draft", "version": "DRAFT_V", "new_source": "# mine"}, "e1")],
+    [tool_call("edit_cell", {"id": "data", "version": "DATA_V", "new_source": "x = 10"}, "e2")],
+    [tool_call("insert_cell", {"cell_type": "code", "source": "y = x + 1", "after_id": "data"},
+               "i1")],
+    [tool_call("delete_cell", {"id": "draft", "version": "DRAFT_V"}, "d1")],
+    [text("Done.")],
+])
+%agent model demo
+%agent tools add notebook"""
+
+
+def waiting_card(lab: object, index: int) -> object:
+    """The card of the call waiting for approval, once it is the ``index``-th card."""
+    cards = lab.page.locator(".ja-run .ja-tool")  # type: ignore[attr-defined]  (one run)
+    expect(cards.nth(index)).to_have_class(re.compile(r"\bja-st-waiting\b"), timeout=30_000)
+    return cards.nth(index)
+
+
+def test_changes_are_approved_as_diffs_stale_ones_refused_and_undo_takes_the_agents_edit(
+    session: Session,
+) -> None:
+    import nbformat
+
+    from jupyter_agents.notebook.cell_outputs import cell_version
+
+    setup = CHANGES.replace("DRAFT_V", cell_version("# draft")).replace(
+        "DATA_V", cell_version("x = 1")
+    )
+    sources = [
+        ("setup", setup),
+        ("data", "x = 1"),
+        ("draft", "# draft"),
+        ("agent", "%%agent\nTidy up."),
+        ("show", "print([r.input[-1]['output'] for r in demo.requests[2:6]])"),
+    ]
+    cells = []
+    for cell_id, source in sources:
+        cell = nbformat.v4.new_code_cell(source)
+        cell["id"] = cell_id
+        cells.append(cell)
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, session.server.root / "changes.ipynb")
+    with session.lab("notebook-changes") as lab:
+        lab.open("changes.ipynb")
+        lab.run_cell(0)
+        lab.run_cell(3)
+        # 1. the edit of the draft: the card shows the diff; the person types meanwhile
+        card = waiting_card(lab, 1)
+        expect(card.locator(".ja-diff")).to_contain_text("update_cell draft")
+        expect(card.locator(".ja-diff-del")).to_have_text("-# draft")
+        expect(card.locator(".ja-diff-add")).to_have_text("+# mine")
+        lab.cell(2).locator(".cm-content").click()
+        lab.page.keyboard.press("Control+End")
+        lab.page.keyboard.type(" typed by me")
+        card.get_by_role("button", name="Approve", exact=True).click()
+        # 2. the edit of the data cell, approved: applied
+        waiting_card(lab, 2).get_by_role("button", name="Approve", exact=True).click()
+        # 3. the insert, approved
+        waiting_card(lab, 3).get_by_role("button", name="Approve", exact=True).click()
+        # 4. the delete, rejected
+        waiting_card(lab, 4).get_by_role("button", name="Reject", exact=True).click()
+        expect(lab.outputs(4)).to_contain_text("Done.")  # the agent's cell moved down one
+        lab.screenshot("notebook-changes")
+        sources_now = lab.page.evaluate(
+            """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(
+                c => c.querySelector('.cm-content').innerText)"""
+        )
+        assert sources_now[1] == "x = 10" and sources_now[2] == "y = x + 1"
+        assert sources_now[3] == "# draft typed by me"  # stale: the person's text kept
+        # Ctrl+Z in the data cell takes back the agent's edit, and only it
+        lab.cell(1).locator(".cm-content").click()
+        lab.page.keyboard.press("Control+z")
+        expect(lab.cell(1).locator(".cm-content")).to_have_text("x = 1")
+        lab.run_cell(5)
+        expect(lab.outputs(5)).to_contain_text("Not applied")
+        told = lab.outputs(5).first.inner_text()
+    assert "changed since you read it" in told and "# draft typed by me" in told
+    assert "Edited cell data" in told and "Inserted cell" in told
+    assert "rejected" in told.lower()

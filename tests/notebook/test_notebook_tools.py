@@ -13,8 +13,10 @@ from typing import Any
 import nbformat
 import pytest
 
+from jupyter_agents.notebook import document_comm
 from jupyter_agents.notebook.document_comm import DocumentChannel, NoFrontend
 from jupyter_agents.notebook.notebook_tools import NotebookTools
+from jupyter_agents.notebook.run_document import decode
 
 SETUP = """%load_ext jupyter_agents
 from jupyter_agents.testing import ScriptedModel, text, tool_call
@@ -112,11 +114,21 @@ def channel_with(reply: Any = None, hello: bool = True) -> DocumentChannel:
     return channel
 
 
-async def test_without_a_frontend_the_tools_say_how_to_get_one() -> None:
+async def test_without_a_frontend_the_tools_say_how_to_get_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(document_comm, "HELLO_WAIT", 0.05)  # a comm nobody answers on
     (list_cells, read_cell, *_rest) = NotebookTools(channel=channel_with(hello=False))
     for tool, args in ((list_cells, "{}"), (read_cell, '{"id": "x"}')):
         answer = await tool.on_invoke_tool(None, args)  # type: ignore[arg-type]
         assert answer.startswith("No notebook frontend is connected") and "\n" not in answer
+
+
+async def test_a_request_waits_for_the_hello_of_a_frontend_still_connecting() -> None:
+    channel = channel_with(reply={"cells": [{"id": "a", "source": ""}]}, hello=False)
+    comm = channel._comms[0]
+    asyncio.get_running_loop().call_later(0.05, comm.deliver, {"type": "hello"})
+    assert await channel.cells() == [{"id": "a", "source": ""}]
 
 
 async def test_a_silent_frontend_times_out_and_a_broken_one_is_an_error() -> None:
@@ -135,3 +147,88 @@ async def test_junk_cells_are_dropped_and_junk_messages_ignored() -> None:
     for junk in (None, "text", {"type": "reply", "id": "1"}, {"type": "reply", "id": 999}):
         comm.deliver(junk)
     assert await channel.cells() == [{"id": "a", "source": "x"}]
+
+
+EDITS = """%load_ext jupyter_agents
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+demo = ScriptedModel([
+    [tool_call("list_cells", {}, "l1")],
+    [tool_call("edit_cell", {"id": "data", "version": "DATA_V", "new_source": "x = 2"}, "e1")],
+    [tool_call("edit_cell", {"id": "draft", "version": "DRAFT_V", "new_source": "# v2"}, "e2")],
+    [tool_call("edit_cell", {"id": "draft", "version": "DRAFT_V", "new_source": "lost"}, "e4")],
+    [tool_call("edit_cell", {"id": "draft", "version": "OLD_V", "new_source": "lost"}, "e5")],
+    [tool_call("insert_cell", {"cell_type": "markdown", "source": "## Added",
+                               "after_id": "data"}, "i1")],
+    [tool_call("delete_cell", {"id": "junk", "version": "JUNK_V"}, "d1")],
+    [tool_call("move_cell", {"id": "draft", "after_id": None}, "m1")],
+    [tool_call("edit_cell", {"id": "agent", "version": "x", "new_source": "no"}, "e3")],
+    [tool_call("delete_cell", {"id": "nope", "version": "x"}, "d2")],
+    [text("Changed it.")],
+])
+%agent model demo
+%agent tools add notebook"""
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(180)
+def test_the_headless_runner_applies_approved_changes_and_refuses_stale_ones(
+    tmp_path: Path,
+) -> None:
+    from jupyter_agents.notebook.cell_outputs import cell_version
+
+    setup = (
+        EDITS.replace("DATA_V", cell_version("x = 1"))
+        .replace("OLD_V", cell_version("# an older draft"))
+        .replace("DRAFT_V", cell_version("# draft"))
+        .replace("JUNK_V", cell_version("junk = 0"))
+    )
+    sources = [
+        ("setup", setup),
+        ("data", "x = 1"),
+        ("draft", "# draft"),
+        ("junk", "junk = 0"),
+        ("agent", "%%agent --max-turns 20\nTidy the notebook."),
+        ("show", "for r in demo.requests[2:11]:\n    print('===', r.input[-1]['output'])"),
+    ]
+    cells = [nbformat.v4.new_code_cell(source) for _id, source in sources]
+    for cell, (cell_id, _source) in zip(cells, sources, strict=True):
+        cell["id"] = cell_id
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    run = subprocess.run(
+        [sys.executable, "-m", "jupyter_agents.headless", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=170,
+        env={"JUPYTER_AGENTS_APPROVE": "auto", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = nbformat.read(tmp_path / "nb.out.ipynb", as_version=4)
+    layout = [(c.get("id"), c.cell_type, c.source) for c in out.cells]
+    assert [cid for cid, _t, _s in layout if cid != layout[3][0]] == [
+        "draft",
+        "setup",
+        "data",
+        "agent",
+        "show",
+    ]
+    assert layout[3][1:] == ("markdown", "## Added")  # inserted after data, not run
+    assert out.cells[2].source == "x = 2" and out.cells[0].source == "# v2"  # stale: kept
+    told = "".join(o.get("text", "") for o in out.cells[-1].outputs).split("=== ")[1:]
+    assert told[0].startswith("Edited cell data (version now ")
+    assert told[1].startswith("Edited cell draft")
+    assert told[2].startswith("Not applied: cell draft changed since you read it")
+    assert "# v2" in told[2]  # its source now, for the model to read again
+    assert told[3].startswith("Not applied: '") and "is not a version of cell draft" in told[3]
+    assert told[4].startswith("Inserted cell ") and "it has not run" in told[4]
+    assert told[5].startswith("Deleted cell junk")
+    assert told[6].startswith("Moved cell draft")
+    assert told[7].startswith("Not applied: that cell is running now")  # the agent's own
+    assert out.cells[4].source.startswith("%%agent")
+    assert told[8].startswith("No cell with id 'nope'; nothing changed.")
+    saved = decode(out.cells[4].outputs[0]["data"]["application/vnd.jupyter-agents.run+json"])
+    cards = [b for b in saved["blocks"] if b.get("name", "").endswith("_cell")]
+    diffs = [p["text"] for c in cards for p in c["parts"] if p.get("type") == "diff"]
+    assert diffs[0] == "update_cell data\n@@ -1 +1 @@\n-x = 1\n+x = 2"  # the card's diff
+    assert diffs[4] == "create_cell (markdown, after data)\n+## Added"
+    assert diffs[5] == "delete_cell junk\n-junk = 0"

@@ -1,11 +1,14 @@
 /**
  * The notebook document for the kernel's notebook tools: answers the `jupyter_agents.document`
  * comm from the notebook model this page holds, so the agent reads what the person sees,
- * unsaved typing included (protocol: jupyter_agents/notebook/document_comm.py).
+ * unsaved typing included, and its approved changes land in the live notebook (every open
+ * view sees them) (protocol: jupyter_agents/notebook/document_comm.py).
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
+
+import { applyChange, Reply } from './changes';
 
 export const TARGET = 'jupyter_agents.document';
 
@@ -77,12 +80,17 @@ class Responder {
         return;
       }
       const shown = this.panel();
-      if (data.op !== 'cells' || !shown) {
-        const error = shown ? 'unknown request' : 'the notebook is not open';
-        comm.send({ type: 'reply', id: data.id, error });
-        return;
+      let reply: Reply;
+      if (!shown) {
+        reply = { error: 'the notebook is not open' };
+      } else if (data.op === 'cells') {
+        reply = { cells: cellsOf(shown) };
+      } else if (typeof data.args === 'object' && data.args !== null) {
+        reply = applyChange(shown, String(data.op), data.args as Record<string, unknown>);
+      } else {
+        reply = { error: 'unknown request' };
       }
-      comm.send({ type: 'reply', id: data.id, cells: cellsOf(shown) } as never);
+      comm.send({ type: 'reply', id: data.id, ...reply } as never);
     };
   }
 }

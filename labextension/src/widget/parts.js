@@ -26,7 +26,7 @@ function pre(cls, label, text) {
 
 /** The class of a diff line: what the line does. @param {string} line */
 function diffClass(line) {
-  if (/^(create_file|update_file|delete_file) /.test(line)) return "ja-diff-file";
+  if (/^(create|update|delete|move)_(file|cell) /.test(line)) return "ja-diff-file";
   if (line.startsWith("@@")) return "ja-diff-hunk";
   if (line.startsWith("+")) return "ja-diff-add";
   return line.startsWith("-") ? "ja-diff-del" : "";

@@ -1,0 +1,94 @@
+/**
+ * The notebook agent's changes, applied to the notebook model this page holds: each checked
+ * against the document as it is now (the person may have typed since the kernel read it) and
+ * made in one transaction, so it is one undo step.
+ */
+import { NotebookPanel } from '@jupyterlab/notebook';
+
+export type Reply = Record<string, unknown>;
+
+const CELL_TYPES = ['code', 'markdown', 'raw'];
+
+type Args = Record<string, unknown>;
+
+/** Apply change `op` with `args` to `panel`'s notebook; the reply for the kernel. */
+export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply {
+  const model = panel.content.model;
+  if (!model) {
+    return { error: 'the notebook is not open' };
+  }
+  const shared = model.sharedModel;
+  const indexOf = (id: unknown): number => {
+    for (let i = 0; i < model.cells.length; i++) {
+      if (model.cells.get(i).id === id) {
+        return i;
+      }
+    }
+    return -1;
+  };
+  if (op === 'insert') {
+    const kind = args.cell_type;
+    if (typeof kind !== 'string' || !CELL_TYPES.includes(kind) || typeof args.source !== 'string') {
+      return { refused: 'cell_type must be code, markdown or raw, and source text.' };
+    }
+    const anchor = args.after ?? args.before;
+    let index = model.cells.length;
+    if (anchor !== null && anchor !== undefined) {
+      const found = indexOf(anchor);
+      if (found < 0) {
+        return { missing: String(anchor) };
+      }
+      index = args.after !== null && args.after !== undefined ? found + 1 : found;
+    }
+    let id = '';
+    const source = args.source;
+    shared.transact(() => {
+      id = shared.insertCell(index, { cell_type: kind as 'code', source }).getId();
+    });
+    return { done: true, cell: id, source };
+  }
+  const index = indexOf(args.id);
+  if (index < 0) {
+    return { missing: String(args.id) };
+  }
+  const cell = model.cells.get(index);
+  const state = (cell as unknown as { executionState?: string }).executionState;
+  if (state === 'running') {
+    return { refused: 'that cell is running now; it cannot be changed.' };
+  }
+  const now = cell.sharedModel.getSource();
+  if ((op === 'edit' || op === 'delete') && now !== args.expected) {
+    return { stale: true, source: now };
+  }
+  if (op === 'edit') {
+    if (typeof args.source !== 'string') {
+      return { refused: 'the new source must be text.' };
+    }
+    const source = args.source;
+    // The cell's own transaction: its undo manager tracks it, so Ctrl+Z in the cell takes
+    // back exactly this edit (a notebook-level transaction would not be in the cell's history).
+    cell.sharedModel.transact(() => cell.sharedModel.setSource(source));
+    return { done: true, cell: cell.id, source };
+  }
+  if (op === 'delete') {
+    shared.transact(() => shared.deleteCell(index));
+    return { done: true, cell: cell.id };
+  }
+  if (op === 'move') {
+    const after = args.after;
+    let to = 0;
+    if (after !== null && after !== undefined) {
+      const target = indexOf(after);
+      if (target < 0) {
+        return { missing: String(after) };
+      }
+      if (target === index) {
+        return { refused: 'a cell cannot go after itself.' };
+      }
+      to = target < index ? target + 1 : target;
+    }
+    shared.transact(() => shared.moveCell(index, to));
+    return { done: true, cell: cell.id };
+  }
+  return { error: 'unknown request' };
+}
