@@ -87,3 +87,65 @@ def test_highlighting_and_notifications_work_in_notebook_7(
         for session in server.sessions():
             with contextlib.suppress(OSError):
                 server.api("DELETE", f"sessions/{session['id']}")
+
+
+def test_the_notebook_tools_read_and_change_cells_in_notebook_7(
+    notebook7: tuple[LabServer, object],
+) -> None:
+    import nbformat
+
+    from jupyter_agents.notebook.cell_outputs import cell_version
+
+    server, browser = notebook7
+    setup = "\n".join(
+        [
+            "%load_ext jupyter_agents",
+            "from jupyter_agents.testing import ScriptedModel, text, tool_call",
+            "demo = ScriptedModel([",
+            '    [tool_call("list_cells", {}, "l1")],',
+            f'    [tool_call("edit_cell", {{"id": "data", "version": "{cell_version("x = 1")}",'
+            ' "new_source": "x = 7"}, "e1")],',
+            '    [text("Done.")],',
+            "])",
+            "%agent model demo",
+            "%agent tools add notebook",
+        ]
+    )
+    cells = [
+        nbformat.v4.new_code_cell(setup),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell("%%agent --approve auto\nChange x."),
+        nbformat.v4.new_code_cell("print(demo.requests[1].input[-1]['output'])"),
+    ]
+    for cell, cell_id in zip(cells, ["setup", "data", "agent", "show"], strict=True):
+        cell["id"] = cell_id
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, server.root / "tools7.ipynb")
+    page = browser.new_page(viewport={"width": 1200, "height": 900})  # type: ignore[attr-defined]
+    try:
+        page.goto(server.url("notebooks/tools7.ipynb"))
+        shown = page.locator(".jp-Notebook .jp-Cell")
+        expect(shown.first).to_be_visible()
+        page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+        for index in (0, 2, 3):
+            for _ in range(3):  # a keystroke sent before the kernel's handshake is dropped
+                shown.nth(index).locator(".cm-content").click()
+                page.keyboard.press("Control+Enter")
+                with contextlib.suppress(Exception):
+                    expect(shown.nth(index).locator(".jp-InputArea-prompt")).to_have_text(
+                        re.compile(r"\[\d+\]"), timeout=20_000
+                    )
+                    break
+        expect(shown.nth(1).locator(".cm-content")).to_have_text("x = 7")  # the agent's edit
+        expect(shown.nth(3).locator(".jp-OutputArea")).to_contain_text("2. data code: 'x = 1'")
+        page.screenshot(path=str(ARTIFACTS / "e2e-notebook7-tools.png"))
+    finally:
+        page.close()
+        for session in server.sessions():
+            with contextlib.suppress(OSError):
+                server.api("DELETE", f"sessions/{session['id']}")
