@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import logging
 from collections import OrderedDict
 from typing import Any
 
 from comm import create_comm, get_comm_manager
 
 from .cell_outputs import cell_version
+from .comm_set import CommSet
 
 __all__ = ["TARGET", "DocumentChannel", "NoFrontend", "cell_source"]
 
@@ -55,8 +55,6 @@ answered yet when Run All reaches an agent cell right after ``%load_ext``)."""
 SOURCES_KEPT = 512
 """Cell sources remembered by version (what a change's card diffs against)."""
 
-logger = logging.getLogger("jupyter_agents")
-
 
 class NoFrontend(Exception):
     """No frontend holding the notebook answered (its message says what to do)."""
@@ -66,30 +64,22 @@ class DocumentChannel:
     """The open ``jupyter_agents.document`` comms of this kernel and the requests in flight."""
 
     def __init__(self) -> None:
-        self._comms: list[Any] = []
+        self._comms = CommSet("document", self._on_msg)
+        self._comms.on_forget(lambda comm: self._frontend.pop(id(comm), None))
         self._frontend: dict[int, str] = {}  # id(comm) -> what said hello on it
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._sources: OrderedDict[str, str] = OrderedDict()
         self._hello: asyncio.Event | None = None
 
     def open(self) -> None:
         """Register the target and offer a comm to the frontend (needs a kernel)."""
-        try:
-            self._loop = asyncio.get_event_loop()
-        except RuntimeError:
-            self._loop = None
-        get_comm_manager().register_target(TARGET, lambda comm, _msg: self._adopt(comm))
-        self._adopt(create_comm(target_name=TARGET, data={"type": "open"}))
+        self._comms.bind_loop()
+        get_comm_manager().register_target(TARGET, lambda comm, _msg: self._comms.adopt(comm))
+        self._comms.adopt(create_comm(target_name=TARGET, data={"type": "open"}))
 
     def close(self) -> None:
-        for comm in list(self._comms):
-            try:
-                comm.close()
-            except Exception:
-                logger.debug("closing a document comm failed", exc_info=True)
-        self._comms.clear()
+        self._comms.close()
         for future in self._waiting.values():
             if not future.done():
                 future.cancel()
@@ -149,13 +139,13 @@ class DocumentChannel:
     async def _answering(self) -> Any:
         """The comm of a frontend that said hello (waiting a moment for one while a comm is
         open but its frontend has not spoken yet)."""
-        if not self._frontend and self._comms:
+        if not self._frontend and self._comms.comms:
             self._hello = self._hello or asyncio.Event()
             try:
                 await asyncio.wait_for(self._hello.wait(), HELLO_WAIT)
             except asyncio.TimeoutError:
                 pass
-        for comm in self._comms:
+        for comm in self._comms.comms:
             if id(comm) in self._frontend:
                 return comm
         raise NoFrontend(
@@ -166,16 +156,6 @@ class DocumentChannel:
 
     # -- comms -----------------------------------------------------------------------------
 
-    def _adopt(self, comm: Any) -> None:
-        self._comms.append(comm)
-        comm.on_msg(lambda msg, comm=comm: self._on_msg(comm, msg))
-        comm.on_close(lambda _msg, comm=comm: self._forget(comm))
-
-    def _forget(self, comm: Any) -> None:
-        if comm in self._comms:
-            self._comms.remove(comm)
-        self._frontend.pop(id(comm), None)
-
     def _on_msg(self, comm: Any, msg: dict[str, Any]) -> None:
         data = (msg.get("content") or {}).get("data")
         if not isinstance(data, dict):
@@ -185,20 +165,12 @@ class DocumentChannel:
             self._frontend[id(comm)] = name if isinstance(name, str) else "unknown"
             hello = self._hello
             if hello is not None:
-                self._call_soon(hello.set)
+                self._comms.on_loop(hello.set)
         elif data.get("type") == "reply" and isinstance(data.get("id"), int):
             future = self._waiting.get(data["id"])
             if future is not None and not future.done():
                 loop = future.get_loop()
                 loop.call_soon_threadsafe(_settle, future, data)
-
-    def _call_soon(self, work: Any) -> None:
-        """Run ``work`` on the kernel's loop, whatever thread delivered the message."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            work()
-        else:
-            loop.call_soon_threadsafe(work)
 
 
 def cell_source(cell: dict[str, Any]) -> str:

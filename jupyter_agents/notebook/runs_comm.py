@@ -23,20 +23,17 @@ decision only settles a request that is waiting in that run (stale and repeated 
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Callable
 from typing import Any
 
 from comm import create_comm, get_comm_manager
 
+from .comm_set import CommSet
 from .run_registry import RunRegistry
 
 __all__ = ["TARGET", "RunsChannel"]
 
 TARGET = "jupyter_agents.runs"
-
-logger = logging.getLogger("jupyter_agents")
 
 
 class RunsChannel:
@@ -44,58 +41,33 @@ class RunsChannel:
 
     def __init__(self, registry: RunRegistry) -> None:
         self.registry = registry
-        self._comms: list[Any] = []
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._comms = CommSet("runs", self._on_msg)
         self._unlisten: Callable[[], None] | None = None
 
     def open(self) -> None:
         """Register the target and open a comm to the frontend (needs a kernel)."""
-        try:
-            self._loop = asyncio.get_event_loop()
-        except RuntimeError:
-            self._loop = None
+        self._comms.bind_loop()
         get_comm_manager().register_target(TARGET, self._opened_by_frontend)
         self._unlisten = self.registry.listen(self._broadcast)
         comm = create_comm(target_name=TARGET, data={"type": "snapshot", "runs": []})
-        self._adopt(comm)
+        self._comms.adopt(comm)
 
     def close(self) -> None:
         """Close every comm and stop listening."""
         if self._unlisten is not None:
             self._unlisten()
             self._unlisten = None
-        for comm in list(self._comms):
-            try:
-                comm.close()
-            except Exception:
-                logger.debug("closing a runs comm failed", exc_info=True)
-        self._comms.clear()
+        self._comms.close()
 
     # -- comms -----------------------------------------------------------------------------
 
     def _opened_by_frontend(self, comm: Any, _open_msg: dict[str, Any]) -> None:
-        self._adopt(comm)
-        self._send(comm, {"type": "snapshot", "runs": self.registry.snapshot()})
-
-    def _adopt(self, comm: Any) -> None:
-        self._comms.append(comm)
-        comm.on_msg(lambda msg, comm=comm: self._on_msg(comm, msg))
-        comm.on_close(lambda _msg, comm=comm: self._forget(comm))
-
-    def _forget(self, comm: Any) -> None:
-        if comm in self._comms:
-            self._comms.remove(comm)
-
-    def _send(self, comm: Any, data: dict[str, Any]) -> None:
-        try:
-            comm.send(data)
-        except Exception:  # a closed or broken comm: drop it, keep the others
-            logger.debug("a runs comm could not send", exc_info=True)
-            self._forget(comm)
+        self._comms.adopt(comm)
+        self._comms.send(comm, {"type": "snapshot", "runs": self.registry.snapshot()})
 
     def _broadcast(self, run: dict[str, Any]) -> None:
-        for comm in list(self._comms):
-            self._send(comm, {"type": "run", "run": run})
+        for comm in list(self._comms.comms):
+            self._comms.send(comm, {"type": "run", "run": run})
 
     # -- messages from a frontend ------------------------------------------------------------
 
@@ -105,7 +77,7 @@ class RunsChannel:
             return
         kind = data.get("type")
         if kind == "hello":
-            self._send(comm, {"type": "snapshot", "runs": self.registry.snapshot()})
+            self._comms.send(comm, {"type": "snapshot", "runs": self.registry.snapshot()})
         elif kind == "decide":
             run, request = data.get("run"), data.get("request")
             message = data.get("message")
@@ -116,28 +88,15 @@ class RunsChannel:
 
             def decide() -> None:
                 ok = self.registry.decide(run, request, approved, text)
-                self._send(comm, {"type": "decided", "run": run, "request": request, "ok": ok})
+                self._comms.send(
+                    comm, {"type": "decided", "run": run, "request": request, "ok": ok}
+                )
 
-            self._on_loop(decide)
+            self._comms.on_loop(decide)
         elif kind == "stop" and isinstance(data.get("run"), str):
-            self._on_loop(lambda: self.registry.stop(data["run"]))
+            self._comms.on_loop(lambda: self.registry.stop(data["run"]))
         elif kind == "stop_all":
-            self._on_loop(self.registry.stop_all)
+            self._comms.on_loop(self.registry.stop_all)
         elif kind == "settings":
             approve, grace = data.get("approve"), data.get("grace")
-            self._on_loop(lambda: self.registry.configure(approve, grace))
-
-    def _on_loop(self, work: Callable[[], Any]) -> None:
-        """Run ``work`` on the kernel's event loop (the runs' loop), whatever thread this is."""
-
-        def guarded() -> None:
-            try:
-                work()
-            except Exception:
-                logger.exception("a runs comm request failed")
-
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            guarded()
-        else:
-            loop.call_soon_threadsafe(guarded)
+            self._comms.on_loop(lambda: self.registry.configure(approve, grace))

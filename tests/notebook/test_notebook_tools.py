@@ -108,7 +108,7 @@ class FakeComm:
 def channel_with(reply: Any = None, hello: bool = True) -> DocumentChannel:
     channel = DocumentChannel()
     comm = FakeComm(channel, reply)
-    channel._adopt(comm)
+    channel._comms.adopt(comm)
     if hello:
         comm.deliver({"type": "hello", "frontend": "test"})
     return channel
@@ -126,7 +126,7 @@ async def test_without_a_frontend_the_tools_say_how_to_get_one(
 
 async def test_a_request_waits_for_the_hello_of_a_frontend_still_connecting() -> None:
     channel = channel_with(reply={"cells": [{"id": "a", "source": ""}]}, hello=False)
-    comm = channel._comms[0]
+    comm = channel._comms.comms[0]
     asyncio.get_running_loop().call_later(0.05, comm.deliver, {"type": "hello"})
     assert await channel.cells() == [{"id": "a", "source": ""}]
 
@@ -143,7 +143,7 @@ async def test_a_silent_frontend_times_out_and_a_broken_one_is_an_error() -> Non
 async def test_junk_cells_are_dropped_and_junk_messages_ignored() -> None:
     cells = [{"id": "a", "source": "x"}, {"source": "no id"}, "junk", {"id": 3}]
     channel = channel_with(reply={"cells": cells})
-    comm = channel._comms[0]
+    comm = channel._comms.comms[0]
     for junk in (None, "text", {"type": "reply", "id": "1"}, {"type": "reply", "id": 999}):
         comm.deliver(junk)
     assert await channel.cells() == [{"id": "a", "source": "x"}]
