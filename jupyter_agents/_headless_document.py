@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .notebook.cell_outputs import cell_source
+
 __all__ = ["TARGET", "HeadlessDocument"]
 
 TARGET = "jupyter_agents.document"
 
 CELL_TYPES = ("code", "markdown", "raw")
-
-
-def _source(cell: Any) -> str:
-    source = cell.get("source", "")
-    return "".join(map(str, source)) if isinstance(source, list) else str(source or "")
 
 
 class HeadlessDocument:
@@ -72,7 +69,7 @@ class HeadlessDocument:
             {
                 "id": cell.get("id"),
                 "cell_type": cell.get("cell_type"),
-                "source": _source(cell),
+                "source": cell_source(cell),
                 "execution_count": cell.get("execution_count"),
                 "outputs": list(cell.get("outputs", [])),
                 "executing": cell is self.executing,
@@ -93,8 +90,8 @@ class HeadlessDocument:
         cell = cells[index]
         if cell is self.executing:
             return {"refused": "that cell is running now; it cannot be changed."}
-        if op in ("edit", "delete") and _source(cell) != args.get("expected"):
-            return {"stale": True, "source": _source(cell)}
+        if op in ("edit", "delete") and cell_source(cell) != args.get("expected"):
+            return {"stale": True, "source": cell_source(cell)}
         if op == "edit":
             if not isinstance(args.get("source"), str):
                 return {"refused": "the new source must be text."}

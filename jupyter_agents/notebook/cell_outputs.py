@@ -20,7 +20,7 @@ from typing import Any
 from ..runtime.kernels.outputs import Collected, strip_ansi
 from ..runtime.tools.outputs import ToolOutput
 
-__all__ = ["cell_version", "model_outputs", "outputs_summary"]
+__all__ = ["cell_source", "cell_version", "model_outputs", "outputs_summary"]
 
 SUMMARY_CHARS = 160
 """The longest one-line summary."""
@@ -29,6 +29,12 @@ _SHAPE_HTML = re.compile(r"([\d,]+) rows × ([\d,]+) columns")
 _SHAPE_TEXT = re.compile(r"\[([\d,]+) rows x ([\d,]+) columns\]")
 _BODY = re.compile(r"<tbody>(.*?)</tbody>", re.S | re.I)
 _HEAD_ROW = re.compile(r"<thead>\s*<tr[^>]*>(.*?)</tr>", re.S | re.I)
+
+
+def cell_source(cell: Mapping[str, Any]) -> str:
+    """A cell's source as one string (nbformat may keep it as a list of lines)."""
+    source = cell.get("source")
+    return "".join(map(str, source)) if isinstance(source, list) else str(source or "")
 
 
 def cell_version(source: str) -> str:

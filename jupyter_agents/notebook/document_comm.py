@@ -38,10 +38,10 @@ from typing import Any
 
 from comm import create_comm, get_comm_manager
 
-from .cell_outputs import cell_version
+from .cell_outputs import cell_source, cell_version
 from .comm_set import CommSet
 
-__all__ = ["TARGET", "DocumentChannel", "NoFrontend", "cell_source"]
+__all__ = ["TARGET", "DocumentChannel", "NoFrontend"]
 
 TARGET = "jupyter_agents.document"
 
@@ -171,12 +171,6 @@ class DocumentChannel:
             if future is not None and not future.done():
                 loop = future.get_loop()
                 loop.call_soon_threadsafe(_settle, future, data)
-
-
-def cell_source(cell: dict[str, Any]) -> str:
-    """A cell's source as one string (nbformat may keep it as a list of lines)."""
-    source = cell.get("source")
-    return "".join(map(str, source)) if isinstance(source, list) else str(source or "")
 
 
 def _settle(future: asyncio.Future[dict[str, Any]], data: dict[str, Any]) -> None:

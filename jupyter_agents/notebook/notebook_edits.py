@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from ..runtime.tools import FunctionTool, function_tool
 from ..runtime.tools.display import DisplayPart, ToolDisplay
-from .cell_outputs import cell_version
-from .document_comm import DocumentChannel, NoFrontend, cell_source
+from .cell_outputs import cell_source, cell_version
+from .document_comm import DocumentChannel, NoFrontend
 
 __all__ = ["CellChangeTool", "editing_tools"]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from ..runtime.tools import FunctionTool, function_tool
 from ..runtime.tools.outputs import ToolOutput, ToolOutputText
-from .cell_outputs import cell_version, model_outputs, outputs_summary
-from .document_comm import DocumentChannel, NoFrontend, cell_source
+from .cell_outputs import cell_source, cell_version, model_outputs, outputs_summary
+from .document_comm import DocumentChannel, NoFrontend
 from .notebook_edits import editing_tools
 from .variables import inspect_variable as describe_variable
 from .variables import list_variables as variable_rows
@@ -86,7 +86,7 @@ def NotebookTools(
             close = difflib.get_close_matches(str(id), ids, n=3, cutoff=0.3)
             hint = f" The nearest: {', '.join(close)}." if close else ""
             return f"No cell with id {id!r}.{hint} (list_cells shows them.)"
-        source = _source(cell)
+        source = cell_source(cell)
         header = _cell_header(cell, source, mine())
         shown = source if len(source) <= SOURCE_CHARS else _head_tail(source)
         text = f"{header}\nsource:\n{shown}\n"
@@ -126,9 +126,6 @@ def NotebookTools(
     ]
 
 
-_source = cell_source
-
-
 def _first_line(source: str) -> str:
     line = next((x.strip() for x in source.splitlines() if x.strip()), "")
     return line if len(line) <= 60 else line[:59] + "…"
@@ -149,7 +146,7 @@ def _cell_line(index: int, cell: dict[str, Any], own: str) -> str:
     kind = cell.get("cell_type") if cell.get("cell_type") in ("code", "markdown", "raw") else "?"
     outputs = cell.get("outputs")
     summary = outputs_summary(outputs if isinstance(outputs, list) else [])
-    line = f"{index + 1}. {cell['id']} {kind}{_count(cell)}: {_first_line(_source(cell))!r}"
+    line = f"{index + 1}. {cell['id']} {kind}{_count(cell)}: {_first_line(cell_source(cell))!r}"
     return line + (f" → {summary}" if summary else "") + _marks(cell, own)
 
 
