@@ -284,8 +284,8 @@ class Lab:
 
     # -- notebooks ---------------------------------------------------------------------------
 
-    def write_notebook(self, name: str, cells: list[str]) -> Path:
-        """Write a notebook of code cells into the server's root dir."""
+    def write_notebook(self, name: str, cells: list[str], ids: list[str] | None = None) -> Path:
+        """Write a notebook of code cells (with ``ids``, when given) into the server's root."""
         import nbformat
 
         nb = nbformat.v4.new_notebook()
@@ -295,6 +295,8 @@ class Lab:
             "language": "python",
         }
         nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+        for cell, cell_id in zip(nb.cells, ids or [], strict=False):
+            cell["id"] = cell_id
         path = self.server.root / name
         nbformat.write(nb, path)
         return path

@@ -48,21 +48,8 @@ def session() -> Iterator[Session]:
 
 
 def test_the_agent_reads_the_notebook_the_person_sees(session: Session) -> None:
-    import nbformat
-
-    cells = []
-    for cell_id, source in CELLS:
-        cell = nbformat.v4.new_code_cell(source)
-        cell["id"] = cell_id
-        cells.append(cell)
-    nb = nbformat.v4.new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(nb, session.server.root / "reading.ipynb")
     with session.lab("notebook-tools") as lab:
+        lab.write_notebook("reading.ipynb", [c for _i, c in CELLS], [i for i, _c in CELLS])
         lab.open("reading.ipynb")
         lab.run_cell(0)
         expect(lab.outputs(0)).to_contain_text("read the notebook's cells and variables")
@@ -110,7 +97,6 @@ def waiting_card(lab: object, index: int) -> object:
 def test_changes_are_approved_as_diffs_stale_ones_refused_and_undo_takes_the_agents_edit(
     session: Session,
 ) -> None:
-    import nbformat
 
     from jupyter_agents.notebook.cell_outputs import cell_version
 
@@ -124,19 +110,8 @@ def test_changes_are_approved_as_diffs_stale_ones_refused_and_undo_takes_the_age
         ("agent", "%%agent\nTidy up."),
         ("show", "print([r.input[-1]['output'] for r in demo.requests[2:6]])"),
     ]
-    cells = []
-    for cell_id, source in sources:
-        cell = nbformat.v4.new_code_cell(source)
-        cell["id"] = cell_id
-        cells.append(cell)
-    nb = nbformat.v4.new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(nb, session.server.root / "changes.ipynb")
     with session.lab("notebook-changes") as lab:
+        lab.write_notebook("changes.ipynb", [c for _i, c in sources], [i for i, _c in sources])
         lab.open("changes.ipynb")
         lab.run_cell(0)
         lab.run_cell(3)

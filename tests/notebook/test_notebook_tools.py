@@ -41,18 +41,11 @@ SHOW = """for i, name in enumerate(["list_cells", "read_cell", "read_cell_typo",
     print(demo.requests[i + 1].input[-1]["output"])"""
 
 
-@pytest.mark.kernel
-@pytest.mark.timeout(180)
-def test_the_headless_runner_answers_the_reading_tools(tmp_path: Path) -> None:
-    cells = [
-        nbformat.v4.new_code_cell(SETUP),
-        nbformat.v4.new_markdown_cell("# Sales"),
-        nbformat.v4.new_code_cell(DATA),
-        nbformat.v4.new_code_cell("%%agent\nWhat is in this notebook?"),
-        nbformat.v4.new_code_cell(SHOW),
-    ]
-    for cell, name in zip(cells, ["setup", "title", "data", "agent", "show"], strict=True):
-        cell["id"] = name
+def run_headless(tmp_path: Path, cells: list[Any], ids: list[str]) -> Any:
+    """Write ``cells`` (with ``ids``) as a notebook, run ``python -m jupyter_agents.headless``
+    on it with approvals automatic, and read the executed notebook."""
+    for cell, cell_id in zip(cells, ids, strict=True):
+        cell["id"] = cell_id
     path = tmp_path / "nb.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
     run = subprocess.run(
@@ -63,7 +56,20 @@ def test_the_headless_runner_answers_the_reading_tools(tmp_path: Path) -> None:
         env={"JUPYTER_AGENTS_APPROVE": "auto", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    out = nbformat.read(tmp_path / "nb.out.ipynb", as_version=4)
+    return nbformat.read(tmp_path / "nb.out.ipynb", as_version=4)
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(180)
+def test_the_headless_runner_answers_the_reading_tools(tmp_path: Path) -> None:
+    cells = [
+        nbformat.v4.new_code_cell(SETUP),
+        nbformat.v4.new_markdown_cell("# Sales"),
+        nbformat.v4.new_code_cell(DATA),
+        nbformat.v4.new_code_cell("%%agent\nWhat is in this notebook?"),
+        nbformat.v4.new_code_cell(SHOW),
+    ]
+    out = run_headless(tmp_path, cells, ["setup", "title", "data", "agent", "show"])
     shown = "".join(o.get("text", "") for o in out.cells[4].outputs)
     sections = dict(part.split("\n", 1) for part in shown.split("=== ")[1:])
     listing = sections["list_cells"]
@@ -191,19 +197,7 @@ def test_the_headless_runner_applies_approved_changes_and_refuses_stale_ones(
         ("show", "for r in demo.requests[2:11]:\n    print('===', r.input[-1]['output'])"),
     ]
     cells = [nbformat.v4.new_code_cell(source) for _id, source in sources]
-    for cell, (cell_id, _source) in zip(cells, sources, strict=True):
-        cell["id"] = cell_id
-    path = tmp_path / "nb.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
-    run = subprocess.run(
-        [sys.executable, "-m", "jupyter_agents.headless", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=170,
-        env={"JUPYTER_AGENTS_APPROVE": "auto", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    out = nbformat.read(tmp_path / "nb.out.ipynb", as_version=4)
+    out = run_headless(tmp_path, cells, [cell_id for cell_id, _source in sources])
     layout = [(c.get("id"), c.cell_type, c.source) for c in out.cells]
     assert [cid for cid, _t, _s in layout if cid != layout[3][0]] == [
         "draft",
