@@ -277,7 +277,9 @@ def _other(value: Any) -> str:
 
 
 def _long(value: Any) -> str:
-    shown = reprlib.Repr()
-    shown.maxstring, shown.maxother, shown.maxlist, shown.maxdict = 400, 400, 20, 20
-    shown.maxlevel = 3
-    return shown.repr(value)
+    return _longer.repr(value)
+
+
+_longer = reprlib.Repr()
+_longer.maxstring, _longer.maxother, _longer.maxlist, _longer.maxdict = 400, 400, 20, 20
+_longer.maxlevel = 3
