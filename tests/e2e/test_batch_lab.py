@@ -64,7 +64,7 @@ def test_progress_stop_and_go_on(session: Session, theme: str) -> None:
         out.get_by_role("button", name="Stop").click()
         expect(summary).to_contain_text("stopped: run the cell again to go on", timeout=30_000)
         expect(lab.outputs(2)).to_contain_text("after:", timeout=30_000)
-        shown = lab.outputs(2).inner_text()
+        shown = lab.outputs(2).text_content()
         assert "'pending'" in shown and "True" in shown
         lab.screenshot(f"batch_stopped_{theme}")
         assert not lab.errors, lab.errors

@@ -61,7 +61,7 @@ def test_the_agent_reads_the_notebook_the_person_sees(session: Session) -> None:
         expect(lab.outputs(3)).to_contain_text("Read it all.")
         lab.run_cell(4)
         expect(lab.outputs(4)).to_contain_text("[")
-        listing, draft, sales = json.loads(lab.outputs(4).first.inner_text())
+        listing, draft, sales = json.loads(lab.outputs(4).first.text_content())
         lab.screenshot("notebook-tools")
     lines = listing.splitlines()
     assert lines[0].startswith("1. setup code [1]: '%load_ext jupyter_agents'")
@@ -144,7 +144,7 @@ def test_changes_are_approved_as_diffs_stale_ones_refused_and_undo_takes_the_age
         expect(lab.cell(1).locator(".cm-content")).to_have_text("x = 1")
         lab.run_cell(5)
         expect(lab.outputs(5)).to_contain_text("Not applied")
-        told = lab.outputs(5).first.inner_text()
+        told = lab.outputs(5).first.text_content()
     assert "changed since you read it" in told and "# draft typed by me" in told
     assert "Edited cell data" in told and "Inserted cell" in told
     assert "rejected" in told.lower()
