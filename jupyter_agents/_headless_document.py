@@ -2,19 +2,26 @@
 notebook and so holds the document; this answers the kernel's requests for its cells and
 applies the notebook agent's changes to it (see ``jupyter_agents/notebook/document_comm.py``
 for the messages). Cells the agent inserts are written to the executed notebook; the runner
-does not run them."""
+does not run them, but the agent may (``run_cells``): the kernel runs them and relays their
+outputs here, into the cell. Cells still waiting for their turn are not run by the agent (they
+run in their turn, as in a browser's Run All)."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from .notebook.cell_outputs import cell_source
+from .notebook.output_collector import OutputCollector
 
 __all__ = ["TARGET", "HeadlessDocument"]
 
 TARGET = "jupyter_agents.document"
 
 CELL_TYPES = ("code", "markdown", "raw")
+
+CHANGES = ("insert", "edit", "delete", "move", "run", "ran")
+"""The requests that change the document (each with ``args``)."""
 
 
 class HeadlessDocument:
@@ -23,9 +30,15 @@ class HeadlessDocument:
 
     def __init__(self, client: Any, notebook: str) -> None:
         self.client = client
+        self.nb = client.nb
+        """The document (nbclient works on a copy of its list of cells: see ``execute``)."""
         self.notebook = notebook
         self.executing: Any = None
         """The cell running now."""
+        self.waiting: set[int] = set()
+        """``id()`` of the cells still to run in this execution."""
+        self.runs: dict[str, tuple[Any, OutputCollector]] = {}
+        """The cells the agent runs now, by the run's token."""
         client.comm_open_handlers[TARGET] = self._opened
         client.on_cell_execute = self._started
         client.on_cell_executed = self._ended  # (on_cell_complete fires once it is sent)
@@ -38,25 +51,37 @@ class HeadlessDocument:
         async with client.async_setup_kernel():
             info = await client.async_wait_for_reply(client.kc.kernel_info())
             if info is not None and "language_info" in info["content"]:
-                client.nb.metadata["language_info"] = info["content"]["language_info"]
-            for cell in list(client.nb.cells):
+                self.nb.metadata["language_info"] = info["content"]["language_info"]
+            cells = list(self.nb.cells)
+            self.waiting = {id(c) for c in cells}
+            for cell in cells:
+                self.waiting.discard(id(cell))
                 index = self._index(cell)
                 if index is None:
                     continue  # deleted by the agent before its turn
-                await client.async_execute_cell(
-                    cell, index, execution_count=client.code_cells_executed + 1
-                )
+                # nbclient puts the cell back at the index it began with when it ends: into a
+                # copy of the list, as the agent may have inserted or deleted cells meanwhile;
+                # the kernel's counts, not nbclient's own, as the agent's runs count too
+                client.nb = copy.copy(self.nb)
+                client.nb["cells"] = list(self.nb.cells)
+                try:
+                    await client.async_execute_cell(cell, index)
+                finally:
+                    client.nb = self.nb
             client.set_widgets_metadata()
-        return client.nb
+        return self.nb
 
     def _index(self, cell: Any) -> int | None:
-        return next((i for i, c in enumerate(self.client.nb.cells) if c is cell), None)
+        return next((i for i, c in enumerate(self.nb.cells) if c is cell), None)
 
     def _started(self, cell: Any, cell_index: int) -> None:
         self.executing = cell
 
     def _ended(self, cell: Any, cell_index: int, execute_reply: Any = None) -> None:
         self.executing = None
+        count = ((execute_reply or {}).get("content") or {}).get("execution_count")
+        if isinstance(count, int) and cell.get("execution_count") is not None:
+            cell["execution_count"] = count  # the reply's: after the cells an agent ran
 
     def _opened(self, msg: dict[str, Any]) -> _Comm:
         comm = _Comm(self, msg["content"]["comm_id"])
@@ -72,24 +97,31 @@ class HeadlessDocument:
                 "source": cell_source(cell),
                 "execution_count": cell.get("execution_count"),
                 "outputs": list(cell.get("outputs", [])),
-                "executing": cell is self.executing,
+                "executing": cell is self.executing or self._run_of(cell) is not None,
             }
-            for cell in self.client.nb.cells
+            for cell in self.nb.cells
         ]
+
+    def _run_of(self, cell: Any) -> str | None:
+        return next((token for token, (c, _) in self.runs.items() if c is cell), None)
 
     # -- changes -----------------------------------------------------------------------------
 
     def change(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
         """Apply one change (checked against the notebook as it is now); the reply."""
-        cells = self.client.nb.cells
+        cells = self.nb.cells
         if op == "insert":
             return self._insert(args)
+        if op == "ran":
+            return self._ran(args)
         index = self._find(args.get("id"))
         if index is None:
             return {"missing": str(args.get("id"))}
         cell = cells[index]
-        if cell is self.executing:
+        if cell is self.executing or self._run_of(cell) is not None:
             return {"refused": "that cell is running now; it cannot be changed."}
+        if op == "run":
+            return self._run(cell, args)
         if op in ("edit", "delete") and cell_source(cell) != args.get("expected"):
             return {"stale": True, "source": cell_source(cell)}
         if op == "edit":
@@ -113,8 +145,43 @@ class HeadlessDocument:
             return {"done": True, "cell": cell["id"]}
         return {"error": "unknown request"}
 
+    def _run(self, cell: Any, args: dict[str, Any]) -> dict[str, Any]:
+        if cell.get("cell_type") != "code":
+            return {"refused": "only code cells run."}
+        if id(cell) in self.waiting:
+            return {"refused": "that cell runs later in this run of the notebook, in its turn."}
+        if cell_source(cell) != args.get("expected"):
+            return {"stale": True, "source": cell_source(cell)}
+        token = args.get("run")
+        if not isinstance(token, str) or token in self.runs:
+            return {"refused": "a run needs a token of its own."}
+        cell["outputs"] = []
+        cell["execution_count"] = None
+        self.runs[token] = (cell, OutputCollector())
+        return {"done": True, "cell": cell["id"]}
+
+    def output(self, token: Any, msg_type: Any, content: Any) -> None:
+        """One output message of a cell the agent runs: into the cell."""
+        import nbformat
+
+        run = self.runs.get(token) if isinstance(token, str) else None
+        if run is None or not isinstance(msg_type, str):
+            return
+        cell, collected = run
+        collected.add(msg_type, content)
+        cell["outputs"] = nbformat.from_dict(collected.outputs)  # type: ignore[no-untyped-call]
+
+    def _ran(self, args: dict[str, Any]) -> dict[str, Any]:
+        token = args.get("run")
+        run = self.runs.pop(token, None) if isinstance(token, str) else None
+        if run is None:
+            return {"missing": str(token)}
+        count = args.get("execution_count")
+        run[0]["execution_count"] = count if isinstance(count, int) else None
+        return {"done": True, "cell": run[0]["id"]}
+
     def _find(self, cell_id: Any) -> int | None:
-        return next((i for i, c in enumerate(self.client.nb.cells) if c.get("id") == cell_id), None)
+        return next((i for i, c in enumerate(self.nb.cells) if c.get("id") == cell_id), None)
 
     def _insert(self, args: dict[str, Any]) -> dict[str, Any]:
         import nbformat
@@ -128,7 +195,7 @@ class HeadlessDocument:
             "raw": nbformat.v4.new_raw_cell,
         }[kind]
         cell = make(source)  # type: ignore[no-untyped-call]
-        cells = self.client.nb.cells
+        cells = self.nb.cells
         after, before = args.get("after"), args.get("before")
         if after is not None or before is not None:
             found = self._find(after if after is not None else before)
@@ -153,13 +220,16 @@ class _Comm:
 
     def handle_msg(self, msg: dict[str, Any]) -> None:
         data = msg.get("content", {}).get("data")
+        if isinstance(data, dict) and data.get("type") == "output":
+            self.document.output(data.get("run"), data.get("msg_type"), data.get("content"))
+            return
         if not isinstance(data, dict) or data.get("type") != "request":
             return
         request, op = data.get("id"), data.get("op")
         reply: dict[str, Any]
         if op == "cells":
             reply = {"cells": self.document.cells()}
-        elif op in ("insert", "edit", "delete", "move") and isinstance(data.get("args"), dict):
+        elif op in CHANGES and isinstance(data.get("args"), dict):
             reply = self.document.change(op, data["args"])
         else:
             reply = {"error": "unknown request"}

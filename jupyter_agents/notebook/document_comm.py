@@ -20,7 +20,8 @@ frontend → kernel
     the cell is running now); for a change ``{"type": "reply", "id": n, "done": true, "cell":
     id}``, or ``"stale": true`` with the cell's ``source`` now when it is not the one expected
     (nothing applied), ``"missing": id`` for a cell that is not there, ``"refused": why`` (a
-    running cell); ``{"type": "reply", "id": n, "error": str}``.
+    running cell); ``{"type": "reply", "id": n, "error": str}``; ``run`` and ``ran`` reply
+    ``"done": true`` (or as a change does).
 
 A change is checked and applied by the frontend in one step, against the document as it is
 then: the person may have typed since the kernel last read it.
@@ -99,6 +100,23 @@ class DocumentChannel:
         for cell in found:
             self._remember(cell_source(cell))
         return found
+
+    def notify(self, data: dict[str, Any], parent: dict[str, Any]) -> None:
+        """Send ``data`` to the frontend without waiting for a reply, from any thread, as part
+        of the request ``parent`` (the agent cell's: a headless runner only reads messages of
+        the cell it runs). Nothing is sent with no frontend."""
+        comm = next((c for c in list(self._comms.comms) if id(c) in self._frontend), None)
+        kernel = getattr(comm, "kernel", None)
+        if comm is None or kernel is None:
+            return
+        content = {"comm_id": comm.comm_id, "data": data}
+        kernel.session.send(
+            kernel.iopub_socket, "comm_msg", content, parent=parent, ident=comm.topic
+        )
+
+    def remember(self, source: str) -> None:
+        """Remember a source the model now knows (a change it made), by its version."""
+        self._remember(source)
 
     def source_of(self, version: str) -> str | None:
         """The source of a cell the kernel read with this version, if it still remembers."""

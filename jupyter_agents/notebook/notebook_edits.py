@@ -21,11 +21,11 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from ..runtime.tools import FunctionTool, function_tool
-from ..runtime.tools.display import DisplayPart, ToolDisplay
+from ..runtime.tools.display import DisplayPart, PartType, ToolDisplay
 from .cell_outputs import cell_source, cell_version
 from .document_comm import DocumentChannel, NoFrontend
 
-__all__ = ["CellChangeTool", "editing_tools"]
+__all__ = ["CellChangeTool", "Refusal", "editing_tools", "missing_cell", "source_read"]
 
 CellType = Literal["code", "markdown", "raw"]
 
@@ -73,7 +73,7 @@ def editing_tools(
         """
         if id == own_cell():
             return "The agent's own cell cannot be edited."
-        expected = await _read_version(document, id, version)
+        expected = await source_read(document, id, version)
         if not isinstance(expected, str):
             return expected.message
         args = {"id": id, "expected": expected, "source": new_source}
@@ -88,7 +88,7 @@ def editing_tools(
         """
         if id == own_cell():
             return "The agent's own cell cannot be deleted."
-        expected = await _read_version(document, id, version)
+        expected = await source_read(document, id, version)
         if not isinstance(expected, str):
             return expected.message
         return await _change(document, "delete", {"id": id, "expected": expected}, id)
@@ -124,6 +124,9 @@ class CellChangeTool(FunctionTool):
 
     describe_change: Describe | None = None
     document: Callable[[], DocumentChannel] | None = None
+    part: PartType = "diff"
+    """The card part the description is (``"code"`` for the cells ``run_cells`` runs)."""
+    language: str | None = None
 
     def describe_call(self, display: ToolDisplay) -> ToolDisplay:
         """The card's view: the change as a diff part, before the output."""
@@ -135,7 +138,8 @@ class CellChangeTool(FunctionTool):
         except NoFrontend:
             channel = None
         read = channel.source_of if channel is not None else _unknown
-        part = DisplayPart("diff", self.describe_change(arguments, read), role="call")
+        text = self.describe_change(arguments, read)
+        part = DisplayPart(self.part, text, language=self.language, role="call")
         return dataclasses.replace(display, parts=(part, *display.parts))
 
 
@@ -153,7 +157,7 @@ async def _change(
     except NoFrontend as e:
         return str(e)
     if reply.get("missing") is not None:
-        return await _missing(channel, str(reply["missing"]))
+        return await missing_cell(channel, str(reply["missing"]))
     if reply.get("refused"):
         return f"Not applied: {str(reply['refused'])[:300]}"
     if reply.get("stale"):
@@ -167,6 +171,8 @@ async def _change(
         return "The notebook's frontend did not apply the change; try again."
     cell = str(reply.get("cell", about or ""))
     source = reply.get("source")
+    if isinstance(source, str):
+        channel.remember(source)  # the model knows it: it can edit or run it by this version
     version = f" (version now {cell_version(source)})" if isinstance(source, str) else ""
     return {
         "insert": f"Inserted cell {cell}{version}; it has not run.",
@@ -177,13 +183,15 @@ async def _change(
 
 
 @dataclasses.dataclass(frozen=True)
-class _Refusal:
+class Refusal:
+    """Why a change is not made: what the model is told."""
+
     message: str
 
 
-async def _read_version(
+async def source_read(
     document: Callable[[], DocumentChannel], cell: str, version: str
-) -> str | _Refusal:
+) -> str | Refusal:
     """The source the model read as ``version`` (what the frontend checks the cell still
     holds), or why there is none: a version that is no source read from this notebook."""
     try:
@@ -193,23 +201,23 @@ async def _read_version(
             return known
         cells = await channel.cells()  # perhaps read before the kernel last remembered it
     except NoFrontend as e:
-        return _Refusal(str(e))
+        return Refusal(str(e))
     known = channel.source_of(version)
     if known is not None:
         return known
     current = next((c for c in cells if c.get("id") == cell), None)
     if current is None:
-        return _Refusal(await _missing(channel, cell))
+        return Refusal(await missing_cell(channel, cell))
     if current.get("executing") is True:
-        return _Refusal(RUNNING)
+        return Refusal(RUNNING)
     now = cell_source(current)
-    return _Refusal(
+    return Refusal(
         f"Not applied: {version!r} is not a version of cell {cell} (read_cell gives it). Its "
         f"version is {cell_version(now)} and its source:\n{now}"
     )
 
 
-async def _missing(channel: DocumentChannel, id: str) -> str:
+async def missing_cell(channel: DocumentChannel, id: str) -> str:
     try:
         ids = [str(c["id"]) for c in await channel.cells()]
     except NoFrontend:

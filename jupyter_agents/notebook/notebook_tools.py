@@ -1,6 +1,7 @@
 """The notebook agent's tools (``%agent tools add notebook``, or ``NotebookTools()`` for any
 agent in a notebook): reading ones, ``list_cells``, ``read_cell``, ``list_variables`` and
-``inspect_variable``, which never ask, and the editing ones of ``notebook_edits.py``, which do.
+``inspect_variable``, which never ask, and the editing ones of ``notebook_edits.py`` and
+``run_cells`` (``notebook_run.py``), which do.
 
 Cells come from the frontend that holds the document, over the ``jupyter_agents.document``
 comm (``document_comm.py``); with none connected, the cell tools say so in one line. Variables
@@ -16,8 +17,10 @@ from typing import Any
 from ..runtime.tools import FunctionTool, function_tool
 from ..runtime.tools.outputs import ToolOutput, ToolOutputText
 from .cell_outputs import cell_source, cell_version, model_outputs, outputs_summary
+from .cell_runner import CellRunner
 from .document_comm import DocumentChannel, NoFrontend
 from .notebook_edits import editing_tools
+from .notebook_run import running_tools
 from .variables import inspect_variable as describe_variable
 from .variables import list_variables as variable_rows
 
@@ -51,6 +54,11 @@ def NotebookTools(
         host = current_host()
         shell = getattr(host, "shell", None)
         return dict(getattr(shell, "user_ns", None) or {})
+
+    def runner() -> CellRunner | None:
+        host = current_host()
+        shell = getattr(host, "shell", None)
+        return CellRunner(shell) if getattr(shell, "kernel", None) is not None else None
 
     def mine() -> str:
         if own_cell is not None:
@@ -123,6 +131,7 @@ def NotebookTools(
         function_tool(list_variables),
         function_tool(inspect_variable),
         *editing_tools(document, mine),
+        *running_tools(document, mine, runner),
     ]
 
 

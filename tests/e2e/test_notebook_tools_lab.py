@@ -148,3 +148,71 @@ def test_changes_are_approved_as_diffs_stale_ones_refused_and_undo_takes_the_age
     assert "changed since you read it" in told and "# draft typed by me" in told
     assert "Edited cell data" in told and "Inserted cell" in told
     assert "rejected" in told.lower()
+
+
+RUNS = """%load_ext jupyter_agents
+import re
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+NEW = "print('rows:', len(sales))\\nsales.assign(double=sales.units * 2)"
+
+def step(request):
+    done = sum(1 for item in request.input if item.get("type") == "function_call_output")
+    said = request.input[-1].get("output", "") if done else ""
+    if done == 0:
+        return [tool_call("list_cells", {}, "l1")]
+    if done == 1:
+        return [tool_call("insert_cell", {"cell_type": "code", "source": NEW,
+                                          "after_id": "data"}, "i1")]
+    if done == 2:
+        cell, version = re.search(r"Inserted cell (\\S+) \\(version now (\\w+)\\)", said).groups()
+        return [tool_call("run_cells", {"cells": [{"id": cell, "version": version}]}, "r1")]
+    return [text("Added a doubled column.")]
+
+demo = ScriptedModel(respond=step)
+%agent model demo
+%agent tools add notebook"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_agent_inserts_a_cell_and_runs_it_with_the_persons_approval(
+    session: Session, theme: str
+) -> None:
+    sources = [
+        ("setup", RUNS),
+        ("data", DATA),
+        ("agent", "%%agent\nAdd a doubled column."),
+        ("show", "print(demo.requests[3].input[-1]['output'])"),
+    ]
+    with session.lab(f"notebook-runs-{theme}") as lab:
+        ids = [i for i, _c in sources]
+        lab.write_notebook(f"runs_{theme}.ipynb", [c for _i, c in sources], ids)
+        lab.open(f"runs_{theme}.ipynb")
+        if theme == "dark":
+            lab.menu("Settings", "Theme", "JupyterLab Dark")
+        lab.run_cell(0)
+        lab.run_cell(1)
+        lab.run_cell(2)
+        waiting_card(lab, 1).get_by_role("button", name="Approve", exact=True).click()
+        run = waiting_card(lab, 2)
+        expect(run.locator(".ja-code")).to_contain_text("print('rows:', len(sales))")
+        lab.screenshot(f"notebook-run-card-{theme}")
+        run.get_by_role("button", name="Approve", exact=True).click()
+        expect(lab.outputs(3)).to_contain_text("Added a doubled column.")
+        new = lab.outputs(2)  # the inserted cell, after data
+        expect(new.first).to_have_text("rows: 2\n")
+        expect(new.nth(1).locator("table")).to_contain_text("double")
+        count = lab.execution_count(2)
+        agent = lab.execution_count(3)
+        assert count is not None and agent == count + 1  # the agent's cell ends after it
+        lab.screenshot(f"notebook-run-{theme}")
+        lab.run_cell(4)
+        expect(lab.outputs(4)).to_contain_text(f"ran as [{count}]")
+        told = lab.outputs(4).first.text_content()
+        assert "rows: 2" in told and "double" in told
+        path = session.server.root / f"runs_{theme}.ipynb"
+        lab.save(path)
+    saved = json.loads(path.read_text())
+    kinds = [o["output_type"] for o in saved["cells"][2]["outputs"]]
+    assert kinds == ["stream", "execute_result"]
+    assert saved["cells"][2]["execution_count"] == count
+    assert "transient" not in saved["cells"][2]["outputs"][1]

@@ -55,13 +55,16 @@ class Collected:
             self.parts.append(ToolOutputText(value))
 
     def data(self, bundle: dict[str, Any]) -> None:
-        """Add a rich output: an image as an image, else its best text form."""
+        """Add a rich output: an image as an image, else its best text form (Markdown as it
+        is, HTML as text, text/plain last when there is HTML: it is often only a repr)."""
         for kind in _IMAGE_TYPES:
             if isinstance(bundle.get(kind), str):
                 encoded = "".join(bundle[kind].split())
                 self.parts.append(ToolOutputImage(image_url=f"data:{kind};base64,{encoded}"))
                 return
-        if isinstance(bundle.get("text/plain"), str) and not bundle.get("text/html"):
+        if isinstance(bundle.get("text/markdown"), str):  # its text/plain is an object's repr
+            self.text(bundle["text/markdown"].rstrip("\n") + "\n")
+        elif isinstance(bundle.get("text/plain"), str) and not bundle.get("text/html"):
             self.text(bundle["text/plain"].rstrip("\n") + "\n")
         elif isinstance(bundle.get("text/html"), str):
             self.text(html_as_text(bundle["text/html"]) + "\n")

@@ -9,6 +9,7 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 
 import { applyChange, Reply } from './changes';
+import { Runs } from './runs';
 
 export const TARGET = 'jupyter_agents.document';
 
@@ -48,6 +49,8 @@ export function cellsOf(panel: NotebookPanel): CellData[] {
 
 /** Answers one kernel's document comms from the panel that shows its notebook. */
 class Responder {
+  private readonly runs = new Runs();
+
   constructor(
     private readonly kernel: Kernel.IKernelConnection,
     private readonly panels: () => NotebookPanel[]
@@ -76,6 +79,10 @@ class Responder {
     comm.send({ type: 'hello', frontend: 'jupyterlab', notebook: panel?.context.path ?? '' });
     comm.onMsg = msg => {
       const data = msg.content.data as Record<string, unknown> | undefined;
+      if (data?.type === 'output') {
+        this.runs.output(data.run, data.msg_type, data.content);
+        return;
+      }
       if (!data || data.type !== 'request' || typeof data.id !== 'number') {
         return;
       }
@@ -85,6 +92,10 @@ class Responder {
         reply = { error: 'the notebook is not open' };
       } else if (data.op === 'cells') {
         reply = { cells: cellsOf(shown) };
+      } else if (data.op === 'run' && typeof data.args === 'object' && data.args !== null) {
+        reply = this.runs.start(shown, data.args as Record<string, unknown>);
+      } else if (data.op === 'ran' && typeof data.args === 'object' && data.args !== null) {
+        reply = this.runs.end(data.args as Record<string, unknown>);
       } else if (typeof data.args === 'object' && data.args !== null) {
         reply = applyChange(shown, String(data.op), data.args as Record<string, unknown>);
       } else {
