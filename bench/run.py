@@ -52,10 +52,11 @@ WORKLOADS: dict[str, str] = {
     "M1": "m1",
     "B1": "b1",
     "P1": "p1",
+    "NB1": "nb1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
-OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1", "B1"})
+OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1", "B1", "NB1"})
 """Workloads the peer cannot run (N1 needs the notebook layer, S1 the sandbox, K1 a local code
 interpreter, R1 a document store; the peer has none of them; M1 compares our MCP servers with
 the mcp SDK's own session, which is what the peer's servers use)."""
@@ -66,7 +67,8 @@ class Target:
     """One condition a metric should meet (the project's performance goals)."""
 
     kind: str
-    """``ratio_max`` / ``ratio_min`` (ours/peer medians) or ``max`` / ``min`` (ours median)."""
+    """``ratio_max`` / ``ratio_min`` (ours/peer medians), ``max`` / ``min`` (ours median) or
+    ``p95_max`` (ours p95)."""
 
     value: float
 
@@ -76,9 +78,13 @@ class Target:
             return "yes" if self.kind == "min" else "no"
         if self.kind.startswith("ratio") or unit == "x":
             return f"{sign} {self.value:g}x"
+        if self.kind == "p95_max":
+            return f"p95 {sign} {self.value:g} {unit}"
         return f"{sign} {self.value:g} {unit}"
 
-    def met(self, ours: float, ratio: float | None) -> bool | None:
+    def met(self, ours: float, ratio: float | None, p95: float | None = None) -> bool | None:
+        if self.kind == "p95_max":
+            return None if p95 is None else p95 <= self.value
         if self.kind.startswith("ratio"):
             if ratio is None:
                 return None
@@ -114,6 +120,10 @@ def _ratio_min(value: float) -> Target:
 
 def _max(value: float) -> Target:
     return Target("max", value)
+
+
+def _p95_max(value: float) -> Target:
+    return Target("p95_max", value)
 
 
 METRICS: list[Metric] = [
@@ -193,6 +203,10 @@ METRICS: list[Metric] = [
     _m("N1", "nb_kb_per_100_tools", "saved nb per 100 tools (nbclient)", "KB", _max(50)),
     _m("N1", "nb_kb_per_100_tools_outputs", "saved nb per 100 tools, outputs", "KB", _max(50)),
     _m("N1", "load_ext_s", "%load_ext in a fresh kernel", "s", _max(0.5)),
+    _m("NB1", "echo_ms", "document comm echo, kernel -> page -> kernel", "ms"),
+    _m("NB1", "read_cell_ms", "read_cell round trip in JupyterLab", "ms", _p95_max(150)),
+    _m("NB1", "edit_cell_ms", "edit_cell round trip in JupyterLab", "ms", _p95_max(150)),
+    _m("NB1", "run_cells_ms", "run_cells of `x = N` in JupyterLab", "ms"),
 ]
 """Every row of the table, in order, with its targets."""
 
@@ -324,7 +338,7 @@ def summarise(
             ratio = ours["median"] / peer["median"]
         met: bool | None = None
         if judge and ours is not None and metric.targets:
-            checks = [t.met(ours["median"], ratio) for t in metric.targets]
+            checks = [t.met(ours["median"], ratio, ours.get("p95")) for t in metric.targets]
             met = None if None in checks else all(checks)
         rows.append(
             {

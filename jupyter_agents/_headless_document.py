@@ -227,7 +227,9 @@ class _Comm:
             return
         request, op = data.get("id"), data.get("op")
         reply: dict[str, Any]
-        if op == "cells":
+        if op == "ping":
+            reply = {"done": True}
+        elif op == "cells":
             reply = {"cells": self.document.cells()}
         elif op in CHANGES and isinstance(data.get("args"), dict):
             reply = self.document.change(op, data["args"])

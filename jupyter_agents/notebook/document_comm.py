@@ -7,6 +7,8 @@ says ``hello``; a frontend that connects later opens one to the kernel's target.
 JSON objects with a ``type``:
 
 kernel → frontend
+    ``{"type": "request", "id": n, "op": "ping"}``: nothing but the reply ``"done": true``
+    (what a round trip costs, benchmark NB1);
     ``{"type": "request", "id": n, "op": "cells"}``: every cell of the document;
     ``{"type": "request", "id": n, "op": OP, "args": {...}}`` for a change, one undo step each:
     ``insert`` (``cell_type``, ``source``, and ``after`` or ``before`` a cell id, or neither:

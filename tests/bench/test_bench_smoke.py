@@ -132,3 +132,14 @@ def test_quick_run_covers_the_notebook_workload(tmp_path: Path) -> None:
     assert rows["nb_kb_per_100_tools"]["ours"]["median"] > 0
     assert rows["load_ext_s"]["ours"]["median"] > 0
     assert "| N1 " in stdout
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(240)
+def test_quick_run_covers_the_notebook_tools_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, {"NB1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    assert all(row["peer"] is None for row in rows.values())  # ours only
+    for metric in ("echo_ms", "read_cell_ms", "edit_cell_ms", "run_cells_ms"):
+        assert rows[metric]["ours"]["n"] == 5 and rows[metric]["ours"]["median"] > 0
+    assert "| NB1 " in stdout

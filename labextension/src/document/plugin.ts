@@ -90,6 +90,8 @@ class Responder {
       let reply: Reply;
       if (!shown) {
         reply = { error: 'the notebook is not open' };
+      } else if (data.op === 'ping') {
+        reply = { done: true };
       } else if (data.op === 'cells') {
         reply = { cells: cellsOf(shown) };
       } else if (data.op === 'run' && typeof data.args === 'object' && data.args !== null) {
