@@ -20,7 +20,7 @@ TARGET = "jupyter_agents.document"
 
 CELL_TYPES = ("code", "markdown", "raw")
 
-CHANGES = ("insert", "edit", "delete", "move", "run", "ran")
+CHANGES = ("insert", "edit", "delete", "move", "run", "ran", "restart")
 """The requests that change the document (each with ``args``)."""
 
 
@@ -39,6 +39,8 @@ class HeadlessDocument:
         """``id()`` of the cells still to run in this execution."""
         self.runs: dict[str, tuple[Any, OutputCollector]] = {}
         """The cells the agent runs now, by the run's token."""
+        self.restart_pending = False
+        """Restart the kernel when the cell running now ends (``restart_kernel``)."""
         client.comm_open_handlers[TARGET] = self._opened
         client.on_cell_execute = self._started
         client.on_cell_executed = self._ended  # (on_cell_complete fires once it is sent)
@@ -49,6 +51,7 @@ class HeadlessDocument:
         client = self.client
         client.reset_execution_trackers()
         async with client.async_setup_kernel():
+            self._send_cell_ids()
             info = await client.async_wait_for_reply(client.kc.kernel_info())
             if info is not None and "language_info" in info["content"]:
                 self.nb.metadata["language_info"] = info["content"]["language_info"]
@@ -68,8 +71,34 @@ class HeadlessDocument:
                     await client.async_execute_cell(cell, index)
                 finally:
                     client.nb = self.nb
+                if self.restart_pending:
+                    self.restart_pending = False
+                    await self._restart()
             client.set_widgets_metadata()
         return self.nb
+
+    def _send_cell_ids(self) -> None:
+        """Execute requests carry the cell's id (``metadata.cellId``), as JupyterLab's do, so
+        the agent knows its own cell (nbclient sends none)."""
+        channel = self.client.kc.shell_channel
+        send = channel.send
+
+        def with_cell_id(msg: dict[str, Any]) -> None:
+            running = self.executing
+            if msg.get("msg_type") == "execute_request" and running is not None:
+                msg.setdefault("metadata", {})["cellId"] = running.get("id")
+            send(msg)
+
+        channel.send = with_cell_id
+
+    async def _restart(self) -> None:
+        """Restart the kernel (the agent's ``restart_kernel``, approved); the cells after run
+        in the fresh one, as they would in a browser."""
+        from jupyter_core.utils import ensure_async
+
+        client = self.client
+        await ensure_async(client.km.restart_kernel(now=False))
+        await ensure_async(client.kc.wait_for_ready(timeout=client.startup_timeout))
 
     def _index(self, cell: Any) -> int | None:
         return next((i for i, c in enumerate(self.nb.cells) if c is cell), None)
@@ -114,6 +143,12 @@ class HeadlessDocument:
             return self._insert(args)
         if op == "ran":
             return self._ran(args)
+        if op == "restart":
+            running = self.executing
+            if running is None or running.get("id") != args.get("after"):
+                return {"refused": "the agent's cell is not the one running."}
+            self.restart_pending = True
+            return {"done": True}
         index = self._find(args.get("id"))
         if index is None:
             return {"missing": str(args.get("id"))}

@@ -133,7 +133,7 @@ def _make_view(host: NotebookHost, agent: Agent[Any], model_label: str) -> LiveV
         return TextView(agent=agent.name, model=model_label)
     from .view import RunView
 
-    return RunView(agent=agent.name, model=model_label)
+    return RunView(agent=agent.name, model=model_label, standing=host.standing)
 
 
 @dataclasses.dataclass

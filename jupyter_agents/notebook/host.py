@@ -26,6 +26,7 @@ from .document_comm import DocumentChannel
 from .policy_magic import NotebookPolicy
 from .run_registry import RunRegistry
 from .runs_comm import RunsChannel
+from .standing import StandingApprovals
 from .toolbox import Toolbox
 
 __all__ = ["DEFAULT_INSTRUCTIONS", "NotebookHost", "current_host", "set_current_host"]
@@ -49,6 +50,8 @@ class NotebookHost:
         self.docs: DocumentStore | None = None
         """``%agent docs add``: the documents the notebook agent searches."""
         self.policy = NotebookPolicy()
+        self.standing = StandingApprovals()
+        """Decisions made "always for this notebook" (``%agent approvals``)."""
         """``%agent policy``: approvals and sandbox for tools that run commands."""
         self.mcp_servers: dict[str, Any] = {}
         """``%agent mcp add``: MCP servers whose tools the notebook agent gets, by name."""

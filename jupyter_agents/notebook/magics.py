@@ -20,13 +20,14 @@ from .host import NotebookHost
 from .mcp_magic import mcp_magic
 from .notebook_tools import NotebookTools
 from .policy_magic import policy_magic
+from .standing import approvals_magic
 
 __all__ = ["agent_line_magic"]
 
 LINE_USAGE = (
     "%agent [status | model NAME | instructions TEXT | tools [add NAME [KEY=VALUE...] | "
     "remove NAME] | docs [add PATH...] | mcp [...] | policy [...] | "
-    "new [AGENT] | history [AGENT]]"
+    "approvals [forget [TOOL]] | new [AGENT] | history [AGENT]]"
 )
 
 
@@ -184,6 +185,8 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
         mcp_magic(host, rest)
     elif command == "policy":
         policy_magic(host.policy, rest)
+    elif command == "approvals":
+        approvals_magic(host.standing, rest)
     elif command == "new":
         name = rest[0] if rest else "notebook"
         run_blocking(host.conversation(name).clear())

@@ -1,11 +1,16 @@
-"""The notebook agent's ``run_cells``: runs code cells in the user's kernel as if the person had
-run them (their outputs appear in the notebook, the execution count goes on) while the agent's
-own cell keeps running (``cell_runner.py``), and gives the model what they showed.
+"""The notebook agent's ``run_cells`` and ``restart_kernel``.
+
+``run_cells`` runs code cells in the user's kernel as if the person had run them (their outputs
+appear in the notebook, the execution count goes on) while the agent's own cell keeps running
+(``cell_runner.py``), and gives the model what they showed.
 
 It asks first, like every change, with a card that shows the code that will run: for each cell
 the version the model read (``read_cell``, ``insert_cell`` or ``edit_cell`` gives it). The
 frontend refuses a cell that changed since, so what runs is what the person approved. It stops
 at the first cell that fails, as Run All does.
+
+``restart_kernel`` asks every time (no "always" covers it) and restarts the kernel when the
+agent's cell ends (the frontend does it, so the run's record is kept in the cell).
 """
 
 from __future__ import annotations
@@ -75,12 +80,35 @@ def running_tools(
                 break
         return _answer(said)
 
+    async def restart_kernel(reason: str) -> str:
+        """Restart the notebook's kernel when this agent cell ends: every variable is lost, and
+        cells must be run again. The user approves it first, every time.
+
+        Args:
+            reason: Why the kernel needs a restart (the user sees it).
+        """
+        try:
+            reply = await document().request("restart", {"after": own_cell()})
+        except NoFrontend as e:
+            return str(e)
+        if reply.get("refused"):
+            return f"Not restarted: {str(reply['refused'])[:300]}"
+        if reply.get("done") is not True:
+            return "The notebook's frontend did not take the restart; nothing happens."
+        return (
+            "The kernel restarts when this agent cell ends: every variable will be gone. "
+            "Finish your answer now, and say which cells to run again."
+        )
+
     made = function_tool(needs_approval=True)(run_cells)
     fields = {f.name: getattr(made, f.name) for f in dataclasses.fields(FunctionTool)}
     tool = CellChangeTool(
         **fields, describe_change=_run_card, document=document, part="code", language="python"
     )
-    return [tool]
+    restart = dataclasses.replace(
+        function_tool(needs_approval=True)(restart_kernel), always_asks=True
+    )
+    return [tool, restart]
 
 
 async def _run_one(

@@ -124,7 +124,9 @@ def _decision(block: _Any) -> str:
     words = [state if state != "expired" else "no decision"]
     if approval.get("edited"):
         words.append("with edited arguments")
-    if approval.get("always"):
+    if approval.get("scope") == "notebook":
+        words.append("(always in this notebook)")
+    elif approval.get("always"):
         words.append("(always)")
     reason = f": {approval['message']}" if approval.get("message") else ""
     return f"{' '.join(words)}{reason}"

@@ -29,6 +29,7 @@ from ..runtime.usage import Usage
 from . import run_document, transcript
 from .card_parts import CARD_STATUS, card_parts, raw_output_parts
 from .display_text import clip, compact_json, message_text
+from .standing import StandingApprovals
 from .view_decisions import CallTimer, Decisions
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
@@ -61,6 +62,7 @@ class RunView:
         loop: asyncio.AbstractEventLoop | None = None,
         max_args_chars: int = 2000,
         clock: Callable[[], float] = time.monotonic,
+        standing: StandingApprovals | None = None,
     ) -> None:
         """Create the view (not displayed yet).
 
@@ -73,6 +75,8 @@ class RunView:
                 created or first fed an event.
             max_args_chars: Tool arguments (compact JSON) kept in the state.
             clock: Monotonic clock in seconds (durations and sync pacing); for tests.
+            standing: The notebook's "always for this notebook" decisions (None: the card
+                offers none).
         """
         self.max_output_chars = max_output_chars
         self.max_args_chars = max_args_chars
@@ -111,6 +115,7 @@ class RunView:
             max_args_chars=max_args_chars,
             stop=self._stop_clicked,
             notice=self.add_notice,
+            standing=standing,
         )
         self.inbox = self._decisions.inbox
         self.rendered = self._decisions.rendered

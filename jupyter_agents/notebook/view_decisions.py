@@ -17,6 +17,7 @@ from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
 from .display_text import clip, compact_json
+from .standing import StandingApprovals
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
 from .widget_state import Approval, ToolBlock
@@ -84,6 +85,7 @@ class Decisions:
         max_args_chars: int,
         stop: Callable[[], None],
         notice: Callable[[str, str], None],
+        standing: StandingApprovals | None = None,
     ) -> None:
         """Create the component.
 
@@ -96,18 +98,24 @@ class Decisions:
             max_args_chars: Arguments kept on a card.
             stop: Called (on the run's loop) when Stop is clicked.
             notice: ``(text, level)``: adds a line to the view.
+            standing: The notebook's "always for this notebook" decisions: a request they
+                cover is decided at once; a card offers to add one.
         """
         self._state, self._lock, self._pacer, self._widget = state, lock, pacer, widget
         self._timer, self._max_args_chars = timer, max_args_chars
         self._stop_clicked, self._notice = stop, notice
+        self._standing = standing
         self._requests: dict[str, tuple[ApprovalRequest, str]] = {}
         """Waiting requests by request id, with the id of the card that shows them."""
         self.rendered = threading.Event()
         self.inbox = ApprovalInbox(on_request=self.on_request)
 
-    def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
+    def decide(
+        self, request_id: str, decision: ApprovalDecision, *, notebook: bool = False
+    ) -> bool:
         """Decide a waiting request (its ``request_id``; a call id works when only one waiting
-        request has it) and show it on its card; False if nothing waited."""
+        request has it) and show it on its card; False if nothing waited. ``notebook``: the
+        decision stands for this notebook (made now, or made earlier and applied)."""
         with self._lock:
             entry = self._requests.get(request_id) or next(
                 (e for e in self._requests.values() if e[0].call_id == request_id), None
@@ -125,6 +133,8 @@ class Decisions:
                 "message": decision.message,
                 "edited": decision.arguments is not None,
             }
+            if notebook:
+                card["approval"]["scope"] = "notebook"
             if decision.approved:
                 card["status"] = "running"
                 self._timer.start(key)
@@ -151,6 +161,10 @@ class Decisions:
                 card["args"], card["args_cut"] = clip(
                     compact_json(request.arguments), self._max_args_chars
                 )
+            standing = self._standing_decision(request)
+            if standing is not None:  # "always for this notebook": decided without asking
+                self.decide(request.request_id, standing, notebook=True)
+                return
             attempt = card.get("approval", {}).get("attempt", 0) + 1
             approval: Approval = {
                 "state": "pending",
@@ -167,6 +181,8 @@ class Decisions:
                 card["escalation"] = clip(why, self._max_args_chars)[0]
             if not request.allows_always:
                 approval["once"] = True  # the widget offers no "always" for this call
+            elif self._standing is not None:
+                approval["notebook"] = True  # ... and offers "always for this notebook"
             elif _shows_its_call(card):  # a command, a patch or code waiting: the policy asks
                 card["badge"] = "asks"
             card["approval"] = approval
@@ -210,10 +226,14 @@ class Decisions:
             return  # stale, repeated, unknown or not this card's: the state says what happened
         request = entry[0]
         always = content.get("always") is True and request.allows_always
+        notebook = always and content.get("scope") == "notebook" and self._standing is not None
+        if notebook and self._standing is not None:
+            self._standing.remember(request.tool_name, content.get("approved") is True)
         if content.get("approved") is not True:
             message = content.get("message")
             message = message.strip()[:2000] if isinstance(message, str) else None
-            self.decide(request.request_id, ApprovalDecision.reject(message or None, always=always))
+            rejection = ApprovalDecision.reject(message or None, always=always)
+            self.decide(request.request_id, rejection, notebook=notebook)
             return
         arguments = content.get("arguments")
         if arguments is not None:
@@ -229,7 +249,18 @@ class Decisions:
                 self._refuse_edit(entry[1], problem)
                 return
         decision = ApprovalDecision.approve(always=always, arguments=arguments)
-        self.decide(request.request_id, decision)
+        self.decide(request.request_id, decision, notebook=notebook)
+
+    def _standing_decision(self, request: ApprovalRequest) -> ApprovalDecision | None:
+        """The notebook's standing decision on ``request``'s tool, if one covers it."""
+        if self._standing is None or not request.allows_always:
+            return None
+        approved = self._standing.get(request.tool_name)
+        if approved is None:
+            return None
+        if approved:
+            return ApprovalDecision.approve(always=True)
+        return ApprovalDecision.reject("rejected: always for this notebook", always=True)
 
     def _refuse_edit(self, key: str, problem: str) -> None:
         with self._lock:

@@ -119,7 +119,9 @@ class Approval(TypedDict):
     (full JSON, for the editor) and ``schema`` are there while pending; ``attempt`` grows each
     time the runtime asks again about the call; ``interactive``: the buttons work; ``error``:
     why the last edit was refused; ``once``: no "always" (leaving the sandbox, a dangerous
-    command); ``always``, ``message``, ``edited`` describe the decision."""
+    command, restarting the kernel); ``notebook``: "always for this notebook" is offered;
+    ``always``, ``message``, ``edited`` and ``scope`` (``"notebook"``: it stands for the
+    notebook) describe the decision."""
 
     state: ApprovalState
     request: NotRequired[str]
@@ -132,6 +134,8 @@ class Approval(TypedDict):
     message: NotRequired[str | None]
     edited: NotRequired[bool]
     once: NotRequired[bool]
+    notebook: NotRequired[bool]
+    scope: NotRequired[Literal["notebook"]]
 
 
 class ToolBlock(TypedDict):
@@ -213,13 +217,15 @@ class HelloMessage(TypedDict):
 
 
 class DecisionMessage(TypedDict):
-    """Frontend → kernel: a click on a card (``id``) deciding ``approval.request``."""
+    """Frontend → kernel: a click on a card (``id``) deciding ``approval.request``;
+    ``scope: "notebook"`` with ``always``: the decision stands for the notebook."""
 
     type: Literal["decision"]
     id: str
     request: str
     approved: bool
     always: bool
+    scope: NotRequired[Literal["notebook"]]
     message: NotRequired[str]
     arguments: NotRequired[dict[str, Any]]
 

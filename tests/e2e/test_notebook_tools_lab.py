@@ -216,3 +216,52 @@ def test_the_agent_inserts_a_cell_and_runs_it_with_the_persons_approval(
     assert kinds == ["stream", "execute_result"]
     assert saved["cells"][2]["execution_count"] == count
     assert "transient" not in saved["cells"][2]["outputs"][1]
+
+
+SCOPES = """%load_ext jupyter_agents
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+demo = ScriptedModel([
+    [tool_call("insert_cell", {"cell_type": "markdown", "source": "first note"}, "i1")],
+    [text("Added one.")],
+    [tool_call("insert_cell", {"cell_type": "markdown", "source": "second note"}, "i2")],
+    [tool_call("restart_kernel", {"reason": "a clean slate"}, "k1")],
+    [text("Restarting.")],
+])
+%agent model demo
+%agent tools add notebook
+x = 1"""
+
+
+def test_always_in_this_notebook_spans_cells_and_never_covers_a_restart(session: Session) -> None:
+    sources = [
+        ("setup", SCOPES),
+        ("one", "%%agent\nAdd a note."),
+        ("two", "%%agent\nAdd another, then start over."),
+        ("check", "print('x' in globals())"),
+    ]
+    with session.lab("notebook-scopes") as lab:
+        lab.write_notebook("scopes.ipynb", [c for _i, c in sources], [i for i, _c in sources])
+        lab.open("scopes.ipynb")
+        lab.run_cell(0)
+        lab.run_cell(1)
+        card = waiting_card(lab, 0)
+        card.locator(".ja-always-notebook input").check()
+        card.get_by_role("button", name="Approve", exact=True).click()
+        expect(lab.outputs(1)).to_contain_text("Added one.")
+        lab.run_cell(2)  # (the note went to the end)
+        second = lab.cell(2).locator(".ja-run .ja-tool")
+        expect(second.first.locator(".ja-decided")).to_have_text(
+            "✓ Approved (always in this notebook)"
+        )
+        restart = second.nth(1)
+        expect(restart).to_have_class(re.compile(r"\bja-st-waiting\b"))
+        expect(restart.locator(".ja-always")).to_be_hidden()  # asked every time
+        expect(restart.locator(".ja-always-notebook")).to_be_hidden()
+        restart.scroll_into_view_if_needed()
+        lab.screenshot("notebook-restart-card")
+        restart.get_by_role("button", name="Approve", exact=True).click()
+        expect(lab.outputs(2)).to_contain_text("Restarting.")
+        expect(lab.prompt(2)).to_have_text(re.compile(r"\[\d+\]"))  # ended: the restart began
+        lab.run_cell(3)
+        expect(lab.outputs(3)).to_have_text("False\n", timeout=60_000)  # a fresh kernel
+        assert lab.execution_count(3) == 1

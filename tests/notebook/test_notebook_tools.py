@@ -217,7 +217,7 @@ def test_the_headless_runner_applies_approved_changes_and_refuses_stale_ones(
     assert told[4].startswith("Inserted cell ") and "it has not run" in told[4]
     assert told[5].startswith("Deleted cell junk")
     assert told[6].startswith("Moved cell draft")
-    assert told[7].startswith("Not applied: that cell is running now")  # the agent's own
+    assert told[7].startswith("The agent's own cell cannot be edited.")
     assert out.cells[4].source.startswith("%%agent")
     assert told[8].startswith("No cell with id 'nope'; nothing changed.")
     saved = decode(out.cells[4].outputs[0]["data"]["application/vnd.jupyter-agents.run+json"])

@@ -84,10 +84,38 @@ def test_the_agent_runs_cells_and_their_outputs_land_in_them(tmp_path: Path) -> 
     assert f"Cell {new['id']} ran as [{new.execution_count}]. Output:\nhello from 1" in told[0]
     assert "4.0" in told[0]
     assert told[1].startswith("Not run: that cell runs later in this run of the notebook")
-    assert told[2].startswith("Not run: that cell is running now; it cannot run again now")
+    assert told[2].startswith("Not run: the agent's own cell cannot be run by the agent.")
     assert told[3].startswith("Not run: '0123' is not a version of cell data")
     assert agent.outputs  # the run's transcript
     saved = decode(agent.outputs[0]["data"]["application/vnd.jupyter-agents.run+json"])
     cards = [b for b in saved["blocks"] if b.get("name") == "run_cells"]
     code = [p for p in cards[0]["parts"] if p.get("type") == "code"]
     assert code[0]["text"] == f"# cell data\nx = 1\n\n# cell {new['id']}\n{NEW}"
+
+
+RESTART = """%load_ext jupyter_agents
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+demo = ScriptedModel([
+    [tool_call("restart_kernel", {"reason": "a clean slate"}, "k1")],
+    [text("Restarting.")],
+])
+%agent model demo
+%agent tools add notebook"""
+
+
+def test_restart_kernel_restarts_once_the_agents_cell_ends(tmp_path: Path) -> None:
+    sources = [
+        ("setup", RESTART),
+        ("data", "x = 1"),
+        ("agent", "%%agent\nStart over."),
+        ("check", "print('x' in globals())"),
+    ]
+    cells = [nbformat.v4.new_code_cell(source) for _id, source in sources]
+    out = run_headless(tmp_path, cells, [cell_id for cell_id, _source in sources])
+    agent, check = out.cells[2], out.cells[3]
+    saved = decode(agent.outputs[0]["data"]["application/vnd.jupyter-agents.run+json"])
+    (card,) = [b for b in saved["blocks"] if b.get("name") == "restart_kernel"]
+    assert card["approval"]["state"] == "approved" and card["approval"].get("always") is not True
+    assert "The kernel restarts when this agent cell ends" in str(card)
+    assert check.outputs[0]["text"] == "False\n"  # the fresh kernel: x is gone
+    assert check.execution_count == 1

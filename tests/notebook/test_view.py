@@ -486,6 +486,73 @@ async def test_approval_from_the_frontend_runs_the_call() -> None:
     assert view.decide("c1", ApprovalDecision.approve()) is False  # stale
 
 
+async def test_always_for_this_notebook_decides_later_runs_without_asking() -> None:
+    from jupyter_agents.notebook.standing import StandingApprovals
+
+    sent_emails.clear()
+    standing = StandingApprovals()
+    asks = [tool_call("send_email", {"to": "a@b.c", "subject": "s"}, "c1")]
+    first = RunView(agent="a", model="m", standing=standing)
+    model = ScriptedModel([asks, ["ok"]])
+    run = asyncio.ensure_future(drive(first, Agent(name="a", model=model, tools=[send_email])))
+    while not first.inbox.pending:
+        await asyncio.sleep(0.001)
+    card = blocks(first)["c1"]
+    assert card["approval"]["notebook"] is True  # the card offers it
+    request = card["approval"]["request"]
+    frontend(
+        first,
+        type="decision",
+        id=card["id"],
+        request=request,
+        approved=True,
+        always=True,
+        scope="notebook",
+    )
+    await asyncio.wait_for(run, 5)
+    assert standing.get("send_email") is True
+    assert blocks(first)["c1"]["approval"]["scope"] == "notebook"
+    # a later run (another cell): decided at once, the card says why
+    second = RunView(agent="a", model="m", standing=standing)
+    model = ScriptedModel(
+        [[tool_call("send_email", {"to": "d@e.f", "subject": "s"}, "c2")], ["ok"]]
+    )
+    await asyncio.wait_for(drive(second, Agent(name="a", model=model, tools=[send_email])), 5)
+    assert sent_emails == ["a@b.c", "d@e.f"]
+    later = blocks(second)["c2"]["approval"]
+    assert later == {"state": "approved", "always": True, "scope": "notebook"}
+    assert "(always in this notebook)" in transcript.to_html(
+        second.widget.header, second.widget.blocks
+    )
+    # a call decided alone is never covered, and forgetting asks again
+    assert standing.forget("send_email") == ["send_email"] and standing.get("send_email") is None
+
+
+async def test_always_for_this_notebook_never_covers_a_call_decided_alone() -> None:
+    import dataclasses
+
+    from jupyter_agents.notebook.standing import StandingApprovals
+
+    standing = StandingApprovals()
+    standing.remember("send_email", True)
+    view = RunView(agent="a", model="m", standing=standing)
+    every_time = dataclasses.replace(send_email, always_asks=True)
+    model = ScriptedModel(
+        [[tool_call("send_email", {"to": "a@b.c", "subject": "s"}, "c1")], ["ok"]]
+    )
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[every_time])))
+    while not view.inbox.pending:
+        await asyncio.sleep(0.001)
+    approval = blocks(view)["c1"]["approval"]
+    assert approval["state"] == "pending" and approval["once"] is True
+    assert "notebook" not in approval
+    decide_on(view, "c1", approved=False, always=True, scope="notebook")  # refused as such
+    await asyncio.wait_for(run, 5)
+    assert standing.get("send_email") is True  # unchanged by the once-only decision
+    assert blocks(view)["c1"]["approval"]["state"] == "rejected"
+    assert "scope" not in blocks(view)["c1"]["approval"]
+
+
 async def test_edited_arguments_are_validated_before_deciding() -> None:
     sent_emails.clear()
     view = RunView(agent="a", model="m")

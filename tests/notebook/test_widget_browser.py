@@ -382,6 +382,33 @@ async def test_reject_with_reason_and_always(lab: Lab) -> None:
     await lab.shot("approval_rejected")
 
 
+async def test_always_in_this_notebook_is_sent_with_its_scope_and_shown(lab: Lab) -> None:
+    from jupyter_agents.notebook.standing import StandingApprovals
+
+    emails.clear()
+    standing = StandingApprovals()
+    view = RunView(agent="assistant", model="gpt-test", flush_interval=0.05, standing=standing)
+    VIEWS["current"] = view
+    model = ScriptedModel(
+        [[tool_call("send_email", {"to": "x@y.z", "subject": "S"}, "c3")], ["ok"]]
+    )
+    await lab.mount(view)
+    run = asyncio.ensure_future(drive(view, Agent(name="a", model=model, tools=[send_email])))
+    card = lab.page.locator(".ja-tool")
+    notebook = card.locator(".ja-always-notebook")
+    await expect(notebook).to_be_visible()
+    await lab.shot("approval_notebook_scope")
+    await notebook.locator("input").check()
+    await expect(card.locator(".ja-always input")).to_be_checked()  # it is an "always"
+    await card.get_by_role("button", name="Approve").click()
+    await asyncio.wait_for(run, 10)
+    await lab.settle()
+    (decision,) = [m for m in await lab.sent() if m["type"] == "decision"]
+    assert decision["always"] is True and decision["scope"] == "notebook"
+    assert standing.get("send_email") is True and emails == [{"to": "x@y.z", "subject": "S"}]
+    await expect(card.locator(".ja-decided")).to_have_text("✓ Approved (always in this notebook)")
+
+
 async def test_edit_arguments(lab: Lab) -> None:
     emails.clear()
     view = make_view()

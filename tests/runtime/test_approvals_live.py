@@ -192,6 +192,26 @@ async def test_always_applies_to_later_calls_of_the_tool() -> None:
     assert [m["to"] for m in sent] == ["ana@example.com", "bob@example.com"]
 
 
+async def test_a_tool_that_always_asks_is_asked_each_time_whatever_the_person_answers() -> None:
+    import dataclasses
+
+    asked: list[tuple[str, bool]] = []
+
+    def handler(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append((request.call_id, request.allows_always))
+        return ApprovalDecision.approve(always=True)  # an "always" that must not stand
+
+    model = ScriptedModel(
+        [[email_call(call_id="c1")], [email_call("bob@example.com", "c2")], [text("ok")]]
+    )
+    every_time = dataclasses.replace(send_email, always_asks=True)
+    await Runner.run(
+        Agent(name="m", model=model, tools=[every_time]), "x", approval_handler=handler
+    )
+    assert asked == [("c1", False), ("c2", False)]
+    assert [m["to"] for m in sent] == ["ana@example.com", "bob@example.com"]
+
+
 async def test_always_reject_applies_to_later_calls() -> None:
     asked: list[str] = []
 

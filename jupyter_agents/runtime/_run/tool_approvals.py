@@ -69,8 +69,8 @@ class Approvals:
     tool's ``on_approval`` callback, then the run's approval handler, asked while the run
     waits. Without a handler the call waits for a person and the run pauses. An "always"
     decision that arrives while other calls of the same tool wait answers them too; a call
-    decided alone (:meth:`~jupyter_agents.runtime.tools.kinds.ToolKind.decided_alone`) neither
-    uses nor makes one.
+    decided alone (:meth:`~jupyter_agents.runtime.tools.kinds.ToolKind.decided_alone`, or a
+    function tool with ``always_asks``) neither uses nor makes one.
     """
 
     def __init__(self, run: ToolRun) -> None:
@@ -87,7 +87,7 @@ class Approvals:
         tool = call.tool
         assert tool is not None  # needs_approval is False without a tool
         call.decision = None
-        alone = call.kind.decided_alone(call.arguments)
+        alone = call.kind.decided_alone(call.arguments) or getattr(tool, "always_asks", False)
         decision = run.ledger.take(parsed.name, parsed.call_id, call.arguments, standing=not alone)
         item = call.asked = ToolApprovalItem(
             agent=run.agent,

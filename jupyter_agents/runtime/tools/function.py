@@ -81,6 +81,10 @@ class FunctionTool:
     """Whether a person must approve each call: a bool, or a sync/async function
     ``(run_context, arguments, call_id) -> bool`` deciding per call."""
 
+    always_asks: bool = False
+    """Each call is decided on its own (restarting the kernel): no "always" decision covers
+    it, none is made from it, and user interfaces offer none."""
+
     tool_input_guardrails: list[Any] = field(default_factory=list)
     """``ToolInputGuardrail`` checks on each call's arguments, before the tool runs."""
 

@@ -5,6 +5,7 @@
  * view sees them) (protocol: jupyter_agents/notebook/document_comm.py).
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import type { ICodeCellModel } from '@jupyterlab/cells';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 
@@ -74,6 +75,31 @@ class Responder {
     return this.panels().find(p => p.sessionContext.session?.kernel === this.kernel);
   }
 
+  /** Restart the kernel once cell `after` (the agent's, running) ends: the person approved
+   * it on the card; the run's record is kept in the cell. */
+  private restartAfter(panel: NotebookPanel, after: unknown): Reply {
+    const cells = panel.content.model?.cells;
+    let cell: ICodeCellModel | undefined;
+    for (let i = 0; cells && i < cells.length; i++) {
+      const candidate = cells.get(i);
+      if (candidate.id === after && candidate.type === 'code') {
+        cell = candidate as ICodeCellModel;
+      }
+    }
+    if (!cell || cell.executionState !== 'running') {
+      return { refused: "the agent's cell is not running here." };
+    }
+    const running = cell;
+    const ended = (_: unknown, change: { name: string; newValue: unknown }) => {
+      if (change.name === 'executionState' && change.newValue !== 'running') {
+        running.stateChanged.disconnect(ended);
+        void this.kernel.restart();
+      }
+    };
+    running.stateChanged.connect(ended);
+    return { done: true };
+  }
+
   private adopt(comm: Kernel.IComm): void {
     const panel = this.panel();
     comm.send({ type: 'hello', frontend: 'jupyterlab', notebook: panel?.context.path ?? '' });
@@ -90,6 +116,8 @@ class Responder {
       let reply: Reply;
       if (!shown) {
         reply = { error: 'the notebook is not open' };
+      } else if (data.op === 'restart' && typeof data.args === 'object' && data.args !== null) {
+        reply = this.restartAfter(shown, (data.args as Record<string, unknown>).after);
       } else if (data.op === 'ping') {
         reply = { done: true };
       } else if (data.op === 'cells') {

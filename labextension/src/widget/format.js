@@ -56,13 +56,14 @@ export function pretty(text) {
   }
 }
 
-/** What was decided on a call. @param {Pick<Approval, "state" | "edited" | "always" | "message">} a */
+/** What was decided on a call. @param {Pick<Approval, "state" | "edited" | "always" | "message" | "scope">} a */
 export function decided(a) {
   if (a.state === "pending") return "Waiting for approval.";
   if (a.state === "expired") return "No decision: the run ended first.";
   const what = a.state === "approved" ? "✓ Approved" : "⊘ Rejected";
   const edited = a.edited ? " with edited arguments" : "";
-  return what + (a.always ? " (always)" : "") + edited + (a.message ? `: ${a.message}` : "");
+  const always = a.scope === "notebook" ? " (always in this notebook)" : a.always ? " (always)" : "";
+  return what + always + edited + (a.message ? `: ${a.message}` : "");
 }
 
 /** "name: type" for each parameter of a JSON schema. @param {any} schema */

@@ -67,8 +67,9 @@ export interface ErrorInfo {
  * The approval of a tool card. `request` (the id a decision must name), `arguments` (full JSON,
  * for the editor) and `schema` are there while pending; `attempt` grows each time the runtime asks
  * again about the call; `interactive`: the buttons work; `error`: why the last edit was refused;
- * `once`: no "always" (leaving the sandbox, a dangerous command); `always`, `message`, `edited`
- * describe the decision.
+ * `once`: no "always" (leaving the sandbox, a dangerous command, restarting the kernel);
+ * `notebook`: "always for this notebook" is offered; `always`, `message`, `edited` and `scope`
+ * (`"notebook"`: it stands for the notebook) describe the decision.
  */
 export interface Approval {
   state: ApprovalState;
@@ -82,6 +83,8 @@ export interface Approval {
   message?: string | null;
   edited?: boolean;
   once?: boolean;
+  notebook?: boolean;
+  scope?: "notebook";
 }
 
 /**
@@ -165,7 +168,8 @@ export interface HelloMessage {
 }
 
 /**
- * Frontend → kernel: a click on a card (`id`) deciding `approval.request`.
+ * Frontend → kernel: a click on a card (`id`) deciding `approval.request`; `scope: "notebook"`
+ * with `always`: the decision stands for the notebook.
  */
 export interface DecisionMessage {
   type: "decision";
@@ -173,6 +177,7 @@ export interface DecisionMessage {
   request: string;
   approved: boolean;
   always: boolean;
+  scope?: "notebook";
   message?: string;
   arguments?: Record<string, unknown>;
 }

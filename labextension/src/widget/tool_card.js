@@ -68,6 +68,16 @@ export function toolView(ctx) {
   const always = label.appendChild(h("input"));
   always.type = "checkbox";
   label.append(" always for this tool");
+  const nbLabel = row.appendChild(h("label", "ja-always-notebook"));
+  const inNotebook = nbLabel.appendChild(h("input"));
+  inNotebook.type = "checkbox";
+  nbLabel.append(" in this notebook");
+  inNotebook.onchange = () => {
+    if (inNotebook.checked) always.checked = true; // "in this notebook" is an "always"
+  };
+  always.onchange = () => {
+    if (!always.checked) inNotebook.checked = false;
+  };
   const edit = row.appendChild(h("button", "ja-btn ja-link"));
   let editing = false;
   /** @type {View} */
@@ -92,6 +102,7 @@ export function toolView(ctx) {
       approved,
       always: always.checked,
     };
+    if (always.checked && inNotebook.checked && approval.notebook) msg.scope = "notebook";
     if (!approved && reason.value.trim()) msg.message = reason.value.trim();
     if (approved && editing) {
       let value = null;
@@ -157,8 +168,11 @@ export function toolView(ctx) {
     escalation.textContent = b.escalation ? `Run outside the sandbox? ${b.escalation}` : "";
     escalation.hidden = !b.escalation;
     label.hidden = !!b.escalation || !!a.once; // "always" never covers such a call
+    nbLabel.hidden = label.hidden || !a.notebook;
     const can = clickable();
-    for (const c of [approve, reject, edit, reason, always, editor]) c.disabled = !can;
+    for (const c of [approve, reject, edit, reason, always, inNotebook, editor]) {
+      c.disabled = !can;
+    }
     approve.textContent = editing ? "Approve with edits" : "Approve";
     edit.textContent = editing ? "Cancel edit" : "Edit arguments";
     editor.hidden = hint.hidden = !editing;

@@ -146,13 +146,13 @@
 .ja-primary:hover:not(:disabled) { filter: brightness(1.1); }
 .ja-btn.ja-danger { color: var(--ja-error); border-color: color-mix(in srgb, var(--ja-error) 50%, transparent); }
 .ja-btn.ja-link { border-color: transparent; background: none; color: var(--ja-brand); padding: 1px 4px; }
-.ja-run :disabled, .ja-always:has(:disabled) { opacity: 0.45; cursor: default; }
+.ja-run :disabled, .ja-always:has(:disabled), .ja-always-notebook:has(:disabled) { opacity: 0.45; cursor: default; }
 .ja-reason, .ja-editor {
   border: 1px solid var(--ja-line1); border-radius: 4px; padding: 1px 6px;
   background: var(--jp-input-background, var(--ja-bg));
 }
 .ja-reason { flex: 1; min-width: 140px; }
-.ja-always { color: var(--ja-muted); display: inline-flex; align-items: center; gap: 3px; }
+.ja-always, .ja-always-notebook { color: var(--ja-muted); display: inline-flex; align-items: center; gap: 3px; }
 .ja-run .ja-editor {
   box-sizing: border-box; width: 100%; min-height: 90px; resize: vertical; padding: 5px 8px;
   font-family: var(--ja-mono);
