@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 from .notebook.cell_outputs import cell_source
+from .notebook.notebook_edits import line_feeds
 from .notebook.output_collector import OutputCollector
 
 __all__ = ["TARGET", "HeadlessDocument"]
@@ -162,8 +163,9 @@ class HeadlessDocument:
         if op == "edit":
             if not isinstance(args.get("source"), str):
                 return {"refused": "the new source must be text."}
-            cell["source"] = args["source"]
-            return {"done": True, "cell": cell["id"], "source": args["source"]}
+            source = line_feeds(args["source"])
+            cell["source"] = source
+            return {"done": True, "cell": cell["id"], "source": source}
         if op == "delete":
             del cells[index]
             return {"done": True, "cell": cell["id"]}
@@ -224,6 +226,7 @@ class HeadlessDocument:
         kind, source = args.get("cell_type"), args.get("source")
         if kind not in CELL_TYPES or not isinstance(source, str):
             return {"refused": f"cell_type must be one of {', '.join(CELL_TYPES)}, source text."}
+        source = line_feeds(source)
         make = {
             "code": nbformat.v4.new_code_cell,
             "markdown": nbformat.v4.new_markdown_cell,

@@ -59,6 +59,7 @@ def editing_tools(
         """
         if after_id is not None and before_id is not None:
             return "Give after_id or before_id, not both."
+        source = line_feeds(source)
         args = {"cell_type": cell_type, "source": source, "after": after_id, "before": before_id}
         return await _change(document, "insert", args, after_id or before_id)
 
@@ -76,7 +77,7 @@ def editing_tools(
         expected = await source_read(document, id, version)
         if not isinstance(expected, str):
             return expected.message
-        args = {"id": id, "expected": expected, "source": new_source}
+        args = {"id": id, "expected": expected, "source": line_feeds(new_source)}
         return await _change(document, "edit", args, id)
 
     async def delete_cell(id: str, version: str) -> str:
@@ -141,6 +142,12 @@ class CellChangeTool(FunctionTool):
         text = self.describe_change(arguments, read)
         part = DisplayPart(self.part, text, language=self.language, role="call")
         return dataclasses.replace(display, parts=(part, *display.parts))
+
+
+def line_feeds(text: str) -> str:
+    """``text`` with plain line feeds: a notebook editor shows ``\r\n`` and ``\r`` as one
+    line break while the cell's source keeps them, and later changes land at the wrong place."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if isinstance(text, str) else text
 
 
 def _unknown(version: str) -> str | None:

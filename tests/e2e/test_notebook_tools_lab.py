@@ -265,3 +265,29 @@ def test_always_in_this_notebook_spans_cells_and_never_covers_a_restart(session:
         lab.run_cell(3)
         expect(lab.outputs(3)).to_have_text("False\n", timeout=60_000)  # a fresh kernel
         assert lab.execution_count(3) == 1
+
+
+LINE_ENDS = """from jupyter_agents.notebook.host import current_host
+import json
+doc = current_host().document
+put = await doc.request("insert", {"cell_type": "code", "source": "a = 1\\r\\nb = 2\\rc = 3"})
+cells = {c["id"]: c["source"] for c in await doc.cells()}
+edit = await doc.request("edit", {"id": "crlf", "expected": cells["crlf"], "source": "x"})
+print(json.dumps([put, cells[put["cell"]], edit]))"""
+
+
+def test_line_ends_the_editor_does_not_show_never_reach_or_break_a_cell(
+    session: Session,
+) -> None:
+    with session.lab("notebook-line-ends") as lab:
+        sources = ["%load_ext jupyter_agents", LINE_ENDS, "x = 1\r\ny = 2"]
+        lab.write_notebook("line_ends.ipynb", sources, ["setup", "probe", "crlf"])
+        lab.open("line_ends.ipynb")
+        lab.run_cell(0)
+        lab.run_cell(1)
+        expect(lab.outputs(1)).to_contain_text("[")
+        put, stored, edit = json.loads(lab.outputs(1).first.text_content())
+        assert put["done"] is True and put["source"] == "a = 1\nb = 2\nc = 3"
+        assert stored == "a = 1\nb = 2\nc = 3"  # written with plain line feeds
+        assert edit["refused"].startswith("that cell's source holds carriage returns")
+        assert not lab.errors, lab.errors

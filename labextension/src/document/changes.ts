@@ -11,6 +11,17 @@ const CELL_TYPES = ['code', 'markdown', 'raw'];
 
 type Args = Record<string, unknown>;
 
+/** The editor shows `\r\n` and `\r` as one line break while the cell's shared source keeps
+ * them, so a change to such a source lands at the wrong place (or throws in the editor). */
+const CARRIAGE_RETURNS =
+  "that cell's source holds carriage returns (Windows line ends) the editor does not show, so " +
+  'it cannot be changed safely here; ask the user to retype it in a new cell.';
+
+/** What the agent writes, with plain line feeds (see CARRIAGE_RETURNS). */
+function lineFeeds(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
 /** Apply change `op` with `args` to `panel`'s notebook; the reply for the kernel. */
 export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply {
   const model = panel.content.model;
@@ -41,7 +52,7 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
       index = args.after !== null && args.after !== undefined ? found + 1 : found;
     }
     let id = '';
-    const source = args.source;
+    const source = lineFeeds(args.source);
     shared.transact(() => {
       id = shared.insertCell(index, { cell_type: kind as 'code', source }).getId();
     });
@@ -64,7 +75,10 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
     if (typeof args.source !== 'string') {
       return { refused: 'the new source must be text.' };
     }
-    const source = args.source;
+    if (now.includes('\r')) {
+      return { refused: CARRIAGE_RETURNS };
+    }
+    const source = lineFeeds(args.source);
     // The cell's own transaction: its undo manager tracks it, so Ctrl+Z in the cell takes
     // back exactly this edit (a notebook-level transaction would not be in the cell's history).
     cell.sharedModel.transact(() => cell.sharedModel.setSource(source));

@@ -112,27 +112,45 @@ class Responder {
       if (!data || data.type !== 'request' || typeof data.id !== 'number') {
         return;
       }
-      const shown = this.panel();
       let reply: Reply;
-      if (!shown) {
-        reply = { error: 'the notebook is not open' };
-      } else if (data.op === 'restart' && typeof data.args === 'object' && data.args !== null) {
-        reply = this.restartAfter(shown, (data.args as Record<string, unknown>).after);
-      } else if (data.op === 'ping') {
-        reply = { done: true };
-      } else if (data.op === 'cells') {
-        reply = { cells: cellsOf(shown) };
-      } else if (data.op === 'run' && typeof data.args === 'object' && data.args !== null) {
-        reply = this.runs.start(shown, data.args as Record<string, unknown>);
-      } else if (data.op === 'ran' && typeof data.args === 'object' && data.args !== null) {
-        reply = this.runs.end(data.args as Record<string, unknown>);
-      } else if (typeof data.args === 'object' && data.args !== null) {
-        reply = applyChange(shown, String(data.op), data.args as Record<string, unknown>);
-      } else {
-        reply = { error: 'unknown request' };
+      try {
+        reply = this.answer(data);
+      } catch (e) {
+        // Whatever went wrong, the kernel gets an answer (it would wait out its timeout).
+        console.error('jupyter-agents: a document request failed', e);
+        reply = { error: `the page could not do it: ${String(e).slice(0, 300)}` };
       }
       comm.send({ type: 'reply', id: data.id, ...reply } as never);
     };
+  }
+
+  /** The reply to one request from the kernel. */
+  private answer(data: Record<string, unknown>): Reply {
+    const shown = this.panel();
+    const args = typeof data.args === 'object' && data.args !== null ? data.args : undefined;
+    const fields = args as Record<string, unknown>;
+    if (!shown) {
+      return { error: 'the notebook is not open' };
+    }
+    if (data.op === 'ping') {
+      return { done: true };
+    }
+    if (data.op === 'cells') {
+      return { cells: cellsOf(shown) };
+    }
+    if (!args) {
+      return { error: 'unknown request' };
+    }
+    if (data.op === 'restart') {
+      return this.restartAfter(shown, fields.after);
+    }
+    if (data.op === 'run') {
+      return this.runs.start(shown, fields);
+    }
+    if (data.op === 'ran') {
+      return this.runs.end(fields);
+    }
+    return applyChange(shown, String(data.op), fields);
   }
 }
 
