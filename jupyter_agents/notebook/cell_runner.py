@@ -40,7 +40,7 @@ from typing import Any
 from . import _tool_output
 from .output_collector import OUTPUT_MESSAGES, OutputCollector
 
-__all__ = ["CellRun", "CellRunner", "Relay"]
+__all__ = ["CellRun", "CellRunner", "Relay", "follow_cells"]
 
 Relay = Callable[[str, dict[str, Any]], None]
 """Called with each output message (type, content) of a run, on any thread."""
@@ -66,7 +66,7 @@ class CellRunner:
         self.shell = shell
         self.kernel = shell.kernel
         self._routes = _routes_for(self.kernel.session)
-        _count_on_after_agent_cells(shell)
+        follow_cells(shell)
 
     async def run(self, source: str, cell_id: str, relay: Relay) -> CellRun:
         """Run ``source`` as cell ``cell_id``; each output is relayed as it comes."""
@@ -88,7 +88,8 @@ class CellRunner:
             self._routes.pop(token, None)
             self.shell.set_parent(agent_parent)  # setting a parent also sets a global fallback
         run.outputs = collector.outputs
-        _RAN_CELLS.add(id(self.shell))
+        if _RUNNING.get(id(self.shell), 0) > 0:  # inside a running cell (the agent's)
+            _RAN_CELLS.add(id(self.shell))
         return run
 
     async def _execute(self, source: str, cell_id: str, token: str) -> CellRun:
@@ -182,20 +183,31 @@ _INNER: contextvars.ContextVar[bool] = contextvars.ContextVar(
 )
 _RAN_CELLS: set[int] = set()
 """``id()`` of the shells whose running cell (the agent's) has run cells."""
-_COUNTING: set[int] = set()
+_RUNNING: dict[int, int] = {}
+"""Cells running now per shell (not counting the ones run here)."""
 
 
-def _count_on_after_agent_cells(shell: Any) -> None:
-    """Register (once) what moves the count on when an agent's cell that ran cells ends."""
-    if id(shell) in _COUNTING:
+def follow_cells(shell: Any) -> None:
+    """Follow the cells ``shell`` runs (once; the extension calls it when it loads): when a
+    cell that ran cells ends, the count moves on (see the module docstring). Cells run from
+    outside any cell (an MCP client's ``run_cells``) move nothing."""
+    if id(shell) in _RUNNING:
         return
-    _COUNTING.add(id(shell))
+    _RUNNING[id(shell)] = 0
+
+    def before(info: Any = None) -> None:
+        if not _INNER.get():
+            _RUNNING[id(shell)] += 1
 
     def after(result: Any = None) -> None:
-        if not _INNER.get() and id(shell) in _RAN_CELLS:
+        if _INNER.get():
+            return
+        _RUNNING[id(shell)] = max(_RUNNING[id(shell)] - 1, 0)
+        if id(shell) in _RAN_CELLS:
             _RAN_CELLS.discard(id(shell))
             shell.execution_count += 1
 
+    shell.events.register("pre_run_cell", before)
     shell.events.register("post_run_cell", after)
 
 

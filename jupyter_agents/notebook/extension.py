@@ -53,8 +53,10 @@ def load(shell: Any) -> None:
     _register_displays(shell)
     if getattr(shell, "kernel", None) is not None:  # run_batch shows a widget in a kernel
         from .batch_view import install as install_batch_view
+        from .cell_runner import follow_cells
 
         install_batch_view()
+        follow_cells(shell)  # the notebook agent's run_cells
     host.open_runs_channel()
     print(_banner(host, supports_live_cells(shell)))
 

@@ -3,8 +3,8 @@
 ``%agent mcp add NAME [--approve RULE] [--env K=V] [--cwd DIR] -- COMMAND ARGS...`` starts a
 stdio server; ``%agent mcp add NAME --url URL [--header K=V] [--sse]`` connects to an HTTP one.
 (``python`` there is the kernel's own Python.) ``list``, ``log NAME``, ``restart NAME`` and
-``remove NAME`` manage them; ``serve [--port P]`` offers the notebook's own tools to other
-agents. Servers live on the background loop, so they
+``remove NAME`` manage them; ``serve [--port P] [--notebook]`` offers the notebook's own tools
+(with ``--notebook``, its cells too) to other agents. Servers live on the background loop, so they
 survive cells and are closed when the extension is unloaded or the kernel exits.
 """
 
@@ -28,7 +28,7 @@ __all__ = ["USAGE", "mcp_magic"]
 USAGE = (
     "%agent mcp [list | add NAME [--approve always|never|destructive] [--env K=V] [--cwd DIR] "
     "-- COMMAND ARGS... | add NAME --url URL [--header K=V] [--sse] | log NAME | "
-    "restart NAME | remove NAME | serve [--port P]]"
+    "restart NAME | remove NAME | serve [--port P] [--notebook]]"
 )
 _RULES = ("always", "never", "destructive")
 DEFAULT_APPROVAL = "destructive"

@@ -1,9 +1,10 @@
 """``serve_toolbox()`` and ``%agent mcp serve``: the notebook's tools for other agents.
 
-The tools defined in cells (the toolbox) are served over Streamable HTTP MCP on 127.0.0.1 with
-a random bearer token. The serving cell shows one live view: every call from outside appears
-in it as a card, and a call that needs approval waits there for Approve or Reject. Calls run on
-the kernel's own loop, as a ``%%agent`` run's tools do.
+The tools defined in cells (the toolbox), and with ``--notebook`` the notebook agent's own
+(reading, changing and running this notebook's cells), are served over Streamable HTTP MCP on
+127.0.0.1 with a random bearer token. The serving cell shows one live view: every call from
+outside appears in it as a card, and a call that needs approval waits there for Approve or
+Reject. Calls run on the kernel's own loop, as a ``%%agent`` run's tools do.
 """
 
 from __future__ import annotations
@@ -33,12 +34,19 @@ def serve_toolbox(
     token: str | None = None,
     name: str = "notebook",
     view: Any = None,
+    notebook: bool = False,
 ) -> ToolboxServer:
     """Serve ``tools`` (default: the notebook's toolbox, as it grows) over MCP; returns the
     running server (``.url``, ``.token``, ``.client_config()``, ``.stop()``). Calls show in
     ``view`` (a ``RunView``, for a frontend of your own) or, by default, in a new view in this
-    cell's output."""
+    cell's output. ``notebook``: the notebook agent's tools too (``NotebookTools``: the
+    outside agent reads, changes and runs this notebook's cells, each change approved here)."""
     host = current_host()
+    extra: list[Any] = []
+    if notebook:
+        from .notebook_tools import NotebookTools
+
+        extra = NotebookTools(own_cell=lambda: "")  # an outside agent has no cell of its own
     if tools is None:
         if host is None:
             raise UserError(
@@ -46,9 +54,9 @@ def serve_toolbox(
                 "first, or give tools=[...]."
             )
         toolbox = host.toolbox
-        listed: Any = lambda: list(toolbox.tools)  # noqa: E731 (the list as it is at each call)
+        listed: Any = lambda: [*toolbox.tools, *extra]  # noqa: E731 (as it is at each call)
     else:
-        listed = list(tools)
+        listed = [*tools, *extra]
     if host is not None and host.toolbox_server is not None:
         host.toolbox_server.stop()
     shown_here = view is None
@@ -108,7 +116,7 @@ def serve_toolbox(
 
 
 def serve_magic(host: NotebookHost, words: list[str]) -> None:
-    """``%agent mcp serve [--port P]`` (and ``%agent mcp serve stop``)."""
+    """``%agent mcp serve [--port P] [--notebook]`` (and ``%agent mcp serve stop``)."""
     if words == ["stop"]:
         if host.toolbox_server is None:
             print("jupyter_agents: the toolbox is not being served.")
@@ -117,12 +125,12 @@ def serve_magic(host: NotebookHost, words: list[str]) -> None:
         host.toolbox_server = None
         print("jupyter_agents: stopped serving the toolbox.")
         return
-    port = 0
-    if words[:1] == ["--port"] and len(words) == 2 and words[1].isdigit():
-        port = int(words[1])
-    elif words:
-        raise UsageError("%agent mcp serve [--port P] | %agent mcp serve stop")
-    server = serve_toolbox(port=port)
+    port, notebook, rest = 0, "--notebook" in words, [w for w in words if w != "--notebook"]
+    if rest[:1] == ["--port"] and len(rest) == 2 and rest[1].isdigit():
+        port = int(rest[1])
+    elif rest:
+        raise UsageError("%agent mcp serve [--port P] [--notebook] | %agent mcp serve stop")
+    server = serve_toolbox(port=port, notebook=notebook)
     host.shell.user_ns["toolbox_server"] = server
     config = json.dumps(server.client_config())
     print(
@@ -139,7 +147,7 @@ def _view(host: NotebookHost | None) -> Any:
         return TextView(agent="MCP server", model="toolbox")
     from .view import RunView
 
-    return RunView(agent="MCP server", model="toolbox")
+    return RunView(agent="MCP server", model="toolbox", standing=host.standing)
 
 
 def _show(view: Any, event: Any) -> None:

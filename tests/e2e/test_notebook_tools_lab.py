@@ -291,3 +291,64 @@ def test_line_ends_the_editor_does_not_show_never_reach_or_break_a_cell(
         assert stored == "a = 1\nb = 2\nc = 3"  # written with plain line feeds
         assert edit["refused"].startswith("that cell's source holds carriage returns")
         assert not lab.errors, lab.errors
+
+
+def test_an_outside_agent_works_on_the_notebook_over_mcp_with_approvals_clicked_here(
+    session: Session,
+) -> None:
+    import asyncio
+    import concurrent.futures
+
+    from jupyter_agents.mcp import MCPServerStreamableHttp
+
+    sources = [
+        "%load_ext jupyter_agents",
+        "%agent mcp serve --notebook",
+        "import json\nprint(json.dumps(toolbox_server.client_config()))",
+        "x = 41",
+    ]
+    with session.lab("notebook-mcp-serve") as lab:
+        lab.write_notebook("served.ipynb", sources, ["setup", "serve", "config", "data"])
+        lab.open("served.ipynb")
+        for index in range(4):
+            lab.run_cell(index)
+        expect(lab.outputs(2)).to_contain_text("mcpServers")
+        config = json.loads(lab.outputs(2).first.text_content())["mcpServers"]["notebook"]
+
+        async def outside_agent() -> list[str]:
+            server = MCPServerStreamableHttp(config, name="served")
+            said: list[str] = []
+            async with server:
+                names = [t.name for t in await server.list_tools()]
+                said.append(",".join(names))
+                read = await server.call_tool("read_cell", {"id": "data"})
+                said.append(read.content[0].text)
+                put = await server.call_tool(
+                    "insert_cell", {"cell_type": "code", "source": "print(x + 1)"}
+                )
+                said.append(put.content[0].text)
+                cell, version = re.search(
+                    r"Inserted cell (\S+) \(version now (\w+)\)", said[-1]
+                ).groups()
+                ran = await server.call_tool(
+                    "run_cells", {"cells": [{"id": cell, "version": version}]}
+                )
+                said.append(ran.content[0].text)
+            return said
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            calls = pool.submit(asyncio.run, outside_agent())
+            cards = lab.outputs(1).locator(".ja-tool")
+            for index in (1, 2):  # the insert, then the run (after read_cell's card): each waits
+                card = cards.nth(index)
+                expect(card).to_have_class(re.compile(r"\bja-st-waiting\b"))
+                card.get_by_role("button", name="Approve", exact=True).click()
+            said = calls.result(timeout=60)
+        lab.screenshot("notebook-mcp-serve")
+        names, read, put, ran = said
+        assert {"list_cells", "read_cell", "insert_cell", "run_cells"} <= set(names.split(","))
+        assert "x = 41" in read and put.startswith("Inserted cell ")
+        assert "ran as [" in ran and "42" in ran
+        # the new cell went to the end (after the empty cell Shift+Enter left) and ran here
+        expect(lab.cell(5).locator(".cm-content")).to_have_text("print(x + 1)")
+        expect(lab.outputs(5)).to_have_text("42\n")
