@@ -28,6 +28,9 @@ EXPORTS: dict[str, str] = {
     "ToolErrorFormatterArgs": "runtime.run_config",
     "ToolNotFoundBehavior": "runtime.run_config",
     "RunContextWrapper": "runtime.context",
+    # recorded runs and their replay
+    "Cassette": "runtime.replay",
+    "ReplayMismatch": "runtime.replay",
     # batch runs
     "run_batch": "runtime.batch",
     "arun_batch": "runtime.batch",

@@ -141,6 +141,8 @@ class ToolCallOutputItem(RunItemBase):
     """What went wrong, for ``error`` and ``timeout`` outputs (kept out of what the model sees)."""
     call_item: ToolCallItem | None = None
     """The call this output answers (the same object the run emitted), when known."""
+    replayed: bool = False
+    """The output comes from a recording (``RunConfig.replay``); the tool did not run."""
     type: Literal["tool_call_output_item"] = "tool_call_output_item"
 
     @property

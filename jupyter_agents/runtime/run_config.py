@@ -21,6 +21,7 @@ from .sandbox.policy import ApprovalPolicy, check_policy_names
 if TYPE_CHECKING:
     from .agent import Agent
     from .items import TResponseInputItem
+    from .replay import Cassette
 
 __all__ = [
     "DEFAULT_TOOL_TIMEOUT",
@@ -137,6 +138,10 @@ class RunConfig:
 
     session_input_callback: SessionInputCallback | None = None
     """Merges a session's history with the new input (default: history then input)."""
+
+    replay: Cassette | None = None
+    """Record every run into this cassette, and replay a recording instead of calling the
+    model when a run's inputs are the same (see :class:`~.replay.Cassette` for the modes)."""
 
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
     """Seconds a function tool call may take when the tool sets no ``timeout`` of its own

@@ -121,6 +121,7 @@ def _tool_run(
         waiting=progress.paused,
         input_results=run.tool_input_guardrail_results,
         output_results=run.tool_output_guardrail_results,
+        replay=run.replay,
     )
 
 

@@ -49,6 +49,7 @@ from .step import finish_turn, make_item, out_of_turns
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
 
 if TYPE_CHECKING:
+    from ..replay import RunReplay
     from ..run_config import RunConfig
     from ..run_error_handlers import RunErrorHandlers
 
@@ -114,6 +115,12 @@ class RunLoop:
         """The run's own input (what a finished run saves to its session)."""
         self.trace: Trace = trace("", disabled=True)
         self.agent_span: Span[Any] = NO_OP_SPAN
+        self.replay: RunReplay | None = None
+        """Records this run, or replays its recording (``RunConfig.replay``)."""
+        if run_config.replay is not None:
+            from ..replay.run_replay import RunReplay
+
+            self.replay = RunReplay(run_config.replay)
 
     # -- control -------------------------------------------------------------------------
 
@@ -258,6 +265,8 @@ class RunLoop:
             finished = not (self.cancelled or self.progress.paused.interruptions)
             if self.session is not None and finished:
                 await save_session(self.session, self.new_input, self.progress)
+            if self.replay is not None and finished:
+                self.replay.finish()  # a finished run's recording (not a stopped one's)
         except AgentsException as e:
             if e.run_data is None:
                 e.run_data = self.error_details()
@@ -367,6 +376,8 @@ class RunLoop:
         if cached is not None:
             return cached
         model = resolve_model(agent, self.run_config)
+        if self.replay is not None:
+            model = self.replay.model(model)
         self._models[id(agent)] = model
         return model
 

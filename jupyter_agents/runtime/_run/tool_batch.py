@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
@@ -19,9 +20,11 @@ from .tool_call import (
     report,
     resume_escalation,
 )
+from .tool_checks import Outcome
 from .tool_invoke import invoke
 
 if TYPE_CHECKING:
+    from ..replay import RunReplay
     from ..run_state import RunState
 
 __all__ = ["ToolBatch"]
@@ -108,18 +111,25 @@ class ToolBatch:
         outcome = check_arguments(call)
         if run.waiting.escalations:
             resume_escalation(call, run.waiting)
+        replay = run.replay
         while outcome is None:  # once; again for a call escalated out of the sandbox
             approved = False
             if await needs_approval(run, call):
-                async with aclosing(self._decider().decide(call)) as deciding:
-                    async for event in deciding:
-                        yield event
+                if replay is None or not replayed_decision(replay, call):
+                    async with aclosing(self._decider().decide(call)) as deciding:
+                        async for event in deciding:
+                            yield event
                 if call.decision is None:  # nobody decides now: the run pauses with the call
                     self._wait(call)
                     return
+                if replay is not None:
+                    replay.record_decision(call.parsed.call_id, call.decision)
                 approved = call.decision.approved
                 if not approved:
                     outcome = await self._decider().refusal(call)
+            if outcome is None and replay is not None:
+                recorded = replay.recorded_output(call.parsed.call_id)
+                outcome = Outcome(recorded) if recorded is not None else None
             if outcome is None:
                 sink = self._queue.put_nowait if self._queue is not None else None
                 outcome = await invoke(run, call, approved, sink)
@@ -129,6 +139,9 @@ class ToolBatch:
             if escalate(call, outcome):  # the sandbox stopped it: ask to run it outside
                 outcome = None
         output = self._results[index] = report(call, outcome, run.agent)
+        if replay is not None:
+            call_id = call.parsed.call_id
+            replay.record_output(call_id, dict(output.raw_item), output.output, output.status)
         yield RunItemStreamEvent(name="tool_output", item=output)
 
     def _decider(self) -> Approvals:
@@ -149,3 +162,14 @@ class ToolBatch:
         self.interruptions.append(call.asked)
         if call.escalation is not None:
             self.escalations[call.parsed.call_id] = call.arguments
+
+
+def replayed_decision(replay: RunReplay, call: ToolCall) -> bool:
+    """Decide ``call`` as its recording did (a replayed run asks nobody); whether it was."""
+    decision = replay.recorded_decision(call.parsed.call_id)
+    if decision is None:
+        return False
+    if decision.approved and decision.arguments is not None:
+        call.arguments = json.dumps(decision.arguments)
+    call.decision = decision
+    return True

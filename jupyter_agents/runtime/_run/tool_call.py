@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelBehaviorError
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
+from ..replay.recorded import RecordedOutput
 from ..sandbox.policy import EscalationRequest
 from ..tools.kinds import ParsedCall, ToolKind, chat_form_kind, kind_for_call
 from .tool_checks import Outcome
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from ..approvals import ApprovalDecision, ApprovalHandler, ApprovalLedger
     from ..context import RunContextWrapper
     from ..lifecycle import HookCaller
+    from ..replay import RunReplay
     from ..run_config import RunConfig
     from ..run_state import RunState
     from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
@@ -85,6 +87,9 @@ class ToolRun:
 
     output_results: list[ToolOutputGuardrailResult]
     """Where the outcomes of tool output guardrails go."""
+
+    replay: RunReplay | None = None
+    """Records the run's calls, or answers them from a recording."""
 
 
 @dataclass(slots=True)
@@ -181,12 +186,23 @@ def report(call: ToolCall, outcome: Outcome, agent: Agent[Any]) -> ToolCallOutpu
     """The last step: the output item answering the call."""
     if isinstance(outcome.value, EscalationRequest):  # stopped again after asking: as it ran
         outcome = Outcome(outcome.value.value)
+    value = outcome.value
+    if isinstance(value, RecordedOutput):  # answered from a recording: the tool did not run
+        return ToolCallOutputItem(
+            agent=agent,
+            raw_item=value.item,
+            output=value.shown,
+            approval=call.decision,
+            status=outcome.status,
+            call_item=call.item,
+            replayed=True,
+        )
     kind = call.kind
     to_item = kind.chat_output_item if call.chat_form else kind.output_item
     return ToolCallOutputItem(
         agent=agent,
-        raw_item=to_item(call.parsed, outcome.value),
-        output=outcome.value,
+        raw_item=to_item(call.parsed, value),
+        output=value,
         approval=call.decision,
         status=outcome.status,
         error=outcome.error,

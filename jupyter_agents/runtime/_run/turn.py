@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..approvals import ApprovalHandler
     from ..guardrails import OutputGuardrailResult
     from ..lifecycle import HookCaller
+    from ..replay import RunReplay
     from ..run_config import RunConfig
     from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
     from ..tracing import Span
@@ -57,6 +58,10 @@ class TurnRun(ErrorHandlingRun, Protocol):
     @property
     def tool_output_guardrail_results(self) -> list[ToolOutputGuardrailResult]:
         """Where tool output guardrail outcomes go."""
+
+    @property
+    def replay(self) -> RunReplay | None:
+        """Records the run, or replays its recording (``RunConfig.replay``)."""
 
     def mark_tools_used(self, agent: Agent[Any]) -> None:
         """Record that ``agent`` called tools (for ``reset_tool_choice``)."""

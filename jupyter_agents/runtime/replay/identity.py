@@ -1,0 +1,141 @@
+"""What a model request is, for a recording: its identity (a hash of everything sent that could
+change the answer) and the fields it was made of, to say what changed when a request no longer
+matches its recording.
+
+The fields: the model's name, the instructions, the input (the conversation so far, the
+prompt after ``{expr}`` interpolation), the tools (name, description, schema), the output
+schema, the handoffs, the settings, a stored prompt and the provider-side conversation. Input
+items are compared as JSON, so a replayed reply (the same items) keeps later requests the same.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from typing import Any
+
+from ..models.interface import ModelRequest
+
+__all__ = ["changes", "request_identity"]
+
+SHOWN_CHARS = 300
+"""The longest text one change shows."""
+
+
+def request_identity(request: ModelRequest, model: str) -> tuple[str, dict[str, Any]]:
+    """The request's identity (hex digest) and the fields it hashes."""
+    fields: dict[str, Any] = {
+        "model": model,
+        "instructions": request.system_instructions,
+        "input": _plain(request.input),
+        "tools": [_tool(tool) for tool in request.tools],
+        "output_schema": _schema(request.output_schema),
+        "handoffs": sorted(str(getattr(h, "tool_name", h)) for h in request.handoffs or []),
+        "settings": _settings(request.model_settings),
+        "prompt": _plain(request.prompt),
+        "previous_response_id": request.previous_response_id,
+        "conversation_id": request.conversation_id,
+    }
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), fields
+
+
+def changes(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """One line per field that differs, with a short diff of text (what the header shows)."""
+    lines = []
+    for name in sorted(set(recorded) | set(now)):
+        before, after = recorded.get(name), now.get(name)
+        if before == after:
+            continue
+        if name == "input":
+            lines.append(f"input: {_text_change(_texts(before), _texts(after))}")
+        elif name == "tools":
+            lines.append(f"tools: {_tools_change(before or [], after or [])}")
+        elif isinstance(before, str) and isinstance(after, str):
+            lines.append(f"{name}: {_text_change(before, after)}")
+        else:
+            lines.append(f"{name}: {_short(before)} → {_short(after)}")
+    return lines
+
+
+def _plain(value: Any) -> Any:
+    """JSON-able, for hashing (pydantic models dumped, tuples as lists)."""
+    if hasattr(value, "model_dump"):
+        return _plain(value.model_dump(mode="json", exclude_none=True))
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _tool(tool: Any) -> dict[str, Any]:
+    schema = getattr(tool, "params_json_schema", None)
+    return {
+        "name": str(getattr(tool, "name", type(tool).__name__)),
+        "type": type(tool).__name__,
+        "description": getattr(tool, "description", None),
+        "schema": _plain(schema) if isinstance(schema, dict) else None,
+    }
+
+
+def _schema(output_schema: Any) -> Any:
+    if output_schema is None:
+        return None
+    describe = getattr(output_schema, "json_schema", None)
+    try:
+        return _plain(describe()) if callable(describe) else repr(output_schema)
+    except Exception:
+        return repr(output_schema)
+
+
+UNHASHED_SETTINGS = frozenset({"extra_headers", "extra_query", "timeout", "retry"})
+"""Settings that do not change the answer (and may hold keys): not part of the identity."""
+
+
+def _settings(settings: Any) -> dict[str, Any]:
+    to_dict = getattr(settings, "to_json_dict", None)
+    raw = to_dict() if callable(to_dict) else {}
+    return {k: _plain(v) for k, v in raw.items() if v is not None and k not in UNHASHED_SETTINGS}
+
+
+def _texts(items: Any) -> str:
+    """The text of input items, one line each, for a readable diff."""
+    if isinstance(items, str):
+        return items
+    lines = []
+    for item in items if isinstance(items, list) else []:
+        content = item.get("content") if isinstance(item, dict) else None
+        if isinstance(content, str):
+            lines.append(f"{item.get('role', item.get('type', '?'))}: {content}")
+        elif isinstance(content, list):
+            text = " ".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+            lines.append(f"{item.get('role', '?')}: {text}")
+        elif isinstance(item, dict):
+            lines.append(json.dumps(item, sort_keys=True, default=str))
+    return "\n".join(lines)
+
+
+def _text_change(before: str, after: str) -> str:
+    diff = [
+        line
+        for line in difflib.unified_diff(before.splitlines(), after.splitlines(), n=0, lineterm="")
+        if line[:1] in "+-" and not line.startswith(("---", "+++"))
+    ]
+    shown = " | ".join(diff) or "(whitespace)"
+    return shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 1] + "…"
+
+
+def _tools_change(before: list[Any], after: list[Any]) -> str:
+    old = {t.get("name"): t for t in before if isinstance(t, dict)}
+    new = {t.get("name"): t for t in after if isinstance(t, dict)}
+    parts = [f"+{n}" for n in sorted(set(new) - set(old), key=str)]
+    parts += [f"-{n}" for n in sorted(set(old) - set(new), key=str)]
+    parts += [f"~{n}" for n in sorted(set(old) & set(new), key=str) if old[n] != new[n]]
+    return " ".join(parts) or "(order)"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:79] + "…"

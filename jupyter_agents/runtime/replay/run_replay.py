@@ -1,0 +1,312 @@
+"""One run's side of a :class:`~.cassette.Cassette`: it records the run, or replays a recording
+of it, deciding at the run's first model request (its identity finds the recording).
+
+A recording (JSON) holds ``key`` (the first request's identity), ``first`` (that request's
+fields, redacted: what a changed run is compared with), ``calls`` (per model request in order:
+``id``, the reply's ``output`` items, ``usage``, ``response_id``), ``tools`` (per call id: the
+output item the model got, what the card showed, status) and ``approvals`` (per call id: the
+decision, when it was made).
+
+While replaying, every request must match the recorded one at its place; the first that does
+not ends the replay (the rest of the run goes live and the run is recorded again), or, strict,
+raises :class:`~.cassette.ReplayMismatch`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from ..approvals import ApprovalDecision
+from ..items import ModelResponse, TResponseStreamEvent
+from ..models._responses_build import EventSequence, build_response
+from ..models.interface import Model, ModelRequest, RequestModel
+from ..models.usage import usage_from_openai
+from ..tracing.redact import redact_secrets
+from ..usage import InputTokensDetails, OutputTokensDetails, Usage
+from .cassette import Cassette, ReplayMismatch
+from .identity import changes, request_identity
+from .recorded import RecordedOutput
+
+__all__ = ["RecordedOutput", "ReplayModel", "RunReplay"]
+
+CHUNK = 48
+"""Characters per text delta when a recorded reply is streamed again."""
+
+
+class RunReplay:
+    """Records one run into a cassette, or replays its recording."""
+
+    def __init__(self, cassette: Cassette) -> None:
+        self.cassette = cassette
+        self.recording: dict[str, Any] | None = None
+        """The recording being replayed (None: the run is live)."""
+        self.live = False
+        self.started = False
+        self.position = 0
+        self.replayed_calls = 0
+        self.changed: list[str] = []
+        """What differs from the nearest recording, when this run is not replayed."""
+        self.differences: list[str] = []
+        """Tool outputs that differ from the recording (``replay_tools="run"``)."""
+        self.new: dict[str, Any] = {"calls": [], "tools": {}, "approvals": {}}
+
+    @property
+    def replaying(self) -> bool:
+        """Whether the run follows its recording now."""
+        return self.recording is not None and not self.live
+
+    def model(self, inner: Model) -> Model:
+        """``inner`` behind this replay."""
+        return ReplayModel(inner, self)
+
+    # -- model requests --------------------------------------------------------------------
+
+    def take(self, digest: str, fields: dict[str, Any]) -> dict[str, Any] | None:
+        """The recorded reply to this request, or None to ask the model."""
+        if not self.started:
+            self._begin(digest, fields)
+        if not self.replaying:
+            return None
+        assert self.recording is not None
+        calls = self.recording.get("calls") or []
+        call: dict[str, Any] | None = calls[self.position] if self.position < len(calls) else None
+        if call is not None and call.get("id") != digest and self.cassette.replay_tools == "run":
+            # the tools ran again and answered differently: the replies still replay
+            self.differences.append(f"model request {self.position + 1} saw other tool outputs")
+        elif call is not None and call.get("id") != digest:
+            call = None
+        if call is not None:
+            self.position += 1
+            self.replayed_calls += 1
+            self.new["calls"].append({**call, "id": digest})  # a complete recording either way
+            return call
+        what = f"model request {self.position + 1} of the run is not the recorded one"
+        if self.cassette.mode == "strict":
+            raise ReplayMismatch(f"The run no longer matches its recording: {what}.")
+        self.live = True
+        self.changed.append(what)
+        return None
+
+    def _begin(self, digest: str, fields: dict[str, Any]) -> None:
+        self.started = True
+        self.new.update(key=digest, first=redact_secrets(fields), recorded_at=time.time())
+        if self.cassette.mode == "record":
+            self.live = True
+            return
+        self.recording = self.cassette.find(digest)
+        if self.recording is not None:
+            return
+        nearest = self.cassette.nearest()
+        first = nearest.get("first") if nearest is not None else None
+        self.changed = changes(first, fields) if isinstance(first, dict) else ["no recording"]
+        if self.cassette.mode == "strict":
+            raise ReplayMismatch(
+                "No recording of this run: it changed since it was recorded ("
+                + "; ".join(self.changed or ["no recording"])
+                + "). Record it again (mode='record') or let it run live (mode='auto')."
+            )
+        self.live = True
+
+    def record_call(self, digest: str, response: ModelResponse) -> None:
+        self.new["calls"].append(
+            {
+                "id": digest,
+                "output": redact_secrets([_dump(item) for item in response.output]),
+                "usage": _usage_dict(response.usage),
+                "response_id": response.response_id,
+            }
+        )
+
+    # -- tool calls and approvals ------------------------------------------------------------
+
+    def recorded_output(self, call_id: str) -> RecordedOutput | None:
+        """A replayed call's recorded output, unless tools run again."""
+        if not self.replaying or self.cassette.replay_tools == "run":
+            return None
+        entry = self._recorded("tools", call_id)
+        if entry is None or not isinstance(entry.get("item"), dict):
+            return None
+        return RecordedOutput(entry["item"], entry.get("shown"))
+
+    def record_output(self, call_id: str, item: dict[str, Any], shown: Any, status: str) -> None:
+        shown = shown if isinstance(shown, (str, int, float, bool, type(None))) else repr(shown)
+        entry = {"item": redact_secrets(item), "shown": redact_secrets(shown), "status": status}
+        self.new["tools"][call_id] = entry
+        recorded = self._recorded("tools", call_id) if self.replaying else None
+        if recorded is not None and recorded.get("item") != entry["item"]:
+            self.differences.append(f"{call_id}: the tool's output differs from the recording")
+
+    def recorded_decision(self, call_id: str) -> ApprovalDecision | None:
+        """The decision recorded for a replayed call (shown as recorded, not asked again)."""
+        if not self.replaying:
+            return None
+        entry = self._recorded("approvals", call_id)
+        if entry is None:
+            return None
+        arguments = entry.get("arguments")
+        return ApprovalDecision(
+            approved=entry.get("approved") is True,
+            always=entry.get("always") is True,
+            message=entry.get("message") if isinstance(entry.get("message"), str) else None,
+            arguments=arguments if isinstance(arguments, dict) else None,
+        )
+
+    def record_decision(self, call_id: str, decision: ApprovalDecision) -> None:
+        self.new["approvals"][call_id] = {
+            "approved": decision.approved,
+            "always": decision.always,
+            "message": decision.message,
+            "arguments": redact_secrets(decision.arguments),
+            "at": time.time(),
+        }
+
+    def _recorded(self, part: str, call_id: str) -> dict[str, Any] | None:
+        entries = (self.recording or {}).get(part)
+        entry = entries.get(call_id) if isinstance(entries, dict) else None
+        return entry if isinstance(entry, dict) else None
+
+    # -- the end ---------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Keep this run's recording (a live or diverged run; a full replay keeps the old), and
+        say on the cassette what happened (``Cassette.last``)."""
+        if not self.started:
+            return
+        self.cassette.last = {
+            "replayed": self.replaying,
+            "replayed_calls": self.replayed_calls,
+            "changed": list(self.changed),
+            "differences": list(self.differences),
+        }
+        if self.replaying and not self.differences:
+            return
+        self.cassette.keep(dict(self.new), replaces=self.recording)
+
+
+class ReplayModel(RequestModel):
+    """A model whose replies come from the recording when the run replays, else from
+    ``inner`` (and are recorded)."""
+
+    def __init__(self, inner: Model, replay: RunReplay) -> None:
+        self.inner = inner
+        self.replay = replay
+        self.name = _model_name(inner)
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        digest, fields = request_identity(request, self.name)
+        recorded = self.replay.take(digest, fields)
+        if recorded is not None:
+            return _response(recorded)
+        response = await self.inner.get_response(*_args(request), **_kwargs(request))
+        self.replay.record_call(digest, response)
+        return response
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[TResponseStreamEvent]:
+        digest, fields = request_identity(request, self.name)
+        recorded = self.replay.take(digest, fields)
+        if recorded is not None:
+            response = _response(recorded)
+            rid = response.response_id or "resp_replayed"
+            seq = EventSequence()
+            yield seq.created(build_response(rid, self.name, [], None, "in_progress"))
+            yield seq.in_progress(build_response(rid, self.name, [], None, "in_progress"))
+            for index, item in enumerate(response.output):
+                for event in seq.item_events(index, item, CHUNK):
+                    yield event
+            yield seq.completed(build_response(rid, self.name, response.output, response.usage))
+            return
+        final: Any = None
+        async for event in self.inner.stream_response(*_args(request), **_kwargs(request)):
+            if event.type in ("response.completed", "response.incomplete"):
+                final = event.response
+            yield event
+        if final is not None:
+            response = ModelResponse(
+                output=list(final.output),
+                usage=usage_from_openai(final.usage),
+                response_id=final.id,
+            )
+            self.replay.record_call(digest, response)
+
+
+_ITEM: TypeAdapter[Any] | None = None
+
+
+def _response(recorded: dict[str, Any]) -> ModelResponse:
+    global _ITEM
+    if _ITEM is None:
+        from openai.types.responses import ResponseOutputItem
+
+        _ITEM = TypeAdapter(ResponseOutputItem)
+    output = [_ITEM.validate_python(raw) for raw in recorded.get("output") or []]
+    usage = recorded.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return ModelResponse(
+        output=output, usage=_usage_of(usage), response_id=recorded.get("response_id")
+    )
+
+
+def _dump(item: Any) -> Any:
+    if hasattr(item, "model_dump"):
+        return item.model_dump(mode="json", exclude_none=True)
+    return item
+
+
+def _usage_dict(usage: Usage) -> dict[str, Any]:
+    return {
+        "requests": usage.requests,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+        "cached_tokens": usage.input_tokens_details.cached_tokens,
+        "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
+    }
+
+
+def _usage_of(data: dict[str, Any]) -> Usage:
+    def number(name: str) -> int:
+        value = data.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    return Usage(
+        requests=number("requests") or 1,
+        input_tokens=number("input_tokens"),
+        output_tokens=number("output_tokens"),
+        total_tokens=number("total_tokens"),
+        input_tokens_details=InputTokensDetails(number("cached_tokens")),
+        output_tokens_details=OutputTokensDetails(number("reasoning_tokens")),
+    )
+
+
+def _model_name(model: Any) -> str:
+    for attribute in ("model", "name"):
+        value = getattr(model, attribute, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
+
+
+def _args(request: ModelRequest) -> tuple[Any, ...]:
+    return (
+        request.system_instructions,
+        request.input,
+        request.model_settings,
+        request.tools,
+        request.output_schema,
+        request.handoffs,
+        request.tracing,
+    )
+
+
+def _kwargs(request: ModelRequest) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {
+        "previous_response_id": request.previous_response_id,
+        "conversation_id": request.conversation_id,
+    }
+    if request.prompt is not None:
+        kwargs["prompt"] = request.prompt
+    return kwargs
