@@ -53,10 +53,11 @@ WORKLOADS: dict[str, str] = {
     "B1": "b1",
     "P1": "p1",
     "NB1": "nb1",
+    "RP1": "rp1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
-OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1", "B1", "NB1"})
+OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1", "B1", "NB1", "RP1"})
 """Workloads the peer cannot run (N1 needs the notebook layer, S1 the sandbox, K1 a local code
 interpreter, R1 a document store; the peer has none of them; M1 compares our MCP servers with
 the mcp SDK's own session, which is what the peer's servers use)."""
@@ -203,6 +204,11 @@ METRICS: list[Metric] = [
     _m("N1", "nb_kb_per_100_tools", "saved nb per 100 tools (nbclient)", "KB", _max(50)),
     _m("N1", "nb_kb_per_100_tools_outputs", "saved nb per 100 tools, outputs", "KB", _max(50)),
     _m("N1", "load_ext_s", "%load_ext in a fresh kernel", "s", _max(0.5)),
+    _m("RP1", "live_ms", "20-tool run live, server answers at once", "ms"),
+    _m("RP1", "replay_ms", "the same run replayed from its recording", "ms"),
+    _m("RP1", "replay_pct", "replay / live (instant server)", "%", _max(5)),
+    _m("RP1", "live_model_ms", "20-tool run live, 150 ms per model reply", "ms"),
+    _m("RP1", "replay_pct_model", "replay / live (150 ms model)", "%"),
     _m("NB1", "echo_ms", "document comm echo, kernel -> page -> kernel", "ms"),
     _m("NB1", "read_cell_ms", "read_cell round trip in JupyterLab", "ms", _p95_max(150)),
     _m("NB1", "edit_cell_ms", "edit_cell round trip in JupyterLab", "ms", _p95_max(150)),

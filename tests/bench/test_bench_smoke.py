@@ -143,3 +143,12 @@ def test_quick_run_covers_the_notebook_tools_workload(tmp_path: Path) -> None:
     for metric in ("echo_ms", "read_cell_ms", "edit_cell_ms", "run_cells_ms"):
         assert rows[metric]["ours"]["n"] == 5 and rows[metric]["ours"]["median"] > 0
     assert "| NB1 " in stdout
+
+
+@pytest.mark.timeout(150)
+def test_quick_run_covers_the_replay_workload(tmp_path: Path) -> None:
+    results, stdout = quick_run(tmp_path, {"RP1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    assert all(row["peer"] is None for row in rows.values())  # ours only
+    assert rows["replay_ms"]["ours"]["median"] > 0 and rows["live_ms"]["ours"]["n"] == 2
+    assert "| RP1 " in stdout
