@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 from .notebook.cell_outputs import cell_source
+from .notebook.cell_replay import METADATA
 from .notebook.notebook_edits import line_feeds
 from .notebook.output_collector import OutputCollector
 
@@ -21,7 +22,7 @@ TARGET = "jupyter_agents.document"
 
 CELL_TYPES = ("code", "markdown", "raw")
 
-CHANGES = ("insert", "edit", "delete", "move", "run", "ran", "restart")
+CHANGES = ("insert", "edit", "delete", "move", "run", "ran", "restart", "cassette", "set_cassette")
 """The requests that change the document (each with ``args``)."""
 
 
@@ -144,6 +145,8 @@ class HeadlessDocument:
             return self._insert(args)
         if op == "ran":
             return self._ran(args)
+        if op in ("cassette", "set_cassette"):
+            return self._cassette(op, args)
         if op == "restart":
             running = self.executing
             if running is None or running.get("id") != args.get("after"):
@@ -216,6 +219,29 @@ class HeadlessDocument:
         count = args.get("execution_count")
         run[0]["execution_count"] = count if isinstance(count, int) else None
         return {"done": True, "cell": run[0]["id"]}
+
+    def _cassette(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A cell's recordings (``cell_replay.py``), kept in its metadata."""
+        index = self._find(args.get("id"))
+        if index is None:
+            return {"missing": str(args.get("id"))}
+        metadata = self.nb.cells[index].setdefault("metadata", {})
+        ours = metadata.get(METADATA) if isinstance(metadata.get(METADATA), dict) else {}
+        if op == "cassette":
+            data = ours.get("cassette")
+            return {"data": data if isinstance(data, str) else None}
+        data = args.get("data")
+        if data is None:
+            ours.pop("cassette", None)
+        elif isinstance(data, str):
+            ours["cassette"] = data
+        else:
+            return {"refused": "recordings are packed text."}
+        if ours:
+            metadata[METADATA] = ours
+        else:
+            metadata.pop(METADATA, None)
+        return {"done": True}
 
     def _find(self, cell_id: Any) -> int | None:
         return next((i for i, c in enumerate(self.nb.cells) if c.get("id") == cell_id), None)

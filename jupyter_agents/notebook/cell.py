@@ -14,11 +14,13 @@ from IPython.core.error import UsageError
 from ..runtime.agent import Agent
 from ..runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, OnLoop
 from ..runtime.context import ToolContext
+from ..runtime.replay import Cassette
 from ..runtime.result import RunResultStreaming
 from ..runtime.run import RunConfig, Runner
 from ..runtime.tools import FunctionTool
 from ..runtime.tools.live_output import tool_output_sink
 from . import _tool_output
+from .cell_replay import cell_cassette, keep_recording
 from .host import NotebookHost, current_host
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
@@ -147,6 +149,8 @@ class _Prepared:
     result: RunResultStreaming | None = None
     record: RunRecord | None = None
     """The run in the kernel's run list (views outside the cell)."""
+    cassette: Cassette | None = None
+    """The cell's recordings (``cell_replay.py``)."""
 
 
 def _options(line: str) -> tuple[NotebookHost, CellOptions]:
@@ -179,11 +183,14 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     if opts.new:
         await conversation.clear()
     run.history = await conversation.history_before(run.cell)
+    run.cassette = await cell_cassette(host, run.cell, opts.replay)
     run.result = Runner.run_streamed(
         _printing_to_cards(run.agent),
         [*run.history, {"role": "user", "content": run.prompt}],
         max_turns=opts.max_turns,
-        run_config=RunConfig(model=run.model, **host.policy.run_config_fields()),
+        run_config=RunConfig(
+            model=run.model, replay=run.cassette, **host.policy.run_config_fields()
+        ),
         approval_handler=_handler(opts, run.view, host, _record(run)),
     )
     run.view.on_stop = run.result.cancel
@@ -231,11 +238,32 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         return
     items = result.to_input_list()[len(run.history) :]
     await host.conversation(run.agent.name).record(run.cell, items)
+    detail = None
+    if run.cassette is not None:
+        detail = _say_how_it_ran(view, run.cassette)
+        await keep_recording(host, run.cell, run.cassette)
     host.last_result = result
     if opts.out:
         host.shell.user_ns[opts.out] = result
-    view.finish("done")
+    view.finish("done", detail)
     runs.update(record, status="done")
+
+
+def _say_how_it_ran(view: LiveView, cassette: Cassette) -> str | None:
+    """A line on the run when it replayed, or ran live although a replay was wanted; the
+    header's detail for a replayed run."""
+    last = cassette.last or {}
+    if last.get("replayed"):
+        view.add_notice(
+            "Replayed from this cell's recording: no model request, and tool calls answered "
+            "from the recording. %%agent --live asks the model.",
+            "info",
+        )
+        return "replayed from the cell's recording"
+    if cassette.mode in ("replay", "strict") and last.get("changed"):
+        changed = "; ".join(str(c) for c in last["changed"])[:300]
+        view.add_notice(f"Ran live: the inputs changed since the recording ({changed}).", "info")
+    return None
 
 
 def _record(run: _Prepared) -> RunRecord:

@@ -14,7 +14,17 @@ kernel → frontend
     ``insert`` (``cell_type``, ``source``, and ``after`` or ``before`` a cell id, or neither:
     at the end), ``edit`` (``id``, ``expected``: the source the model read, ``source``: the
     new one), ``delete`` (``id``, ``expected``), ``move`` (``id``, ``after``: a cell id, or
-    null for the top).
+    null for the top);
+    ``run`` (``id``, ``expected``, ``run``: a token): the kernel is about to run the cell
+    (``cell_runner.py``): the frontend checks it as for an edit (and refuses a cell that is not
+    code or is running), clears its outputs and shows it running; then, with no replies,
+    ``{"type": "output", "run": token, "msg_type": str, "content": {...}}`` for each output
+    message of the run (as a kernel sends them on IOPub: ``stream``, ``display_data``,
+    ``execute_result``, ``error``, ``clear_output``, ``update_display_data``); then ``ran``
+    (``run``, ``execution_count``): the run ended;
+    ``restart`` (``after``: the agent's cell id): restart the kernel when that cell ends;
+    ``cassette`` (``id``): reply ``"data"``, the cell's packed recordings (or null);
+    ``set_cassette`` (``id``, ``data``: packed recordings, or null to drop them).
 frontend → kernel
     ``{"type": "hello", "frontend": str, "notebook": str}``;
     ``{"type": "reply", "id": n, "cells": [cell, ...]}`` where a cell is ``{"id", "cell_type",
@@ -115,6 +125,15 @@ class DocumentChannel:
         kernel.session.send(
             kernel.iopub_socket, "comm_msg", content, parent=parent, ident=comm.topic
         )
+
+    def tell(self, op: str, args: dict[str, Any]) -> bool:
+        """Send a request without waiting for its reply (from a magic, which cannot wait: the
+        reply would come in after the cell); whether a frontend was there to send it to."""
+        comm = next((c for c in list(self._comms.comms) if id(c) in self._frontend), None)
+        if comm is None:
+            return False
+        comm.send({"type": "request", "id": next(self._ids), "op": op, "args": args})
+        return True
 
     def remember(self, source: str) -> None:
         """Remember a source the model now knows (a change it made), by its version."""

@@ -50,6 +50,8 @@ class NotebookHost:
         self.docs: DocumentStore | None = None
         """``%agent docs add``: the documents the notebook agent searches."""
         self.policy = NotebookPolicy()
+        self.replay_mode = "auto"
+        """How agent cells replay their recordings (``%agent replay``, ``cell_replay.py``)."""
         self.standing = StandingApprovals()
         """Decisions made "always for this notebook" (``%agent approvals``)."""
         """``%agent policy``: approvals and sandbox for tools that run commands."""

@@ -16,6 +16,7 @@ from ..runtime.errors import UserError
 from ..runtime.items import ItemHelpers
 from ..runtime.tools.registry import resolve_tool_spec
 from . import notebook_python as _notebook_python  # noqa: F401 (registers notebook_python)
+from .cell_replay import replay_magic
 from .host import NotebookHost
 from .mcp_magic import mcp_magic
 from .notebook_tools import NotebookTools
@@ -27,7 +28,8 @@ __all__ = ["agent_line_magic"]
 LINE_USAGE = (
     "%agent [status | model NAME | instructions TEXT | tools [add NAME [KEY=VALUE...] | "
     "remove NAME] | docs [add PATH...] | mcp [...] | policy [...] | "
-    "approvals [forget [TOOL]] | new [AGENT] | history [AGENT]]"
+    "approvals [forget [TOOL]] | replay [auto|on|off|strict|forget CELL] | new [AGENT] | "
+    "history [AGENT]]"
 )
 
 
@@ -187,6 +189,8 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
         policy_magic(host.policy, rest)
     elif command == "approvals":
         approvals_magic(host.standing, rest)
+    elif command == "replay":
+        replay_magic(host, rest)
     elif command == "new":
         name = rest[0] if rest else "notebook"
         run_blocking(host.conversation(name).clear())

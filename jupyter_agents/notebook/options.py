@@ -14,9 +14,9 @@ __all__ = ["CellOptions", "parse_cell_options"]
 
 USAGE = (
     "%%agent [AGENT] [--model M] [--max-turns N] [--new] [--out VAR] "
-    "[--approve ask|auto|deny] [--background] | %%agent [AGENT] --over DATAFRAME "
-    "[--approve review|auto|deny] [--concurrency N] [--out VAR] [--backend local|ray] [--fresh] "
-    "[--rpm N] [--tpm N]"
+    "[--approve ask|auto|deny] [--background] [--live | --replay] | "
+    "%%agent [AGENT] --over DATAFRAME [--approve review|auto|deny] [--concurrency N] "
+    "[--out VAR] [--backend local|ray] [--fresh] [--rpm N] [--tpm N]"
 )
 
 
@@ -45,6 +45,9 @@ class CellOptions:
     fresh: bool = False
     rpm: int | None = None
     tpm: int | None = None
+    replay: Literal["live", "replay"] | None = None
+    """``--live``: ask the model whatever the notebook's replay mode; ``--replay``: replay the
+    cell's recording when its inputs are the same (None: the notebook's ``%agent replay``)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,6 +70,8 @@ def _parser() -> _Parser:
     parser.add_argument("--fresh", action="store_true")
     parser.add_argument("--rpm", type=int)
     parser.add_argument("--tpm", type=int)
+    parser.add_argument("--live", action="store_const", const="live", dest="replay")
+    parser.add_argument("--replay", action="store_const", const="replay", dest="replay")
     return parser
 
 
@@ -82,6 +87,8 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         raise UsageError("%%agent: --max-turns must be at least 1.")
     if args.concurrency < 1:
         raise UsageError("%%agent: --concurrency must be at least 1.")
+    if args.replay is not None and args.over is not None:
+        raise UsageError(f"%%agent: --{args.replay} does not go with --over (a batch).")
     batch_only = [f"--{n}" for n in ("backend", "fresh", "rpm", "tpm") if _given(args, n)]
     if args.over is None and (batch_only or args.concurrency != 8):
         raise UsageError(
@@ -117,6 +124,7 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         fresh=args.fresh,
         rpm=args.rpm,
         tpm=args.tpm,
+        replay=args.replay,
     )
 
 

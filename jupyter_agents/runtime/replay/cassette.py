@@ -69,6 +69,10 @@ class Cassette:
     ``replayed_calls``, ``changed`` (what differed from the nearest recording, when it ran
     live) and ``differences`` (tool outputs that differ, with ``replay_tools="run"``)."""
 
+    used: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    """The recordings the runs of this cassette replayed or made (a notebook cell keeps only
+    these: its latest run's)."""
+
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise UserError(f"Cassette mode must be one of {', '.join(MODES)}, not {self.mode!r}.")
@@ -88,6 +92,7 @@ class Cassette:
         if taken >= len(matching):
             return None
         self._taken[key] = taken + 1
+        self._use(matching[taken])
         return matching[taken]
 
     def nearest(self) -> dict[str, Any] | None:
@@ -101,7 +106,13 @@ class Cassette:
             self.runs[next(i for i, r in enumerate(self.runs) if r is replaces)] = recording
         else:
             self.runs.append(recording)
+        self.used = [r for r in self.used if r is not replaces]
+        self._use(recording)
         self.save()
+
+    def _use(self, recording: dict[str, Any]) -> None:
+        if not any(r is recording for r in self.used):
+            self.used.append(recording)
 
     # -- storage ---------------------------------------------------------------------------
 

@@ -94,10 +94,10 @@ class RunReplay:
     def _begin(self, digest: str, fields: dict[str, Any]) -> None:
         self.started = True
         self.new.update(key=digest, first=redact_secrets(fields), recorded_at=time.time())
-        if self.cassette.mode == "record":
+        self.recording = self.cassette.find(digest)
+        if self.cassette.mode == "record":  # live; its recording replaces the old one
             self.live = True
             return
-        self.recording = self.cassette.find(digest)
         if self.recording is not None:
             return
         nearest = self.cassette.nearest()

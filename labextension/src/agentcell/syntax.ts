@@ -19,6 +19,8 @@ export const FLAGS: Readonly<Record<string, 'value' | 'switch'>> = {
   '--out': 'value',
   '--approve': 'value',
   '--background': 'switch',
+  '--live': 'switch',
+  '--replay': 'switch',
   '--over': 'value',
   '--concurrency': 'value',
   '--backend': 'value',

@@ -10,6 +10,7 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 
 import { applyChange, Reply } from './changes';
+import { recordings } from './recordings';
 import { Runs } from './runs';
 
 export const TARGET = 'jupyter_agents.document';
@@ -140,6 +141,9 @@ class Responder {
     }
     if (!args) {
       return { error: 'unknown request' };
+    }
+    if (data.op === 'cassette' || data.op === 'set_cassette') {
+      return recordings(shown, String(data.op), fields);
     }
     if (data.op === 'restart') {
       return this.restartAfter(shown, fields.after);

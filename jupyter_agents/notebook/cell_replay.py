@@ -1,0 +1,144 @@
+"""Recorded agent cells: every ``%%agent`` run is recorded into its own cell (the cell's metadata,
+``jupyter_agents.cassette``, which clearing outputs leaves alone), so the notebook file carries
+its recordings; and a cell whose inputs are unchanged replays its recording instead of asking
+the model when the notebook runs unattended.
+
+``%agent replay auto | on | off | strict`` sets the notebook's mode (``auto`` by default),
+``%%agent --live`` / ``--replay`` one cell's:
+
+- ``auto``: replay when the notebook runs unattended (the headless runner, nbclient, nbconvert,
+  papermill, or ``JUPYTER_AGENTS_REPLAY=1``), run live when a person runs the cell;
+- ``on``: replay whenever the inputs are the same;
+- ``off``: always live;
+- ``strict``: replay, and fail a cell whose inputs changed instead of calling the model (CI).
+
+Every live run is recorded (replacing the cell's older recording). The recordings come from the
+frontend that holds the document; with none (nbconvert, papermill), from the notebooks in the
+kernel's working folder (a recording is found by the identity of the run's inputs, so only a
+run with the same inputs can use one). ``%agent replay forget CELL`` drops a cell's recording.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+
+from ..runtime.replay import Cassette
+from .document_comm import NoFrontend
+
+if TYPE_CHECKING:
+    from .host import NotebookHost
+
+__all__ = ["MODES", "cell_cassette", "keep_recording", "replay_magic", "unattended"]
+
+MODES = ("auto", "on", "off", "strict")
+METADATA = "jupyter_agents"
+"""The cell metadata key (its ``cassette`` holds the packed recordings)."""
+
+SCANNED_BYTES = 50_000_000
+"""Notebooks larger than this in the working folder are not read for recordings."""
+
+
+def replay_magic(host: NotebookHost, words: list[str]) -> None:
+    """``%agent replay [auto | on | off | strict | forget CELL]``."""
+    if not words:
+        print(f"jupyter_agents: replay {host.replay_mode} ({_explain(host.replay_mode)})")
+    elif len(words) == 1 and words[0] in MODES:
+        host.replay_mode = words[0]
+        print(f"jupyter_agents: replay {words[0]} ({_explain(words[0])})")
+    elif words[0] == "forget" and len(words) == 2:
+        document = host.document
+        if document is None or not document.tell("set_cassette", {"id": words[1], "data": None}):
+            raise UsageError(
+                "%agent replay forget: no notebook frontend is connected to drop it from."
+            )
+        print(f"jupyter_agents: asked the notebook to drop cell {words[1]}'s recording")
+    else:
+        raise UsageError("%agent replay [auto | on | off | strict | forget CELL]")
+
+
+def _explain(mode: str) -> str:
+    return {
+        "auto": "agent cells replay their recordings when the notebook runs unattended",
+        "on": "agent cells replay their recordings whenever their inputs are the same",
+        "off": "agent cells always ask the model",
+        "strict": "agent cells replay, and fail when their inputs changed",
+    }[mode]
+
+
+def unattended() -> bool:
+    """Whether nobody is at the notebook: ``JUPYTER_AGENTS_REPLAY=1``, or a kernel not started by
+    a Jupyter server (nbclient, nbconvert, papermill, the headless runner)."""
+    return os.environ.get("JUPYTER_AGENTS_REPLAY") == "1" or not os.environ.get("JPY_SESSION_NAME")
+
+
+async def cell_cassette(host: NotebookHost, cell: str, choice: str | None) -> Cassette:
+    """The cassette a cell's run records into (and replays from, as the mode says)."""
+    mode = host.replay_mode
+    runs = await _recorded(host, cell)
+    if choice == "live" or mode == "off":
+        return Cassette(runs=runs, mode="record")
+    if choice == "replay" or mode == "on":
+        return Cassette(runs=runs, mode="replay")
+    if mode == "strict":
+        return Cassette(runs=runs, mode="strict")
+    headless = host.document is not None and host.document.frontend == "headless"
+    return Cassette(runs=runs, mode="replay" if headless or unattended() else "record")
+
+
+async def keep_recording(host: NotebookHost, cell: str, cassette: Cassette) -> None:
+    """Store the cell's recordings (its latest run's) in the cell, when they changed."""
+    last = cassette.last or {}
+    if last.get("replayed") and not last.get("differences"):
+        return  # replayed as recorded: the cell already holds it
+    document = host.document
+    if document is None or document.frontend is None or not cassette.used:
+        return  # nothing holds the document (nbconvert, papermill): nothing to write to
+    data = Cassette(runs=list(cassette.used)).pack()
+    try:
+        await document.request("set_cassette", {"id": cell, "data": data})
+    except NoFrontend:
+        pass  # nothing holds the document (nbconvert): nothing to write to
+
+
+async def _recorded(host: NotebookHost, cell: str) -> list[dict[str, Any]]:
+    """The cell's recordings: from the frontend, or from the notebooks in the working folder."""
+    document = host.document
+    if document is not None and document.frontend is not None:
+        try:
+            reply = await document.request("cassette", {"id": cell})
+        except NoFrontend:
+            reply = {}
+        data = reply.get("data")
+        if isinstance(data, str):
+            try:
+                return Cassette.unpack(data).runs
+            except Exception:
+                return []
+        return []
+    return _recorded_nearby(Path.cwd())
+
+
+def _recorded_nearby(folder: Path) -> list[dict[str, Any]]:
+    runs: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("*.ipynb")):
+        try:
+            if path.stat().st_size > SCANNED_BYTES:
+                continue
+            notebook = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for cell in notebook.get("cells", []) if isinstance(notebook, dict) else []:
+            meta = cell.get("metadata") if isinstance(cell, dict) else None
+            ours = meta.get(METADATA) if isinstance(meta, dict) else None
+            packed = ours.get("cassette") if isinstance(ours, dict) else None
+            if isinstance(packed, str):
+                try:
+                    runs.extend(Cassette.unpack(packed).runs)
+                except Exception:
+                    continue
+    return runs

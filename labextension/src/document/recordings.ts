@@ -1,0 +1,45 @@
+/**
+ * A cell's recorded agent runs (jupyter_agents/notebook/cell_replay.py): packed text in the
+ * cell's metadata (`jupyter_agents.cassette`), where clearing outputs leaves them, so the saved
+ * notebook carries them.
+ */
+import type { NotebookPanel } from '@jupyterlab/notebook';
+
+import { Reply } from './changes';
+
+const KEY = 'jupyter_agents';
+
+/** `cassette` (read) or `set_cassette` (write; `data: null` drops it) for cell `args.id`. */
+export function recordings(panel: NotebookPanel, op: string, args: Record<string, unknown>): Reply {
+  const cells = panel.content.model?.cells;
+  let cell = undefined;
+  for (let i = 0; cells && i < cells.length; i++) {
+    if (cells.get(i).id === args.id) {
+      cell = cells.get(i);
+    }
+  }
+  if (!cell) {
+    return { missing: String(args.id) };
+  }
+  const stored = cell.getMetadata(KEY);
+  const ours: Record<string, unknown> =
+    typeof stored === 'object' && stored !== null && !Array.isArray(stored)
+      ? { ...(stored as Record<string, unknown>) }
+      : {};
+  if (op === 'cassette') {
+    return { data: typeof ours.cassette === 'string' ? ours.cassette : null };
+  }
+  if (args.data === null) {
+    delete ours.cassette;
+  } else if (typeof args.data === 'string') {
+    ours.cassette = args.data;
+  } else {
+    return { refused: 'recordings are packed text.' };
+  }
+  if (Object.keys(ours).length) {
+    cell.setMetadata(KEY, ours as never);
+  } else {
+    cell.deleteMetadata(KEY);
+  }
+  return { done: true };
+}
