@@ -206,6 +206,8 @@ def test_interrupt_while_waiting_cancels_quickly_and_keeps_no_half_turn(fe: Fron
     assert reply["content"]["ename"] == "AgentRunInterrupted"  # a KeyboardInterrupt
     (line,) = reply["content"]["traceback"]  # like an interrupted normal cell: one line
     assert "KeyboardInterrupt" in line and "stopped" in line
+    # the reply comes on the shell channel; the error output on IOPub may come a moment later
+    fe.wait_for(lambda: any(m["msg_type"] == "error" for m in fe.outputs(cell)), 10, "the error")
     shown = [m for m in fe.outputs(cell) if m["msg_type"] in ("error", "stream")]
     assert all("jupyter_agents" not in json.dumps(m["content"]) for m in shown)
     assert sum(m["msg_type"] == "error" for m in shown) == 1
