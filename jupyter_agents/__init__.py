@@ -110,6 +110,7 @@ if TYPE_CHECKING:
         set_default_openai_key,
     )
     from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
+    from .runtime.replay import Cassette, ReplayMismatch
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
     from .runtime.retrieval import DocumentLimits, DocumentStore
     from .runtime.retry import (
