@@ -12,6 +12,7 @@ signal, so even a killed kernel leaves no server behind.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import re
@@ -84,7 +85,10 @@ class MCPServerStdio(MCPServer):
         """What the server wrote to stderr (the end of it, at most ``max_chars``)."""
         if self._log_path is None or not self._log_path.exists():
             return ""
-        with open(self._log_path, "rb") as f:
+        pump = self._pump
+        held = pump.lock if pump is not None else contextlib.nullcontext()
+        # (the pump never shows a half-cut file: it cuts it under the same lock)
+        with held, open(self._log_path, "rb") as f:
             size = f.seek(0, os.SEEK_END)
             f.seek(max(0, size - max_chars))
             return f.read().decode("utf-8", "replace")
@@ -136,16 +140,19 @@ class _LogPump(threading.Thread):
         self._path = path
         self.seen = 0
         """Bytes read so far."""
+        self.lock = threading.Lock()
+        """Held while the file is written or cut (readers take it to see whole output)."""
 
     def run(self) -> None:
         try:
             with open(self._path, "a+b") as log:
                 while chunk := os.read(self._fd, 65536):
                     self.seen += len(chunk)
-                    log.write(chunk)
-                    log.flush()
-                    if log.tell() > LOG_LIMIT:
-                        _keep_newest(log, LOG_LIMIT // 2)
+                    with self.lock:
+                        log.write(chunk)
+                        log.flush()
+                        if log.tell() > LOG_LIMIT:
+                            _keep_newest(log, LOG_LIMIT // 2)
         except OSError:
             logger.debug("stopped copying the stderr of %s", self._path.name, exc_info=True)
         finally:
