@@ -238,20 +238,19 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         return
     items = result.to_input_list()[len(run.history) :]
     await host.conversation(run.agent.name).record(run.cell, items)
-    detail = None
+    replayed = False
     if run.cassette is not None:
-        detail = _say_how_it_ran(view, run.cassette)
+        replayed = _say_how_it_ran(view, run.cassette)
         await keep_recording(host, run.cell, run.cassette)
     host.last_result = result
     if opts.out:
         host.shell.user_ns[opts.out] = result
-    view.finish("done", detail)
+    view.finish("done", None, replayed=replayed)
     runs.update(record, status="done")
 
 
-def _say_how_it_ran(view: LiveView, cassette: Cassette) -> str | None:
-    """A line on the run when it replayed, or ran live although a replay was wanted; the
-    header's detail for a replayed run."""
+def _say_how_it_ran(view: LiveView, cassette: Cassette) -> bool:
+    """A line on the run when it replayed (True), or ran live although a replay was wanted."""
     last = cassette.last or {}
     if last.get("replayed"):
         view.add_notice(
@@ -259,11 +258,11 @@ def _say_how_it_ran(view: LiveView, cassette: Cassette) -> str | None:
             "from the recording. %%agent --live asks the model.",
             "info",
         )
-        return "replayed from the cell's recording"
+        return True
     if cassette.mode in ("replay", "strict") and last.get("changed"):
         changed = "; ".join(str(c) for c in last["changed"])[:300]
         view.add_notice(f"Ran live: the inputs changed since the recording ({changed}).", "info")
-    return None
+    return False
 
 
 def _record(run: _Prepared) -> RunRecord:

@@ -79,8 +79,8 @@ def unattended() -> bool:
 async def cell_cassette(host: NotebookHost, cell: str, choice: str | None) -> Cassette:
     """The cassette a cell's run records into (and replays from, as the mode says)."""
     mode = host.replay_mode
-    runs = await _recorded(host, cell)
-    if choice == "live" or mode == "off":
+    runs, live = await _recorded(host, cell)
+    if choice == "live" or mode == "off" or live:
         return Cassette(runs=runs, mode="record")
     if choice == "replay" or mode == "on":
         return Cassette(runs=runs, mode="replay")
@@ -105,22 +105,23 @@ async def keep_recording(host: NotebookHost, cell: str, cassette: Cassette) -> N
         pass  # nothing holds the document (nbconvert): nothing to write to
 
 
-async def _recorded(host: NotebookHost, cell: str) -> list[dict[str, Any]]:
-    """The cell's recordings: from the frontend, or from the notebooks in the working folder."""
+async def _recorded(host: NotebookHost, cell: str) -> tuple[list[dict[str, Any]], bool]:
+    """The cell's recordings (from the frontend, or from the notebooks in the working folder),
+    and whether the person asked for this run to be live ("Run live" in JupyterLab)."""
     document = host.document
     if document is not None and document.frontend is not None:
         try:
             reply = await document.request("cassette", {"id": cell})
         except NoFrontend:
             reply = {}
-        data = reply.get("data")
+        data, live = reply.get("data"), reply.get("live") is True
         if isinstance(data, str):
             try:
-                return Cassette.unpack(data).runs
+                return Cassette.unpack(data).runs, live
             except Exception:
-                return []
-        return []
-    return _recorded_nearby(Path.cwd())
+                return [], live
+        return [], live
+    return _recorded_nearby(Path.cwd()), False
 
 
 def _recorded_nearby(folder: Path) -> list[dict[str, Any]]:

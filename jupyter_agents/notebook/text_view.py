@@ -174,10 +174,12 @@ class TextView:
     def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
         return False
 
-    def finish(self, status: RunStatus, detail: str | None = None) -> None:
+    def finish(
+        self, status: RunStatus, detail: str | None = None, *, replayed: bool = False
+    ) -> None:
         self.status = status
         suffix = f": {detail}" if detail else ""
-        self._line(f"── {status}{suffix}")
+        self._line(f"── {status}{' (replayed)' if replayed else ''}{suffix}")
 
 
 def _read_line(

@@ -81,6 +81,8 @@ SAVED_IMAGE_CHARS = 60_000
 
 def _facts(header: Header, blocks: Sequence[Block]) -> list[str]:
     facts = [str(header.get("status", ""))]
+    if header.get("replayed"):
+        facts.append("replayed")
     start, end = header.get("started_at"), header.get("ended_at")
     if start and end:
         seconds = (end - start) / 1000

@@ -181,9 +181,12 @@ class RunView:
         with self._lock:
             self._state.add("notice", level=level, text=text)
 
-    def finish(self, status: RunStatus, detail: str | None = None) -> None:
+    def finish(
+        self, status: RunStatus, detail: str | None = None, *, replayed: bool = False
+    ) -> None:
         """End the view: exact final sync, then a display bundle with static transcripts.
 
+        ``replayed``: the run followed its recording (a badge, and "Run live" in JupyterLab).
         Calls after the first do nothing.
         """
         with self._lock:
@@ -191,6 +194,8 @@ class RunView:
                 return
             self._finished = self._state.final = True
             self._header["status"], self._header["detail"] = status, detail
+            if replayed:
+                self._header["replayed"] = True
             self._header["live"], self._header["ended_at"] = False, int(time.time() * 1000)
             for key in list(self._state.blocks):
                 card = self._state.card_by_id(key)

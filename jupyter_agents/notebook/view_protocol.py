@@ -46,5 +46,7 @@ class LiveView(Protocol):
     def decide(self, request_id: str, decision: ApprovalDecision) -> bool:
         """Decide a waiting request; False when nothing was waiting."""
 
-    def finish(self, status: RunStatus, detail: str | None = None) -> None:
-        """End the view."""
+    def finish(
+        self, status: RunStatus, detail: str | None = None, *, replayed: bool = False
+    ) -> None:
+        """End the view (``replayed``: the run followed its recording)."""

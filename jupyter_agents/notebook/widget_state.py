@@ -92,6 +92,9 @@ class Header(TypedDict):
     ended_at: int | None
     tokens: Tokens | None
     live: bool
+    replayed: NotRequired[bool]
+    """The run followed its recording (no model request): the view shows a badge and, in
+    JupyterLab, a "Run live" button."""
 
 
 class Part(TypedDict):

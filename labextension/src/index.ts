@@ -7,6 +7,7 @@ import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { agentCellPlugin } from './agentcell/plugin';
 import { documentPlugin } from './document/plugin';
 import { insertPlugin } from './insert/plugin';
+import { runLivePlugin } from './runlive/plugin';
 import { runsPlugin } from './runs/plugin';
 import { transcriptPlugin } from './transcript/plugin';
 
@@ -15,6 +16,7 @@ const plugins: JupyterFrontEndPlugin<unknown>[] = [
   runsPlugin,
   transcriptPlugin,
   insertPlugin,
+  runLivePlugin,
   documentPlugin
 ];
 

@@ -13,6 +13,8 @@ from typing import Any
 import nbformat
 import pytest
 
+from jupyter_agents.notebook import run_document
+
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(180)]
 
 SETUP = """%load_ext jupyter_agents
@@ -84,7 +86,9 @@ def test_a_recorded_cell_replays_with_no_model_request_after_its_outputs_are_cle
     assert shown(replayed, 2) == "0 []\n", said  # no model request, no tool run
     assert "Sunny in Paris." in transcript(replayed)
     assert "Replayed from this cell's recording" in transcript(replayed)
-    assert "tokens: replayed from the cell's recording" in transcript(replayed)  # the header
+    assert " · done · replayed · " in transcript(replayed)  # the header says it, saved
+    saved = run_document.decode(replayed.cells[1].outputs[0]["data"][run_document.MIME_TYPE])
+    assert saved["header"]["replayed"] is True  # what the lab extension draws the badge from
     assert replayed.cells[1].metadata["jupyter_agents"]["cassette"] == packed
 
 

@@ -9,6 +9,10 @@ import { Reply } from './changes';
 
 const KEY = 'jupyter_agents';
 
+/** Cells whose next run asks the model ("Run live" on a replayed run; labextension/src/runlive):
+ * the next `cassette` request for one says `live` and takes it off. */
+export const liveNext = new Set<string>();
+
 /** `cassette` (read) or `set_cassette` (write; `data: null` drops it) for cell `args.id`. */
 export function recordings(panel: NotebookPanel, op: string, args: Record<string, unknown>): Reply {
   const cells = panel.content.model?.cells;
@@ -27,7 +31,8 @@ export function recordings(panel: NotebookPanel, op: string, args: Record<string
       ? { ...(stored as Record<string, unknown>) }
       : {};
   if (op === 'cassette') {
-    return { data: typeof ours.cassette === 'string' ? ours.cassette : null };
+    const live = liveNext.delete(String(args.id));
+    return { data: typeof ours.cassette === 'string' ? ours.cassette : null, live };
   }
   if (args.data === null) {
     delete ours.cassette;

@@ -23,6 +23,8 @@ const field = (b, name) => {
 };
 
 const LIVE = ["running", "waiting", "background"];
+/** Asks JupyterLab (labextension/src/runlive) to run the cell again, asking the model. */
+const RUN_LIVE_EVENT = "jupyter-agents:run-live";
 const OFFLINE = "Not connected to a running kernel: buttons are disabled.";
 
 /** @param {{model: Model, el: HTMLElement}} ctx */
@@ -42,7 +44,12 @@ function render({ model, el }) {
     "ja-agent ja-dot ja-model ja-pill ja-meta ja-meta",
   );
   dot.textContent = "·";
+  const replayed = head.appendChild(h("span", "ja-badge ja-replayed", ""));
+  replayed.dataset.verdict = "replayed";
+  replayed.title = "Replayed from the cell's recording: the model was not asked.";
   const stop = head.appendChild(h("button", "ja-btn ja-stop", "■ Stop"));
+  const runLive = head.appendChild(h("button", "ja-btn ja-run-live", "▶ Run live"));
+  runLive.title = "Run this cell again, asking the model instead of replaying its recording";
   const detail = root.appendChild(h("div", "ja-detail"));
   const body = root.appendChild(h("div", "ja-blocks"));
   const note = root.appendChild(h("div", "ja-offline", OFFLINE));
@@ -80,6 +87,9 @@ function render({ model, el }) {
     const counted = !!t && t.total > 0; // no "0 tokens" before usage is known
     tokens.textContent = counted ? `${t.total.toLocaleString()} tokens` : "";
     tokens.title = counted ? `${t.input.toLocaleString()} in · ${t.output.toLocaleString()} out` : "";
+    replayed.textContent = hd.replayed ? "replayed" : "";
+    // Only JupyterLab with this extension (it marks the page) can run the cell again.
+    runLive.hidden = !(hd.replayed && !hd.live && document.body.dataset.jupyterAgentsLab === "1");
     stop.hidden = !(hd.live && LIVE.includes(hd.status || ""));
     stop.disabled = !live() || ui.stopping;
     if (ui.stopping) stop.textContent = "Stopping…";
@@ -92,6 +102,13 @@ function render({ model, el }) {
     ui.stopping = true;
     model.send({ type: "stop" });
     drawHeader();
+  };
+
+  runLive.onclick = () => {
+    const event = new CustomEvent(RUN_LIVE_EVENT, { bubbles: true, cancelable: true });
+    if (root.dispatchEvent(event)) return; // nothing took it: the button stays as it was
+    runLive.disabled = true;
+    runLive.textContent = "Running live…";
   };
 
   /** @param {string} kind @returns {View} */

@@ -36,7 +36,8 @@
 .ja-s-waiting, .ja-st-waiting, .ja-l-warning { --ja-c: var(--ja-warn); }
 .ja-s-done, .ja-st-done { --ja-c: var(--ja-ok); }
 .ja-s-failed, .ja-st-error, .ja-st-rejected, .ja-st-timeout, .ja-st-blocked, .ja-l-error { --ja-c: var(--ja-error); }
-.ja-stop { margin-left: auto; }
+.ja-stop, .ja-run-live { margin-left: auto; }
+.ja-badge[data-verdict="replayed"] { --ja-v: var(--ja-brand); font-size: 11px; }
 .ja-detail { padding: 4px 12px; font-size: 12px; color: var(--ja-c); white-space: pre-wrap; }
 .ja-offline { padding: 3px 12px; font-size: 11px; color: var(--ja-warn); border-top: 1px solid var(--ja-line); }
 .ja-blocks { display: flex; flex-direction: column; gap: 6px; padding: 8px 12px; }

@@ -1,0 +1,102 @@
+"""A recorded agent cell in a real JupyterLab: run again, it replays its recording with a
+"replayed" badge and no model request; "Run live" runs it again asking the model; the saved
+notebook keeps which run each output was. Screenshots in the light and dark themes go to
+``test-artifacts/replay-{theme}.png`` (look at them)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_agents.notebook import run_document
+
+from .lab import Session, lab_session
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the fixture skips (or fails under CI) with install instructions
+    expect = None
+
+pytestmark = pytest.mark.browser
+
+SETUP = """%load_ext jupyter_agents
+from jupyter_agents.testing import ScriptedModel, text
+demo = ScriptedModel([[text("The first answer.")], [text("The second answer.")]])
+%agent model demo
+%agent replay on"""
+AGENT = "%%agent\nSay something."
+COUNT = "print('model requests:', len(demo.requests))"
+THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[Session]:
+    with lab_session() as s:
+        expect.set_options(timeout=30_000)
+        try:
+            yield s
+        finally:
+            expect.set_options(timeout=5_000)
+
+
+def saved_run(path: Path) -> tuple[dict[str, Any], str]:
+    """The header and markdown transcript of the agent cell's saved run."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    output = nb["cells"][1]["outputs"][0]["data"]
+    header = run_document.decode(output[run_document.MIME_TYPE])["header"]
+    return header, str(output["text/markdown"])
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_replayed_cell_shows_its_badge_and_run_live_asks_the_model(
+    session: Session, theme: str
+) -> None:
+    name = f"replay_{theme}.ipynb"
+    with session.lab(f"replay-{theme}", viewport=(1000, 700)) as lab:
+        path = lab.write_notebook(name, [SETUP, AGENT, COUNT], ["setup", "agent", "count"])
+        lab.open(name)
+        if lab.page.locator(f"body[data-jp-theme-name='{THEMES[theme]}']").count() == 0:
+            lab.menu("Settings", "Theme", THEMES[theme])
+        lab.run_cell(0)
+        expect(lab.outputs(0)).to_contain_text("replay on")
+        run = lab.outputs(1).locator(".ja-run")
+        badge, run_live = run.locator(".ja-replayed"), run.locator(".ja-run-live")
+
+        lab.run_cell(1)  # no recording yet: live, and recorded into the cell
+        expect(run.locator(".ja-text")).to_contain_text("The first answer.")
+        expect(run.locator(".ja-pill")).to_have_text("done")
+        expect(badge).to_be_hidden()
+        expect(run_live).to_be_hidden()
+
+        lab.run_cell(1)  # the same inputs: replayed, the model is not asked
+        expect(badge).to_have_text("replayed")
+        expect(run.locator(".ja-text")).to_contain_text("The first answer.")
+        expect(run.locator(".ja-notice")).to_contain_text("Replayed from this cell's recording")
+        expect(run_live).to_be_visible()
+        lab.run_cell(2)
+        expect(lab.outputs(2)).to_have_text("model requests: 1\n")
+        lab.notebook.click(position={"x": 4, "y": 4})  # command mode: no cursor in the shot
+        lab.screenshot(f"replay-{theme}")
+        lab.save(path)
+        header, markdown = saved_run(path)
+        assert header["replayed"] is True  # the lab extension draws the badge from it
+        assert " · done · replayed · " in markdown  # and every other frontend reads it
+
+        run_live.click()  # the cell runs again, asking the model
+        expect(run.locator(".ja-text")).to_contain_text("The second answer.")
+        expect(badge).to_be_hidden()
+        lab.run_cell(2)
+        expect(lab.outputs(2)).to_have_text("model requests: 2\n")
+        lab.save(path)
+        header, markdown = saved_run(path)
+        assert "replayed" not in header
+        assert " · replayed · " not in markdown
+
+        lab.run_cell(1)  # and the live run is the recording now
+        expect(badge).to_have_text("replayed")
+        expect(run.locator(".ja-text")).to_contain_text("The second answer.")
+        assert not lab.errors, lab.errors
