@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from ..models.interface import ModelRequest
+from ..tracing.redact import redact_secrets
 
 __all__ = ["changes", "request_identity"]
 
@@ -24,7 +25,8 @@ SHOWN_CHARS = 300
 
 
 def request_identity(request: ModelRequest, model: str) -> tuple[str, dict[str, Any]]:
-    """The request's identity (hex digest) and the fields it hashes."""
+    """The request's identity (hex digest) and the fields it hashes (secrets redacted, as in
+    traces: a key in the prompt is not part of the identity, nor kept)."""
     fields: dict[str, Any] = {
         "model": model,
         "instructions": request.system_instructions,
@@ -37,6 +39,7 @@ def request_identity(request: ModelRequest, model: str) -> tuple[str, dict[str, 
         "previous_response_id": request.previous_response_id,
         "conversation_id": request.conversation_id,
     }
+    fields = redact_secrets(fields)  # as recorded: a replayed, redacted output keeps its hash
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), fields
 
@@ -77,6 +80,7 @@ def _tool(tool: Any) -> dict[str, Any]:
         "type": type(tool).__name__,
         "description": getattr(tool, "description", None),
         "schema": _plain(schema) if isinstance(schema, dict) else None,
+        "strict": getattr(tool, "strict_json_schema", None),
     }
 
 

@@ -10,24 +10,41 @@ __all__ = ["REDACTED", "redact_model_config", "redact_secrets"]
 
 REDACTED = "[redacted]"
 
-_SECRET_NAME = re.compile(
-    r"auth|key|token|secret|passw|cookie|session|credential|signature|bearer|private",
-    re.IGNORECASE,
+_SECRET_WORDS = (
+    "auth|authorization|key|apikey|token|secret|password|passwd|pwd|cookie|session|sessionid|"
+    "credential|credentials|signature|bearer|private|privatekey"
 )
-_SECRET_VALUE = re.compile(r"^\s*(bearer|basic)\s+\S|^\s*(sk|rk|pk)-[A-Za-z0-9_-]{8,}", re.I)
+_SECRET_NAME = re.compile(rf"(?:^|[^a-z0-9])(?:{_SECRET_WORDS})(?:$|[^a-z0-9])")
+"""A name with one of these words in it (``api_key``, ``X-Auth-Token``, ``sessionToken``), not
+a name that only contains the letters (``max_tokens``, ``keyword``)."""
+
+_SECRET_VALUE = re.compile(r"^\s*(bearer|basic)\s+[A-Za-z0-9._~+/=-]+\s*$", re.I)
+"""A whole value that is an Authorization header's (``Bearer abc...``), not text that starts
+with the word."""
+
+_KEY_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:sk|rk|pk)-[A-Za-z0-9_-]{20,}")
+"""An API key (OpenAI's, Stripe's shape) anywhere in a text: the key alone is replaced."""
+
+
+def _secret_name(name: str) -> bool:
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()  # sessionToken: two words
+    return _SECRET_NAME.search(words) is not None
 
 
 def redact_secrets(value: Any) -> Any:
-    """A copy of ``value`` with secret-looking entries replaced, at any depth."""
+    """A copy of ``value`` with secret-looking entries replaced, at any depth: entries whose
+    name says secret, whole values that are credentials, and API keys inside text."""
     if isinstance(value, dict):
         return {
-            key: REDACTED if _SECRET_NAME.search(str(key)) else redact_secrets(inner)
+            key: REDACTED if _secret_name(str(key)) else redact_secrets(inner)
             for key, inner in value.items()
         }
     if isinstance(value, (list, tuple)):
         return [redact_secrets(inner) for inner in value]
-    if isinstance(value, str) and _SECRET_VALUE.search(value):
-        return REDACTED
+    if isinstance(value, str):
+        if _SECRET_VALUE.search(value):
+            return REDACTED
+        return _KEY_IN_TEXT.sub(REDACTED, value)
     return value
 
 
