@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -59,6 +59,8 @@ class ServerState:
         self.requests: list[RecordedRequest] = []
         self.model_request_count = 0
         self.stopping = threading.Event()
+        self.player: Callable[[dict[str, str]], ScriptedReply] | None = None
+        """Answers a model request when no scripted reply is queued (from its headers)."""
 
     def record(
         self, request: RecordedRequest, *, take_reply: bool
@@ -133,6 +135,8 @@ class _Handler(BaseHTTPRequestHandler):
         answer = self._answer_without_reply(route, raw, body, headers)
         index, number, reply = self._state.record(request, take_reply=answer is None)
         self._request_id = f"req_{index:04d}"
+        if answer is None and reply is None and self._state.player is not None:
+            reply = self._state.player(headers)
         if answer is not None:
             self._send_json(*answer)
         elif reply is None:

@@ -15,7 +15,9 @@ For batches, where rows arrive in any order, answer each request from itself ins
     ))
 
 Text streams in small deltas (``chunk_size`` characters, ``delay`` seconds apart), usage is
-reported, and every request is recorded in ``model.requests`` for assertions.
+reported, and every request is recorded in ``model.requests`` for assertions. With
+``JUPYTER_AGENTS_SCRIPTED_HTTP=1`` every request goes through the real ``openai`` client to the
+local OpenAI-compatible test server, which answers with the script (:mod:`.scripted_http`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from ..runtime.models.interface import ModelRequest as CallArgs
 from ..runtime.models.interface import RequestModel
 from ..runtime.tools.kinds import kind_for_tool
 from ..runtime.usage import Usage
+from .scripted_http import respond_over_http, scripted_base_url, stream_over_http
 
 __all__ = [
     "ReceivedRequest",
@@ -285,6 +288,8 @@ class ScriptedModel(RequestModel):
 
     async def respond(self, request: CallArgs) -> ModelResponse:
         """The next scripted turn as one response."""
+        if scripted_base_url() is not None:
+            return await respond_over_http(self, request)
         request = self._request(request, stream=False)
         output = self._record(request)
         if self.delay:
@@ -295,6 +300,10 @@ class ScriptedModel(RequestModel):
 
     async def stream(self, request: CallArgs) -> AsyncIterator[TResponseStreamEvent]:
         """The next scripted turn as streamed events."""
+        if scripted_base_url() is not None:
+            async for event in stream_over_http(self, request):
+                yield event
+            return
         request = self._request(request, stream=True)
         output = self._record(request)
         response_id = f"resp_{next(self._ids)}"

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
 
@@ -96,6 +96,7 @@ class FakeOpenAIServer:
         api_key: str = "test-key",
         require_api_key: bool = True,
         validate_tool_schemas: bool = True,
+        player: Callable[[dict[str, str]], ScriptedReply] | None = None,
     ) -> None:
         """Create a stopped server.
 
@@ -103,9 +104,13 @@ class FakeOpenAIServer:
             api_key: The dummy API key clients must send.
             require_api_key: Whether to answer requests without that key with a 401.
             validate_tool_schemas: Whether to refuse tools the real API would refuse.
+            player: Answers a model request when no scripted reply is queued, from the
+                request's headers (lower-case names), on the server's thread
+                (``jupyter_agents.testing.scripted_http`` plays a ScriptedModel this way).
         """
         self._state = ServerState(api_key, require_api_key)
         self._state.validate_tool_schemas = validate_tool_schemas
+        self._state.player = player
         self._httpd: FakeHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False
