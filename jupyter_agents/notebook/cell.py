@@ -15,6 +15,7 @@ from ..runtime.agent import Agent
 from ..runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, OnLoop
 from ..runtime.context import ToolContext
 from ..runtime.replay import Cassette
+from ..runtime.replay.run_replay import NO_RECORDING
 from ..runtime.result import RunResultStreaming
 from ..runtime.run import RunConfig, Runner
 from ..runtime.tools import FunctionTool
@@ -183,7 +184,7 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     if opts.new:
         await conversation.clear()
     run.history = await conversation.history_before(run.cell)
-    run.cassette = await cell_cassette(host, run.cell, opts.replay)
+    run.cassette = await cell_cassette(host, run.cell, opts.replay, opts.replay_tools)
     run.result = Runner.run_streamed(
         _printing_to_cards(run.agent),
         [*run.history, {"role": "user", "content": run.prompt}],
@@ -259,8 +260,9 @@ def _say_how_it_ran(view: LiveView, cassette: Cassette) -> bool:
             "info",
         )
         return True
-    if cassette.mode in ("replay", "strict") and last.get("changed"):
-        changed = "; ".join(str(c) for c in last["changed"])[:300]
+    changed_fields = [str(c) for c in last.get("changed") or () if c != NO_RECORDING]
+    if cassette.mode in ("replay", "strict") and changed_fields:  # not a first run
+        changed = "; ".join(changed_fields)[:300]
         view.add_notice(f"Ran live: the inputs changed since the recording ({changed}).", "info")
     return False
 

@@ -22,18 +22,20 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from IPython.core.error import UsageError
 
 from ..runtime.replay import Cassette
+from ..runtime.replay.cassette import ReplayMode
 from .document_comm import NoFrontend
 
 if TYPE_CHECKING:
     from .host import NotebookHost
 
-__all__ = ["MODES", "cell_cassette", "keep_recording", "replay_magic", "unattended"]
+__all__ = ["MODES", "CellCassette", "cell_cassette", "keep_recording", "replay_magic", "unattended"]
 
 MODES = ("auto", "on", "off", "strict")
 METADATA = "jupyter_agents"
@@ -76,52 +78,70 @@ def unattended() -> bool:
     return os.environ.get("JUPYTER_AGENTS_REPLAY") == "1" or not os.environ.get("JPY_SESSION_NAME")
 
 
-async def cell_cassette(host: NotebookHost, cell: str, choice: str | None) -> Cassette:
-    """The cassette a cell's run records into (and replays from, as the mode says)."""
+@dataclass
+class CellCassette(Cassette):
+    """A cell's cassette, with the packed recordings the cell held when it ran."""
+
+    stored: str | None = None
+
+
+async def cell_cassette(
+    host: NotebookHost, cell: str, choice: str | None, tools: str = "recorded"
+) -> Cassette:
+    """The cassette a cell's run records into (and replays from, as the mode says);
+    ``tools="run"``: a replayed run's tool calls run again."""
     mode = host.replay_mode
-    runs, live = await _recorded(host, cell)
+    stored, live = await _recorded(host, cell)
+    if host.document is None or host.document.frontend is None:  # nbconvert, papermill
+        runs = _recorded_nearby(Path.cwd())
+    else:
+        runs = _unpacked(stored) if stored is not None else []
+    chosen: ReplayMode
     if choice == "live" or mode == "off" or live:
-        return Cassette(runs=runs, mode="record")
-    if choice == "replay" or mode == "on":
-        return Cassette(runs=runs, mode="replay")
-    if mode == "strict":
-        return Cassette(runs=runs, mode="strict")
-    headless = host.document is not None and host.document.frontend == "headless"
-    return Cassette(runs=runs, mode="replay" if headless or unattended() else "record")
+        chosen = "record"
+    elif choice == "replay" or mode in ("on", "strict"):
+        chosen = "strict" if mode == "strict" and choice is None else "replay"
+    else:
+        headless = host.document is not None and host.document.frontend == "headless"
+        chosen = "replay" if headless or unattended() else "record"
+    tools_mode: Literal["recorded", "run"] = "run" if tools == "run" else "recorded"
+    return CellCassette(runs=runs, mode=chosen, replay_tools=tools_mode, stored=stored)
 
 
 async def keep_recording(host: NotebookHost, cell: str, cassette: Cassette) -> None:
-    """Store the cell's recordings (its latest run's) in the cell, when they changed."""
-    last = cassette.last or {}
-    if last.get("replayed") and not last.get("differences"):
-        return  # replayed as recorded: the cell already holds it
+    """Store the cell's recordings (its latest run's, or batch's) in the cell, when they
+    changed."""
     document = host.document
     if document is None or document.frontend is None or not cassette.used:
         return  # nothing holds the document (nbconvert, papermill): nothing to write to
     data = Cassette(runs=list(cassette.used)).pack()
+    if data == getattr(cassette, "stored", None):
+        return  # replayed as recorded: the cell already holds it
     try:
         await document.request("set_cassette", {"id": cell, "data": data})
     except NoFrontend:
         pass  # nothing holds the document (nbconvert): nothing to write to
 
 
-async def _recorded(host: NotebookHost, cell: str) -> tuple[list[dict[str, Any]], bool]:
-    """The cell's recordings (from the frontend, or from the notebooks in the working folder),
+async def _recorded(host: NotebookHost, cell: str) -> tuple[str | None, bool]:
+    """The packed recordings the frontend holds for the cell (None: no frontend, or none),
     and whether the person asked for this run to be live ("Run live" in JupyterLab)."""
     document = host.document
-    if document is not None and document.frontend is not None:
-        try:
-            reply = await document.request("cassette", {"id": cell})
-        except NoFrontend:
-            reply = {}
-        data, live = reply.get("data"), reply.get("live") is True
-        if isinstance(data, str):
-            try:
-                return Cassette.unpack(data).runs, live
-            except Exception:
-                return [], live
-        return [], live
-    return _recorded_nearby(Path.cwd()), False
+    if document is None or document.frontend is None:
+        return None, False
+    try:
+        reply = await document.request("cassette", {"id": cell})
+    except NoFrontend:
+        return None, False
+    data = reply.get("data")
+    return (data if isinstance(data, str) else None), reply.get("live") is True
+
+
+def _unpacked(data: str) -> list[dict[str, Any]]:
+    try:
+        return Cassette.unpack(data).runs
+    except Exception:
+        return []  # not ours, or damaged: the cell runs live and records again
 
 
 def _recorded_nearby(folder: Path) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ __all__ = ["CellOptions", "parse_cell_options"]
 
 USAGE = (
     "%%agent [AGENT] [--model M] [--max-turns N] [--new] [--out VAR] "
-    "[--approve ask|auto|deny] [--background] [--live | --replay] | "
+    "[--approve ask|auto|deny] [--background] [--live | --replay] [--replay-tools run] | "
     "%%agent [AGENT] --over DATAFRAME [--approve review|auto|deny] [--concurrency N] "
     "[--out VAR] [--backend local|ray] [--fresh] [--rpm N] [--tpm N]"
 )
@@ -48,6 +48,10 @@ class CellOptions:
     replay: Literal["live", "replay"] | None = None
     """``--live``: ask the model whatever the notebook's replay mode; ``--replay``: replay the
     cell's recording when its inputs are the same (None: the notebook's ``%agent replay``)."""
+    replay_tools: Literal["recorded", "run"] = "recorded"
+    """``--replay-tools run``: a replayed run's tool calls run again (outputs that differ from
+    the recording are flagged; calls that need approval are asked again) instead of being
+    answered from the recording."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,6 +76,7 @@ def _parser() -> _Parser:
     parser.add_argument("--tpm", type=int)
     parser.add_argument("--live", action="store_const", const="live", dest="replay")
     parser.add_argument("--replay", action="store_const", const="replay", dest="replay")
+    parser.add_argument("--replay-tools", choices=["recorded", "run"], default="recorded")
     return parser
 
 
@@ -89,6 +94,8 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         raise UsageError("%%agent: --concurrency must be at least 1.")
     if args.replay is not None and args.over is not None:
         raise UsageError(f"%%agent: --{args.replay} does not go with --over (a batch).")
+    if args.replay_tools != "recorded" and args.over is not None:
+        raise UsageError("%%agent: --replay-tools does not go with --over (a batch).")
     batch_only = [f"--{n}" for n in ("backend", "fresh", "rpm", "tpm") if _given(args, n)]
     if args.over is None and (batch_only or args.concurrency != 8):
         raise UsageError(
@@ -125,6 +132,7 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         rpm=args.rpm,
         tpm=args.tpm,
         replay=args.replay,
+        replay_tools=args.replay_tools,
     )
 
 

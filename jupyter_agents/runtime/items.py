@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from .agent import Agent
     from .approvals import ApprovalDecision
+    from .tools.display import ToolDisplay
 
 __all__ = [
     "HandoffCallItem",
@@ -143,6 +144,9 @@ class ToolCallOutputItem(RunItemBase):
     """The call this output answers (the same object the run emitted), when known."""
     replayed: bool = False
     """The output comes from a recording (``RunConfig.replay``); the tool did not run."""
+    display: ToolDisplay | None = None
+    """How the call's card looked when it was recorded (a replayed output): user interfaces
+    show it as it was."""
     type: Literal["tool_call_output_item"] = "tool_call_output_item"
 
     @property

@@ -159,6 +159,24 @@ async def test_tools_can_run_again_and_a_different_output_is_reported(tmp_path: 
     assert recorded[0]["tools"]["c1"]["shown"] == "sunny in Paris (call 3)"
 
 
+async def test_a_call_that_runs_again_is_asked_again_not_decided_by_the_recording(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runs.json"
+    await run(script(), Cassette(path, mode="record"))  # "send ana" was approved then
+    ran.clear()
+    asked: list[str] = []
+
+    def refuse(request: Any) -> ApprovalDecision:
+        asked.append(request.tool_name)
+        return ApprovalDecision.reject("not this time")
+
+    cassette = Cassette(path, mode="replay", replay_tools="run")
+    await run(silent(), cassette, approval_handler=refuse)
+    assert asked == ["send"]  # the old approval was for the old run, not for this one
+    assert ran == ["Paris"]  # the refused call did not run
+
+
 async def test_no_secret_enters_the_file(tmp_path: Path) -> None:
     path = tmp_path / "runs.json"
     headers = {"Authorization": "Bearer sk-live-0123456789abcdef"}

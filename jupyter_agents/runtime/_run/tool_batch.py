@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..events import RunItemStreamEvent
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
+from ..tools.kinds import describe_call
+from ..tools.live_output import streamer
 from .tool_approvals import Approvals, needs_approval
 from .tool_call import (
     ToolCall,
@@ -130,6 +132,11 @@ class ToolBatch:
             if outcome is None and replay is not None:
                 recorded = replay.recorded_output(call.parsed.call_id)
                 outcome = Outcome(recorded) if recorded is not None else None
+                if recorded is not None and call.decision is None:  # decided in a round
+                    replayed_decision(replay, call)  # (an escalation) that does not come now
+                show = streamer(call.parsed.call_id) if recorded and recorded.printed else None
+                if show is not None and recorded is not None:
+                    show(recorded.printed)  # what it printed then, where it prints now
             if outcome is None:
                 sink = self._queue.put_nowait if self._queue is not None else None
                 outcome = await invoke(run, call, approved, sink)
@@ -140,8 +147,9 @@ class ToolBatch:
                 outcome = None
         output = self._results[index] = report(call, outcome, run.agent)
         if replay is not None:
-            call_id = call.parsed.call_id
-            replay.record_output(call_id, dict(output.raw_item), output.output, output.status)
+            shown = describe_call(call.item, output)  # the card, as the person saw it
+            raw = dict(output.raw_item)
+            replay.record_output(call.parsed.call_id, raw, output.output, output.status, shown)
         yield RunItemStreamEvent(name="tool_output", item=output)
 
     def _decider(self) -> Approvals:

@@ -196,6 +196,7 @@ def report(call: ToolCall, outcome: Outcome, agent: Agent[Any]) -> ToolCallOutpu
             status=outcome.status,
             call_item=call.item,
             replayed=True,
+            display=value.display,
         )
     kind = call.kind
     to_item = kind.chat_output_item if call.chat_form else kind.output_item

@@ -19,6 +19,7 @@ from ..sandbox.policy import EscalationRequest
 from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
 from ..tools.kinds import LocalTool
+from ..tools.live_output import tool_output_sink
 from ..tracing import function_span
 from .tool_approvals import tool_context
 from .tool_call import ToolCall, ToolRun
@@ -48,13 +49,19 @@ async def invoke(
     otherwise (a shell leaving its sandbox) check :data:`~..approvals.approved_call`.
     """
     run_it = _nested if getattr(call.tool, "forwards_events", False) else _invoke
-    if not approved:
-        return await run_it(run, call, sink)
-    token = approved_call.set(call.parsed.call_id)
+    if run.replay is not None:  # what the call prints goes into the recording too
+        printing = tool_output_sink.set(run.replay.tee(tool_output_sink.get()))
     try:
-        return await run_it(run, call, sink)
+        if not approved:
+            return await run_it(run, call, sink)
+        token = approved_call.set(call.parsed.call_id)
+        try:
+            return await run_it(run, call, sink)
+        finally:
+            approved_call.reset(token)
     finally:
-        approved_call.reset(token)
+        if run.replay is not None:
+            tool_output_sink.reset(printing)
 
 
 async def _nested(run: ToolRun, call: ToolCall, sink: EventSink | None) -> Outcome | None:

@@ -4,8 +4,10 @@ of it, deciding at the run's first model request (its identity finds the recordi
 A recording (JSON) holds ``key`` (the first request's identity), ``first`` (that request's
 fields, redacted: what a changed run is compared with), ``calls`` (per model request in order:
 ``id``, the reply's ``output`` items, ``usage``, ``response_id``), ``tools`` (per call id: the
-output item the model got, what the card showed, status) and ``approvals`` (per call id: the
-decision, when it was made).
+output item the model got, ``shown`` (the tool's value, as text when it is not plain data),
+``display`` (the card: the kind's parts, badge, origin), ``printed`` (what it printed while it
+ran), status), ``approvals`` (per call id: the decision, when it was made) and, for a batch's
+rows, ``row`` (the row's key: a row replays its own recording first).
 
 While replaying, every request must match the recorded one at its place; the first that does
 not ends the replay (the rest of the run goes live and the run is recorded again), or, strict,
@@ -15,7 +17,7 @@ raises :class:`~.cassette.ReplayMismatch`.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -25,13 +27,17 @@ from ..items import ModelResponse, TResponseStreamEvent
 from ..models._responses_build import EventSequence, build_response
 from ..models.interface import Model, ModelRequest, RequestModel
 from ..models.usage import usage_from_openai
+from ..tools.display import ToolDisplay
 from ..tracing.redact import redact_secrets
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
 from .cassette import Cassette, ReplayMismatch
 from .identity import changes, request_identity
-from .recorded import RecordedOutput
+from .recorded import PRINTED_CHARS, RecordedOutput, display_from_json, display_to_json
 
-__all__ = ["RecordedOutput", "ReplayModel", "RunReplay"]
+__all__ = ["NO_RECORDING", "RecordedOutput", "ReplayModel", "RunReplay"]
+
+NO_RECORDING = "no recording"
+"""What ``changed`` says when there was no recording to compare with (a first run)."""
 
 CHUNK = 48
 """Characters per text delta when a recorded reply is streamed again."""
@@ -53,6 +59,8 @@ class RunReplay:
         self.differences: list[str] = []
         """Tool outputs that differ from the recording (``replay_tools="run"``)."""
         self.new: dict[str, Any] = {"calls": [], "tools": {}, "approvals": {}}
+        self.printed: dict[str, str] = {}
+        """What each call printed while it ran, by call id (see :meth:`tee`)."""
 
     @property
     def replaying(self) -> bool:
@@ -93,7 +101,7 @@ class RunReplay:
 
     def _begin(self, digest: str, fields: dict[str, Any]) -> None:
         self.started = True
-        self.new.update(key=digest, first=redact_secrets(fields), recorded_at=time.time())
+        self.new.update(key=digest, first=fields, recorded_at=time.time())  # fields: redacted
         self.recording = self.cassette.find(digest)
         if self.cassette.mode == "record":  # live; its recording replaces the old one
             self.live = True
@@ -102,11 +110,11 @@ class RunReplay:
             return
         nearest = self.cassette.nearest()
         first = nearest.get("first") if nearest is not None else None
-        self.changed = changes(first, fields) if isinstance(first, dict) else ["no recording"]
+        self.changed = changes(first, fields) if isinstance(first, dict) else [NO_RECORDING]
         if self.cassette.mode == "strict":
             raise ReplayMismatch(
                 "No recording of this run: it changed since it was recorded ("
-                + "; ".join(self.changed or ["no recording"])
+                + "; ".join(self.changed or [NO_RECORDING])
                 + "). Record it again (mode='record') or let it run live (mode='auto')."
             )
         self.live = True
@@ -123,6 +131,17 @@ class RunReplay:
 
     # -- tool calls and approvals ------------------------------------------------------------
 
+    def tee(self, sink: Callable[[str, str], None] | None) -> Callable[[str, str], None]:
+        """A ``tool_output_sink`` that keeps what calls print for the recording, then passes
+        it on to ``sink``."""
+
+        def keep(call_id: str, text: str) -> None:
+            self.printed[call_id] = (self.printed.get(call_id, "") + text)[-PRINTED_CHARS:]
+            if sink is not None:
+                sink(call_id, text)
+
+        return keep
+
     def recorded_output(self, call_id: str) -> RecordedOutput | None:
         """A replayed call's recorded output, unless tools run again."""
         if not self.replaying or self.cassette.replay_tools == "run":
@@ -130,19 +149,39 @@ class RunReplay:
         entry = self._recorded("tools", call_id)
         if entry is None or not isinstance(entry.get("item"), dict):
             return None
-        return RecordedOutput(entry["item"], entry.get("shown"))
+        printed = entry.get("printed")
+        return RecordedOutput(
+            entry["item"],
+            entry.get("shown"),
+            display_from_json(entry.get("display")),
+            printed[-PRINTED_CHARS:] if isinstance(printed, str) else "",
+        )
 
-    def record_output(self, call_id: str, item: dict[str, Any], shown: Any, status: str) -> None:
+    def record_output(
+        self,
+        call_id: str,
+        item: dict[str, Any],
+        shown: Any,
+        status: str,
+        display: ToolDisplay | None = None,
+    ) -> None:
+        """Keep a call's output: the item the model got, what it showed (``display``, the
+        card) and printed."""
         shown = shown if isinstance(shown, (str, int, float, bool, type(None))) else repr(shown)
         entry = {"item": redact_secrets(item), "shown": redact_secrets(shown), "status": status}
+        if display is not None:
+            entry["display"] = redact_secrets(display_to_json(display))
+        if self.printed.get(call_id):
+            entry["printed"] = redact_secrets(self.printed[call_id])
         self.new["tools"][call_id] = entry
         recorded = self._recorded("tools", call_id) if self.replaying else None
         if recorded is not None and recorded.get("item") != entry["item"]:
             self.differences.append(f"{call_id}: the tool's output differs from the recording")
 
     def recorded_decision(self, call_id: str) -> ApprovalDecision | None:
-        """The decision recorded for a replayed call (shown as recorded, not asked again)."""
-        if not self.replaying:
+        """The decision recorded for a replayed call (shown as recorded, not asked again).
+        None when tools run again: a call that runs now is decided now."""
+        if not self.replaying or self.cassette.replay_tools == "run":
             return None
         entry = self._recorded("approvals", call_id)
         if entry is None:

@@ -312,7 +312,11 @@ def chat_form_kind(raw: Any, tool: Any) -> ToolKind[Any, Any] | None:
 
 
 def describe_call(call_item: Any, output_item: Any = None) -> ToolDisplay:
-    """How a person sees a run's tool call item (and its output item, once there is one)."""
+    """How a person sees a run's tool call item (and its output item, once there is one; a
+    replayed output brings how it looked when it was recorded)."""
+    recorded = getattr(output_item, "display", None)
+    if isinstance(recorded, ToolDisplay):
+        return recorded
     raw = call_item.raw_item
     kind = kind_for_call(raw.type)
     tool = None
