@@ -15,6 +15,7 @@ from ..runtime.batch.row import ApproveMode
 from ..runtime.errors import UserError
 from ..runtime.run import RunConfig
 from .batch_view import BatchView, ReviewView
+from .cell_replay import cell_cassette, keep_recording
 from .host import NotebookHost
 from .options import CellOptions
 
@@ -45,6 +46,8 @@ async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> Ba
     control = BatchControl()
     total = len(rows) if hasattr(rows, "__len__") else 0
     view = BatchView(total, control)
+    cell = host.current_cell()
+    cassette = await cell_cassette(host, cell, None)  # every row's run, kept in the cell
     try:
         result = await arun_batch(
             agent,
@@ -60,9 +63,11 @@ async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> Ba
             fresh=opts.fresh,
             progress=view,
             control=control,
+            cassette=cassette,
         )
     except UserError as e:
         raise UsageError(f"%%agent --over: {e}") from None
+    await keep_recording(host, cell, cassette)
     name = opts.out or "batch_result"
     host.shell.user_ns[name] = result
     display(result)

@@ -3,7 +3,8 @@
 Where rows run is a :class:`RowBackend`: :class:`LocalBackend` (tasks on this event loop) or
 the Ray backend (actors on a cluster). The loop owns everything else, whichever the backend:
 the order rows start in, the concurrency and its 429 back-off, Stop, the results store, the
-progress and the result.
+rows' recordings (merged into the caller's cassette as rows finish, the file written when the
+batch ends), the progress and the result.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .progress import BatchProgress
 from .result import BatchResult, RowResult
 from .row import RowJob, RowOutcome, RowResume, RowSettings, run_row
 from .rows import BatchRows, prompt_hash
-from .store import ResultsStore, StoredRow
+from .store import BatchCassette, ResultsStore, StoredRow
 from .window import Window
 
 __all__ = ["Batch", "BatchControl", "LocalBackend", "RowBackend", "drive", "rows_to_run"]
@@ -63,6 +64,8 @@ class Batch:
     control: BatchControl
     results: list[RowResult | None] = field(default_factory=list)
     """Each row's result so far, by position (None: not run yet)."""
+    cassette: BatchCassette | None = None
+    """The caller's cassette (``run_batch(cassette=...)``), which rows record into."""
 
 
 class RowBackend(Protocol):
@@ -119,7 +122,11 @@ async def drive(batch: Batch, backend: RowBackend, decisions: Decisions) -> Batc
         todo = rows_to_run(batch, decisions)
         await _pump(batch, backend, collections.deque(todo))
     finally:
-        backend.close()
+        try:
+            backend.close()
+        finally:
+            if batch.cassette is not None:
+                batch.cassette.close()  # the file, once, whether the batch ended or failed
     return batch_result(batch)
 
 
@@ -185,8 +192,12 @@ def rows_to_run(batch: Batch, decisions: Decisions) -> list[int]:
 
 
 def record(batch: Batch, index: int, outcome: RowOutcome) -> None:
-    """Keep a finished row: in the result, in the store (at once), and in the progress."""
+    """Keep a finished row: its recordings in the cassette (first: a row in the store is not
+    run again, so its recording must not be lost), in the result, in the store (at once,
+    unless a strict cassette refused it), and in the progress."""
     row = outcome.row
+    if batch.cassette is not None and outcome.recordings is not None:
+        batch.cassette.merge(outcome.recordings)
     batch.results[index] = row
     stored = StoredRow(
         key=row.key,
@@ -199,7 +210,8 @@ def record(batch: Batch, index: int, outcome: RowOutcome) -> None:
         state=outcome.state,
         waiting=row.waiting,
     )
-    batch.store.put(batch.batch_id, stored)
+    if outcome.stored:
+        batch.store.put(batch.batch_id, stored)
     batch.progress.row_done(index, row)
 
 

@@ -8,6 +8,10 @@ be pickled is named before anything runs. The driver's loop (``driver.drive``, t
 local rows) keeps everything else: the results store, the progress, the concurrency (rows in
 flight) and the request and token limits, so they hold across the whole cluster. ``OPENAI_*``
 settings of the driver go to the actors' environment.
+
+With a cassette, its recordings travel with the settings (each actor replays from its own copy,
+with the cassette's mode and ``replay_tools``); each row's outcome brings back what it recorded
+and replayed, and the driver merges that into the caller's cassette and saves it.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ class RayBackend:
             raise UserError(f"backend='ray' cannot send {problem}")
         if not ray.is_initialized():
             ray.init(log_to_driver=False)
-        payload = ray.cloudpickle.dumps(settings)
+        payload = ray.put(ray.cloudpickle.dumps(settings))  # once, however many actors
         env = {name: os.environ[name] for name in _ENV if name in os.environ}
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         count = max(1, min(batch.concurrency.maximum, cpus))

@@ -37,6 +37,9 @@ class RowResult:
     """For a row waiting for review: its calls (``call_id``, ``tool``, ``arguments``)."""
     from_store: bool = False
     """Read back from the results store (done by an earlier run of this batch)."""
+    replayed: bool = False
+    """Replayed to the end from the batch's cassette (``run_batch(cassette=...)``): no model
+    call."""
 
 
 @dataclass

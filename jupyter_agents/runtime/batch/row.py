@@ -1,6 +1,11 @@
 """One row of a batch: what it runs with, what it is, and how it ran. Every backend runs a row
 through :func:`run_row`, here or on a Ray worker; a row's own failure is a ``failed`` row,
-never an exception."""
+never an exception.
+
+With a cassette (``run_batch(cassette=...)``) each row runs with its own :class:`RowCassette`
+over the batch's :class:`ReplayPool` (the recordings as the batch started), and hands back what
+it recorded and replayed (:class:`RowRecordings`): the driver merges that into the caller's
+cassette, whichever process ran the row."""
 
 from __future__ import annotations
 
@@ -15,11 +20,24 @@ from ..approvals import ApprovalDecision
 from ..errors import UserError
 from ..items import ToolCallOutputItem
 from ..lifecycle import RunHooks
+from ..replay import Cassette, ReplayMismatch, ReplayMode
 from ..run import RunConfig, Runner
 from ..run_state import RunState
 from .result import RowResult
 
-__all__ = ["ApproveMode", "RowJob", "RowOutcome", "RowResume", "RowSettings", "jsonable", "run_row"]
+__all__ = [
+    "ROW_FIELD",
+    "ApproveMode",
+    "ReplayPool",
+    "RowCassette",
+    "RowJob",
+    "RowOutcome",
+    "RowRecordings",
+    "RowResume",
+    "RowSettings",
+    "jsonable",
+    "run_row",
+]
 
 ApproveMode = Literal["deny", "auto", "review"]
 """What a tool call that needs approval gets in a batch: rejected, approved, or the row pauses
@@ -40,6 +58,8 @@ class RowSettings:
     """What a call that needs approval gets."""
     hooks: RunHooks[Any] | None = None
     """Run hooks of each row (locally, the batch's request and token limiter)."""
+    replay: ReplayPool | None = None
+    """The recordings rows replay from, with the cassette's mode (``run_batch(cassette=...)``)."""
 
 
 @dataclass(frozen=True)
@@ -74,12 +94,123 @@ class RowOutcome:
     """For a row that paused: its ``RunState`` JSON, kept in the store for the review."""
     rate_limited: int = 0
     """429s a worker saw running it (locally the batch watches them itself: always 0)."""
+    recordings: RowRecordings | None = None
+    """What the row's run recorded and replayed (with a cassette)."""
+    stored: bool = True
+    """False for a row a strict cassette refused (no recording of its inputs): it is not kept
+    in the results store, so the next run of the batch tries it again."""
+
+
+ROW_FIELD = "row"
+"""The field of a recording naming the batch row that made it (the row's key)."""
+
+
+class ReplayPool:
+    """The recordings a batch's rows may replay: the caller's cassette as the batch started
+    (a row never replays what another row of the same batch recorded meanwhile, so a row
+    replays the same whatever the order rows run in, and on whichever worker), with the
+    cassette's mode. It travels to Ray workers with the settings."""
+
+    def __init__(
+        self,
+        runs: list[dict[str, Any]],
+        mode: ReplayMode,
+        replay_tools: Literal["recorded", "run"],
+    ) -> None:
+        self.runs = list(runs)
+        self.mode = mode
+        self.replay_tools = replay_tools
+        self.by_key: dict[Any, list[int]] = {}
+        """Positions in :attr:`runs`, by the identity of the run's first request."""
+        self.by_row: dict[str, list[int]] = {}
+        """Positions in :attr:`runs`, by the batch row that recorded them."""
+        for position, run in enumerate(self.runs):
+            self.by_key.setdefault(run.get("key"), []).append(position)
+            row = run.get(ROW_FIELD)
+            if isinstance(row, str):
+                self.by_row.setdefault(row, []).append(position)
+        self.taken: set[int] = set()
+        """Positions already replayed (or replaced) by a row of this batch."""
+
+    def claim(self, key: str, row: str) -> int | None:
+        """The position of the recording row ``row`` replays for a first request ``key``: the
+        row's own recording of these inputs, else the first one not yet taken (a recording
+        made outside a batch, or by a row that moved)."""
+        own = [p for p in self.by_row.get(row, []) if self.runs[p].get("key") == key]
+        for position in own + self.by_key.get(key, []):
+            if position not in self.taken:
+                self.taken.add(position)
+                return position
+        return None
+
+    def nearest(self, row: str) -> dict[str, Any] | None:
+        """What a changed row is compared with: its own latest recording; with none, the
+        cassette's latest, unless the cassette holds batch rows (another row's recording would
+        say the wrong thing changed)."""
+        own = self.by_row.get(row)
+        if own:
+            return self.runs[own[-1]]
+        return self.runs[-1] if self.runs and not self.by_row else None
+
+
+@dataclass(frozen=True)
+class RowRecordings:
+    """What one row's run did with the cassette."""
+
+    kept: list[tuple[dict[str, Any], int | None]]
+    """New recordings (tagged with the row), each with the pool position of the recording it
+    replaces (None: it is added)."""
+    replayed: list[int]
+    """Pool positions of the recordings the run followed."""
+    last: dict[str, Any] | None
+    """``Cassette.last`` of the run (None: it did not finish)."""
+
+
+class RowCassette(Cassette):
+    """One row's view of the batch's :class:`ReplayPool`: it finds the row's recording there,
+    and keeps what the run records for the driver to merge (it writes no file)."""
+
+    def __init__(self, pool: ReplayPool, row: str) -> None:
+        super().__init__(runs=pool.runs, mode=pool.mode, replay_tools=pool.replay_tools)
+        self.pool = pool
+        self.row = row
+        self.kept: list[tuple[dict[str, Any], int | None]] = []
+        self.replayed: list[int] = []
+
+    def __repr__(self) -> str:
+        return f"<RowCassette row {self.row} of {len(self.pool.runs)} recordings, {self.mode}>"
+
+    def find(self, key: str) -> dict[str, Any] | None:
+        position = self.pool.claim(key, self.row)
+        if position is None:
+            return None
+        self.replayed.append(position)
+        return self.pool.runs[position]
+
+    def nearest(self) -> dict[str, Any] | None:
+        return self.pool.nearest(self.row)
+
+    def keep(self, recording: dict[str, Any], replaces: dict[str, Any] | None) -> None:
+        recording[ROW_FIELD] = self.row
+        position = next((p for p in self.replayed if self.pool.runs[p] is replaces), None)
+        self.kept.append((recording, position))
+        self.used.append(recording)
+
+    def save(self) -> None:
+        """Nothing: the driver saves the caller's cassette."""
+
+    def report(self) -> RowRecordings:
+        return RowRecordings(list(self.kept), list(self.replayed), self.last)
 
 
 async def run_row(settings: RowSettings, job: RowJob) -> RowOutcome:
     """Run one row (or resume it with the review's decisions); never raises for the row's own
     failure."""
     started = time.monotonic()
+    config, cassette = settings.run_config, None
+    if settings.replay is not None:
+        cassette = RowCassette(settings.replay, job.key)
+        config = dataclasses.replace(config, replay=cassette)
     try:
         start: Any = job.prompt
         if job.resume is not None:
@@ -91,17 +222,24 @@ async def run_row(settings: RowSettings, job: RowJob) -> RowOutcome:
             settings.agent,
             start,
             max_turns=settings.max_turns,
-            run_config=settings.run_config,
+            run_config=config,
             hooks=settings.hooks,
             approval_handler=handler,
         )
     except Exception as e:
         error = f"{type(e).__name__}: {e}"
         seconds = time.monotonic() - started
-        return RowOutcome(RowResult(job.key, job.label, "failed", error=error, seconds=seconds))
+        return RowOutcome(
+            RowResult(job.key, job.label, "failed", error=error, seconds=seconds),
+            recordings=cassette.report() if cassette is not None else None,
+            stored=not isinstance(e, ReplayMismatch),
+        )
     row = _row_of(result, job, time.monotonic() - started)
     state = result.to_state().to_json() if row.status == "waiting" else None
-    return RowOutcome(row, state)
+    if cassette is None:
+        return RowOutcome(row, state)
+    row.replayed = bool(cassette.last and cassette.last.get("replayed"))
+    return RowOutcome(row, state, recordings=cassette.report())
 
 
 def _decided_state(agent: Agent[Any], resume: RowResume) -> RunState:

@@ -4,7 +4,8 @@ Rows run ``concurrency`` at a time (less while the provider answers 429), each a
 with the batch's run config, under the request and token limits. Each finished row is written
 to the results store at once; a batch run again skips the rows the store has. Rows whose tools
 need approval either ask nobody (``deny``), are approved (``auto``), or pause with their
-``RunState`` stored (``review``) while the others go on.
+``RunState`` stored (``review``) while the others go on. With a cassette, every row's run is
+recorded, and a row whose inputs are the same as its recording's replays it without the model.
 
 This module checks the arguments and sets the batch up; ``driver.drive`` runs it, on this
 process (``LocalBackend``) or on Ray (``RayBackend``).
@@ -15,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +24,7 @@ from typing import Any, Literal
 from ..agent import Agent
 from ..blocking import run_blocking
 from ..errors import UserError
+from ..replay import Cassette
 from ..run import RunConfig
 from .driver import Batch, BatchControl, LocalBackend, RowBackend, drive
 from .limits import AdaptiveConcurrency, RateLimiter, WatchedRetry
@@ -30,7 +33,7 @@ from .ray_backend import RayBackend
 from .result import BatchResult
 from .row import ApproveMode, RowSettings
 from .rows import BatchRows
-from .store import DEFAULT_STORE, ResultsStore
+from .store import DEFAULT_STORE, BatchCassette, ResultsStore
 
 __all__ = ["BatchControl", "arun_batch", "run_batch"]
 
@@ -44,6 +47,7 @@ def run_batch(
     output_type: Any = None,
     max_turns: int | None = None,
     run_config: RunConfig | None = None,
+    cassette: Cassette | str | os.PathLike[str] | None = None,
     cache: str | Path | bool = True,
     backend: Literal["local", "ray"] = "local",
     approve: ApproveMode = "deny",
@@ -65,6 +69,7 @@ def run_batch(
             output_type=output_type,
             max_turns=max_turns,
             run_config=run_config,
+            cassette=cassette,
             cache=cache,
             backend=backend,
             approve=_approve_mode(approve, on_approval),
@@ -86,6 +91,7 @@ async def arun_batch(
     output_type: Any = None,
     max_turns: int | None = None,
     run_config: RunConfig | None = None,
+    cassette: Cassette | str | os.PathLike[str] | None = None,
     cache: str | Path | bool = True,
     backend: Literal["local", "ray"] = "local",
     approve: ApproveMode = "deny",
@@ -108,6 +114,15 @@ async def arun_batch(
             its fields become columns in ``to_pandas()``. Default: the agent's own.
         max_turns: Per row.
         run_config: Per row (its ``model_retry`` retries 429s, honouring ``Retry-After``).
+        cassette: Record every row's run into this :class:`Cassette` (a path means
+            ``Cassette(path)``, mode ``"auto"``), and replay a row whose inputs are the same as
+            its recording's instead of calling the model; in mode ``"strict"`` a row with no
+            recording fails saying what changed, and the others go on. Rows replay only what
+            was recorded before the batch started, each its own row's recording first; the
+            file is written once, when the batch ends (a crash loses nothing: the next batch
+            with the cassette merges what the rows recorded). Rows taken from the results store
+            do not run: ``fresh=True`` or ``cache=False`` replays (or records) every row. The
+            same as ``run_config.replay``; give one of them.
         cache: Where finished rows are kept: True for ``.jupyter_agents/batches.sqlite``
             under the working directory, a path, or False for nowhere.
         backend: ``"local"`` (this process) or ``"ray"`` (tasks on the connected Ray
@@ -125,11 +140,15 @@ async def arun_batch(
     """
     approve = _approve_mode(approve, on_approval)
     _check(concurrency, approve, backend)
+    replay = _cassette(cassette, run_config)
     batch_rows = BatchRows.of(rows, prompt)  # a missing column fails here, before any call
     control = control or BatchControl()
     if output_type is not None:
         agent = agent.clone(output_type=output_type)
     config = run_config or RunConfig()
+    if config.replay is not None:
+        config = dataclasses.replace(config, replay=None)  # each row gets its own view of it
+    kept = BatchCassette(replay) if replay is not None else None
     limits = AdaptiveConcurrency(concurrency)
     config = dataclasses.replace(
         config, model_retry=WatchedRetry.around(config.model_retry, limits.on_rate_limited)
@@ -142,11 +161,14 @@ async def arun_batch(
         rows=batch_rows,
         batch_id=batch_id,
         store=store,
-        settings=RowSettings(agent, config, max_turns, approve),
+        settings=RowSettings(
+            agent, config, max_turns, approve, replay=kept.pool if kept is not None else None
+        ),
         concurrency=limits,
         limiter=RateLimiter(requests_per_minute, tokens_per_minute),
         progress=progress_for(progress, len(batch_rows), control),
         control=control,
+        cassette=kept,
     )
     where: RowBackend = RayBackend(batch) if backend == "ray" else LocalBackend(batch, {})
     return await drive(batch, where, decisions={})
@@ -166,6 +188,24 @@ def _approve_mode(approve: ApproveMode, on_approval: ApproveMode | None) -> Appr
         stacklevel=3,
     )
     return on_approval
+
+
+def _cassette(cassette: Any, run_config: RunConfig | None) -> Cassette | None:
+    """The batch's cassette: ``cassette`` (a path read as ``Cassette(path)``), or the run
+    config's ``replay``."""
+    if cassette is None:
+        return run_config.replay if run_config is not None else None
+    if run_config is not None and run_config.replay is not None:
+        raise UserError(
+            "run_batch: give the cassette once, as cassette= or as run_config.replay, not both."
+        )
+    if isinstance(cassette, Cassette):
+        return cassette
+    if isinstance(cassette, (str, os.PathLike)):
+        return Cassette(cassette)
+    raise UserError(
+        f"run_batch: cassette must be a Cassette or a file path, got {type(cassette).__name__}."
+    )
 
 
 def _check(concurrency: int, approve: str, backend: str) -> None:
