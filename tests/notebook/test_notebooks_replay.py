@@ -1,0 +1,66 @@
+"""Every notebook in notebooks/ is executed live by the headless runner, its scripted stand-ins
+answering through the real openai client and the local OpenAI-compatible test server over HTTP
+(``JUPYTER_AGENTS_SCRIPTED_HTTP=1``); then the executed notebook is executed again by the
+headless runner in a network namespace of its own (bubblewrap ``--unshare-net``), its model
+requests sent to an address where nothing listens. Every agent cell shows the same run as
+before, timing aside, replayed from the recording the first run left in the cell: a model
+request would have failed.
+
+Cells that are not agent cells are not compared: a code cell that calls the runtime itself
+(``await Runner.run(...)``) is not recorded, and a replayed tool does not run again, so a cell
+reading what it did (a variable, a file) differs (docs/replay.md says so).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from jupyter_agents.notebook import run_document
+
+from .replay_helpers import agent_cells, live_then_offline, run_of
+
+pytestmark = [pytest.mark.kernel, pytest.mark.timeout(600)]
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+ALL = sorted(p for p in NOTEBOOKS.glob("*.ipynb") if not p.name.endswith(".out.ipynb"))
+WITH_AGENTS = [p for p in ALL if agent_cells(nbformat.read(p, as_version=4))]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """Every notebook with agent cells, live then offline (three at a time)."""
+    root = tmp_path_factory.mktemp("notebooks")
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {p.stem: pool.submit(live_then_offline, p, root / p.stem) for p in WITH_AGENTS}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def test_every_notebook_but_the_runtime_one_has_agent_cells() -> None:
+    # runtime.ipynb calls the runtime from code cells (not recorded; nothing to replay)
+    assert sorted(p.name for p in set(ALL) - set(WITH_AGENTS)) == ["runtime.ipynb"]
+
+
+@pytest.mark.parametrize("name", [p.stem for p in WITH_AGENTS])
+def test_agent_cells_replay_offline_the_same(executed: dict[str, Any], name: str) -> None:
+    live, again, said = executed[name]["live"], executed[name]["again"], executed[name]["said"]
+    before, after = agent_cells(live), agent_cells(again)
+    assert [c.source for c in before] == [c.source for c in after]
+    recorded = [c for c in before if c.metadata.get("jupyter_agents", {}).get("cassette")]
+    assert recorded, f"no agent cell of {name} kept a recording:\n{said}"  # (a batch whose
+    for was, now in zip(before, after, strict=True):  # rows came from its store needs none)
+        then, replayed = run_of(was), run_of(now)
+        assert then.get("header", {}).get("status", "done") == "done", said
+        assert replayed == then, f"{now.source!r} differs:\n{said}"
+        if "header" in then:  # one run (a batch cell shows its table instead)
+            assert _header(now)["replayed"] is True, f"{now.source!r} ran live:\n{said}"
+
+
+def _header(cell: Any) -> dict[str, Any]:
+    data = next(o.data for o in cell.outputs if run_document.MIME_TYPE in o.get("data", {}))
+    header: dict[str, Any] = run_document.decode(data[run_document.MIME_TYPE])["header"]
+    return header
