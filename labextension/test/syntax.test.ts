@@ -78,6 +78,14 @@ describe('the magic line', () => {
       ['flag', '--backend'],
       ['invalid', 'spark']
     ]);
+    assert.deepEqual(parts('%%agent --replay --replay-tools run --replay-tools all'), [
+      ['command', '%%agent'],
+      ['flag', '--replay'],
+      ['flag', '--replay-tools'],
+      ['value', 'run'],
+      ['flag', '--replay-tools'],
+      ['invalid', 'all']
+    ]);
     assert.deepEqual(parts('%%agent --out=answer --approve auto --background'), [
       ['command', '%%agent'],
       ['flag', '--out'],
@@ -105,6 +113,8 @@ describe('the magic line', () => {
     assert.equal(resolveFlag('--backg'), '--background');
     assert.equal(resolveFlag('--back'), null); // --background or --backend
     assert.equal(resolveFlag('--ma'), '--max-turns');
+    assert.equal(resolveFlag('--replay'), '--replay'); // exact, though --replay-tools starts so
+    assert.equal(resolveFlag('--replay-'), '--replay-tools');
     assert.equal(resolveFlag('--m'), null); // --model or --max-turns
     assert.equal(resolveFlag('--'), null);
     assert.deepEqual(parts('%%agent --backg'), [

@@ -47,6 +47,12 @@ def test_the_extension_knows_the_backend_choices() -> None:
     assert choices == list(backend.choices or [])
 
 
+def test_the_extension_knows_the_replay_tools_choices() -> None:
+    choices = re.findall(r"'([a-z]+)'", _ts_table("REPLAY_TOOLS_CHOICES"))
+    (tools,) = (a for a in _parser()._actions if "--replay-tools" in a.option_strings)
+    assert choices == list(tools.choices or [])
+
+
 def test_the_prebuilt_extension_is_where_jupyterlab_looks() -> None:
     (path,) = jupyter_agents._jupyter_labextension_paths()
     built = Path(jupyter_agents.__file__).parent / path["src"]

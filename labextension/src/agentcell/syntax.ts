@@ -10,7 +10,7 @@ export const AGENT_MAGIC = '%%agent';
 
 /**
  * The options of the magic line and whether each takes a value, as in `options.py`'s
- * argparse parser (`tests/notebook/test_labextension_syntax.py` keeps them in step).
+ * argparse parser (`tests/notebook/test_labextension.py` keeps them in step).
  */
 export const FLAGS: Readonly<Record<string, 'value' | 'switch'>> = {
   '--model': 'value',
@@ -21,6 +21,7 @@ export const FLAGS: Readonly<Record<string, 'value' | 'switch'>> = {
   '--background': 'switch',
   '--live': 'switch',
   '--replay': 'switch',
+  '--replay-tools': 'value',
   '--over': 'value',
   '--concurrency': 'value',
   '--backend': 'value',
@@ -31,6 +32,9 @@ export const FLAGS: Readonly<Record<string, 'value' | 'switch'>> = {
 
 /** The values `--backend` accepts. */
 export const BACKEND_CHOICES: readonly string[] = ['local', 'ray'];
+
+/** The values `--replay-tools` accepts. */
+export const REPLAY_TOOLS_CHOICES: readonly string[] = ['recorded', 'run'];
 
 /** The values `--approve` accepts. */
 export const APPROVE_CHOICES: readonly string[] = ['ask', 'auto', 'deny', 'review'];
@@ -116,6 +120,9 @@ function valueIsValid(flag: string, value: string): boolean {
   }
   if (flag === '--backend') {
     return BACKEND_CHOICES.includes(value);
+  }
+  if (flag === '--replay-tools') {
+    return REPLAY_TOOLS_CHOICES.includes(value);
   }
   if (flag === '--max-turns' || flag === '--concurrency') {
     return /^\+?\d+$/.test(value.trim()) && Number(value) >= 1;
