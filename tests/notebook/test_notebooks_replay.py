@@ -13,6 +13,7 @@ reading what it did (a variable, a file) differs (docs/replay.md says so).
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,9 @@ def test_agent_cells_replay_offline_the_same(executed: dict[str, Any], name: str
     assert [c.source for c in before] == [c.source for c in after]
     recorded = [c for c in before if c.metadata.get("jupyter_agents", {}).get("cassette")]
     assert recorded, f"no agent cell of {name} kept a recording:\n{said}"  # (a batch whose
+    for cell in recorded:  # at most twice the run's saved outputs (it is about half)
+        packed = cell.metadata["jupyter_agents"]["cassette"]
+        assert len(packed) <= 2 * len(json.dumps(cell.outputs)), cell.source
     for was, now in zip(before, after, strict=True):  # rows came from its store needs none)
         then, replayed = run_of(was), run_of(now)
         assert then.get("header", {}).get("status", "done") == "done", said

@@ -7,13 +7,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_agents import Agent, ApprovalDecision, ModelSettings, RunConfig, Runner, tool
+from jupyter_agents import (
+    Agent,
+    ApprovalDecision,
+    GuardrailFunctionOutput,
+    ModelSettings,
+    RunConfig,
+    Runner,
+    input_guardrail,
+    output_guardrail,
+    tool,
+)
 from jupyter_agents.runtime.models.interface import ModelRequest
 from jupyter_agents.runtime.replay import Cassette, ReplayMismatch
 from jupyter_agents.runtime.replay.identity import request_identity
@@ -175,6 +186,39 @@ async def test_a_call_that_runs_again_is_asked_again_not_decided_by_the_recordin
     await run(silent(), cassette, approval_handler=refuse)
     assert asked == ["send"]  # the old approval was for the old run, not for this one
     assert ran == ["Paris"]  # the refused call did not run
+
+
+async def test_guardrail_results_are_recorded_and_not_checked_again_in_a_replay(
+    tmp_path: Path,
+) -> None:
+    checked: list[str] = []
+
+    @input_guardrail
+    def polite(context: Any, agent: Any, value: Any) -> GuardrailFunctionOutput:
+        checked.append("input")
+        return GuardrailFunctionOutput({"score": 0.9}, tripwire_triggered=False)
+
+    @output_guardrail
+    def short(context: Any, agent: Any, output: Any) -> GuardrailFunctionOutput:
+        checked.append("output")
+        return GuardrailFunctionOutput(SimpleNamespace(words=5), tripwire_triggered=False)
+
+    def guarded(model: Any) -> Agent[Any]:
+        return agent(model).clone(input_guardrails=[polite], output_guardrails=[short])
+
+    path = tmp_path / "runs.json"
+    model = script()
+    await run(model, Cassette(path, mode="record"), agent=guarded(model))
+    assert checked == ["input", "output"]
+    replayed = silent()
+    result = await run(replayed, Cassette(path, mode="strict"), agent=guarded(replayed))
+    assert checked == ["input", "output"]  # as recorded: not checked again
+    assert result.input_guardrail_results[0].output.output_info == {"score": 0.9}
+    assert result.output_guardrail_results[0].output.output_info == "namespace(words=5)"
+    assert not result.output_guardrail_results[0].output.tripwire_triggered
+    again = script()
+    await run(again, Cassette(path, mode="replay", replay_tools="run"), agent=guarded(again))
+    assert checked == ["input", "output", "input", "output"]  # checks run again with tools
 
 
 async def test_no_secret_enters_the_file(tmp_path: Path) -> None:

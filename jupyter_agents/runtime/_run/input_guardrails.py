@@ -13,6 +13,7 @@ from ..tracing import guardrail_span
 
 if TYPE_CHECKING:
     from ..agent import Agent
+    from ..replay import RunReplay
     from ..tracing import Span
     from .progress import RunProgress
 
@@ -25,6 +26,7 @@ async def start_input_guardrails(
     progress: RunProgress,
     span: Span[Any],
     results: list[InputGuardrailResult],
+    replay: RunReplay | None = None,
 ) -> asyncio.Future[list[InputGuardrailResult]] | None:
     """The agent's and the run's (``run_guards``) input guardrails, on the run's input:
     sequential ones now, parallel ones as a task (None when there are none). Outcomes of
@@ -34,7 +36,7 @@ async def start_input_guardrails(
         return None
     before = [g for g in guards if not g.run_in_parallel]
     if before:
-        done = await _run_guardrails(agent, before, progress, span)
+        done = await _run_guardrails(agent, before, progress, span, replay)
         results.extend(done)
         for result in done:
             if result.output.tripwire_triggered:
@@ -42,15 +44,27 @@ async def start_input_guardrails(
     alongside = [g for g in guards if g.run_in_parallel]
     if not alongside:
         return None
-    return asyncio.ensure_future(_run_guardrails(agent, alongside, progress, span))
+    return asyncio.ensure_future(_run_guardrails(agent, alongside, progress, span, replay))
 
 
 async def _run_guardrails(
-    agent: Agent[Any], guards: list[InputGuardrail[Any]], progress: RunProgress, span: Span[Any]
+    agent: Agent[Any],
+    guards: list[InputGuardrail[Any]],
+    progress: RunProgress,
+    span: Span[Any],
+    replay: RunReplay | None,
 ) -> list[InputGuardrailResult]:
     async def one(guard: InputGuardrail[Any]) -> InputGuardrailResult:
+        value = progress.original_input
         with guardrail_span(guard.get_name(), parent=span) as guard_span:
-            result = await guard.run(agent, progress.original_input, progress.context_wrapper)
+            if replay is None:
+                result = await guard.run(agent, value, progress.context_wrapper)
+            else:  # a recorded check of the same input is not made again
+                result = await replay.guardrail(
+                    ("input", guard.get_name(), agent.name, value),
+                    lambda: guard.run(agent, value, progress.context_wrapper),
+                    lambda output: InputGuardrailResult(guardrail=guard, output=output),
+                )
             guard_span.span_data.triggered = result.output.tripwire_triggered
         return result
 

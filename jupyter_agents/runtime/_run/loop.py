@@ -349,6 +349,7 @@ class RunLoop:
             self.progress,
             self.agent_span,
             self.input_guardrail_results,
+            self.replay,
         )
 
     async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:

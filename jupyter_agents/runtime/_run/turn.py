@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import OutputGuardrailTripwireTriggered
+from ..guardrails import OutputGuardrailResult
 from ..tracing import guardrail_span
 from .error_handlers import ErrorHandlingRun
 from .progress import FinalOutput
@@ -13,7 +14,6 @@ from .progress import FinalOutput
 if TYPE_CHECKING:
     from ..agent import Agent
     from ..approvals import ApprovalHandler
-    from ..guardrails import OutputGuardrailResult
     from ..lifecycle import HookCaller
     from ..replay import RunReplay
     from ..run_config import RunConfig
@@ -73,8 +73,16 @@ async def finalize(run: TurnRun, agent: Agent[Any], output: Any) -> FinalOutput:
     if guards:
 
         async def one(guard: Any) -> Any:
+            context, replay = run.progress.context_wrapper, run.replay
             with guardrail_span(guard.get_name(), parent=run.agent_span) as span:
-                result = await guard.run(run.progress.context_wrapper, agent, output)
+                if replay is None:
+                    result = await guard.run(context, agent, output)
+                else:  # a recorded check of the same output is not made again
+                    result = await replay.guardrail(
+                        ("output", guard.get_name(), agent.name, output),
+                        lambda: guard.run(context, agent, output),
+                        lambda checked: OutputGuardrailResult(guard, output, agent, checked),
+                    )
                 span.span_data.triggered = result.output.tripwire_triggered
             return result
 

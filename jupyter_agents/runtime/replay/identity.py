@@ -18,7 +18,7 @@ from typing import Any
 from ..models.interface import ModelRequest
 from ..tracing.redact import redact_secrets
 
-__all__ = ["changes", "request_identity"]
+__all__ = ["changes", "plain", "request_identity", "value_identity"]
 
 SHOWN_CHARS = 300
 """The longest text one change shows."""
@@ -30,18 +30,24 @@ def request_identity(request: ModelRequest, model: str) -> tuple[str, dict[str, 
     fields: dict[str, Any] = {
         "model": model,
         "instructions": request.system_instructions,
-        "input": _plain(request.input),
+        "input": plain(request.input),
         "tools": [_tool(tool) for tool in request.tools],
         "output_schema": _schema(request.output_schema),
         "handoffs": sorted(str(getattr(h, "tool_name", h)) for h in request.handoffs or []),
         "settings": _settings(request.model_settings),
-        "prompt": _plain(request.prompt),
+        "prompt": plain(request.prompt),
         "previous_response_id": request.previous_response_id,
         "conversation_id": request.conversation_id,
     }
     fields = redact_secrets(fields)  # as recorded: a replayed, redacted output keeps its hash
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), fields
+
+
+def value_identity(*parts: Any) -> str:
+    """The identity (hex digest) of plain values, secrets redacted (a guardrail's input)."""
+    text = json.dumps(redact_secrets(plain(list(parts))), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def changes(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
@@ -62,14 +68,14 @@ def changes(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """JSON-able, for hashing (pydantic models dumped, tuples as lists)."""
     if hasattr(value, "model_dump"):
-        return _plain(value.model_dump(mode="json", exclude_none=True))
+        return plain(value.model_dump(mode="json", exclude_none=True))
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value
 
 
@@ -79,7 +85,7 @@ def _tool(tool: Any) -> dict[str, Any]:
         "name": str(getattr(tool, "name", type(tool).__name__)),
         "type": type(tool).__name__,
         "description": getattr(tool, "description", None),
-        "schema": _plain(schema) if isinstance(schema, dict) else None,
+        "schema": plain(schema) if isinstance(schema, dict) else None,
         "strict": getattr(tool, "strict_json_schema", None),
     }
 
@@ -89,7 +95,7 @@ def _schema(output_schema: Any) -> Any:
         return None
     describe = getattr(output_schema, "json_schema", None)
     try:
-        return _plain(describe()) if callable(describe) else repr(output_schema)
+        return plain(describe()) if callable(describe) else repr(output_schema)
     except Exception:
         return repr(output_schema)
 
@@ -101,7 +107,7 @@ UNHASHED_SETTINGS = frozenset({"extra_headers", "extra_query", "timeout", "retry
 def _settings(settings: Any) -> dict[str, Any]:
     to_dict = getattr(settings, "to_json_dict", None)
     raw = to_dict() if callable(to_dict) else {}
-    return {k: _plain(v) for k, v in raw.items() if v is not None and k not in UNHASHED_SETTINGS}
+    return {k: plain(v) for k, v in raw.items() if v is not None and k not in UNHASHED_SETTINGS}
 
 
 def _texts(items: Any) -> str:

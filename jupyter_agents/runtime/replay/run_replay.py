@@ -16,13 +16,15 @@ raises :class:`~.cassette.ReplayMismatch`.
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol, TypeVar
 
 from pydantic import TypeAdapter
 
 from ..approvals import ApprovalDecision
+from ..guardrails import GuardrailFunctionOutput
 from ..items import ModelResponse, TResponseStreamEvent
 from ..models._responses_build import EventSequence, build_response
 from ..models.interface import Model, ModelRequest, RequestModel
@@ -31,10 +33,17 @@ from ..tools.display import ToolDisplay
 from ..tracing.redact import redact_secrets
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
 from .cassette import Cassette, ReplayMismatch
-from .identity import changes, request_identity
+from .identity import changes, plain, request_identity, value_identity
 from .recorded import PRINTED_CHARS, RecordedOutput, display_from_json, display_to_json
 
 __all__ = ["NO_RECORDING", "RecordedOutput", "ReplayModel", "RunReplay"]
+
+class _Result(Protocol):
+    output: GuardrailFunctionOutput
+
+
+_Checked = TypeVar("_Checked", bound=_Result)
+"""A guardrail's result (input or output): its ``output`` is what the function returned."""
 
 NO_RECORDING = "no recording"
 """What ``changed`` says when there was no recording to compare with (a first run)."""
@@ -209,6 +218,36 @@ class RunReplay:
         return entry if isinstance(entry, dict) else None
 
     # -- the end ---------------------------------------------------------------------------
+
+    # -- guardrails ---------------------------------------------------------------------------
+
+    async def guardrail(
+        self,
+        key: tuple[str, str, str, Any],
+        check: Callable[[], Awaitable[_Checked]],
+        rebuild: Callable[[GuardrailFunctionOutput], _Checked],
+    ) -> _Checked:
+        """A guardrail's result: recorded, for a check already made on the same value (kind,
+        name, agent, value: ``key``), unless the run records or its tools run again; else
+        ``check()``'s, kept for the recording. Found by the value, not by the run's first
+        request: input guardrails may run before it."""
+        digest = value_identity(*key)
+        if self.cassette.mode != "record" and self.cassette.replay_tools == "recorded":
+            for run in reversed(self.cassette.runs):
+                entry = (run.get("guardrails") or {}).get(digest)
+                if isinstance(entry, dict):
+                    tripped = entry.get("tripwire") is True
+                    return rebuild(GuardrailFunctionOutput(entry.get("info"), tripped))
+        result = await check()
+        output = result.output
+        info = plain(output.output_info)
+        try:
+            json.dumps(info)
+        except (TypeError, ValueError):
+            info = repr(output.output_info)
+        entry = {"tripwire": bool(output.tripwire_triggered), "info": redact_secrets(info)}
+        self.new.setdefault("guardrails", {})[digest] = entry
+        return result
 
     def finish(self) -> None:
         """Keep this run's recording (a live or diverged run; a full replay keeps the old), and
