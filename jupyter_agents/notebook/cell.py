@@ -239,19 +239,20 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         return
     items = result.to_input_list()[len(run.history) :]
     await host.conversation(run.agent.name).record(run.cell, items)
-    replayed = False
+    replayed, detail = False, None
     if run.cassette is not None:
-        replayed = _say_how_it_ran(view, run.cassette)
+        replayed, detail = _say_how_it_ran(view, run.cassette)
         await keep_recording(host, run.cell, run.cassette)
     host.last_result = result
     if opts.out:
         host.shell.user_ns[opts.out] = result
-    view.finish("done", None, replayed=replayed)
+    view.finish("done", detail, replayed=replayed)
     runs.update(record, status="done")
 
 
-def _say_how_it_ran(view: LiveView, cassette: Cassette) -> bool:
-    """A line on the run when it replayed (True), or ran live although a replay was wanted."""
+def _say_how_it_ran(view: LiveView, cassette: Cassette) -> tuple[bool, str | None]:
+    """Whether the run replayed, and the header's detail: what changed, for a run that went
+    live although a replay was wanted (a line under it says it in full)."""
     last = cassette.last or {}
     if last.get("replayed"):
         view.add_notice(
@@ -259,12 +260,16 @@ def _say_how_it_ran(view: LiveView, cassette: Cassette) -> bool:
             "from the recording. %%agent --live asks the model.",
             "info",
         )
-        return True
-    changed_fields = [str(c) for c in last.get("changed") or () if c != NO_RECORDING]
-    if cassette.mode in ("replay", "strict") and changed_fields:  # not a first run
-        changed = "; ".join(changed_fields)[:300]
-        view.add_notice(f"Ran live: the inputs changed since the recording ({changed}).", "info")
-    return False
+        return True, None
+    changed = [str(c) for c in last.get("changed") or () if c != NO_RECORDING]
+    if cassette.mode not in ("replay", "strict") or not changed:  # a first run says nothing
+        return False, None
+    view.add_notice(
+        f"Ran live: the inputs changed since the recording ({'; '.join(changed)[:300]}).", "info"
+    )
+    first = changed[0] if len(changed[0]) <= 100 else changed[0][:99] + "…"
+    more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+    return False, f"ran live, changed since its recording: {first}{more}"
 
 
 def _record(run: _Prepared) -> RunRecord:

@@ -38,6 +38,7 @@ from .recorded import PRINTED_CHARS, RecordedOutput, display_from_json, display_
 
 __all__ = ["NO_RECORDING", "RecordedOutput", "ReplayModel", "RunReplay"]
 
+
 class _Result(Protocol):
     output: GuardrailFunctionOutput
 
