@@ -117,7 +117,7 @@ class DocumentChannel:
         """Send ``data`` to the frontend without waiting for a reply, from any thread, as part
         of the request ``parent`` (the agent cell's: a headless runner only reads messages of
         the cell it runs). Nothing is sent with no frontend."""
-        comm = next((c for c in list(self._comms.comms) if id(c) in self._frontend), None)
+        comm = self._hello_comm()
         kernel = getattr(comm, "kernel", None)
         if comm is None or kernel is None:
             return
@@ -129,7 +129,7 @@ class DocumentChannel:
     def tell(self, op: str, args: dict[str, Any]) -> bool:
         """Send a request without waiting for its reply (from a magic, which cannot wait: the
         reply would come in after the cell); whether a frontend was there to send it to."""
-        comm = next((c for c in list(self._comms.comms) if id(c) in self._frontend), None)
+        comm = self._hello_comm()
         if comm is None:
             return False
         comm.send({"type": "request", "id": next(self._ids), "op": op, "args": args})
@@ -184,14 +184,18 @@ class DocumentChannel:
                 await asyncio.wait_for(self._hello.wait(), HELLO_WAIT)
             except asyncio.TimeoutError:
                 pass
-        for comm in self._comms.comms:
-            if id(comm) in self._frontend:
-                return comm
+        comm = self._hello_comm()
+        if comm is not None:
+            return comm
         raise NoFrontend(
             "No notebook frontend is connected, so the notebook's cells cannot be read: "
             "open it in JupyterLab with the jupyter-agents extension, or run it with "
             "python -m jupyter_agents.headless."
         )
+
+    def _hello_comm(self) -> Any:
+        """The open comm of a frontend that said hello (None when there is none)."""
+        return next((c for c in list(self._comms.comms) if id(c) in self._frontend), None)
 
     # -- comms -----------------------------------------------------------------------------
 
