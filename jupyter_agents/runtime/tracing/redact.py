@@ -3,6 +3,7 @@ secrets are replaced, whatever ``trace_include_sensitive_data`` says."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -26,6 +27,7 @@ _KEY_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:sk|rk|pk)-[A-Za-z0-9_-]{20,}")
 """An API key (OpenAI's, Stripe's shape) anywhere in a text: the key alone is replaced."""
 
 
+@functools.lru_cache(maxsize=4096)  # the same few names come again and again
 def _secret_name(name: str) -> bool:
     words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()  # sessionToken: two words
     return _SECRET_NAME.search(words) is not None
@@ -44,7 +46,7 @@ def redact_secrets(value: Any) -> Any:
     if isinstance(value, str):
         if _SECRET_VALUE.search(value):
             return REDACTED
-        return _KEY_IN_TEXT.sub(REDACTED, value)
+        return _KEY_IN_TEXT.sub(REDACTED, value) if "k-" in value else value
     return value
 
 
