@@ -213,7 +213,9 @@ def _card(block: _Any) -> str:
         summary += f' <span class="ja-muted">from {escape_html(str(origin))}</span>'
     if badge := block.get("badge"):
         summary += f' <span class="ja-muted">[{escape_html(str(badge))}]</span>'
-    if block.get("ms") is not None:
+    if block.get("replayed"):
+        summary += ' <span class="ja-muted">replayed</span>'
+    elif block.get("ms") is not None:
         summary += f' <span class="ja-muted">{block["ms"] / 1000:.1f} s</span>'
     if note := _decision(block):
         summary += f' <span class="ja-muted"><i>{escape_html(note)}</i></span>'

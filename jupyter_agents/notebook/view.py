@@ -371,7 +371,9 @@ class RunView:
         if card.get("live") == "terminal" and any(p.get("role") != "call" for p in card["parts"]):
             card["printed"], card["printed_cut"] = "", 0  # the output holds it all now
         elapsed = self._timer.elapsed_ms(key)
-        if elapsed is not None and card["status"] != "rejected":
+        if getattr(item, "replayed", False):
+            card["replayed"] = True  # from the recording: it did not run, nor take time
+        elif elapsed is not None and card["status"] != "rejected":
             card["ms"] = elapsed
         self._state.changed(card)
 

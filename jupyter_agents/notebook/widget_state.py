@@ -147,7 +147,8 @@ class ToolBlock(TypedDict):
     the duration; ``parts`` what the kind shows (:class:`Part`); ``printed`` the tail of what
     the call printed while running (``printed_cut``: characters dropped from its start), drawn
     as ``live`` says (left out: plain text); ``badge``, ``origin`` and ``escalation`` (why it
-    asks to leave the sandbox) come from the kind and the approval request."""
+    asks to leave the sandbox) come from the kind and the approval request; ``replayed``: the
+    output comes from the run's recording (the tool did not run; no duration)."""
 
     id: str
     kind: NotRequired[Literal["tool"]]
@@ -167,6 +168,7 @@ class ToolBlock(TypedDict):
     badge: NotRequired[str]
     origin: NotRequired[str]
     escalation: NotRequired[str]
+    replayed: NotRequired[bool]
 
 
 class TextBlock(TypedDict):

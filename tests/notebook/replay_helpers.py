@@ -96,4 +96,4 @@ def _replay_notice(block: dict[str, Any]) -> bool:
 def _block(block: dict[str, Any]) -> dict[str, Any]:
     # ``escalation``: why a call that the sandbox stopped asked to run outside it; a replayed
     # call does not run, so it is not stopped and does not ask (its recorded approval shows)
-    return {k: v for k, v in block.items() if k not in ("ms", "rev", "escalation")}
+    return {k: v for k, v in block.items() if k not in ("ms", "rev", "escalation", "replayed")}

@@ -89,6 +89,11 @@ def test_a_recorded_cell_replays_with_no_model_request_after_its_outputs_are_cle
     assert " · done · replayed · " in transcript(replayed)  # the header says it, saved
     saved = run_document.decode(replayed.cells[1].outputs[0]["data"][run_document.MIME_TYPE])
     assert saved["header"]["replayed"] is True  # what the lab extension draws the badge from
+    (card,) = [b for b in saved["blocks"] if b.get("kind", "tool") == "tool"]
+    assert card["replayed"] is True and "ms" not in card  # the card says so, with no duration
+    assert """<code>lookup(city='Paris')</code> <span class="ja-muted">replayed</span>""" in (
+        transcript(replayed)
+    )
     assert replayed.cells[1].metadata["jupyter_agents"]["cassette"] == packed
 
 

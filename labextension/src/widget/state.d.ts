@@ -94,7 +94,8 @@ export interface Approval {
  * kind shows (Part); `printed` the tail of what the call printed while running (`printed_cut`:
  * characters dropped from its start), drawn as `live` says (left out: plain text); `badge`,
  * `origin` and `escalation` (why it asks to leave the sandbox) come from the kind and the approval
- * request.
+ * request; `replayed`: the output comes from the run's recording (the tool did not run; no
+ * duration).
  */
 export interface ToolBlock {
   id: string;
@@ -115,6 +116,7 @@ export interface ToolBlock {
   badge?: string;
   origin?: string;
   escalation?: string;
+  replayed?: boolean;
 }
 
 /**

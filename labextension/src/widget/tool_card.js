@@ -143,7 +143,8 @@ export function toolView(ctx) {
     badge.dataset.verdict = (b.badge || "").split(":")[0];
     args1.textContent = b.args || "";
     status.textContent = st === "done" ? "" : STATUS_WORDS[st] || st;
-    ms.textContent = b.ms != null ? duration(b.ms) : "";
+    ms.textContent = b.replayed ? "replayed" : b.ms != null ? duration(b.ms) : "";
+    ms.title = b.replayed ? "Answered from the run's recording: the tool did not run." : "";
     const parts = Array.isArray(b.parts) ? b.parts.filter((p) => p && typeof p === "object") : [];
     const shown = parts.filter((p) => p.role === "call"); // they stand for the arguments
     drawParts(call, shown);
