@@ -75,8 +75,7 @@ class RunView:
                 created or first fed an event.
             max_args_chars: Tool arguments (compact JSON) kept in the state.
             clock: Monotonic clock in seconds (durations and sync pacing); for tests.
-            standing: The notebook's "always for this notebook" decisions (None: the card
-                offers none).
+            standing: The notebook's "always" decisions (None: the card offers none).
         """
         self.max_output_chars = max_output_chars
         self.max_args_chars = max_args_chars
@@ -371,8 +370,8 @@ class RunView:
         if card.get("live") == "terminal" and any(p.get("role") != "call" for p in card["parts"]):
             card["printed"], card["printed_cut"] = "", 0  # the output holds it all now
         elapsed = self._timer.elapsed_ms(key)
-        if getattr(item, "replayed", False):
-            card["replayed"] = True  # from the recording: it did not run, nor take time
+        if getattr(item, "replayed", False):  # from the recording: it did not run, nor take time
+            card["replayed"] = True
         elif elapsed is not None and card["status"] != "rejected":
             card["ms"] = elapsed
         self._state.changed(card)

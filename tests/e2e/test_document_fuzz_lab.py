@@ -81,7 +81,12 @@ def test_random_changes_and_typing_leave_a_valid_notebook_and_every_keystroke(
     assert len({c["id"] for c in saved.cells}) == len(saved.cells)
     source = next(c.source for c in saved.cells if c.get("id") == "typed")
     lost = [t for t in typed if source.count(t) != 1]
-    assert lost == [], f"{len(lost)} of {len(typed)} keystroke bursts lost or doubled: {lost[:5]}"
+    around = ""
+    if lost:  # where it should have been: the bursts before and after it, as saved
+        i = typed.index(lost[0])
+        start = source.find(typed[i - 1]) if i else 0
+        around = repr(source[max(start, 0) : max(start, 0) + 160])
+    assert lost == [], f"{len(lost)} of {len(typed)} bursts lost or doubled: {lost[:5]} {around}"
     assert all(source.count(m) == 1 for m in summary["applied"])  # each applied edit, once
     assert summary["applied"] and summary["stale"]  # both paths taken while the page typed
     print(

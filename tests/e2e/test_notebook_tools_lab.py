@@ -201,6 +201,7 @@ def test_the_agent_inserts_a_cell_and_runs_it_with_the_persons_approval(
         new = lab.outputs(2)  # the inserted cell, after data
         expect(new.first).to_have_text("rows: 2\n")
         expect(new.nth(1).locator("table")).to_contain_text("double")
+        expect(lab.prompt(3)).to_have_text(re.compile(r"\[\d+\]"))  # its reply came (not [*])
         count = lab.execution_count(2)
         agent = lab.execution_count(3)
         assert count is not None and agent == count + 1  # the agent's cell ends after it

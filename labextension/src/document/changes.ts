@@ -5,6 +5,8 @@
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 
+import { changedPart } from './diff';
+
 export type Reply = Record<string, unknown>;
 
 const CELL_TYPES = ['code', 'markdown', 'raw'];
@@ -20,6 +22,21 @@ const CARRIAGE_RETURNS =
 /** What the agent writes, with plain line feeds (see CARRIAGE_RETURNS). */
 function lineFeeds(text: string): string {
   return text.replace(/\r\n?/g, '\n');
+}
+
+/** What the person typed in cell `index` that its editor has not read yet, read now.
+ * CodeMirror takes typed text from the page on the next animation frame; a change checked
+ * before that would not see it, and the text would be lost under the change. (The editor's
+ * observer is internal to CodeMirror: without it, nothing is flushed, as before.) */
+function flushTyping(panel: NotebookPanel, index: number): void {
+  const editor = panel.content.widgets[index]?.editor as unknown as {
+    editor?: { observer?: { forceFlush?: () => void } };
+  } | null;
+  try {
+    editor?.editor?.observer?.forceFlush?.();
+  } catch (e) {
+    console.debug('jupyter-agents: could not read pending typing', e);
+  }
 }
 
 /** Apply change `op` with `args` to `panel`'s notebook; the reply for the kernel. */
@@ -63,6 +80,7 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
     return { missing: String(args.id) };
   }
   const cell = model.cells.get(index);
+  flushTyping(panel, index);
   const state = (cell as unknown as { executionState?: string }).executionState;
   if (state === 'running') {
     return { refused: 'that cell is running now; it cannot be changed.' };
@@ -79,9 +97,12 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
       return { refused: CARRIAGE_RETURNS };
     }
     const source = lineFeeds(args.source);
-    // The cell's own transaction: its undo manager tracks it, so Ctrl+Z in the cell takes
-    // back exactly this edit (a notebook-level transaction would not be in the cell's history).
-    cell.sharedModel.transact(() => cell.sharedModel.setSource(source));
+    // Only the part that changes is replaced, so the person's cursor and selection stay where
+    // they are (replacing the whole source put the cursor at the start, and what they typed
+    // next landed there). The cell's own transaction: its undo manager tracks it, so Ctrl+Z
+    // in the cell takes back exactly this edit.
+    const [from, to, text] = changedPart(now, source);
+    cell.sharedModel.transact(() => cell.sharedModel.updateSource(from, to, text));
     return { done: true, cell: cell.id, source };
   }
   if (op === 'delete') {
