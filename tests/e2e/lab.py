@@ -522,3 +522,19 @@ def lab_session(disabled: tuple[str, ...] = ()) -> Iterator[Session]:
     require_browser_tools()
     with lab_server(disabled=disabled) as server, chromium() as browser:
         yield Session(server, browser)
+
+
+@contextlib.contextmanager
+def expecting_session(
+    timeout_ms: int = 30_000, disabled: tuple[str, ...] = ()
+) -> Iterator[Session]:
+    """:func:`lab_session` with Playwright's ``expect`` waiting ``timeout_ms`` (runs take
+    seconds; its default is 5 s), put back afterwards: what a test module's ``session`` is."""
+    with lab_session(disabled) as s:
+        from playwright.sync_api import expect
+
+        expect.set_options(timeout=timeout_ms)
+        try:
+            yield s
+        finally:
+            expect.set_options(timeout=5_000)

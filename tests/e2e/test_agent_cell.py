@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from ..prerequisites import fail_or_skip
-from .lab import ARTIFACTS, LabServer, Session, lab_session
+from .lab import ARTIFACTS, LabServer, Session, expecting_session
 
 try:
     from playwright.sync_api import expect
@@ -48,13 +48,9 @@ LINE_SPANS = """line => Array.from(line.querySelectorAll('span'))
 
 @pytest.fixture(scope="module")
 def session() -> Iterator[Session]:
-    with lab_session() as s:
+    with expecting_session() as s:
         _require_extension(s.server)
-        expect.set_options(timeout=30_000)
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
+        yield s
 
 
 def _require_extension(server: LabServer) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .lab import Lab, Session, lab_session
+from .lab import Lab, Session, expecting_session
 
 try:
     from playwright.sync_api import expect
@@ -34,12 +34,8 @@ AFTER = 'print("after:", labels.counts, labels.stopped)'
 
 @pytest.fixture(scope="module")
 def session() -> Iterator[Session]:
-    with lab_session() as s:
-        expect.set_options(timeout=20_000)
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
+    with expecting_session(20_000) as s:  # runs take seconds
+        yield s
 
 
 def _theme(lab: Lab, theme: str) -> None:

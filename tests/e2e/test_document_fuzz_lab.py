@@ -10,13 +10,12 @@ import json
 import random
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from .lab import Session, lab_session
+from .lab import Session
 
 try:
     from playwright.sync_api import expect
@@ -29,16 +28,6 @@ DRIVER = (Path(__file__).parent / "document_fuzz_driver.py").read_text()
 SEED = 20261125
 CALLS, RACING = 450, 50
 PROTECTED = ["setup", "typed", "driver"]
-
-
-@pytest.fixture(scope="module")
-def session() -> Iterator[Session]:
-    with lab_session() as s:
-        expect.set_options(timeout=30_000)
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
 
 
 def test_random_changes_and_typing_leave_a_valid_notebook_and_every_keystroke(

@@ -11,13 +11,12 @@ sets ``window.__pwned``), and the page may not request anything from the payload
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 
 import pytest
 
 from tests.security.payloads import ALL, EVIL_HOST
 
-from .lab import Session, lab_session
+from .lab import Session
 
 try:
     from playwright.sync_api import expect
@@ -53,16 +52,6 @@ demo = ScriptedModel([[tool_call("boom", {{}})], [text(ALL)]])''',
     'print("all shown")',
 ]
 LAST = len(CELLS) - 1
-
-
-@pytest.fixture(scope="module")
-def session() -> Iterator[Session]:
-    with lab_session() as s:
-        expect.set_options(timeout=30_000)
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
 
 
 def test_every_output_path_keeps_hostile_text_inert(session: Session) -> None:

@@ -6,12 +6,11 @@ and "Insert as new cell". Screenshots (light and dark) go to ``test-artifacts/``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from .lab import ARTIFACTS, Lab, Session, lab_session
+from .lab import ARTIFACTS, Lab, Session
 
 try:
     from playwright.sync_api import expect
@@ -48,16 +47,6 @@ AGENT = "%%agent\nEmail Ana, then show me how to add up 0..9."
 FILLER = "# filler cell\n" + "\n".join(f"x{i} = {i}" for i in range(40))
 SETUP_CELL, AGENT_CELL = 0, 1
 CODE = "total = sum(range(10))\nprint(total)"
-
-
-@pytest.fixture(scope="module")
-def session() -> Iterator[Session]:
-    with lab_session() as s:
-        expect.set_options(timeout=30_000)
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
 
 
 def start_waiting_run(lab: Lab, name: str, cells: list[str]) -> None:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 
-from .lab import Session, lab_session
+from .lab import Session
 
 try:
     from playwright.sync_api import expect
@@ -35,16 +34,6 @@ DRAFT = "# draft"
 AGENT = "%%agent\nWhat is in this notebook?"
 SHOW = "import json\nprint(json.dumps([demo.requests[i].input[-1]['output'] for i in (1, 2, 3)]))"
 CELLS = [("setup", SETUP), ("data", DATA), ("draft", DRAFT), ("agent", AGENT), ("show", SHOW)]
-
-
-@pytest.fixture(scope="module")
-def session() -> Iterator[Session]:
-    with lab_session() as s:
-        expect.set_options(timeout=30_000)
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
 
 
 def test_the_agent_reads_the_notebook_the_person_sees(session: Session) -> None:

@@ -6,7 +6,6 @@ notebook keeps which run each output was. Screenshots in the light and dark them
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 
 from jupyter_agents.notebook import run_document
 
-from .lab import Session, lab_session
+from .lab import Session
 
 try:
     from playwright.sync_api import expect
@@ -31,16 +30,6 @@ demo = ScriptedModel([[text("The first answer.")], [text("The second answer.")]]
 AGENT = "%%agent\nSay something."
 COUNT = "print('model requests:', len(demo.requests))"
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
-
-
-@pytest.fixture(scope="module")
-def session() -> Iterator[Session]:
-    with lab_session() as s:
-        expect.set_options(timeout=30_000)
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
 
 
 def saved_run(path: Path) -> tuple[dict[str, Any], str]:

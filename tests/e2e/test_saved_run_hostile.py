@@ -12,14 +12,13 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from jupyter_agents.notebook.run_document import MIME_TYPE
 
-from .lab import Session, lab_session
+from .lab import Session
 
 try:
     from playwright.sync_api import expect
@@ -67,16 +66,6 @@ def saved_output(document: dict[str, Any], html: str) -> Any:
         "display_data",
         data={"text/plain": "run", "text/html": html, MIME_TYPE: document},
     )
-
-
-@pytest.fixture(scope="module")
-def session() -> Iterator[Session]:
-    with lab_session() as s:
-        expect.set_options(timeout=30_000)
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
 
 
 def test_a_crafted_saved_run_picks_only_known_classes_and_a_bomb_shows_the_transcript(

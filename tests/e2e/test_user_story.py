@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .lab import Lab, Session, lab_session
+from .lab import Lab, Session, expecting_session
 
 try:
     from playwright.sync_api import expect
@@ -92,12 +92,8 @@ class TranscriptNotShown(AssertionError):
 
 @pytest.fixture(scope="module")
 def session() -> Iterator[Session]:
-    with lab_session() as s:
-        expect.set_options(timeout=20_000)  # runs take seconds; Playwright's default is 5 s
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
+    with expecting_session(20_000) as s:  # runs take seconds
+        yield s
 
 
 def run_story(lab: Lab, name: str) -> Any:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .lab import Session, lab_session
+from .lab import Session, expecting_session
 from .test_lab_runs import AGENT, AGENT_CELL, SETUP, SETUP_CELL
 
 try:
@@ -22,12 +22,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def session() -> Iterator[Session]:
-    with lab_session(disabled=("jupyter-agents",)) as s:
-        expect.set_options(timeout=30_000)
-        try:
-            yield s
-        finally:
-            expect.set_options(timeout=5_000)
+    with expecting_session(disabled=("jupyter-agents",)) as s:
+        yield s
 
 
 def test_the_widget_and_the_html_transcript_work_without_the_extension(
