@@ -72,6 +72,12 @@ def cities(n: int) -> pd.DataFrame:
     )
 
 
+async def weather_batch(model: Any, rows: Any, **options: Any) -> Any:
+    """The weather agent over ``rows``: prompt "{city}", no results store, no progress."""
+    settings: dict[str, Any] = {"prompt": "{city}", "cache": False, "progress": None}
+    return await arun_batch(weather_agent(model), rows, **{**settings, **options})
+
+
 def outputs(result: Any) -> dict[str, Any]:
     return {r.key: r.output for r in result.rows}
 
@@ -80,30 +86,14 @@ async def test_a_batch_records_every_row_then_replays_them_with_no_model_call() 
     rows = cities(30)
     cassette = Cassette(mode="auto")  # in memory
     live = live_model()
-    first = await arun_batch(
-        weather_agent(live),
-        rows,
-        prompt="{city}",
-        cassette=cassette,
-        cache=False,
-        concurrency=8,
-        progress=None,
-    )
+    first = await weather_batch(live, rows, cassette=cassette, concurrency=8)
     assert first.counts == {"ok": 30} and len(live.requests) == 60 and len(ran) == 30
     assert not any(r.replayed for r in first.rows)
     assert len(cassette.runs) == 30 and len(cassette.used) == 30
     assert sorted(run["row"] for run in cassette.runs) == sorted(r.key for r in first.rows)
     ran.clear()
     silent = silent_model()
-    again = await arun_batch(
-        weather_agent(silent),
-        rows,
-        prompt="{city}",
-        cassette=cassette,
-        cache=False,
-        concurrency=8,
-        progress=None,
-    )
+    again = await weather_batch(silent, rows, cassette=cassette, concurrency=8)
     assert silent.requests == [] and ran == []  # no model request, no tool run
     assert again.counts == {"ok": 30} and all(r.replayed for r in again.rows)
     assert outputs(again) == outputs(first)
@@ -116,27 +106,11 @@ async def test_identical_rows_each_replay_their_own_recording() -> None:
     # still gets its own answer back (the recordings name their row).
     rows = pd.DataFrame({"city": ["Oslo", "Oslo", "Oslo", "Rome"]}, index=["a", "b", "c", "d"])
     cassette = Cassette()
-    first = await arun_batch(
-        weather_agent(live_model()),
-        rows,
-        prompt="{city}",
-        cassette=cassette,
-        cache=False,
-        concurrency=1,
-        progress=None,
-    )
+    first = await weather_batch(live_model(), rows, cassette=cassette, concurrency=1)
     assert len({r.output for r in first.rows}) == 4
     silent = silent_model()
     reordered = rows.iloc[::-1]
-    again = await arun_batch(
-        weather_agent(silent),
-        reordered,
-        prompt="{city}",
-        cassette=cassette,
-        cache=False,
-        concurrency=1,
-        progress=None,
-    )
+    again = await weather_batch(silent, reordered, cassette=cassette, concurrency=1)
     assert silent.requests == [] and outputs(again) == outputs(first)
 
 
@@ -249,14 +223,8 @@ async def test_a_path_cassette_is_written_once_atomically_and_read_back_by_a_fre
             pass
 
     watch = Watch()
-    first = await arun_batch(
-        weather_agent(live_model()),
-        cities(20),
-        prompt="{city}",
-        cassette=str(path),
-        cache=False,
-        concurrency=5,
-        progress=watch,
+    first = await weather_batch(
+        live_model(), cities(20), cassette=str(path), concurrency=5, progress=watch
     )
     assert watch.seen == [(False, n) for n in range(1, 21)]
     assert saves == [20]  # once, at the end, with every row
@@ -265,52 +233,23 @@ async def test_a_path_cassette_is_written_once_atomically_and_read_back_by_a_fre
     assert data["version"] == 1 and len(data["runs"]) == 20
     written = path.read_bytes()
     silent = silent_model()
-    again = await arun_batch(
-        weather_agent(silent),
-        cities(20),
-        prompt="{city}",
-        cassette=str(path),
-        cache=False,
-        concurrency=5,
-        progress=None,
-    )
+    again = await weather_batch(silent, cities(20), cassette=str(path), concurrency=5)
     assert silent.requests == [] and outputs(again) == outputs(first)
     assert saves == [20] and path.read_bytes() == written  # a replay leaves the file alone
 
 
 async def test_record_mode_records_each_row_again_in_place(tmp_path: Path) -> None:
     path = tmp_path / "runs.json"
-    first = await arun_batch(
-        weather_agent(live_model()),
-        cities(8),
-        prompt="{city}",
-        cassette=path,
-        cache=False,
-        progress=None,
-    )
+    first = await weather_batch(live_model(), cities(8), cassette=path)
     live = live_model(take=2)
-    again = await arun_batch(
-        weather_agent(live),
-        cities(8),
-        prompt="{city}",
-        cassette=Cassette(path, mode="record"),
-        cache=False,
-        progress=None,
-    )
+    again = await weather_batch(live, cities(8), cassette=Cassette(path, mode="record"))
     assert len(live.requests) == 16 and not any(r.replayed for r in again.rows)
     assert all("take 2" in str(r.output) for r in again.rows)
     assert all("take 1" in str(r.output) for r in first.rows)
     runs = json.loads(path.read_text())["runs"]
     assert len(runs) == 8  # each row's recording replaced, not added to
     silent = silent_model()
-    replayed = await arun_batch(
-        weather_agent(silent),
-        cities(8),
-        prompt="{city}",
-        cassette=path,
-        cache=False,
-        progress=None,
-    )
+    replayed = await weather_batch(silent, cities(8), cassette=path)
     assert silent.requests == [] and outputs(replayed) == outputs(again)
 
 
@@ -395,25 +334,12 @@ async def test_a_batch_that_fails_saves_what_its_rows_recorded(tmp_path: Path) -
             pass
 
     with pytest.raises(Boom):
-        await arun_batch(
-            weather_agent(live_model()),
-            cities(10),
-            prompt="{city}",
-            cassette=path,
-            cache=False,
-            concurrency=1,
-            progress=FailAfterThree(),
+        await weather_batch(
+            live_model(), cities(10), cassette=path, concurrency=1, progress=FailAfterThree()
         )
     assert len(json.loads(path.read_text())["runs"]) == 3 and not journal_path(path).exists()
     silent = silent_model()
-    again = await arun_batch(
-        weather_agent(silent),
-        cities(3),
-        prompt="{city}",
-        cassette=path,
-        cache=False,
-        progress=None,
-    )
+    again = await weather_batch(silent, cities(3), cassette=path)
     assert silent.requests == [] and all(r.replayed for r in again.rows)
 
 
@@ -432,24 +358,10 @@ async def test_rows_from_the_results_store_need_no_cassette() -> None:
 async def test_the_run_configs_replay_is_the_batchs_cassette_too(tmp_path: Path) -> None:
     path = tmp_path / "runs.json"
     config = RunConfig(replay=Cassette(path))
-    await arun_batch(
-        weather_agent(live_model()),
-        cities(5),
-        prompt="{city}",
-        run_config=config,
-        cache=False,
-        progress=None,
-    )
+    await weather_batch(live_model(), cities(5), run_config=config)
     assert len(json.loads(path.read_text())["runs"]) == 5
     silent = silent_model()
-    again = await arun_batch(
-        weather_agent(silent),
-        cities(5),
-        prompt="{city}",
-        run_config=RunConfig(replay=Cassette(path)),
-        cache=False,
-        progress=None,
-    )
+    again = await weather_batch(silent, cities(5), run_config=RunConfig(replay=Cassette(path)))
     assert silent.requests == [] and all(r.replayed for r in again.rows)
 
 
