@@ -529,11 +529,9 @@ SPURIOUS = {
 @pytest.mark.parametrize("present", list(SPURIOUS))
 def test_the_change_is_reported_as_that_field_alone(present: str) -> None:
     """Only the prompt changed, so ``changed`` (and the strict message) must name the input and
-    nothing else. FAILS: the recording's ``first`` fields pass ``redact_secrets``, which
-    replaces every dict entry whose *key* contains auth/key/token/session/… : the setting
-    ``max_tokens``, a tool parameter ``keyword`` (or ``author``, ``tokens``), a metadata entry
-    ``session``. Compared with the live request these always differ, so every mismatch also
-    blames ``settings`` / ``tools``, which did not change."""
+    nothing else. (It once blamed ``settings`` / ``tools`` too: names that only contain the
+    letters of a secret word, ``max_tokens`` or a parameter ``keyword``, were redacted in the
+    recording and not in the live request. Both sides are redacted alike now, by words.)"""
     base = Scenario(
         prompt="Weather in Paris?",
         instructions="Be brief.",
@@ -550,10 +548,9 @@ def test_the_change_is_reported_as_that_field_alone(present: str) -> None:
 
 
 def test_a_reply_starting_with_basic_replays_as_recorded() -> None:
-    """FAILS: an unchanged re-run must replay the recorded answer. ``redact_secrets`` treats any
-    text starting with ``basic <word>`` (or ``bearer <word>``, or ``sk-``/``pk-``/``rk-`` and 8
-    more characters), case-insensitively, as a credential: the reply "Basic facts: …" is
-    recorded as "[redacted]", and the replay's final output is "[redacted]"."""
+    """An unchanged re-run replays the recorded answer, even one starting "Basic facts: …"
+    (redaction once took any text starting ``basic <word>`` for a credential, and the replay
+    answered "[redacted]")."""
     spec = ToolSpec("lookup", "Look a city up.", (("city", "string"),))
     reply = Scenario(
         prompt="Weather in Paris?",
@@ -576,9 +573,8 @@ def test_a_reply_starting_with_basic_replays_as_recorded() -> None:
 
 
 def test_a_tool_output_starting_with_basic_does_not_make_an_unchanged_run_stale() -> None:
-    """FAILS (see above): the tool's output "Basic idea: …" is recorded as "[redacted]"; a
-    replay gives the model that instead, so model request 2 no longer matches its recording:
-    ``replay`` runs the rest live every time (and strict raises) although nothing changed."""
+    """A tool output starting "Basic idea: …" is kept as it is, so model request 2 of a replay
+    matches its recording (redacted, it made every unchanged re-run go live)."""
     spec = ToolSpec("explain", "Explain a topic.", (("topic", "string"),))
     scenario = Scenario(
         prompt="Explain recursion.",
@@ -613,11 +609,9 @@ def test_a_tool_output_starting_with_basic_does_not_make_an_unchanged_run_stale(
 
 
 def test_a_tools_strict_flag_is_part_of_its_identity() -> None:
-    """FAILS: ``strict`` is sent with every function tool (``"strict": tool.strict_json_schema``
-    in the Responses/Chat params) and changes how the model writes arguments, but
-    ``identity._tool`` hashes only name, type, description and schema: a hand-built
-    ``FunctionTool`` switched to ``strict_json_schema=False`` with the same schema replays the
-    old recording. (``@tool(strict_mode=False)`` also changes the schema, so it is caught.)"""
+    """``strict`` is sent with every function tool and changes how the model writes arguments,
+    so a hand-built ``FunctionTool`` switched to ``strict_json_schema=False`` with the same
+    schema no longer replays the old recording."""
     spec = ToolSpec("lookup", "Look a city up.", (("city", "string"),))
     base = Scenario(
         prompt="Weather in Paris?",
