@@ -95,6 +95,9 @@ def _node(schema: Any, depth: int) -> Any:
         out["properties"] = {}
     if "array" in kinds and "items" not in out and "prefixItems" not in out:
         out["items"] = {}
+    elif "type" in out and "array" not in kinds:  # array keywords say nothing of the rest
+        out.pop("items", None)
+        out.pop("prefixItems", None)
     if isinstance(out.get("required"), list):
         out["required"] = [r for r in out["required"] if isinstance(r, str)]
     elif "required" in out:
