@@ -11,6 +11,7 @@ signal, so even a killed kernel leaves no server behind.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import logging
@@ -30,6 +31,9 @@ from ..errors import UserError
 from .server import MCPServer
 
 __all__ = ["MCPServerStdio", "MCPServerStdioParams"]
+
+DRAIN_SECONDS = 2.0
+"""How long a stopped server's stderr may take to reach its log."""
 
 LOG_LIMIT = 4 * 1024 * 1024
 """Bytes of a server's stderr kept in its log file: past this, the older half is dropped."""
@@ -122,12 +126,17 @@ class MCPServerStdio(MCPServer):
             with open(path, "a", encoding="utf-8") as log:
                 log.write("--- started again ---\n")
         read_end, write_end = os.pipe()
-        self._pump = _LogPump(read_end, path)
-        self._pump.start()
-        with open(write_end, "w", encoding="utf-8", errors="replace") as errlog:
-            async with stdio_client(parameters, errlog=cast(TextIO, errlog)) as streams:
-                errlog.close()  # the child has its copy: the pipe ends when the child's does
-                yield streams
+        pump = self._pump = _LogPump(read_end, path)
+        pump.start()
+        try:
+            with open(write_end, "w", encoding="utf-8", errors="replace") as errlog:
+                async with stdio_client(parameters, errlog=cast(TextIO, errlog)) as streams:
+                    errlog.close()  # the child has its copy: the pipe ends when the child's does
+                    yield streams
+        finally:
+            # The server's last words (why it crashed) reach the log before anyone reads it
+            # for the error; a grandchild still holding the pipe only delays this a moment.
+            await asyncio.to_thread(pump.join, DRAIN_SECONDS)
 
 
 class _LogPump(threading.Thread):
