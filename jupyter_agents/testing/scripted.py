@@ -26,6 +26,7 @@ import asyncio
 import dataclasses
 import itertools
 import json
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, Union
@@ -43,7 +44,6 @@ from ..runtime.models.interface import ModelRequest as CallArgs
 from ..runtime.models.interface import RequestModel
 from ..runtime.tools.kinds import kind_for_tool
 from ..runtime.usage import Usage
-from .scripted_http import respond_over_http, scripted_base_url, stream_over_http
 
 __all__ = [
     "ReceivedRequest",
@@ -288,7 +288,9 @@ class ScriptedModel(RequestModel):
 
     async def respond(self, request: CallArgs) -> ModelResponse:
         """The next scripted turn as one response."""
-        if scripted_base_url() is not None:
+        if _over_http():
+            from .scripted_http import respond_over_http
+
             return await respond_over_http(self, request)
         request = self._request(request, stream=False)
         output = self._record(request)
@@ -300,7 +302,9 @@ class ScriptedModel(RequestModel):
 
     async def stream(self, request: CallArgs) -> AsyncIterator[TResponseStreamEvent]:
         """The next scripted turn as streamed events."""
-        if scripted_base_url() is not None:
+        if _over_http():
+            from .scripted_http import stream_over_http
+
             async for event in stream_over_http(self, request):
                 yield event
             return
@@ -317,6 +321,12 @@ class ScriptedModel(RequestModel):
                 yield event
         usage = self._usage(request, output)
         yield seq.completed(build_response(response_id, self.name, output, usage))
+
+
+def _over_http() -> bool:
+    """Whether requests go over HTTP (``JUPYTER_AGENTS_SCRIPTED_HTTP``; the server and the
+    client are imported only then)."""
+    return os.environ.get("JUPYTER_AGENTS_SCRIPTED_HTTP", "").strip() not in ("", "0")
 
 
 def _copy_input(items: Sequence[TResponseInputItem] | str) -> list[TResponseInputItem]:
