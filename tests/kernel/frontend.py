@@ -181,7 +181,20 @@ class Frontend:
             if left <= 0:
                 raise TimeoutError(f"no reply for {msg_id}")
             self._receive(min(left, 0.5))
-        return self._replies.pop(msg_id)
+        reply = self._replies.pop(msg_id)
+        if reply["content"]["status"] == "error":
+            # After an error the kernel aborts what is queued behind it until its handler ends:
+            # a request sent before the idle status could be aborted instead of run.
+            self.wait_for(lambda: self._idle(msg_id), max(deadline - time.monotonic(), 5), "idle")
+        return reply
+
+    def _idle(self, msg_id: str) -> bool:
+        return any(
+            m["msg_type"] == "status"
+            and m["content"].get("execution_state") == "idle"
+            and m["parent_header"].get("msg_id") == msg_id
+            for m in reversed(self.iopub)
+        )
 
     def _receive(self, timeout: float) -> None:
         try:
