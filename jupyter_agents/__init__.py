@@ -184,6 +184,8 @@ if TYPE_CHECKING:
         function_tool,
         tool,
     )
+    from .runtime.questions import Question, ask_user
+    from .runtime.tools.ask_user import AskUserTool
     from .runtime.tools.apply_patch import (
         ApplyPatchEditor,
         ApplyPatchOperation,

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from .agent import Agent
     from .approvals import ApprovalDecision
+    from .questions import Question
     from .tools.display import ToolDisplay
 
 __all__ = [
@@ -170,6 +171,9 @@ class ToolApprovalItem(RunItemBase):
     """Set when the call ran in the sandbox, was stopped there, and now asks to run outside
     it (approval policy ``on-failure``): why it failed. :attr:`arguments` then carry
     ``sandbox_permissions: "require_escalated"``."""
+    question: Question | None = None
+    """Set when the call asks the person a question (``ask_user``): answer it with
+    ``RunState.answer(item, value)``, or ``RunState.skip(item)``."""
     type: Literal["tool_approval_item"] = "tool_approval_item"
 
     @property

@@ -16,7 +16,8 @@ from ._run.state_json import (
     load_progress,
     raw_arguments,
 )
-from .approvals import ApprovalDecision, ApprovalLedger
+from .approval_ledger import ApprovalLedger
+from .approvals import ApprovalDecision
 from .context import RunContextWrapper
 from .errors import UserError
 from .items import (
@@ -204,6 +205,20 @@ class RunState:
         if pending is None:
             return False
         return self._record(pending, ApprovalDecision.reject(message=message, always=always))
+
+    def answer(self, item: ToolApprovalItem | str, answer: Any) -> bool:
+        """Answer a waiting question (an ``ask_user`` call: the item or its call id). The
+        answer is checked against the question now; one that does not fit raises
+        ``UserError``. False, changing nothing, when the question is not waiting."""
+        pending = self._pending(item)
+        if not isinstance(pending, ToolApprovalItem):
+            return False
+        return self.approve(pending, arguments={**pending.arguments, "answer": answer})
+
+    def skip(self, item: ToolApprovalItem | str, reason: str | None = None) -> bool:
+        """Leave a waiting question unanswered (the model reads that it was skipped, and
+        ``reason`` when given). False when the question is not waiting."""
+        return self.reject(item, message=reason)
 
     def _record(self, item: ToolApprovalItem | MCPApprovalRequestItem, d: ApprovalDecision) -> bool:
         name = ledger_name(item) if isinstance(item, MCPApprovalRequestItem) else item.tool_name

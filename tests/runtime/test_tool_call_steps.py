@@ -34,12 +34,8 @@ from jupyter_agents.runtime._run.tool_checks import Outcome
 from jupyter_agents.runtime._run.tool_invoke import invoke
 from jupyter_agents.runtime.agent import Agent
 from jupyter_agents.runtime.agent_tool import AgentTool, NestedRunPaused, nested_resume
-from jupyter_agents.runtime.approvals import (
-    ApprovalDecision,
-    ApprovalLedger,
-    ApprovalRequest,
-    approved_call,
-)
+from jupyter_agents.runtime.approval_ledger import ApprovalLedger
+from jupyter_agents.runtime.approvals import ApprovalDecision, ApprovalRequest, approved_call
 from jupyter_agents.runtime.context import RunContextWrapper
 from jupyter_agents.runtime.errors import ModelBehaviorError
 from jupyter_agents.runtime.events import RunItemStreamEvent

@@ -5,14 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._util import call_maybe_async
-from ..approvals import (
-    ApprovalDecision,
-    ApprovalHandler,
-    ApprovalLedger,
-    ApprovalRequest,
-    call_handler,
-    settle,
-)
+from ..approval_ledger import ApprovalLedger
+from ..approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, call_handler, settle
 from ..context import RunContextWrapper
 from ..errors import UserError
 from ..items import MCPApprovalRequestItem, MCPApprovalResponseItem

@@ -11,7 +11,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
-from ..approvals import ApprovalLedger
+from ..approval_ledger import ApprovalLedger
 
 if TYPE_CHECKING:
     from ..agent import Agent

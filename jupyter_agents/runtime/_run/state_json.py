@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..approvals import ApprovalDecision, ApprovalLedger
+from ..approval_ledger import ApprovalLedger
+from ..approvals import ApprovalDecision
 from ..context import RunContextWrapper
 from ..errors import UserError
 from ..items import (
@@ -20,6 +21,7 @@ from ..items import (
     ToolCallItem,
     ToolCallOutputItem,
 )
+from ..questions import tool_question
 from ..tools.kinds import ToolKind, kind_for_call
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
 from .progress import Paused, RunProgress
@@ -162,9 +164,14 @@ def _interruptions(
                 arguments=arguments,
                 call_item=c,
                 escalation=str(arguments.get("justification", "")) if escalated else None,
+                question=tool_question(_tool_named(agent, parsed.name), arguments),
             )
         )
     return interruptions
+
+
+def _tool_named(agent: Agent[Any], name: str) -> Any:
+    return next((t for t in agent.tools if getattr(t, "name", None) == name), None)
 
 
 def _usage(saved: dict[str, Any]) -> Usage:

@@ -22,12 +22,13 @@ from ..context import ToolContext
 from ..errors import UserError
 from ..events import RunItemStreamEvent
 from ..items import ToolApprovalItem
+from ..questions import Asker, Question, tool_question
 from ..run_config import ToolErrorFormatterArgs
 from ..tools.kinds import LocalTool
 from .tool_call import ToolCall, ToolRun
 from .tool_checks import Outcome, reworded
 
-__all__ = ["MAX_EDIT_ATTEMPTS", "Approvals", "needs_approval", "tool_context"]
+__all__ = ["MAX_EDIT_ATTEMPTS", "Approvals", "asker_for", "needs_approval", "tool_context"]
 
 logger = logging.getLogger("jupyter_agents")
 
@@ -60,6 +61,42 @@ async def needs_approval(run: ToolRun, call: ToolCall) -> bool:
     call_id = call.item.call_id or ""
     ctx = tool_context(run, call, call_id)
     return bool(await call_maybe_async(flag, ctx, parsed, call_id))
+
+
+def asker_for(run: ToolRun, call: ToolCall) -> Asker | None:
+    """How ``call``, while it runs, asks the person a question (an MCP server's elicitation):
+    through the run's approval handler, on the call's card; None when the run has no handler
+    (it pauses for decisions, and cannot pause in the middle of a call)."""
+    handler = run.handler
+    if handler is None:
+        return None
+
+    async def ask(question: Question) -> Any:
+        def check(arguments: dict[str, Any]) -> str | None:
+            return question.problem(arguments["answer"]) if "answer" in arguments else "no answer"
+
+        request = ApprovalRequest(
+            agent=run.agent,
+            tool_name=call.parsed.name,
+            arguments={},
+            call_id=call.parsed.call_id,
+            json_schema={},
+            validator=check,
+            call_item=call.item,
+            allows_always=False,
+            question=question,
+        )
+        for _ in range(MAX_EDIT_ATTEMPTS):
+            decision = await settle(call_handler(handler, request))
+            if not decision.approved:
+                return None
+            problem = check(decision.arguments or {})
+            if problem is None:
+                return (decision.arguments or {})["answer"]
+            request = dataclasses.replace(request, error=problem)
+        return None
+
+    return ask
 
 
 class Approvals:
@@ -96,6 +133,7 @@ class Approvals:
             arguments=call.kind.parsed_arguments(call.arguments),
             call_item=call.item,
             escalation=call.escalation,
+            question=tool_question(tool, call.kind.parsed_arguments(call.arguments)),
         )
         if decision is None:
             decision = await self._callback_decision(tool, item)
@@ -129,6 +167,9 @@ class Approvals:
             return Outcome(call.declined)
         assert call.decision is not None
         message = call.decision.message
+        reword = getattr(call.tool, "rejection_text", None)  # a skipped question says so
+        if callable(reword):
+            return Outcome(reword(message), "rejected")
         told = rejection_message(call.parsed.name, message)
         if message is None:  # the person's own words win over the formatter
             args = ToolErrorFormatterArgs(
@@ -154,6 +195,7 @@ class Approvals:
             validator=getattr(tool, "validate_arguments", None),
             call_item=item.call_item,
             allows_always=allows_always,
+            question=item.question,
         )
 
     async def _callback_decision(

@@ -22,7 +22,8 @@ from .tool_checks import Outcome
 
 if TYPE_CHECKING:
     from ..agent import Agent
-    from ..approvals import ApprovalDecision, ApprovalHandler, ApprovalLedger
+    from ..approval_ledger import ApprovalLedger
+    from ..approvals import ApprovalDecision, ApprovalHandler
     from ..context import RunContextWrapper
     from ..lifecycle import HookCaller
     from ..replay import RunReplay

@@ -13,6 +13,7 @@ from ..approvals import approved_call
 from ..context import ToolContext
 from ..errors import ModelBehaviorError, UserError
 from ..items import ToolError
+from ..questions import asker
 from ..run_config import ToolErrorFormatterArgs
 from ..sandbox.bwrap import SandboxUnavailable
 from ..sandbox.policy import EscalationRequest
@@ -21,7 +22,7 @@ from ..tools import ToolArgumentsError
 from ..tools.kinds import LocalTool
 from ..tools.live_output import tool_output_sink
 from ..tracing import function_span
-from .tool_approvals import tool_context
+from .tool_approvals import asker_for, tool_context
 from .tool_call import ToolCall, ToolRun
 from .tool_checks import Outcome, check_input, check_output, reworded, run_with_timeout, watchdog
 
@@ -51,6 +52,7 @@ async def invoke(
     run_it = _nested if getattr(call.tool, "forwards_events", False) else _invoke
     if run.replay is not None:  # what the call prints goes into the recording too
         printing = tool_output_sink.set(run.replay.tee(tool_output_sink.get()))
+    asking = asker.set(asker_for(run, call))
     try:
         if not approved:
             return await run_it(run, call, sink)
@@ -60,6 +62,7 @@ async def invoke(
         finally:
             approved_call.reset(token)
     finally:
+        asker.reset(asking)
         if run.replay is not None:
             tool_output_sink.reset(printing)
 

@@ -218,7 +218,9 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
                 "Call the tool again with a JSON object."
             )
         if isinstance(value, dict):
-            return None
+            check = getattr(tool, "arguments_problem", None)  # a tool's own rules (ask_user)
+            problem = check(value) if callable(check) else None
+            return f"Tool {tool.name!r}: {problem}. Call it again, fixed." if problem else None
         shown = arguments if len(arguments) <= 40 else arguments[:40] + "..."
         return (
             f"The arguments for tool {tool.name!r} must be a JSON object, got {shown}. "
