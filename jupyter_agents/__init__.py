@@ -110,6 +110,7 @@ if TYPE_CHECKING:
         set_default_openai_key,
     )
     from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
+    from .runtime.questions import Question, ask_user
     from .runtime.replay import Cassette, ReplayMismatch
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
     from .runtime.retrieval import DocumentLimits, DocumentStore
@@ -184,8 +185,6 @@ if TYPE_CHECKING:
         function_tool,
         tool,
     )
-    from .runtime.questions import Question, ask_user
-    from .runtime.tools.ask_user import AskUserTool
     from .runtime.tools.apply_patch import (
         ApplyPatchEditor,
         ApplyPatchOperation,
@@ -193,6 +192,7 @@ if TYPE_CHECKING:
         ApplyPatchTool,
         apply_diff,
     )
+    from .runtime.tools.ask_user import AskUserTool
     from .runtime.tools.base_tool import BaseTool, ContentItem
     from .runtime.tools.browser_computer import BrowserComputer
     from .runtime.tools.code_interpreter import KernelCodeInterpreter

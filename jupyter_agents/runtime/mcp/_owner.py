@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp import ClientSession
 from mcp import types as mcp_types
-from mcp.client.session import MessageHandlerFnT
+from mcp.client.session import ElicitationFnT, MessageHandlerFnT
 
 __all__ = ["SessionOwner", "closed", "describe"]
 
@@ -35,8 +35,10 @@ class SessionOwner:
         transport: Callable[[], AbstractAsyncContextManager[Any]],
         timeout: float | None,
         on_message: MessageHandlerFnT,
+        on_elicit: ElicitationFnT | None = None,
     ) -> None:
         self.name = name
+        self._on_elicit = on_elicit
         self._transport = transport
         self._timeout = timeout
         self._on_message = on_message
@@ -86,6 +88,7 @@ class SessionOwner:
                         streams[1],
                         read_timeout_seconds=self._timeout,
                         message_handler=self._on_message,
+                        elicitation_callback=self._on_elicit,
                     )
                 )
                 self.initialized = await session.initialize()

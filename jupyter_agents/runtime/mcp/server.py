@@ -26,9 +26,11 @@ from pydantic import ValidationError
 
 from ..background_loop import on_background_loop, run_on_background_loop
 from ..errors import MCPServerError, UserError
+from ..questions import asker
 from ..run_config import DEFAULT_TOOL_TIMEOUT
 from ..tools.function import ToolErrorFunction, default_tool_error_function
 from ._owner import SessionOwner, closed, describe
+from .elicit import Elicitations
 from .results import MAX_RESULT_CHARS
 from .untrusted import first_problem
 
@@ -113,6 +115,8 @@ class MCPServer(abc.ABC):
         run); the session's ``client_session_timeout_seconds`` does not apply to calls."""
         self.max_result_chars = max_result_chars
         """Characters of a call's result the model gets (head and tail; None: all of it)."""
+        self._elicitations = Elicitations(name)
+        """Answers the server's questions (``elicitation/create``) during a tool call."""
         self._owner: SessionOwner | None = None
         self._lock: asyncio.Lock | None = None
         self._tools: list[mcp_types.Tool] | None = None
@@ -213,7 +217,8 @@ class MCPServer(abc.ABC):
             )
             return result
 
-        return await on_background_loop(self._request(f"tool {tool_name!r}", call, limit=limit))
+        with self._elicitations.asking(asker.get()):
+            return await on_background_loop(self._request(f"tool {tool_name!r}", call, limit=limit))
 
     async def list_resources(self) -> mcp_types.ListResourcesResult:
         """The server's resources."""
@@ -257,7 +262,9 @@ class MCPServer(abc.ABC):
 
     async def _start(self) -> ClientSession:
         timeout = self.client_session_timeout_seconds
-        owner = SessionOwner(self.name, self._transport, timeout, self._on_message)
+        owner = SessionOwner(
+            self.name, self._transport, timeout, self._on_message, self._elicitations
+        )
         try:
             session = await owner.start()
         except asyncio.TimeoutError:

@@ -1,0 +1,93 @@
+"""An MCP server's questions (elicitation) answered by the person through the run's approval
+handler, checked against the server's form, and declined when nobody can be asked."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_agents import Agent, ApprovalDecision, ApprovalRequest, Runner
+from jupyter_agents.mcp import MCPServerStdio
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+
+ASKING = Path(__file__).parent / "servers" / "asking_server.py"
+
+
+@pytest.fixture
+async def asking() -> AsyncIterator[MCPServerStdio]:
+    server = MCPServerStdio({"command": sys.executable, "args": [str(ASKING)]}, name="asking")
+    async with server:
+        yield server
+
+
+def booking_agent(server: MCPServerStdio, tool: str = "mcp__asking__book_table") -> Agent:
+    turns = [[tool_call(tool, {"restaurant": "Chez Ana"}, call_id="b1")], [text("Done.")]]
+    return Agent(name="booker", model=ScriptedModel(turns), mcp_servers=[server])
+
+
+def told(agent: Agent) -> str:
+    (output,) = [
+        i["output"]
+        for i in agent.model.requests[-1].input  # type: ignore[attr-defined]
+        if i.get("type") == "function_call_output"
+    ]
+    return str(output)
+
+
+async def test_the_servers_question_is_answered_through_the_approval_handler(
+    asking: MCPServerStdio,
+) -> None:
+    seen: list[ApprovalRequest] = []
+
+    def handler(request: ApprovalRequest) -> ApprovalDecision:
+        seen.append(request)
+        if len(seen) == 1:
+            return request.answer({"date": "2026-12-24", "party": "four"})  # does not fit
+        return request.answer({"date": "2026-12-24", "party": 4, "room": "garden"})
+
+    agent = booking_agent(asking)
+    await Runner.run(agent, "book it", approval_handler=handler)
+    assert told(agent) == "booked Chez Ana on 2026-12-24 for 4 (garden, outside=False)"
+    first, second = seen
+    question = first.question
+    assert question is not None and question.origin == "MCP server asking"
+    assert question.text == "Booking Chez Ana: which day, and for how many?"
+    assert question.form is not None
+    assert set(question.form["properties"]) == {"date", "party", "room", "outside"}
+    assert first.call_id == "b1" and not first.allows_always
+    assert second.error == "field 'party': must be a number"
+
+
+async def test_skipping_declines(asking: MCPServerStdio) -> None:
+    agent = booking_agent(asking)
+    await Runner.run(agent, "book it", approval_handler=lambda r: r.skip())
+    assert told(agent) == "not booked (decline)"
+
+
+async def test_without_anyone_to_ask_the_server_is_declined(asking: MCPServerStdio) -> None:
+    agent = booking_agent(asking)
+    result = await Runner.run(agent, "book it")  # a run that pauses cannot pause mid-call
+    assert result.final_output == "Done."
+    assert told(agent) == "not booked (decline)"
+
+
+async def test_the_servers_message_is_shown_without_control_characters(
+    asking: MCPServerStdio,
+) -> None:
+    texts: list[Any] = []
+
+    def handler(request: ApprovalRequest) -> ApprovalDecision:
+        assert request.question is not None
+        texts.append(request.question.text)
+        return request.answer({"note": "hi"})
+
+    agent = booking_agent(asking, "mcp__asking__shout")
+    await Runner.run(agent, "shout", approval_handler=handler)
+    assert told(agent) == "accept: hi"
+    (shown,) = texts
+    assert "\x1b" not in shown and "\u202e" not in shown and "\x07" not in shown
+    assert "cleared" in shown
