@@ -48,7 +48,12 @@ def approval_grace(host: NotebookHost | None = None) -> float:
     return host.runs.grace if host is not None else 5.0
 
 
-def headless_message(tool_name: str) -> str:
+def headless_message(tool_name: str, *, question: bool = False) -> str:
+    if question:
+        return (
+            f"No notebook frontend is showing this run, so nobody can answer {tool_name!r}'s "
+            "question; it was skipped. Run the cell interactively to answer it."
+        )
     return (
         f"No notebook frontend is showing this run, so nobody can approve {tool_name!r}; the "
         "call was rejected. Run the cell interactively, or use %%agent --approve auto."
@@ -103,13 +108,17 @@ def _printing_to_cards(agent: Agent[Any]) -> Agent[Any]:
 def _handler(
     opts: CellOptions, view: LiveView, host: NotebookHost, record: RunRecord
 ) -> ApprovalHandler:
-    if opts.approve == "auto":
-        return lambda request: ApprovalDecision.approve()
-    if opts.approve == "deny":
-        return lambda request: ApprovalDecision.reject("denied by %%agent --approve deny")
+    """Who decides the cell's calls: ``--approve`` says, for calls. Questions (``ask_user``,
+    an MCP server's) are always put to the person, unless ``JUPYTER_AGENTS_ASK=skip``."""
     loop = asyncio.get_running_loop()
 
     def ask(request: ApprovalRequest) -> Any:
+        if request.question is not None and os.environ.get("JUPYTER_AGENTS_ASK") == "skip":
+            return request.skip("JUPYTER_AGENTS_ASK=skip: questions are skipped in this run")
+        if request.question is None and opts.approve == "auto":
+            return ApprovalDecision.approve()
+        if request.question is None and opts.approve == "deny":
+            return ApprovalDecision.reject("denied by %%agent --approve deny")
         waiting = view.inbox(request)
         host.runs.waiting(record, request, waiting)
         if not view.rendered.is_set():
@@ -123,10 +132,9 @@ def refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
     """Reject ``request`` when no frontend has shown ``view`` by now (a headless run)."""
     if view.rendered.is_set():
         return
-    if view.decide(
-        request.request_id, ApprovalDecision.reject(headless_message(request.tool_name))
-    ):
-        view.add_notice(headless_message(request.tool_name), "warning")
+    message = headless_message(request.tool_name, question=request.question is not None)
+    if view.decide(request.request_id, ApprovalDecision.reject(message)):
+        view.add_notice(message, "warning")
 
 
 def _make_view(host: NotebookHost, agent: Agent[Any], model_label: str) -> LiveView:

@@ -20,6 +20,7 @@ from ..runtime.models.provider import DEFAULT_MODEL, get_default_openai_api
 from ..runtime.result import RunResult
 from ..runtime.retrieval import DocumentStore
 from ..runtime.tools import FunctionTool, retrieval_tool
+from ..runtime.tools.ask_user import AskUserTool
 from ..runtime.tools.function import add_tool_listener, remove_tool_listener
 from .conversation import Conversation
 from .document_comm import DocumentChannel
@@ -127,12 +128,17 @@ class NotebookHost:
     # -- agents ------------------------------------------------------------------------
 
     def notebook_agent(self) -> Agent[Any]:
-        """The default agent: the notebook's instructions, model and every notebook tool."""
+        """The default agent: the notebook's instructions, model and every notebook tool, and
+        ``ask_user`` (a question to the person instead of a guess) unless a notebook tool has
+        that name."""
+        tools: list[Any] = list(self.toolbox.tools)
+        if "ask_user" not in self.toolbox:
+            tools.append(AskUserTool())
         return Agent(
             name="notebook",
             instructions=self.instructions,
             model=self.model,
-            tools=list(self.toolbox.tools),
+            tools=tools,
             mcp_servers=list(self.mcp_servers.values()),
         )
 

@@ -133,6 +133,8 @@ class RunRegistry:
             "tool": request.tool_name,
             "arguments": arguments,
         }
+        if request.question is not None:  # answered in the cell's form; the panel can skip it
+            record.pending[request.request_id]["question"] = request.question.text[:200]
         self._changed(record)
 
         def settled(_answer: Any) -> None:
@@ -158,6 +160,8 @@ class RunRegistry:
         record = self._runs.get(run_id)
         if record is None or record.view is None or request_id not in record.pending:
             return False
+        if approved and "question" in record.pending[request_id]:
+            return False  # a question needs an answer: only its card's form gives one
         decision = (
             ApprovalDecision.approve() if approved else ApprovalDecision.reject(message or None)
         )

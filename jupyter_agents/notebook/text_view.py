@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
+from ..runtime.questions import Question
 from ..runtime.tools.kinds import describe_call
 from ..runtime.usage import Usage
 from .card_parts import card_parts, raw_output_parts
@@ -134,6 +135,8 @@ class TextView:
         or is followed by a question for one. If the run stops meanwhile (Ctrl-C, Stop), the
         prompt gives up at once and leaves stdin to IPython.
         """
+        if request.question is not None:
+            return await self._answer(request)
         self._line(f"── {self.agent} wants to run {request.tool_name}({_short(request.arguments)})")
         question = "Approve? [y]es / [n]o (a reason may follow) / [a]lways for this tool: "
         if request.arguments.get("sandbox_permissions") == "require_escalated":
@@ -156,6 +159,43 @@ class TextView:
             question = (
                 "Please answer y, n or a: " if request.allows_always else "Please answer y or n: "
             )
+
+    async def _answer(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Ask a question at the prompt: one line per field of a form; an empty answer (or
+        an empty required field) skips the question."""
+        question = request.question
+        assert question is not None
+        who = f"{terminal_safe(question.origin)} asks" if question.origin else f"{self.agent} asks"
+        self._line(f"── {who}: {terminal_safe(question.text)}")
+        for number, choice in enumerate(question.choices, 1):
+            self._line(f"   {number}. {terminal_safe(choice)}")
+        while True:
+            answer = await self._read_answer(question)
+            if answer is None:
+                return request.skip("skipped at the prompt")
+            problem = question.problem(answer)
+            if problem is None:
+                return request.answer(answer)
+            self._line(f"   {problem}")
+
+    async def _read_answer(self, question: Question) -> Any:
+        """The answer typed (None: skipped)."""
+        if question.form is None:
+            line = (await self._read("Answer (empty to skip): ")).strip()
+            if question.choices and line.isdigit() and 0 < int(line) <= len(question.choices):
+                return question.choices[int(line) - 1]
+            return line or None
+        values: dict[str, Any] = {}
+        required = set(question.form.get("required", []))
+        for name, spec in question.form.get("properties", {}).items():
+            hint = "/".join(spec["enum"]) if spec.get("enum") else spec.get("type", "")
+            line = (await self._read(f"{terminal_safe(str(name))} ({hint}): ")).strip()
+            if not line:
+                if name in required:
+                    return None
+                continue
+            values[name] = _typed(spec.get("type"), line)
+        return values
 
     async def _read(self, question: str) -> str:
         cancelled = threading.Event()
@@ -180,6 +220,21 @@ class TextView:
         self.status = status
         suffix = f": {detail}" if detail else ""
         self._line(f"── {status}{' (replayed)' if replayed else ''}{suffix}")
+
+
+def _typed(kind: Any, line: str) -> Any:
+    """A typed field's value from what was typed (left as text when it does not parse: the
+    question's check then says what is wrong)."""
+    if kind == "boolean":
+        return line.lower() in ("y", "yes", "true", "1") if line.lower() in _BOOLS else line
+    if kind in ("number", "integer"):
+        with contextlib.suppress(ValueError):
+            number = float(line)
+            return int(number) if number.is_integer() and kind == "integer" else number
+    return line
+
+
+_BOOLS = ("y", "yes", "true", "1", "n", "no", "false", "0")
 
 
 def _read_line(

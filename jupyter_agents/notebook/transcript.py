@@ -123,6 +123,14 @@ def _decision(block: _Any) -> str:
     state = approval.get("state")
     if state not in ("approved", "rejected", "expired"):
         return ""
+    if isinstance(question := approval.get("question"), dict):
+        asked = f"asked: {question.get('text', '')}"
+        if state == "approved":
+            return f"{asked} · answered: {approval.get('answer', '')}"
+        skipped = "skipped" if state == "rejected" else "no answer"
+        return f"{asked} · {skipped}" + (
+            f": {approval['message']}" if approval.get("message") else ""
+        )
     words = [state if state != "expired" else "no decision"]
     if approval.get("edited"):
         words.append("with edited arguments")

@@ -13,14 +13,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
+from ..runtime.questions import answer_text
 from .display_text import clip, compact_json
 from .standing import StandingApprovals
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
-from .widget_state import Approval, ToolBlock
+from .widget_state import Approval, QuestionState, ToolBlock
 
 __all__ = ["CallTimer", "Decisions"]
 
@@ -135,6 +136,8 @@ class Decisions:
             }
             if notebook:
                 card["approval"]["scope"] = "notebook"
+            if request.question is not None:
+                _ask_on(card["approval"], request, decision)
             if decision.approved:
                 card["status"] = "running"
                 self._timer.start(key)
@@ -179,6 +182,8 @@ class Decisions:
                 card["badge"] = "escalated"  # asks to run outside the sandbox: say why
                 why = str(request.arguments.get("justification") or "no reason given")
                 card["escalation"] = clip(why, self._max_args_chars)[0]
+            if request.question is not None:
+                _ask_on(approval, request, None)
             if not request.allows_always:
                 approval["once"] = True  # the widget offers no "always" for this call
             elif self._standing is not None:
@@ -236,6 +241,11 @@ class Decisions:
             self.decide(request.request_id, rejection, notebook=notebook)
             return
         arguments = content.get("arguments")
+        if request.question is not None:  # answered: the answer joins the request's arguments
+            if "answer" not in content:
+                self._refuse_edit(entry[1], "Type an answer, or Skip.")
+                return
+            arguments = {**request.arguments, "answer": content["answer"]}
         if arguments is not None:
             try:
                 problem = (
@@ -269,6 +279,19 @@ class Decisions:
                 card["approval"]["error"] = problem
                 self._state.changed(card)
         self._widget.reply({"type": "decision_error", "id": key, "error": problem})
+
+
+def _ask_on(
+    approval: Approval, request: ApprovalRequest, decision: ApprovalDecision | None
+) -> None:
+    """Put the question on a card's approval (cut to what a card shows) and, once it is
+    answered, the answer."""
+    assert request.question is not None
+    asked = request.question.to_dict()
+    asked["text"] = clip(asked["text"], 2_000)[0]
+    approval["question"] = cast(QuestionState, asked)
+    if decision is not None and decision.approved and decision.arguments is not None:
+        approval["answer"] = clip(answer_text(decision.arguments.get("answer")), 2_000)[0]
 
 
 def _shows_its_call(card: ToolBlock) -> bool:

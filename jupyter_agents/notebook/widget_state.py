@@ -37,6 +37,7 @@ __all__ = [
     "NoticeLevel",
     "Part",
     "PartType",
+    "QuestionState",
     "ReasoningBlock",
     "RunStatus",
     "StopMessage",
@@ -117,6 +118,18 @@ class ErrorInfo(TypedDict):
     traceback: NotRequired[str | None]
 
 
+class QuestionState(TypedDict):
+    """A question put to the person (``ask_user``, an MCP server's elicitation): free text,
+    one of ``choices``, or the fields of ``form`` (a JSON schema of type object whose
+    properties are strings, string enums, numbers, integers and booleans); ``origin`` says
+    who asks when it is not the model."""
+
+    text: str
+    choices: NotRequired[list[str]]
+    form: NotRequired[dict[str, Any]]
+    origin: NotRequired[str]
+
+
 class Approval(TypedDict):
     """The approval of a tool card. ``request`` (the id a decision must name), ``arguments``
     (full JSON, for the editor) and ``schema`` are there while pending; ``attempt`` grows each
@@ -124,7 +137,8 @@ class Approval(TypedDict):
     why the last edit was refused; ``once``: no "always" (leaving the sandbox, a dangerous
     command, restarting the kernel); ``notebook``: "always for this notebook" is offered;
     ``always``, ``message``, ``edited`` and ``scope`` (``"notebook"``: it stands for the
-    notebook) describe the decision."""
+    notebook) describe the decision. ``question``: the request asks a question (the widget
+    shows a form: Answer / Skip); ``answer``: what the person answered, as text."""
 
     state: ApprovalState
     request: NotRequired[str]
@@ -139,6 +153,8 @@ class Approval(TypedDict):
     once: NotRequired[bool]
     notebook: NotRequired[bool]
     scope: NotRequired[Literal["notebook"]]
+    question: NotRequired[QuestionState]
+    answer: NotRequired[str]
 
 
 class ToolBlock(TypedDict):
@@ -223,7 +239,9 @@ class HelloMessage(TypedDict):
 
 class DecisionMessage(TypedDict):
     """Frontend → kernel: a click on a card (``id``) deciding ``approval.request``;
-    ``scope: "notebook"`` with ``always``: the decision stands for the notebook."""
+    ``scope: "notebook"`` with ``always``: the decision stands for the notebook. A question is
+    answered with ``approved: true`` and ``answer`` (text, a choice, or the form's values),
+    skipped with ``approved: false``."""
 
     type: Literal["decision"]
     id: str
@@ -233,6 +251,7 @@ class DecisionMessage(TypedDict):
     scope: NotRequired[Literal["notebook"]]
     message: NotRequired[str]
     arguments: NotRequired[dict[str, Any]]
+    answer: NotRequired[Any]
 
 
 class StopMessage(TypedDict):

@@ -3,6 +3,7 @@ paused in RunState (JSON round trip), and malformed questions told to the model.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -176,6 +177,12 @@ async def test_a_running_tool_asks_through_the_same_handler() -> None:
     agent = Agent(name="a", model=ScriptedModel(turns), tools=[pick_table])
     await Runner.run(agent, "go")
     assert tool_outputs(agent) == ["picked None"]
+
+
+def test_a_copy_made_with_dataclasses_replace_still_asks() -> None:
+    copy = dataclasses.replace(AskUserTool(), description="Ask me.", needs_approval=False)
+    assert isinstance(copy, AskUserTool) and copy.description == "Ask me."
+    assert copy.needs_approval is True and copy.always_asks is True
 
 
 def test_forms_mcp_servers_send_are_read_loosely() -> None:

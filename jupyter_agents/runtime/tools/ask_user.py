@@ -84,17 +84,20 @@ class AskUserTool(FunctionTool):
     runs ask on the terminal, or skip when ``JUPYTER_AGENTS_ASK=skip``.
     """
 
-    def __init__(self, *, name: str = "ask_user", description: str = _DESCRIPTION) -> None:
-        """Create the tool (``name`` and ``description`` as the model sees them)."""
-        super().__init__(
-            name=name,
-            description=description,
-            params_json_schema=_SCHEMA,
-            on_invoke_tool=self._invoke,
-            strict_json_schema=False,
-            needs_approval=True,
-            always_asks=True,
-        )
+    def __init__(
+        self, *, name: str = "ask_user", description: str = _DESCRIPTION, **fields: Any
+    ) -> None:
+        """Create the tool (``name`` and ``description`` as the model sees them; ``fields``
+        are other :class:`FunctionTool` fields, as ``dataclasses.replace`` passes them)."""
+        settings: dict[str, Any] = {
+            "params_json_schema": _SCHEMA,
+            "on_invoke_tool": self._invoke,
+            "strict_json_schema": False,
+            **fields,
+        }
+        super().__init__(name=name, description=description, **settings)
+        self.needs_approval = True  # every question waits for the person, on its own
+        self.always_asks = True
 
     def arguments_problem(self, arguments: dict[str, Any]) -> str | None:
         """Why the model's arguments do not make a question (told to the model; nobody is

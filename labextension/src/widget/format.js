@@ -56,8 +56,15 @@ export function pretty(text) {
   }
 }
 
-/** What was decided on a call. @param {Pick<Approval, "state" | "edited" | "always" | "message" | "scope">} a */
+/** What was decided on a call.
+ * @param {Pick<Approval, "state" | "edited" | "always" | "message" | "scope" | "question" | "answer">} a */
 export function decided(a) {
+  if (a.question) {
+    if (a.state === "pending") return "Waiting for an answer.";
+    if (a.state === "expired") return "No answer: the run ended first.";
+    if (a.state === "approved") return "✓ Answered" + (a.answer ? `: ${a.answer}` : "");
+    return "⊘ Skipped" + (a.message ? `: ${a.message}` : "");
+  }
   if (a.state === "pending") return "Waiting for approval.";
   if (a.state === "expired") return "No decision: the run ended first.";
   const what = a.state === "approved" ? "✓ Approved" : "⊘ Rejected";

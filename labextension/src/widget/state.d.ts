@@ -65,12 +65,25 @@ export interface ErrorInfo {
 }
 
 /**
+ * A question put to the person (`ask_user`, an MCP server's elicitation): free text, one of
+ * `choices`, or the fields of `form` (a JSON schema of type object whose properties are strings,
+ * string enums, numbers, integers and booleans); `origin` says who asks when it is not the model.
+ */
+export interface QuestionState {
+  text: string;
+  choices?: string[];
+  form?: Record<string, unknown>;
+  origin?: string;
+}
+
+/**
  * The approval of a tool card. `request` (the id a decision must name), `arguments` (full JSON,
  * for the editor) and `schema` are there while pending; `attempt` grows each time the runtime asks
  * again about the call; `interactive`: the buttons work; `error`: why the last edit was refused;
  * `once`: no "always" (leaving the sandbox, a dangerous command, restarting the kernel);
  * `notebook`: "always for this notebook" is offered; `always`, `message`, `edited` and `scope`
- * (`"notebook"`: it stands for the notebook) describe the decision.
+ * (`"notebook"`: it stands for the notebook) describe the decision. `question`: the request asks a
+ * question (the widget shows a form: Answer / Skip); `answer`: what the person answered, as text.
  */
 export interface Approval {
   state: ApprovalState;
@@ -86,6 +99,8 @@ export interface Approval {
   once?: boolean;
   notebook?: boolean;
   scope?: "notebook";
+  question?: QuestionState;
+  answer?: string;
 }
 
 /**
@@ -172,7 +187,8 @@ export interface HelloMessage {
 
 /**
  * Frontend → kernel: a click on a card (`id`) deciding `approval.request`; `scope: "notebook"`
- * with `always`: the decision stands for the notebook.
+ * with `always`: the decision stands for the notebook. A question is answered with `approved:
+ * true` and `answer` (text, a choice, or the form's values), skipped with `approved: false`.
  */
 export interface DecisionMessage {
   type: "decision";
@@ -183,6 +199,7 @@ export interface DecisionMessage {
   scope?: "notebook";
   message?: string;
   arguments?: Record<string, unknown>;
+  answer?: unknown;
 }
 
 /**

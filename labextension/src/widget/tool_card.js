@@ -6,6 +6,7 @@ import { drawAnsi } from "./ansi.js";
 import { children, h } from "./dom.js";
 import { ICONS, STATUS_WORDS, decided, known, duration, pretty, schemaHint } from "./format.js";
 import { drawParts } from "./parts.js";
+import { questionView } from "./question.js";
 
 /** @typedef {import("./state.js").Block} Block */
 /** @typedef {import("./state.js").ToolBlock} ToolBlock */
@@ -55,6 +56,8 @@ export function toolView(ctx) {
   const done = box.appendChild(h("div"));
   const form = box.appendChild(h("div", "ja-form"));
   const escalation = form.appendChild(h("div", "ja-escalation"));
+  const question = questionView(() => decide(true));
+  form.appendChild(question.el);
   const err = form.appendChild(h("div", "ja-err"));
   const editor = form.appendChild(h("textarea", "ja-editor"));
   editor.spellcheck = false;
@@ -104,7 +107,14 @@ export function toolView(ctx) {
     };
     if (always.checked && inNotebook.checked && approval.notebook) msg.scope = "notebook";
     if (!approved && reason.value.trim()) msg.message = reason.value.trim();
-    if (approved && editing) {
+    if (approved && approval.question) {
+      const read = question.read();
+      if (read.error !== undefined) {
+        ctx.errors.set(b.id, read.error);
+        return v.sync?.();
+      }
+      msg.answer = read.answer;
+    } else if (approved && editing) {
       let value = null;
       try {
         value = JSON.parse(editor.value);
@@ -148,6 +158,9 @@ export function toolView(ctx) {
     const parts = Array.isArray(b.parts) ? b.parts.filter((p) => p && typeof p === "object") : [];
     const shown = parts.filter((p) => p.role === "call"); // they stand for the arguments
     drawParts(call, shown);
+    // The model's question is in the form while it waits; a server's question is not the call.
+    const asking = b.approval?.state === "pending" && !!b.approval.question;
+    call.hidden = asking && !b.approval?.question?.origin;
     drawParts(output, parts.filter((p) => p.role !== "call"));
     args.textContent = pretty(b.args || "{}") + (b.args_cut ? "\n…" : "");
     args.hidden = shown.length > 0;
@@ -169,14 +182,20 @@ export function toolView(ctx) {
     escalation.textContent = b.escalation ? `Run outside the sandbox? ${b.escalation}` : "";
     escalation.hidden = !b.escalation;
     label.hidden = !!b.escalation || !!a.once; // "always" never covers such a call
+    const q = a.question;
+    question.el.hidden = !q;
+    if (q) question.sync(q, clickable());
+    edit.hidden = !!q;
+    reason.placeholder = q ? "Why you skip it (optional, for the model)" : "Reason (optional, for the model)";
     nbLabel.hidden = label.hidden || !a.notebook;
     const can = clickable();
     for (const c of [approve, reject, edit, reason, always, inNotebook, editor]) {
       c.disabled = !can;
     }
-    approve.textContent = editing ? "Approve with edits" : "Approve";
+    approve.textContent = q ? "Answer" : editing ? "Approve with edits" : "Approve";
+    reject.textContent = q ? "Skip" : "Reject";
     edit.textContent = editing ? "Cancel edit" : "Edit arguments";
-    editor.hidden = hint.hidden = !editing;
+    editor.hidden = hint.hidden = !editing || !!q;
     hint.textContent = schemaHint(a.schema);
     err.textContent = ctx.errors.get(b.id) || a.error || "";
     err.hidden = !err.textContent;
