@@ -158,6 +158,9 @@ def _check_always(always: Any) -> None:
 class ApprovalHandler(Protocol):
     """Decides on tool calls while the run waits: sync or async, returning a decision or a bool.
 
+    A handler may return None for a tool call: it leaves the call to a person later, and the
+    call waits as it would without a handler (the run pauses with it in ``interruptions``).
+
     Sync handlers run on a worker thread (so one may block, e.g. on ``input()``); async handlers
     and handlers whose class says ``runs_on_loop = True`` (:class:`ApprovalInbox`,
     :class:`OnLoop`) are called on the run's event loop.
@@ -165,7 +168,7 @@ class ApprovalHandler(Protocol):
 
     def __call__(
         self, request: ApprovalRequest
-    ) -> ApprovalDecision | bool | Awaitable[ApprovalDecision | bool]: ...
+    ) -> ApprovalDecision | bool | None | Awaitable[ApprovalDecision | bool | None]: ...
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ the prompt back. It records every prompt it was asked (the rows that really ran)
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Callable
 from typing import Any
 from uuid import uuid4
 
@@ -22,8 +24,14 @@ sent: list[str] = []
 
 
 class RowModel(RequestModel):
-    def __init__(self, tool_name: str | None = None, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        tool_name: str | None = None,
+        delay: float = 0.0,
+        arguments: Callable[[str], dict[str, Any]] | None = None,
+    ) -> None:
         self.tool_name = tool_name
+        self.arguments = arguments or (lambda prompt: {"to": prompt})
         self.delay = delay
         self.prompts: list[str] = []
 
@@ -44,7 +52,7 @@ class RowModel(RequestModel):
                 id=f"fc_{uuid4().hex[:8]}",
                 call_id=f"call_{uuid4().hex[:8]}",
                 name=self.tool_name,
-                arguments=f'{{"to": "{prompt}"}}',
+                arguments=json.dumps(self.arguments(prompt)),
                 status="completed",
             )
             return ModelResponse(output=[call])

@@ -15,7 +15,16 @@ import pandas as pd
 import pytest
 from pydantic import BaseModel
 
-from jupyter_agents import Agent, BatchControl, RunConfig, UserError, arun_batch, run_batch, tool
+from jupyter_agents import (
+    Agent,
+    AskUserTool,
+    BatchControl,
+    RunConfig,
+    UserError,
+    arun_batch,
+    run_batch,
+    tool,
+)
 from jupyter_agents.runtime.batch.limits import RateLimiter
 from jupyter_agents.runtime.batch.progress import TextProgress
 from jupyter_agents.runtime.models.openai_responses import OpenAIResponsesModel
@@ -147,6 +156,27 @@ async def test_review_pauses_rows_and_resumes_exactly_the_decided_ones() -> None
     again = await arun_batch(agent, rows, prompt="{to}", approve="review", progress=None)
     assert {r.label: r.status for r in again.rows} == statuses  # all from the store
     assert sorted(sent) == ["bob", "dee"]
+
+
+@pytest.mark.parametrize("approve", ["auto", "deny", "review"])
+async def test_rows_with_questions_wait_for_review_and_resume_with_the_answer(
+    approve: str,
+) -> None:
+    model = RowModel(
+        tool_name="ask_user",
+        arguments=lambda p: {"question": f"Which {p}?", "choices": ["red", "blue"]},
+    )
+    agent = Agent(name="asker", model=model, tools=[AskUserTool()])
+    rows = pd.DataFrame({"thing": ["car", "hat"]}, index=["c", "h"])
+    result = await arun_batch(agent, rows, prompt="{thing}", approve=approve, progress=None)
+    assert result.counts == {"waiting": 2}  # a question is the person's, whatever approve says
+    assert [line["question"] for line in result.review_table()] == ["Which car?", "Which hat?"]
+    result.answer("c", "blue")
+    resumed = await asyncio.to_thread(result.resume)
+    assert {r.label: (r.status, r.output) for r in resumed.rows} == {
+        "c": ("ok", "blue"),
+        "h": ("waiting", None),
+    }
 
 
 async def test_deny_and_auto() -> None:

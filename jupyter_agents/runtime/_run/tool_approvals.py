@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import inspect
 import json
 import logging
 from collections.abc import AsyncGenerator, Mapping
@@ -15,7 +16,6 @@ from ..approvals import (
     ApprovalRequest,
     call_handler,
     rejection_message,
-    settle,
     withdraw,
 )
 from ..context import ToolContext
@@ -87,7 +87,12 @@ def asker_for(run: ToolRun, call: ToolCall) -> Asker | None:
             question=question,
         )
         for _ in range(MAX_EDIT_ATTEMPTS):
-            decision = await settle(call_handler(handler, request))
+            answered = call_handler(handler, request)
+            if inspect.isawaitable(answered):
+                answered = await answered
+            if answered is None:  # nobody will answer during the call
+                return None
+            decision = ApprovalDecision.coerce(answered)
             if not decision.approved:
                 return None
             problem = check(decision.arguments or {})
@@ -150,7 +155,10 @@ class Approvals:
                 raise
             if handler is None:
                 return
-            decision = await self._decision(request, answer, alone)
+            decided = await self._decision(request, answer, alone)
+            if decided is None:  # the handler left it to a person: the call waits (a pause)
+                return
+            decision = decided
             if not alone:
                 run.ledger.remember_always(parsed.name, decision)
                 if decision.always:
@@ -229,10 +237,11 @@ class Approvals:
 
     async def _decision(
         self, request: ApprovalRequest, answer: Any, alone: bool
-    ) -> ApprovalDecision:
-        """The handler's decision, or an "always" decision made meanwhile for another call of
-        the same tool in this batch (the request is then withdrawn). A call decided alone (an
-        escalation, a dangerous command) waits for its own decision."""
+    ) -> ApprovalDecision | None:
+        """The handler's decision (None: left to a person later), or an "always" decision
+        made meanwhile for another call of the same tool in this batch (the request is then
+        withdrawn). A call decided alone (an escalation, a dangerous command) waits for its
+        own decision."""
         if alone:
             return await self._settle(request, answer)
         standing = self._standing(request.tool_name)
@@ -252,15 +261,20 @@ class Approvals:
             return asked.result()  # the handler's decision (or its error)
         return self._run.ledger.always[request.tool_name]
 
-    async def _settle(self, request: ApprovalRequest, answer: Any) -> ApprovalDecision:
-        """The handler's decision; invalid edited arguments are refused and asked again."""
+    async def _settle(self, request: ApprovalRequest, answer: Any) -> ApprovalDecision | None:
+        """The handler's decision (None: it left the call to a person later); invalid edited
+        arguments are refused and asked again."""
         handler = self._run.handler
         assert handler is not None
         problem = None
         for attempt in range(MAX_EDIT_ATTEMPTS):
             if attempt:
                 answer = call_handler(handler, request)
-            decision = await settle(answer)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            if answer is None:
+                return None
+            decision = ApprovalDecision.coerce(answer)
             if not decision.approved or decision.arguments is None:
                 return decision
             problem = request.validate(decision.arguments)

@@ -34,7 +34,8 @@ class RowResult:
     tokens: int = 0
     seconds: float = 0.0
     waiting: list[dict[str, Any]] | None = None
-    """For a row waiting for review: its calls (``call_id``, ``tool``, ``arguments``)."""
+    """For a row waiting for review: its calls (``call_id``, ``tool``, ``arguments``, and
+    ``question`` for a question to answer with :meth:`BatchResult.answer`)."""
     from_store: bool = False
     """Read back from the results store (done by an earlier run of this batch)."""
     replayed: bool = False
@@ -84,6 +85,17 @@ class BatchResult:
     def reject(self, rows: Iterable[Any] | None = None, message: str | None = None) -> None:
         """Reject the waiting calls of ``rows`` (labels or keys; None: every waiting row)."""
         self._decide(rows, False, message, False)
+
+    def answer(self, rows: Iterable[Any] | Any, answer: Any) -> None:
+        """Answer the waiting questions (``ask_user``) of ``rows`` (a label or key, or a list
+        of them) with ``answer``; their other waiting calls are approved. The answer is
+        checked against each question when the row resumes."""
+        chosen = rows if isinstance(rows, (list, tuple, set)) else [rows]
+        self._decide(chosen, True, None, False)
+        for row in map(self._row, chosen):
+            for call in row.waiting or ():
+                if "question" in call:
+                    self.decisions[row.key][call["call_id"]]["answer"] = answer
 
     def resume(self) -> BatchResult:
         """Run the decided rows on (and only those) and return the updated result."""

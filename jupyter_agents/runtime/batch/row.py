@@ -249,19 +249,23 @@ def _decided_state(agent: Agent[Any], resume: RowResume) -> RunState:
         choice = resume.decisions.get(item.call_id)
         if choice is None:
             continue
-        if choice["approved"]:
+        if choice["approved"] and "answer" in choice:
+            state.answer(item.call_id, choice["answer"])
+        elif choice["approved"]:
             state.approve(item, always=bool(choice.get("always")))
         else:
             state.reject(item, message=choice.get("message"))
     return state
 
 
-def _deny(request: Any) -> ApprovalDecision:
+def _deny(request: Any) -> ApprovalDecision | None:
+    if request.question is not None:
+        return None  # a question is the person's: the row waits for review
     return ApprovalDecision.reject("Not allowed in this batch (run_batch approve='deny').")
 
 
-def _approve(request: Any) -> ApprovalDecision:
-    return ApprovalDecision.approve()
+def _approve(request: Any) -> ApprovalDecision | None:
+    return None if request.question is not None else ApprovalDecision.approve()
 
 
 def _row_of(result: Any, job: RowJob, seconds: float) -> RowResult:
@@ -269,6 +273,7 @@ def _row_of(result: Any, job: RowJob, seconds: float) -> RowResult:
     if result.interruptions:
         waiting = [
             {"call_id": i.call_id, "tool": i.tool_name, "arguments": i.arguments}
+            | ({"question": i.question.text} if getattr(i, "question", None) else {})
             for i in result.interruptions
         ]
         return RowResult(
