@@ -168,7 +168,7 @@ class ApprovalHandler(Protocol):
 
     def __call__(
         self, request: ApprovalRequest
-    ) -> ApprovalDecision | bool | None | Awaitable[ApprovalDecision | bool | None]: ...
+    ) -> ApprovalDecision | bool | Awaitable[ApprovalDecision | bool | None] | None: ...
 
 
 @dataclass(frozen=True)
