@@ -21,6 +21,7 @@ from ..runtime.result import RunResult
 from ..runtime.retrieval import DocumentStore
 from ..runtime.tools import FunctionTool, retrieval_tool
 from ..runtime.tools.function import add_tool_listener, remove_tool_listener
+from ..runtime.tools.plan import PlanTool
 from .conversation import Conversation
 from .document_comm import DocumentChannel
 from .policy_magic import NotebookPolicy
@@ -127,12 +128,16 @@ class NotebookHost:
     # -- agents ------------------------------------------------------------------------
 
     def notebook_agent(self) -> Agent[Any]:
-        """The default agent: the notebook's instructions, model and every notebook tool."""
+        """The default agent: the notebook's instructions, model and every notebook tool, and
+        ``update_plan`` (unless a notebook tool has that name)."""
+        tools: list[Any] = list(self.toolbox.tools)
+        if "update_plan" not in self.toolbox:
+            tools.append(PlanTool())
         return Agent(
             name="notebook",
             instructions=self.instructions,
             model=self.model,
-            tools=list(self.toolbox.tools),
+            tools=tools,
             mcp_servers=list(self.mcp_servers.values()),
         )
 

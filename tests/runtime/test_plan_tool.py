@@ -135,8 +135,9 @@ async def test_the_card_is_the_checklist_and_a_count() -> None:
     shown = describe_call(call, output)
     assert (shown.kind, shown.title, shown.badge) == ("plan", "update_plan", "1/3")
     assert [(p.type, p.role, p.text) for p in shown.parts] == [
-        ("text", "call", "Data first.\n✓ Load data\n◐ Fit the model\n○ Plot")
-    ]  # "Plan updated" adds nothing to the card
+        ("text", "call", "Data first.\n✓ Load data\n◐ Fit the model\n○ Plot"),
+        ("text", "output", PLAN_UPDATED),
+    ]
 
 
 def test_the_tool_is_offered_with_its_schema() -> None:

@@ -278,13 +278,12 @@ class PlanKind(ToolKind[PlanTool, str]):
 
     def describe(self, raw: Any, output: object = None) -> ToolDisplay:
         call = self.parse_chat_call(raw)
-        told = () if output is None or output == PLAN_UPDATED else output_parts(output)
+        told = () if output is None else output_parts(output)
         try:
             plan = Plan.parse(call.arguments)
         except ToolArgumentsError:  # shown as sent: the card's arguments and the error
-            return ToolDisplay(
-                kind=self.name, title=call.name, arguments=self.parsed_arguments(call.arguments)
-            )
+            arguments = self.parsed_arguments(call.arguments)
+            return ToolDisplay(kind=self.name, title=call.name, arguments=arguments, parts=told)
         return ToolDisplay(
             kind=self.name,
             title=call.name,
