@@ -4,15 +4,17 @@ the plan in its transcripts, its saved document and the terminal view."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter
 
-from jupyter_agents import Agent, PlanTool, Runner
+from jupyter_agents import Agent, PlanTool, RunConfig, Runner
 from jupyter_agents.notebook import run_document, transcript
 from jupyter_agents.notebook.text_view import TextView
 from jupyter_agents.notebook.view import RunView
 from jupyter_agents.notebook.widget_state import Header
+from jupyter_agents.runtime.replay import Cassette
 from jupyter_agents.testing import ScriptedModel, tool_call
 
 HEADERS = TypeAdapter(list[Header], config=ConfigDict(extra="forbid"))
@@ -46,9 +48,10 @@ def plan_turns() -> list[Any]:
     ]
 
 
-async def run_in_view(view: Any) -> None:
-    agent = Agent(name="a", model=ScriptedModel(plan_turns()), tools=[PlanTool()])
-    result = Runner.run_streamed(agent, "Plot it.")
+async def run_in_view(view: Any, config: RunConfig | None = None, model: Any = None) -> None:
+    model = model or ScriptedModel(plan_turns())
+    agent = Agent(name="a", model=model, tools=[PlanTool()])
+    result = Runner.run_streamed(agent, "Plot it.", run_config=config or RunConfig())
     async for event in result.stream_events():
         view.on_event(event)
 
@@ -117,3 +120,24 @@ async def test_the_terminal_shows_each_plan_and_the_last_one_at_the_end() -> Non
     assert "at most one step may be in_progress" in text
     end = text[text.index("── plan") :]
     assert end.startswith("── plan 2/3\n  ✓ Load <b>data</b>\n  ✓ Fit\n  ◐ Plot\n── done")
+
+
+async def test_a_replayed_run_shows_its_plan_from_the_recording(tmp_path: Path) -> None:
+    path = tmp_path / "runs.json"
+    recording = RunConfig(replay=Cassette(path, mode="record"))
+    await run_in_view(RunView(agent="a", model="m", flush_interval=0), recording)
+    view = RunView(agent="a", model="m", flush_interval=0)
+    silent = ScriptedModel([])  # the model must not be asked
+    replay = RunConfig(replay=Cassette(path, mode="strict"))
+    await run_in_view(view, replay, model=silent)
+    view.finish("done", replayed=True)
+    assert silent.requests == []
+    assert view.widget.header["plan"] == {"steps": LATER["plan"]}
+    cards = [b for b in view.widget.blocks if b.get("name") == "update_plan"]
+    # the malformed plan is refused again before the recording is asked, as for any tool
+    assert [(c.get("replayed"), c.get("status", "done")) for c in cards] == [
+        (True, "done"),
+        (None, "error"),
+        (True, "done"),
+    ]
+    assert cards[2]["badge"] == "2/3" and "args" not in cards[2]
