@@ -210,6 +210,7 @@ if TYPE_CHECKING:
         describe_call,
         register_tool_kind,
     )
+    from .runtime.tools.plan import Plan, PlanStep, PlanTool, latest_plan
     from .runtime.tools.registry import TOOL_REGISTRY, register_tool
     from .runtime.tools.shell import (
         LocalShellTool,

@@ -35,6 +35,7 @@ ALIASES = (
     "BlockKind",
     "PartType",
     "LiveOutput",
+    "StepStatus",
 )
 """Literal aliases emitted as named TypeScript types (fields that use them name them)."""
 

@@ -20,6 +20,7 @@ from ..runtime.result import RunResultStreaming
 from ..runtime.run import RunConfig, Runner
 from ..runtime.tools import FunctionTool
 from ..runtime.tools.live_output import tool_output_sink
+from ..runtime.tools.plan import plan_of
 from . import _tool_output
 from .cell_replay import cell_cassette, keep_recording
 from .host import NotebookHost, current_host
@@ -227,7 +228,8 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
                 view.set_usage(result.context_wrapper.usage)
                 runs.update(record, tokens=result.context_wrapper.usage.total_tokens)
             elif event.type == "run_item_stream_event" and event.name == "tool_output":
-                runs.update(record, tool_calls=record.tool_calls + 1)
+                plan = plan_of(event.item) or record.plan  # an update_plan call's, or as it was
+                runs.update(record, tool_calls=record.tool_calls + 1, plan=plan)
     except (asyncio.CancelledError, KeyboardInterrupt):
         view.finish("cancelled", "interrupted")
         runs.update(record, status="cancelled")

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..runtime.tools.display import PartType
+from ..runtime.tools.plan import STEP_MARKS, StepStatus
 
 __all__ = [
     "PART_TEXT",
@@ -18,6 +19,7 @@ __all__ = [
     "message_text",
     "output_text",
     "part_text",
+    "plan_steps",
     "terminal_safe",
 ]
 
@@ -171,6 +173,22 @@ PART_TEXT: dict[PartType, Callable[[str], str]] = {
 }
 """One renderer per part type, the only place the terminal view draws each (a type it does not
 know is drawn as text); everything is made safe for a real terminal."""
+
+
+def plan_steps(plan: Any) -> tuple[str | None, list[tuple[str, str, str]]]:
+    """A header's plan (saved state: read defensively) as its explanation and, per step, its
+    mark (``✓`` completed, ``◐`` in progress, ``○`` pending), status and text; no steps when
+    there is no plan."""
+    if not isinstance(plan, Mapping) or not isinstance(plan.get("steps"), list):
+        return None, []
+    steps: list[tuple[str, str, str]] = []
+    for step in plan["steps"]:
+        if isinstance(step, Mapping) and isinstance(step.get("step"), str):
+            said = step.get("status")
+            status: StepStatus = said if said in STEP_MARKS else "pending"
+            steps.append((STEP_MARKS[status], status, step["step"]))
+    why = plan.get("explanation")
+    return (why if isinstance(why, str) and why else None), steps
 
 
 def part_text(part: Mapping[str, Any]) -> str:

@@ -22,6 +22,7 @@ from ..runtime.retrieval import DocumentStore
 from ..runtime.tools import FunctionTool, retrieval_tool
 from ..runtime.tools.ask_user import AskUserTool
 from ..runtime.tools.function import add_tool_listener, remove_tool_listener
+from ..runtime.tools.plan import PlanTool
 from .conversation import Conversation
 from .document_comm import DocumentChannel
 from .policy_magic import NotebookPolicy
@@ -129,9 +130,11 @@ class NotebookHost:
 
     def notebook_agent(self) -> Agent[Any]:
         """The default agent: the notebook's instructions, model and every notebook tool, and
-        ``ask_user`` (a question to the person instead of a guess) unless a notebook tool has
-        that name."""
+        ``update_plan`` and ``ask_user`` (a question to the person instead of a guess), unless a
+        notebook tool has that name."""
         tools: list[Any] = list(self.toolbox.tools)
+        if "update_plan" not in self.toolbox:
+            tools.append(PlanTool())
         if "ask_user" not in self.toolbox:
             tools.append(AskUserTool())
         return Agent(

@@ -2,9 +2,10 @@
 panel, status bar and notifications).
 
 Each run is a :class:`RunRecord`: plain facts (agent, model, status, elapsed time, tokens, tool
-calls, the calls waiting for approval) that listeners receive as JSON-ready dicts whenever they
-change. Decisions and Stop from outside the cell go through the run's own view, so the cell's
-card and every other view see the same outcome, and a second or stale decision does nothing.
+calls, the plan's progress, the calls waiting for approval) that listeners receive as JSON-ready
+dicts whenever they change. Decisions and Stop from outside the cell go through the run's own
+view, so the cell's card and every other view see the same outcome, and a second or stale
+decision does nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
+from ..runtime.tools.plan import Plan
 from .view_protocol import LiveView
 
 __all__ = ["RunRecord", "RunRegistry"]
@@ -50,6 +52,8 @@ class RunRecord:
     tool_calls: int = 0
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Waiting approval requests by request id: tool, call id and an arguments preview."""
+    plan: Plan | None = None
+    """The run's latest plan (``update_plan``), if it set one."""
     view: LiveView | None = field(default=None, repr=False)
     stop: Callable[[], None] | None = field(default=None, repr=False)
 
@@ -66,7 +70,18 @@ class RunRecord:
             "tokens": self.tokens,
             "tool_calls": self.tool_calls,
             "pending": list(self.pending.values()),
+            "plan": None if self.plan is None else _progress(self.plan),
         }
+
+
+def _progress(plan: Plan) -> dict[str, Any]:
+    """How far a plan is: completed steps, all steps, and the step in progress."""
+    current = plan.current
+    return {
+        "completed": plan.completed,
+        "total": len(plan.steps),
+        "current": None if current is None else current.step,
+    }
 
 
 class RunRegistry:
@@ -112,7 +127,7 @@ class RunRegistry:
         return record
 
     def update(self, record: RunRecord, **changes: Any) -> None:
-        """Change some facts of ``record`` (status, tokens, tool_calls, stop)."""
+        """Change some facts of ``record`` (status, tokens, tool_calls, plan, stop)."""
         if all(getattr(record, k) == v for k, v in changes.items()):
             return
         for key, value in changes.items():

@@ -7,7 +7,9 @@ the kernel's target. Messages, all JSON objects with a ``type``:
 
 kernel → frontend
     ``{"type": "snapshot", "runs": [run, ...]}`` when the comm opens or on ``hello``;
-    ``{"type": "run", "run": run}`` whenever a run changes (see ``RunRecord.to_json``);
+    ``{"type": "run", "run": run}`` whenever a run changes (see ``RunRecord.to_json``; its
+    ``plan`` is ``{"completed": int, "total": int, "current": str | None}`` once the run has
+    one, else null);
     ``{"type": "decided", "run": id, "request": id, "ok": bool}`` answering ``decide``.
 frontend → kernel
     ``{"type": "hello"}``; ``{"type": "decide", "run": id, "request": id, "approved": bool,

@@ -1,8 +1,9 @@
 """A plain-text view of a run, for terminal IPython: streamed text, tool lines, a prompt.
 
 A tool call shows as its kind describes it (``describe_call``): a line with its name and
-arguments (or the parts that show the call, such as a patch's diff), then its output's parts,
-each drawn by :func:`~.display_text.part_text`. Everything is made safe for a real terminal.
+arguments (or the parts that show the call, such as a patch's diff or a plan's checklist), then
+its output's parts, each drawn by :func:`~.display_text.part_text`; the run's last plan is
+repeated when it ends. Everything is made safe for a real terminal.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
 from ..runtime.questions import Question
 from ..runtime.tools.kinds import describe_call
+from ..runtime.tools.plan import Plan, plan_of
 from ..runtime.usage import Usage
 from .card_parts import card_parts, raw_output_parts
 from .display_text import compact_json, part_text, terminal_safe
@@ -65,6 +67,8 @@ class TextView:
         self._terminals: set[str] = set()
         """Calls whose live output is a terminal (its colours are kept)."""
         self.status: RunStatus = "running"
+        self._plan: Plan | None = None
+        """The run's latest plan (``update_plan``)."""
 
     def _line(self, text: str) -> None:
         if self._in_text:
@@ -101,6 +105,7 @@ class TextView:
             self._line(f"→ {terminal_safe(display.title)}({_short(arguments)})")
 
     def _tool_output(self, item: Any) -> None:
+        self._plan = plan_of(item) or self._plan
         if item.call_id in self._streamed and item.call_id in self._terminals:
             return  # the terminal showed it as it came, and the output repeats it
         source = getattr(item, "call_item", None)
@@ -219,6 +224,9 @@ class TextView:
     ) -> None:
         self.status = status
         suffix = f": {detail}" if detail else ""
+        if self._plan is not None and self._plan.steps:
+            checklist = terminal_safe(self._plan.checklist()).replace("\n", "\n  ")
+            self._line(f"── plan {self._plan.progress}\n  {checklist}")
         self._line(f"── {status}{' (replayed)' if replayed else ''}{suffix}")
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._render import escape_html, markdown_to_html
-from .display_text import IMAGE_URL, call_text, head_tail, strip_ansi
+from .display_text import IMAGE_URL, call_text, head_tail, plan_steps, strip_ansi
 from .widget_state import Block, Header, PartType
 
 __all__ = [
@@ -69,7 +69,8 @@ _STYLE = (
     "r:var(--jp-error-color1,#cf222e)}.jupyter-agents-transcript .ja-good{color:var(--jp-succes"
     "s-color1,#1a7f37)}.jupyter-agents-transcript .ja-label{font-size:11px;text-transform:upper"
     "case;color:var(--jp-content-font-color2,#6e7781)}.jupyter-agents-transcript .ja-thumb{max-"
-    "width:240px;max-height:160px;border:1px solid var(--jp-border-color2,#d0d7de)}</style>"
+    "width:240px;max-height:160px;border:1px solid var(--jp-border-color2,#d0d7de)}.jupyter-agen"
+    "ts-transcript .ja-plan ul{list-style:none;margin:2px 0;padding-left:4px}</style>"
 )
 """Theme-following styles, on one line (the Markdown form carries them in one HTML block)."""
 
@@ -252,6 +253,25 @@ def _card(block: _Any) -> str:
     return f'<details class="ja-card"><summary>{summary}</summary>{"".join(body)}</details>'
 
 
+def _plan(header: Header) -> str:
+    """The run's last plan as a checklist (completed steps struck, the current one bold)."""
+    why, steps = plan_steps(header.get("plan"))
+    if not steps:
+        return ""
+    done = sum(1 for _mark, status, _text in steps if status == "completed")
+    items = []
+    for mark, status, text in steps:
+        shown = escape_html(text)
+        if status == "completed":
+            shown = f'<s class="ja-muted">{shown}</s>'
+        elif status == "in_progress":
+            shown = f"<b>{shown}</b>"
+        items.append(f'<li><span class="ja-muted">{mark}</span> {shown}</li>')
+    note = f'<div class="ja-muted">{escape_html(why)}</div>' if why else ""
+    head = f'<div class="ja-label">plan · {done}/{len(steps)}</div>'
+    return f'<div class="ja-plan">{head}{note}<ul>{"".join(items)}</ul></div>'
+
+
 def _block(block: _Any) -> str:
     kind = block.get("kind", "tool")
     if kind == "tool":
@@ -278,6 +298,7 @@ def to_html(header: Header, blocks: Sequence[Block]) -> str:
     ]
     if detail := header.get("detail"):
         parts.append(f'<p class="{tone}">{escape_html(head_tail(str(detail), HEAD, TAIL)[0])}</p>')
+    parts.append(_plan(header))
     size = sum(map(len, parts))
     for index, block in enumerate(blocks):
         piece = _block(block)
@@ -297,7 +318,7 @@ def to_markdown(header: Header, blocks: Sequence[Block]) -> str:
     """The run as compact Markdown: the header, the answer texts and one line per tool call,
     all in one inert HTML block (one line, so no Markdown renderer parses anything inside it
     again). The cards with their details are in the HTML form."""
-    parts = [f"<p><b>{escape_html(summary_line(header, blocks))}</b></p>"]
+    parts = [f"<p><b>{escape_html(summary_line(header, blocks))}</b></p>", _plan(header)]
     calls: list[str] = []
     for typed in blocks:
         block: _Any = typed

@@ -31,6 +31,7 @@ from .card_parts import CARD_STATUS, card_parts, raw_output_parts
 from .display_text import clip, compact_json, message_text
 from .standing import StandingApprovals
 from .view_decisions import CallTimer, Decisions
+from .view_plan import show_plan
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
 from .widget_state import STATE_VERSION, Header, Part, RunStatus, Tokens, ToolBlock
@@ -329,7 +330,7 @@ class RunView:
         if kind != "function_call" and isinstance(display.arguments, dict):
             arguments = {k: v for k, v in display.arguments.items() if v is not None}
         card["args"], card["args_cut"] = clip(compact_json(arguments or {}), self.max_args_chars)
-        self._show(card, display, display.parts)
+        self._show(card, display)
         if kind == "function_call" or not _hosted(kind):
             self._timer.pending(card["id"])
         else:  # hosted tools finished inside the model's response
@@ -362,8 +363,7 @@ class RunView:
                 "message": decision.message,
             }
         if source is not None:
-            display = describe_call(source, item)
-            self._show(card, display, display.parts)
+            self._show(card, describe_call(source, item), item)
         else:  # the call is not known: what the model was told, with the call's own parts
             call = [p for p in card.get("parts", []) if p.get("role") == "call"]
             card["parts"] = call + self._parts(raw_output_parts(item.raw_item.get("output", "")))
@@ -376,9 +376,10 @@ class RunView:
             card["ms"] = elapsed
         self._state.changed(card)
 
-    def _show(self, card: ToolBlock, display: ToolDisplay, parts: Sequence[DisplayPart]) -> None:
-        """Put the kind's ``display`` on ``card``: its parts as they are, badge, origin, live."""
-        card["parts"] = self._parts(parts)
+    def _show(self, card: ToolBlock, display: ToolDisplay, output: Any = None) -> None:
+        """Put the kind's ``display`` on ``card`` (parts as they are, badge, origin, live)."""
+        card["parts"] = self._parts(display.parts)
+        show_plan(self._header, card, display, output)  # update_plan: header and a small card
         if display.badge:
             card["badge"] = display.badge
         if display.origin:
@@ -396,5 +397,4 @@ class RunView:
 
 def _hosted(kind: str) -> bool:
     """Calls the provider ran inside its response (their card is complete at once)."""
-    tool_kind = kind_for_call(kind)
-    return tool_kind is not None and not tool_kind.executable
+    return (tool_kind := kind_for_call(kind)) is not None and not tool_kind.executable

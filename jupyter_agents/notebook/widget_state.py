@@ -16,6 +16,7 @@ from typing import Any, Literal, Union
 from typing_extensions import NotRequired, TypedDict
 
 from ..runtime.tools.display import LiveOutput, PartType
+from ..runtime.tools.plan import StepStatus
 
 __all__ = [
     "STATE_VERSION",
@@ -37,9 +38,12 @@ __all__ = [
     "NoticeLevel",
     "Part",
     "PartType",
+    "Plan",
+    "PlanStep",
     "QuestionState",
     "ReasoningBlock",
     "RunStatus",
+    "StepStatus",
     "StopMessage",
     "TextBlock",
     "TextMessage",
@@ -79,6 +83,21 @@ class Tokens(TypedDict):
     total: int
 
 
+class PlanStep(TypedDict):
+    """One step of the run's plan."""
+
+    step: str
+    status: StepStatus
+
+
+class Plan(TypedDict):
+    """The run's latest plan (the last ``update_plan`` call that set one): its ``steps`` in
+    order, and the model's ``explanation`` when it gave one."""
+
+    explanation: NotRequired[str]
+    steps: list[PlanStep]
+
+
 class Header(TypedDict):
     """Run-level state: ``v`` (:data:`STATE_VERSION`), the agent running now, the model label,
     the status and its detail, times in epoch ms (the frontend ticks the elapsed time itself),
@@ -96,6 +115,9 @@ class Header(TypedDict):
     replayed: NotRequired[bool]
     """The run followed its recording (no model request): the view shows a badge and, in
     JupyterLab, a "Run live" button."""
+    plan: NotRequired[Plan]
+    """The run's latest plan: a checklist above the blocks, updated in place (left out until
+    the model sets one)."""
 
 
 class Part(TypedDict):

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { parseMessage, parseRun, RunInfo } from '../src/runs/protocol';
-import { countRuns, duration, elapsed, statusText } from '../src/runs/summary';
+import { countRuns, duration, elapsed, planText, statusText } from '../src/runs/summary';
 
 const RUN = {
   id: 'run-1',
@@ -71,6 +71,27 @@ describe('the status bar text', () => {
   it('says nothing when nothing runs', () => {
     assert.equal(statusText(countRuns([run('done')])), '');
     assert.equal(statusText({ running: 1, waiting: 0 }), '1 running');
+  });
+});
+
+describe('the plan of a run', () => {
+  const plan = { completed: 3, total: 7, current: 'Fit the model' };
+
+  it('keeps a well-formed plan and shows completed of all steps', () => {
+    const run = parseRun({ ...RUN, plan });
+    assert.deepEqual(run?.plan, plan);
+    assert.equal(planText(run as RunInfo), '3/7');
+  });
+
+  it('shows nothing without a plan, for an empty one, or a malformed one', () => {
+    assert.equal(planText(parseRun({ ...RUN, plan: null }) as RunInfo), '');
+    assert.equal(parseRun({ ...RUN, plan: null })?.plan, undefined);
+    assert.equal(planText({ ...RUN, plan: { completed: 0, total: 0, current: null } }), '');
+    assert.equal(parseRun({ ...RUN, plan: { completed: '3', total: 7 } })?.plan, undefined);
+  });
+
+  it('reads a step in progress only when it is text', () => {
+    assert.equal(parseRun({ ...RUN, plan: { ...plan, current: 5 } })?.plan?.current, null);
   });
 });
 

@@ -196,7 +196,7 @@ def test_agent_cell_in_a_terminal_shell_streams_text(shell: Any, capsys: Any) ->
     assert res.final_output == "It is sunny in Paris."
     request = shell.user_ns["demo"].requests[0]
     assert request.input[-1] == {"role": "user", "content": "Weather in Paris?"}
-    assert request.tool_names == ["get_weather"]
+    assert request.tool_names == ["ask_user", "get_weather", "update_plan"]  # with the defaults
     assert current_host().last_result is res
 
 

@@ -64,6 +64,7 @@ __all__ = [
 from . import apply_patch as _apply_patch
 from . import base_tool as _base_tool
 from . import computer as _computer
+from . import plan as _plan
 from . import shell as _shell
 
 Tool: TypeAlias = Union[
@@ -73,6 +74,7 @@ Tool: TypeAlias = Union[
     _apply_patch.ApplyPatchTool,
     _computer.ComputerTool,
     _base_tool.BaseTool,
+    _plan.PlanTool,
 ]
 """Any tool an agent can carry: every registered kind's tool classes (``LocalShellTool`` is a
 ``ShellTool``; MCP tools are function tools)."""

@@ -7,7 +7,7 @@ import { Widget } from '@lumino/widgets';
 
 import { Run, RunsModel } from './model';
 import { PendingCall } from './protocol';
-import { elapsed, STATUS_LABELS } from './summary';
+import { elapsed, planText, STATUS_LABELS } from './summary';
 
 /** What the panel asks of the rest of the extension. */
 export interface PanelActions {
@@ -112,6 +112,11 @@ export class RunsPanel extends Widget {
     }
     const calls = `${run.tool_calls} tool call${run.tool_calls === 1 ? '' : 's'}`;
     facts.appendChild(el('span', 'ja-run-calls', calls));
+    const plan = planText(run);
+    if (plan) {
+      const steps = facts.appendChild(el('span', 'ja-run-plan', `plan ${plan}`));
+      steps.title = run.plan?.current ? `Now: ${run.plan.current}` : 'Steps completed of the plan';
+    }
     const row = node.appendChild(el('div', 'ja-run-actions'));
     const show = row.appendChild(el('button', 'jp-Button jp-mod-styled ja-run-show', 'Show'));
     show.title = 'Scroll to the cell of this run';

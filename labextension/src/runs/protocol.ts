@@ -14,6 +14,14 @@ export interface PendingCall {
   arguments: string;
 }
 
+/** How far a run's plan (the model's `update_plan` checklist) is. */
+export interface PlanProgress {
+  completed: number;
+  total: number;
+  /** The step in progress, if one is. */
+  current: string | null;
+}
+
 /** One `%%agent` run as the kernel reports it. */
 export interface RunInfo {
   id: string;
@@ -27,6 +35,8 @@ export interface RunInfo {
   tokens: number;
   tool_calls: number;
   pending: PendingCall[];
+  /** Left out until the run has a plan. */
+  plan?: PlanProgress;
 }
 
 export type KernelMessage =
@@ -50,6 +60,15 @@ function parsePending(x: unknown): PendingCall | null {
   return { request, call, tool, arguments: isString(x.arguments) ? x.arguments : '' };
 }
 
+/** A plan's progress, or null when there is none (or it is malformed). */
+function parsePlan(x: unknown): PlanProgress | null {
+  if (!isObject(x) || !isNumber(x.completed) || !isNumber(x.total)) {
+    return null;
+  }
+  const current = isString(x.current) ? x.current : null;
+  return { completed: x.completed, total: x.total, current };
+}
+
 /** A run reported by a kernel, or null when it is malformed. */
 export function parseRun(x: unknown): RunInfo | null {
   if (!isObject(x)) {
@@ -63,7 +82,7 @@ export function parseRun(x: unknown): RunInfo | null {
   if (pending.some(p => p === null)) {
     return null;
   }
-  return {
+  const run: RunInfo = {
     id: id as string,
     cell: cell as string,
     agent: agent as string,
@@ -75,6 +94,11 @@ export function parseRun(x: unknown): RunInfo | null {
     tool_calls: isNumber(x.tool_calls) ? x.tool_calls : 0,
     pending: pending as PendingCall[]
   };
+  const plan = parsePlan(x.plan);
+  if (plan) {
+    run.plan = plan;
+  }
+  return run;
 }
 
 /** A message from a kernel, or null when it is unknown or malformed. */

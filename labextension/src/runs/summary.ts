@@ -30,6 +30,12 @@ export function statusText(counts: Counts): string {
   return counts.waiting > 0 ? `${running} · ${counts.waiting} waiting` : running;
 }
 
+/** "3/7" (completed of all steps) when the run has a plan with steps, else "". */
+export function planText(run: RunInfo): string {
+  const plan = run.plan;
+  return plan && plan.total > 0 ? `${plan.completed}/${plan.total}` : '';
+}
+
 /** "0.4 s", "12 s", "3 min 04 s", "2 h 05 min". */
 export function duration(seconds: number): string {
   const s = Math.max(0, seconds);

@@ -20,7 +20,8 @@ export const STATUS_WORDS = {
  * sent is untrusted: its values pick one of these, never a class of their own choosing. */
 /** @type {{run: import("./state.js").RunStatus[], tool: import("./state.js").ToolStatus[],
  *  approval: import("./state.js").ApprovalState[], level: import("./state.js").NoticeLevel[],
- *  kind: import("./state.js").BlockKind[], live: import("./state.js").LiveOutput[]}} */
+ *  kind: import("./state.js").BlockKind[], live: import("./state.js").LiveOutput[],
+ *  step: import("./state.js").StepStatus[]}} */
 const KNOWN = {
   run: ["running", "waiting", "done", "failed", "cancelled", "background"],
   tool: ["running", "waiting", "done", "error", "timeout", "rejected", "blocked", "cancelled"],
@@ -28,6 +29,7 @@ const KNOWN = {
   level: ["info", "warning", "error"],
   kind: ["text", "reasoning", "tool", "notice", "event"],
   live: ["text", "terminal"],
+  step: ["pending", "in_progress", "completed"],
 };
 
 /** `value` when it is a known value of `field`, else `fallback` (a value with no style).

@@ -5,6 +5,7 @@
 import { children, h } from "./dom.js";
 import { LABELS, duration, known } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
+import { planView } from "./plan.js";
 import { toolView } from "./tool_card.js";
 
 /** @typedef {import("./state.js").Block} Block */
@@ -51,6 +52,8 @@ function render({ model, el }) {
   const runLive = head.appendChild(h("button", "ja-btn ja-run-live", "▶ Run live"));
   runLive.title = "Run this cell again, asking the model instead of replaying its recording";
   const detail = root.appendChild(h("div", "ja-detail"));
+  const plan = planView(); // the model's checklist (update_plan), above the blocks
+  root.appendChild(plan.el);
   const body = root.appendChild(h("div", "ja-blocks"));
   const note = root.appendChild(h("div", "ja-offline", OFFLINE));
 
@@ -94,6 +97,7 @@ function render({ model, el }) {
     stop.disabled = !live() || ui.stopping;
     if (ui.stopping) stop.textContent = "Stopping…";
     note.hidden = !(ui.lost && hd.live);
+    plan.draw(hd.plan);
     tick();
   }
 

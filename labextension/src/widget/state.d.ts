@@ -15,6 +15,8 @@ export type PartType = "text" | "code" | "terminal" | "diff" | "image" | "json" 
 
 export type LiveOutput = "text" | "terminal";
 
+export type StepStatus = "pending" | "in_progress" | "completed";
+
 /**
  * The run's token usage.
  */
@@ -22,6 +24,23 @@ export interface Tokens {
   input: number;
   output: number;
   total: number;
+}
+
+/**
+ * One step of the run's plan.
+ */
+export interface PlanStep {
+  step: string;
+  status: StepStatus;
+}
+
+/**
+ * The run's latest plan (the last `update_plan` call that set one): its `steps` in order, and the
+ * model's `explanation` when it gave one.
+ */
+export interface Plan {
+  explanation?: string;
+  steps: PlanStep[];
 }
 
 /**
@@ -40,6 +59,7 @@ export interface Header {
   tokens: Tokens | null;
   live: boolean;
   replayed?: boolean;
+  plan?: Plan;
 }
 
 /**

@@ -1,4 +1,4 @@
-"use strict";(self.rspackChunkjupyter_agents=self.rspackChunkjupyter_agents||[]).push([[129],{28(a,r,o){var e=o(25),n=o.n(e),t=o(26),i=(o.n(t))()(n());i.push([a.id,`/* Live agent run view: JupyterLab theme variables, with light-theme fallbacks. */
+"use strict";(self.rspackChunkjupyter_agents=self.rspackChunkjupyter_agents||[]).push([[129],{28(a,r,e){var o=e(25),n=e.n(o),t=e(26),i=(e.n(t))()(n());i.push([a.id,`/* Live agent run view: JupyterLab theme variables, with light-theme fallbacks. */
 .ja-run {
   --ja-brand: var(--jp-brand-color1, #1976d2);
   --ja-error: var(--jp-error-color1, #d32f2f);
@@ -199,7 +199,38 @@
 .ja-py-num { color: var(--jp-mirror-editor-number-color, #080); }
 .ja-py-com { color: var(--jp-mirror-editor-comment-color, #408080); font-style: italic; }
 .ja-py-fn { color: var(--jp-mirror-editor-builtin-color, #008000); }
-`,""]),o.d(r,{},{A:i})},24(a,r,o){var e=o(25),n=o.n(e),t=o(26),i=(o.n(t))()(n());i.push([a.id,`/*
+
+/* questions (ask_user, an MCP server's elicitation) */
+.ja-question { display: flex; flex-direction: column; gap: 4px; }
+.ja-q-origin { color: var(--ja-muted); font-size: 11px; }
+.ja-q-text { font-size: 13px; font-weight: 500; white-space: pre-wrap; }
+.ja-q-fields { display: flex; flex-direction: column; gap: 4px; }
+.ja-q-choice, .ja-q-field { display: flex; align-items: center; gap: 6px; }
+.ja-q-label { min-width: 90px; color: var(--ja-muted); }
+.ja-q-desc { color: var(--ja-faint); font-size: 11px; }
+.ja-run .ja-q-input:not([type="checkbox"]) {
+  border: 1px solid var(--ja-line1); border-radius: 4px; padding: 1px 6px;
+  background: var(--jp-input-background, var(--ja-bg)); min-width: 160px;
+}
+.ja-run .ja-q-textarea { box-sizing: border-box; width: 100%; min-height: 44px; resize: vertical; }
+.ja-q-origin:empty { display: none; }
+
+/* the plan (update_plan): a checklist above the blocks */
+.ja-plan { padding: 6px 12px 4px; border-bottom: 1px solid var(--ja-line); font-size: 12px; }
+.ja-plan-head { display: flex; gap: 8px; align-items: baseline; }
+.ja-plan-label { font-weight: 600; }
+.ja-plan-count { color: var(--ja-muted); font-variant-numeric: tabular-nums; }
+.ja-plan-why { color: var(--ja-muted); white-space: pre-wrap; }
+.ja-plan-why:empty { display: none; }
+.ja-plan-steps { list-style: none; margin: 3px 0 0; padding: 0; }
+.ja-step { display: flex; gap: 6px; padding: 1px 4px; border-radius: 3px; overflow-wrap: anywhere; }
+.ja-step-mark { flex: none; width: 1em; text-align: center; }
+.ja-step-pending .ja-step-mark { color: var(--ja-faint); }
+.ja-step-in_progress { color: var(--ja-brand); background: color-mix(in srgb, var(--ja-brand) 10%, transparent); font-weight: 500; }
+.ja-step-completed { color: var(--ja-muted); }
+.ja-step-completed .ja-step-mark { color: var(--ja-ok); }
+.ja-step-completed .ja-step-text { text-decoration: line-through; }
+`,""]),e.d(r,{},{A:i})},24(a,r,e){var o=e(25),n=e.n(o),t=e(26),i=(e.n(t))()(n());i.push([a.id,`/*
  * %%agent cells (see src/agentcell/). The editor carries .jp-agent-cell while the cell is
  * in agent mode; the magic line and the {expression} spans are decorations of their own.
  * Colours come from JupyterLab's theme variables, so light and dark themes both work.
@@ -240,7 +271,7 @@
   background-color: color-mix(in srgb, var(--jp-mirror-editor-variable-2-color) 14%, transparent);
   border-radius: 3px;
 }
-`,""]),o.d(r,{},{A:i})},27(a,r,o){var e=o(25),n=o.n(e),t=o(26),i=(o.n(t))()(n());i.push([a.id,`/* The Agent runs panel and status bar item (src/runs/). Theme variables only. */
+`,""]),e.d(r,{},{A:i})},27(a,r,e){var o=e(25),n=e.n(o),t=e(26),i=(e.n(t))()(n());i.push([a.id,`/* The Agent runs panel and status bar item (src/runs/). Theme variables only. */
 .ja-runs-panel {
   padding: 8px 10px;
   overflow-y: auto;
@@ -284,4 +315,4 @@
 .ja-runs-status { cursor: pointer; padding: 0 6px; }
 .ja-runs-status.ja-runs-waiting { color: var(--jp-warn-color1); font-weight: 600; }
 .ja-saved-run { padding: 2px 0; }
-`,""]),o.d(r,{},{A:i})},26(a){a.exports=function(a){var r=[];return r.toString=function(){return this.map(function(r){var o="",e=void 0!==r[5];return r[4]&&(o+="@supports (".concat(r[4],") {")),r[2]&&(o+="@media ".concat(r[2]," {")),e&&(o+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),o+=a(r),e&&(o+="}"),r[2]&&(o+="}"),r[4]&&(o+="}"),o}).join("")},r.i=function(a,o,e,n,t){"string"==typeof a&&(a=[[null,a,void 0]]);var i={};if(e)for(var d=0;d<this.length;d++){var l=this[d][0];null!=l&&(i[l]=!0)}for(var p=0;p<a.length;p++){var s=[].concat(a[p]);e&&i[s[0]]||(void 0!==t&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=t),o&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=o),n&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=n):s[4]="".concat(n)),r.push(s))}},r}},25(a){a.exports=function(a){return a[1]}},18(a){var r=[];function o(a){for(var o=-1,e=0;e<r.length;e++)if(r[e].identifier===a){o=e;break}return o}function e(a,e){for(var n={},t=[],i=0;i<a.length;i++){var d=a[i],l=e.base?d[0]+e.base:d[0],p=n[l]||0,s="".concat(l," ").concat(p);n[l]=p+1;var c=o(s),j={css:d[1],media:d[2],sourceMap:d[3],supports:d[4],layer:d[5]};if(-1!==c)r[c].references++,r[c].updater(j);else{var f=function(a,r){var o=r.domAPI(r);return o.update(a),function(r){r?(r.css!==a.css||r.media!==a.media||r.sourceMap!==a.sourceMap||r.supports!==a.supports||r.layer!==a.layer)&&o.update(a=r):o.remove()}}(j,e);e.byIndex=i,r.splice(i,0,{identifier:s,updater:f,references:1})}t.push(s)}return t}a.exports=function(a,n){var t=e(a=a||[],n=n||{});return function(a){a=a||[];for(var i=0;i<t.length;i++){var d=o(t[i]);r[d].references--}for(var l=e(a,n),p=0;p<t.length;p++){var s=o(t[p]);0===r[s].references&&(r[s].updater(),r.splice(s,1))}t=l}}},20(a){var r={};a.exports=function(a,o){var e=function(a){if(void 0===r[a]){var o=document.querySelector(a);if(window.HTMLIFrameElement&&o instanceof window.HTMLIFrameElement)try{o=o.contentDocument.head}catch(a){o=null}r[a]=o}return r[a]}(a);if(!e)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");e.appendChild(o)}},22(a){a.exports=function(a){var r=document.createElement("style");return a.setAttributes(r,a.attributes),a.insert(r,a.options),r}},21(a,r,o){a.exports=function(a){var r=o.nc;r&&a.setAttribute("nonce",r)}},19(a){a.exports=function(a){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=a.insertStyleElement(a);return{update:function(o){var e,n,t;e="",o.supports&&(e+="@supports (".concat(o.supports,") {")),o.media&&(e+="@media ".concat(o.media," {")),(n=void 0!==o.layer)&&(e+="@layer".concat(o.layer.length>0?" ".concat(o.layer):""," {")),e+=o.css,n&&(e+="}"),o.media&&(e+="}"),o.supports&&(e+="}"),(t=o.sourceMap)&&"u">typeof btoa&&(e+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(t))))," */")),a.styleTagTransform(e,r,a.options)},remove:function(){var a;null===(a=r).parentNode||a.parentNode.removeChild(a)}}}},23(a){a.exports=function(a,r){if(r.styleSheet)r.styleSheet.cssText=a;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(a))}}},17(a,r,o){var e=o(18),n=o.n(e),t=o(19),i=o.n(t),d=o(20),l=o.n(d),p=o(21),s=o.n(p),c=o(22),j=o.n(c),f=o(23),u=o.n(f),g=o(24),m={};m.styleTagTransform=u(),m.setAttributes=s(),m.insert=l().bind(null,"head"),m.domAPI=i(),m.insertStyleElement=j(),n()(g.A,m),g.A&&g.A.locals&&g.A.locals;var b=o(27),v={};v.styleTagTransform=u(),v.setAttributes=s(),v.insert=l().bind(null,"head"),v.domAPI=i(),v.insertStyleElement=j(),n()(b.A,v),b.A&&b.A.locals&&b.A.locals;var x=o(28),h={};h.styleTagTransform=u(),h.setAttributes=s(),h.insert=l().bind(null,"head"),h.domAPI=i(),h.insertStyleElement=j(),n()(x.A,h),x.A&&x.A.locals&&x.A.locals}}]);
+`,""]),e.d(r,{},{A:i})},26(a){a.exports=function(a){var r=[];return r.toString=function(){return this.map(function(r){var e="",o=void 0!==r[5];return r[4]&&(e+="@supports (".concat(r[4],") {")),r[2]&&(e+="@media ".concat(r[2]," {")),o&&(e+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),e+=a(r),o&&(e+="}"),r[2]&&(e+="}"),r[4]&&(e+="}"),e}).join("")},r.i=function(a,e,o,n,t){"string"==typeof a&&(a=[[null,a,void 0]]);var i={};if(o)for(var p=0;p<this.length;p++){var l=this[p][0];null!=l&&(i[l]=!0)}for(var d=0;d<a.length;d++){var s=[].concat(a[d]);o&&i[s[0]]||(void 0!==t&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=t),e&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=e),n&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=n):s[4]="".concat(n)),r.push(s))}},r}},25(a){a.exports=function(a){return a[1]}},18(a){var r=[];function e(a){for(var e=-1,o=0;o<r.length;o++)if(r[o].identifier===a){e=o;break}return e}function o(a,o){for(var n={},t=[],i=0;i<a.length;i++){var p=a[i],l=o.base?p[0]+o.base:p[0],d=n[l]||0,s="".concat(l," ").concat(d);n[l]=d+1;var c=e(s),j={css:p[1],media:p[2],sourceMap:p[3],supports:p[4],layer:p[5]};if(-1!==c)r[c].references++,r[c].updater(j);else{var f=function(a,r){var e=r.domAPI(r);return e.update(a),function(r){r?(r.css!==a.css||r.media!==a.media||r.sourceMap!==a.sourceMap||r.supports!==a.supports||r.layer!==a.layer)&&e.update(a=r):e.remove()}}(j,o);o.byIndex=i,r.splice(i,0,{identifier:s,updater:f,references:1})}t.push(s)}return t}a.exports=function(a,n){var t=o(a=a||[],n=n||{});return function(a){a=a||[];for(var i=0;i<t.length;i++){var p=e(t[i]);r[p].references--}for(var l=o(a,n),d=0;d<t.length;d++){var s=e(t[d]);0===r[s].references&&(r[s].updater(),r.splice(s,1))}t=l}}},20(a){var r={};a.exports=function(a,e){var o=function(a){if(void 0===r[a]){var e=document.querySelector(a);if(window.HTMLIFrameElement&&e instanceof window.HTMLIFrameElement)try{e=e.contentDocument.head}catch(a){e=null}r[a]=e}return r[a]}(a);if(!o)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");o.appendChild(e)}},22(a){a.exports=function(a){var r=document.createElement("style");return a.setAttributes(r,a.attributes),a.insert(r,a.options),r}},21(a,r,e){a.exports=function(a){var r=e.nc;r&&a.setAttribute("nonce",r)}},19(a){a.exports=function(a){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=a.insertStyleElement(a);return{update:function(e){var o,n,t;o="",e.supports&&(o+="@supports (".concat(e.supports,") {")),e.media&&(o+="@media ".concat(e.media," {")),(n=void 0!==e.layer)&&(o+="@layer".concat(e.layer.length>0?" ".concat(e.layer):""," {")),o+=e.css,n&&(o+="}"),e.media&&(o+="}"),e.supports&&(o+="}"),(t=e.sourceMap)&&"u">typeof btoa&&(o+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(t))))," */")),a.styleTagTransform(o,r,a.options)},remove:function(){var a;null===(a=r).parentNode||a.parentNode.removeChild(a)}}}},23(a){a.exports=function(a,r){if(r.styleSheet)r.styleSheet.cssText=a;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(a))}}},17(a,r,e){var o=e(18),n=e.n(o),t=e(19),i=e.n(t),p=e(20),l=e.n(p),d=e(21),s=e.n(d),c=e(22),j=e.n(c),f=e(23),u=e.n(f),g=e(24),m={};m.styleTagTransform=u(),m.setAttributes=s(),m.insert=l().bind(null,"head"),m.domAPI=i(),m.insertStyleElement=j(),n()(g.A,m),g.A&&g.A.locals&&g.A.locals;var b=e(27),v={};v.styleTagTransform=u(),v.setAttributes=s(),v.insert=l().bind(null,"head"),v.domAPI=i(),v.insertStyleElement=j(),n()(b.A,v),b.A&&b.A.locals&&b.A.locals;var x=e(28),h={};h.styleTagTransform=u(),h.setAttributes=s(),h.insert=l().bind(null,"head"),h.domAPI=i(),h.insertStyleElement=j(),n()(x.A,h),x.A&&x.A.locals&&x.A.locals}}]);
