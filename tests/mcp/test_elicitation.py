@@ -10,8 +10,17 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents import Agent, ApprovalDecision, ApprovalRequest, Runner
-from jupyter_agents.mcp import MCPServerStdio
+from jupyter_agents import (
+    Agent,
+    ApprovalDecision,
+    ApprovalRequest,
+    Question,
+    Runner,
+    ask_user,
+    function_tool,
+)
+from jupyter_agents.mcp import MCPServerStdio, MCPServerStreamableHttp
+from jupyter_agents.runtime.mcp.toolbox_server import ToolboxServer
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 ASKING = Path(__file__).parent / "servers" / "asking_server.py"
@@ -91,3 +100,48 @@ async def test_the_servers_message_is_shown_without_control_characters(
     (shown,) = texts
     assert "\x1b" not in shown and "\u202e" not in shown and "\x07" not in shown
     assert "cleared" in shown
+
+
+@function_tool
+async def pick_colour() -> str:
+    """Pick a colour with the person."""
+    colour = await ask_user(Question("Which colour?", choices=("red", "blue")))
+    return f"painted {colour}"
+
+
+async def test_a_served_tools_question_reaches_the_calling_clients_person() -> None:
+    """An agent calls a tool served over MCP; the tool asks; the server elicits the calling
+    client, whose run asks its own person: the answer travels back the same way."""
+    served_asked: list[ApprovalRequest] = []
+    with ToolboxServer([pick_colour], approval_handler=served_asked.append) as served:
+        remote = MCPServerStreamableHttp({"url": served.url, "headers": served.headers}, name="nb")
+        async with remote:
+            turns = [[tool_call("mcp__nb__pick_colour", {}, call_id="p1")], [text("Done.")]]
+            agent = Agent(name="a", model=ScriptedModel(turns), mcp_servers=[remote])
+            seen: list[ApprovalRequest] = []
+
+            def handler(request: ApprovalRequest) -> ApprovalDecision:
+                seen.append(request)
+                return request.answer("blue")
+
+            await Runner.run(agent, "paint", approval_handler=handler)
+    assert told(agent) == "painted blue"
+    (request,) = seen
+    assert request.question is not None and request.question.origin == "MCP server nb"
+    assert request.question.text == "Which colour?"
+    # It travelled as a one-field form and is asked as the choice it was.
+    assert request.question.choices == ("red", "blue") and request.question.form is None
+    assert served_asked == []  # the serving side's own handler was not asked
+
+
+async def test_a_served_question_the_client_cannot_put_to_anyone_is_declined() -> None:
+    served_asked: list[ApprovalRequest] = []
+    with ToolboxServer([pick_colour], approval_handler=served_asked.append) as served:
+        async with MCPServerStreamableHttp(
+            {"url": served.url, "headers": served.headers}, name="plain"
+        ) as remote:
+            # Called directly, not from a run: the client answers elicitation requests, but
+            # nobody on its side can be asked, so it declines; the tool hears None.
+            result = await remote.call_tool("pick_colour", {})
+    assert result.content[0].text == "painted None"
+    assert served_asked == []

@@ -21,7 +21,7 @@ from typing import Any
 
 from mcp import types as mcp_types
 
-from ..questions import Asker, Question, form_problem
+from ..questions import Asker, Question, choices_problem, form_problem
 from .untrusted import cap_text, printable
 
 __all__ = ["Elicitations"]
@@ -67,7 +67,12 @@ class Elicitations:
             logger.info("MCP server %r asked with a form we cannot show: %s", self._server, problem)
             return mcp_types.ElicitResult(action="decline")
         message = cap_text(printable(params.message), MAX_MESSAGE_CHARS)
-        question = Question(text=message, form=form, origin=f"MCP server {self._server}")
+        origin = f"MCP server {self._server}"
+        single = _single_answer(form)
+        if single is not None:  # one text field: asked as free text or choices
+            question = Question(text=message, choices=single, origin=origin)
+        else:
+            question = Question(text=message, form=form, origin=origin)
         loop, ask = entry
 
         async def asked() -> Any:
@@ -76,4 +81,19 @@ class Elicitations:
         answer: Any = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(asked(), loop))
         if answer is None:
             return mcp_types.ElicitResult(action="decline")
-        return mcp_types.ElicitResult(action="accept", content=answer)
+        content = {"answer": answer} if single is not None else answer
+        return mcp_types.ElicitResult(action="accept", content=content)
+
+
+def _single_answer(form: Any) -> tuple[str, ...] | None:
+    """For a form of one required text field named ``answer`` (how a question with free text
+    or choices travels over MCP): its choices (empty: free text); else None."""
+    props = form.get("properties") or {}
+    spec = props.get("answer")
+    if len(props) != 1 or not isinstance(spec, dict) or spec.get("type") != "string":
+        return None
+    if form.get("required") != ["answer"]:
+        return None
+    enum = spec.get("enum")
+    choices = tuple(enum) if isinstance(enum, list) else ()
+    return choices if choices_problem(choices) is None or not choices else None

@@ -24,6 +24,7 @@ from ..approvals import ApprovalHandler
 from ..items import ModelResponse, ToolCallOutputItem
 from ..models.interface import ModelRequest, RequestModel
 from ..run import RunConfig, Runner
+from .served_questions import asking_the_client
 
 __all__ = ["CallOutcome", "run_one_call"]
 
@@ -101,7 +102,7 @@ async def run_one_call(
         agent,
         "(a call from an MCP client)",
         run_config=run_config,
-        approval_handler=approval_handler,
+        approval_handler=asking_the_client(approval_handler),
         max_turns=2,
     )
     async for event in result.stream_events():

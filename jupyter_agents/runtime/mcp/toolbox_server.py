@@ -30,6 +30,7 @@ from ..run_config import RunConfig
 from ..tools.base_tool import one_line_tool_error
 from ..tools.kinds import kind_for_tool
 from .one_call import CallOutcome, run_one_call
+from .served_questions import ClientQuestions, served_client
 
 __all__ = ["ToolboxServer"]
 
@@ -158,11 +159,14 @@ class ToolboxServer:
             return _error(f"No tool named {params.name!r}; the tools are: {names}.")
         arguments = dict(params.arguments or {})
         runner = self._run_call or self._run_here
+        token = served_client.set(ClientQuestions(ctx))  # its questions go to this client
         try:
             outcome = await runner(tool, arguments)
         except Exception as e:  # a tool set to raise, a policy error: the client is told
             logger.info("served call of %r raised %r", tool.name, e)
             outcome = CallOutcome(one_line_tool_error(_Named(tool.name), e), "error")
+        finally:
+            served_client.reset(token)
         self.calls += 1
         return _result(outcome)
 
