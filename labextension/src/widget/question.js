@@ -87,7 +87,7 @@ export function questionView(submit) {
       let input;
       if (spec.type === "string" && Array.isArray(spec.enum)) {
         input = h("select", "ja-q-input");
-        if (!required.has(name)) input.appendChild(h("option", "", "")).value = "";
+        input.appendChild(h("option", "", "—")).value = ""; // nothing chosen until the person picks
         for (const v of spec.enum.filter((/** @type {unknown} */ v) => typeof v === "string")) {
           input.appendChild(h("option", "", v)).value = v;
         }
