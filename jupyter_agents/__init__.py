@@ -39,8 +39,10 @@ if TYPE_CHECKING:
         run_batch,
     )
     from .runtime.context import AgentHookContext, RunContextWrapper, TContext, ToolContext
+    from .runtime.cost import ModelCost, RunCost
     from .runtime.errors import (
         AgentsException,
+        BudgetExceeded,
         InputGuardrailTripwireTriggered,
         MaxTurnsExceeded,
         ModelBehaviorError,

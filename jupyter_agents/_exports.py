@@ -13,6 +13,8 @@ EXPORTS: dict[str, str] = {
     "RunResultBase": "runtime.result",
     "RunResultStreaming": "runtime.result",
     "RunErrorDetails": "runtime.result",
+    "RunCost": "runtime.cost",
+    "ModelCost": "runtime.cost",
     "RunErrorData": "runtime.run_error_handlers",
     "RunErrorHandler": "runtime.run_error_handlers",
     "RunErrorHandlerInput": "runtime.run_error_handlers",
@@ -57,6 +59,7 @@ EXPORTS: dict[str, str] = {
     # errors
     "AgentsException": "runtime.errors",
     "MaxTurnsExceeded": "runtime.errors",
+    "BudgetExceeded": "runtime.errors",
     "ModelBehaviorError": "runtime.errors",
     "ModelRefusalError": "runtime.errors",
     "UserError": "runtime.errors",
