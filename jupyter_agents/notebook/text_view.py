@@ -64,6 +64,9 @@ class TextView:
         self._terminals: set[str] = set()
         """Calls whose live output is a terminal (its colours are kept)."""
         self.status: RunStatus = "running"
+        self.usage: Usage | None = None
+        self.cost: str | None = None
+        """What the run cost, as shown on the last line."""
 
     def _line(self, text: str) -> None:
         if self._in_text:
@@ -117,8 +120,9 @@ class TextView:
     def set_status(self, status: RunStatus, detail: str | None = None) -> None:
         self.status = status
 
-    def set_usage(self, usage: Usage) -> None:
+    def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         self.usage = usage
+        self.cost = cost
 
     def tool_output_text(self, call_id: str, text: str) -> None:
         self._streamed.add(call_id)  # shown as it came: a terminal's output is not repeated
@@ -179,7 +183,9 @@ class TextView:
     ) -> None:
         self.status = status
         suffix = f": {detail}" if detail else ""
-        self._line(f"── {status}{' (replayed)' if replayed else ''}{suffix}")
+        spent = f" · {self.usage.total_tokens:,} tokens" if self.usage is not None else ""
+        spent += f" · {self.cost}" if self.cost else ""
+        self._line(f"── {status}{' (replayed)' if replayed else ''}{spent}{suffix}")
 
 
 def _read_line(

@@ -6,10 +6,20 @@ is never counted as $0: the cost says "price unknown".
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from decimal import Decimal
 
-__all__ = ["ModelCost", "RunCost", "format_usd"]
+from ._pricing import warm_up
+
+__all__ = ["ModelCost", "RunCost", "format_usd", "warm_up_prices"]
+
+
+def warm_up_prices() -> None:
+    """Import genai-prices and price one call now (about 0.7 s, the first time), so the first
+    real price is fast. Run it on a thread; a failure is left for that first price to report."""
+    with contextlib.suppress(Exception):
+        warm_up()
 
 
 def format_usd(usd: Decimal) -> str:
