@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         BatchControl,
         BatchProgress,
         BatchResult,
+        CostProjection,
         RowResult,
         TextProgress,
         arun_batch,

@@ -40,6 +40,7 @@ EXPORTS: dict[str, str] = {
     "BatchControl": "runtime.batch",
     "BatchProgress": "runtime.batch",
     "RowResult": "runtime.batch",
+    "CostProjection": "runtime.batch",
     "TextProgress": "runtime.batch",
     "ToolContext": "runtime.context",
     "Usage": "runtime.usage",

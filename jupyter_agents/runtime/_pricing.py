@@ -8,6 +8,7 @@ imports it until a price is asked for (a budget, ``result.cost``, a recording tr
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,13 +70,20 @@ def request_price(ref: PriceRef, usage: RequestUsage) -> Decimal | None:
     """The price in US dollars of one call with ``usage``, as genai-prices calculates it
     (cached input tokens at the cache-read price, reasoning tokens as output or at their own
     price where the model has one); None when genai-prices knows no price for the model."""
-    calc, usage_type = _calculator()
     cached = min(usage.input_tokens_details.cached_tokens, usage.input_tokens)
     reasoning = min(usage.output_tokens_details.reasoning_tokens, usage.output_tokens)
+    return _price(ref, usage.input_tokens, cached, usage.output_tokens, reasoning)
+
+
+@functools.lru_cache(maxsize=4096)  # batches repeat the same usage; a price takes ~0.7 ms
+def _price(
+    ref: PriceRef, input_tokens: int, cached: int, output_tokens: int, reasoning: int
+) -> Decimal | None:
+    calc, usage_type = _calculator()
     priced = usage_type(
-        input_tokens=usage.input_tokens,
+        input_tokens=input_tokens,
         cache_read_tokens=cached,
-        output_tokens=usage.output_tokens,
+        output_tokens=output_tokens,
         output_reasoning_tokens=reasoning,
     )
     try:
