@@ -33,14 +33,17 @@ if TYPE_CHECKING:
         BatchControl,
         BatchProgress,
         BatchResult,
+        CostProjection,
         RowResult,
         TextProgress,
         arun_batch,
         run_batch,
     )
     from .runtime.context import AgentHookContext, RunContextWrapper, TContext, ToolContext
+    from .runtime.cost import ModelCost, RunCost
     from .runtime.errors import (
         AgentsException,
+        BudgetExceeded,
         InputGuardrailTripwireTriggered,
         MaxTurnsExceeded,
         ModelBehaviorError,

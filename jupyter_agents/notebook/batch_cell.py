@@ -12,10 +12,12 @@ from IPython.display import display
 
 from ..runtime.batch import BatchControl, BatchResult, arun_batch
 from ..runtime.batch.row import ApproveMode
+from ..runtime.cost import RunCost
 from ..runtime.errors import UserError
 from ..runtime.run import RunConfig
 from .batch_view import BatchView, ReviewView
 from .cell_replay import cell_cassette, keep_recording
+from .costs import CostEntry
 from .host import NotebookHost
 from .options import CellOptions
 
@@ -43,6 +45,7 @@ async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> Ba
     agent = host.agent_named(opts.agent)
     model = host.resolve_model(opts.model) if opts.model else None
     config = RunConfig(model=model, **host.policy.run_config_fields())
+    budget = host.costs.budget_for_cell()  # %agent budget: for the whole batch
     control = BatchControl()
     total = len(rows) if hasattr(rows, "__len__") else 0
     view = BatchView(total, control)
@@ -64,6 +67,7 @@ async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> Ba
             progress=view,
             control=control,
             cassette=cassette,
+            max_cost_usd=budget,
         )
     except UserError as e:
         raise UsageError(f"%%agent --over: {e}") from None
@@ -71,10 +75,28 @@ async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> Ba
     name = opts.out or "batch_result"
     host.shell.user_ns[name] = result
     display(result)
+    _keep_cost(host, cell, agent.name, result)
     print(f"jupyter_agents: the result is in {name!r} ({name}.to_pandas() for a DataFrame)")
     if result.waiting:
         ReviewView(result, on_result=lambda new: _replace(host, name, new)).display()
     return result
+
+
+def _keep_cost(host: NotebookHost, cell: str, agent: str, result: BatchResult) -> None:
+    """Say what the rows cost and what the whole batch would (the projection), and count it
+    in the notebook's spend (``%agent cost``, ``%agent budget --notebook``)."""
+    projection = result.cost
+    if projection is None:
+        return
+    ran = [r for r in result.rows if r.status != "pending" and not r.from_store]
+    known = all(r.cost_usd is not None for r in ran)
+    spent = projection.spent_usd
+    cost = RunCost(spent if known else None, spent, known)
+    if ran:
+        shown = str(projection) if known else f"{projection}; some rows' price is unknown"
+        print(f"jupyter_agents: cost {shown}")
+    tokens = sum(r.tokens for r in ran)
+    host.costs.add(CostEntry(cell, agent, "batch", "batch", tokens, cost))
 
 
 def _replace(host: NotebookHost, name: str, new: BatchResult) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import dataclasses
 import os
+from decimal import Decimal
 from typing import Any
 
 from IPython import get_ipython
@@ -23,6 +24,7 @@ from ..runtime.tools.live_output import tool_output_sink
 from ..runtime.tools.plan import plan_of
 from . import _tool_output
 from .cell_replay import cell_cassette, keep_recording
+from .costs import CostEntry
 from .host import NotebookHost, current_host
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
@@ -161,6 +163,8 @@ class _Prepared:
     """The run in the kernel's run list (views outside the cell)."""
     cassette: Cassette | None = None
     """The cell's recordings (``cell_replay.py``)."""
+    budget: Decimal | None = None
+    """The run's ``max_cost_usd`` (``%agent budget``)."""
 
 
 def _options(line: str) -> tuple[NotebookHost, CellOptions]:
@@ -182,7 +186,7 @@ def _prepare(host: NotebookHost, opts: CellOptions, body: str) -> _Prepared:
     label = host.model_label(model if model is not None else agent.model)
     view = _make_view(host, agent, label)
     cell = host.current_cell()
-    run = _Prepared(view, cell, agent, prompt, model)
+    run = _Prepared(view, cell, agent, prompt, model, budget=host.costs.budget_for_cell())
     run.record = host.runs.start(view, cell, agent.name, label)
     return run
 
@@ -199,7 +203,10 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         [*run.history, {"role": "user", "content": run.prompt}],
         max_turns=opts.max_turns,
         run_config=RunConfig(
-            model=run.model, replay=run.cassette, **host.policy.run_config_fields()
+            model=run.model,
+            replay=run.cassette,
+            max_cost_usd=run.budget,
+            **host.policy.run_config_fields(),
         ),
         approval_handler=_handler(opts, run.view, host, _record(run)),
     )
@@ -225,28 +232,29 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         async for event in result.stream_events():
             view.on_event(event)
             if event.type == "raw_response_event" and event.data.type == "response.completed":
-                view.set_usage(result.context_wrapper.usage)
-                runs.update(record, tokens=result.context_wrapper.usage.total_tokens)
+                _show_usage(host, run, record)
             elif event.type == "run_item_stream_event" and event.name == "tool_output":
                 plan = plan_of(event.item) or record.plan  # an update_plan call's, or as it was
                 runs.update(record, tool_calls=record.tool_calls + 1, plan=plan)
     except (asyncio.CancelledError, KeyboardInterrupt):
+        _show_usage(host, run, record, "cancelled")
         view.finish("cancelled", "interrupted")
         runs.update(record, status="cancelled")
         raise AgentRunInterrupted() from None
     except Exception as e:
+        _show_usage(host, run, record, "failed")
         view.finish("failed", f"{type(e).__name__}: {e}")
         runs.update(record, status="failed")
         raise AgentRunError(f"{_failed_in(view)} ({type(e).__name__}: {_first_line(e)})") from None
     finally:
         ticker.cancel()
         tool_output_sink.reset(streaming)
-    view.set_usage(result.context_wrapper.usage)
-    runs.update(record, tokens=result.context_wrapper.usage.total_tokens)
     if result.is_cancelled:
+        _show_usage(host, run, record, "cancelled")
         view.finish("cancelled", "stopped")
         runs.update(record, status="cancelled")
         return
+    _show_usage(host, run, record, "done")
     items = result.to_input_list()[len(run.history) :]
     await host.conversation(run.agent.name).record(run.cell, items)
     replayed, detail = False, None
@@ -280,6 +288,23 @@ def _say_how_it_ran(view: LiveView, cassette: Cassette) -> tuple[bool, str | Non
     first = changed[0] if len(changed[0]) <= 100 else changed[0][:99] + "…"
     more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
     return False, f"ran live, changed since its recording: {first}{more}"
+
+
+def _show_usage(
+    host: NotebookHost, run: _Prepared, record: RunRecord, ended: str | None = None
+) -> None:
+    """Show the run's tokens and cost in its view and the run list; once it has ``ended``,
+    keep its cost for ``%agent cost`` and the notebook's budget."""
+    result = run.result
+    if result is None:
+        return
+    usage, cost = result.context_wrapper.usage, result.cost
+    shown = str(cost) if cost.requests else None  # no "$0.00" for a run that made no call
+    run.view.set_usage(usage, shown)
+    host.runs.update(record, tokens=usage.total_tokens, cost=shown)
+    if ended is not None:
+        entry = CostEntry(run.cell, run.agent.name, record.model, ended, usage.total_tokens, cost)
+        host.costs.add(entry)
 
 
 def _record(run: _Prepared) -> RunRecord:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .._version import __version__
+from ..runtime.cost import warm_up_prices
 from ..runtime.result import RunResultStreaming
 from .cell import run_agent_cell_magic
 from .display import show_streaming
@@ -58,6 +60,8 @@ def load(shell: Any) -> None:
         install_batch_view()
         follow_cells(shell)  # the notebook agent's run_cells
     host.open_runs_channel()
+    # genai-prices takes ~0.7 s to import and price once: off the first cell's path
+    threading.Thread(target=warm_up_prices, name="jupyter_agents-prices", daemon=True).start()
     print(_banner(host, supports_live_cells(shell)))
 
 

@@ -24,6 +24,7 @@ from ..runtime.tools.ask_user import AskUserTool
 from ..runtime.tools.function import add_tool_listener, remove_tool_listener
 from ..runtime.tools.plan import PlanTool
 from .conversation import Conversation
+from .costs import CostBook
 from .document_comm import DocumentChannel
 from .policy_magic import NotebookPolicy
 from .run_registry import RunRegistry
@@ -65,6 +66,8 @@ class NotebookHost:
         self.background: set[asyncio.Task[Any]] = set()
         self.runs = RunRegistry()
         """The kernel's runs, for views outside their cells (the lab extension)."""
+        self.costs = CostBook()
+        """What the notebook's runs cost, and its budgets (``%agent cost``, ``%agent budget``)."""
         self._channel: RunsChannel | None = None
         self.document: DocumentChannel | None = None
         """The ``jupyter_agents.document`` comm to the frontend holding the notebook."""

@@ -1,5 +1,5 @@
-"""The ``%agent`` line magic: status, model, instructions, tools, docs, mcp, policy, new,
-history."""
+"""The ``%agent`` line magic: status, model, instructions, tools, docs, mcp, policy, cost,
+budget, new, history."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ..runtime.items import ItemHelpers
 from ..runtime.tools.registry import resolve_tool_spec
 from . import notebook_python as _notebook_python  # noqa: F401 (registers notebook_python)
 from .cell_replay import replay_magic
+from .costs import budget_magic, cost_magic
 from .host import NotebookHost
 from .mcp_magic import mcp_magic
 from .notebook_tools import NotebookTools
@@ -28,8 +29,8 @@ __all__ = ["agent_line_magic"]
 LINE_USAGE = (
     "%agent [status | model NAME | instructions TEXT | tools [add NAME [KEY=VALUE...] | "
     "remove NAME] | docs [add PATH...] | mcp [...] | policy [...] | "
-    "approvals [forget [TOOL]] | replay [auto|on|off|strict|forget CELL] | new [AGENT] | "
-    "history [AGENT]]"
+    "approvals [forget [TOOL]] | replay [auto|on|off|strict|forget CELL] | cost | "
+    "budget [DOLLARS | --notebook DOLLARS | off] | new [AGENT] | history [AGENT]]"
 )
 
 
@@ -191,6 +192,10 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
         approvals_magic(host.standing, rest)
     elif command == "replay":
         replay_magic(host, rest)
+    elif command == "cost":
+        cost_magic(host.costs, rest)
+    elif command == "budget":
+        budget_magic(host.costs, rest)
     elif command == "new":
         name = rest[0] if rest else "notebook"
         run_blocking(host.conversation(name).clear())

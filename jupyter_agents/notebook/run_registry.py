@@ -1,11 +1,11 @@
 """The kernel's list of ``%%agent`` runs, for views outside the cell (the lab extension's runs
 panel, status bar and notifications).
 
-Each run is a :class:`RunRecord`: plain facts (agent, model, status, elapsed time, tokens, tool
-calls, the plan's progress, the calls waiting for approval) that listeners receive as JSON-ready
-dicts whenever they change. Decisions and Stop from outside the cell go through the run's own
-view, so the cell's card and every other view see the same outcome, and a second or stale
-decision does nothing.
+Each run is a :class:`RunRecord`: plain facts (agent, model, status, elapsed time, tokens, cost,
+tool calls, the plan's progress, the calls waiting for approval) that listeners receive as
+JSON-ready dicts whenever they change. Decisions and Stop from outside the cell go through the
+run's own view, so the cell's card and every other view see the same outcome, and a second or
+stale decision does nothing.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ class RunRecord:
     status: str = "running"
     ended: float | None = None
     tokens: int = 0
+    cost: str | None = None
+    """What the run cost so far, as shown (``"$0.0123"``, ``"price unknown"``)."""
     tool_calls: int = 0
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Waiting approval requests by request id: tool, call id and an arguments preview."""
@@ -68,6 +70,7 @@ class RunRecord:
             "started": self.started,
             "ended": self.ended,
             "tokens": self.tokens,
+            "cost": self.cost,
             "tool_calls": self.tool_calls,
             "pending": list(self.pending.values()),
             "plan": None if self.plan is None else _progress(self.plan),
@@ -127,7 +130,7 @@ class RunRegistry:
         return record
 
     def update(self, record: RunRecord, **changes: Any) -> None:
-        """Change some facts of ``record`` (status, tokens, tool_calls, plan, stop)."""
+        """Change some facts of ``record`` (status, tokens, cost, tool_calls, plan, stop)."""
         if all(getattr(record, k) == v for k, v in changes.items()):
             return
         for key, value in changes.items():

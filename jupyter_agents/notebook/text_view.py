@@ -69,6 +69,9 @@ class TextView:
         self.status: RunStatus = "running"
         self._plan: Plan | None = None
         """The run's latest plan (``update_plan``)."""
+        self.usage: Usage | None = None
+        self.cost: str | None = None
+        """What the run cost, as shown on the last line."""
 
     def _line(self, text: str) -> None:
         if self._in_text:
@@ -123,8 +126,9 @@ class TextView:
     def set_status(self, status: RunStatus, detail: str | None = None) -> None:
         self.status = status
 
-    def set_usage(self, usage: Usage) -> None:
+    def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         self.usage = usage
+        self.cost = cost
 
     def tool_output_text(self, call_id: str, text: str) -> None:
         self._streamed.add(call_id)  # shown as it came: a terminal's output is not repeated
@@ -227,7 +231,9 @@ class TextView:
         if self._plan is not None and self._plan.steps:
             checklist = terminal_safe(self._plan.checklist()).replace("\n", "\n  ")
             self._line(f"── plan {self._plan.progress}\n  {checklist}")
-        self._line(f"── {status}{' (replayed)' if replayed else ''}{suffix}")
+        spent = f" · {self.usage.total_tokens:,} tokens" if self.usage is not None else ""
+        spent += f" · {self.cost}" if self.cost else ""
+        self._line(f"── {status}{' (replayed)' if replayed else ''}{spent}{suffix}")
 
 
 def _typed(kind: Any, line: str) -> Any:

@@ -95,6 +95,8 @@ def _facts(header: Header, blocks: Sequence[Block]) -> list[str]:
     tokens = header.get("tokens")
     if tokens and tokens.get("total"):
         facts.append(f"{tokens['total']:,} tokens")
+    if header.get("cost"):
+        facts.append(str(header.get("cost")))
     return facts
 
 

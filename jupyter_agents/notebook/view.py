@@ -29,12 +29,13 @@ from ..runtime.usage import Usage
 from . import run_document, transcript
 from .card_parts import CARD_STATUS, card_parts, raw_output_parts
 from .display_text import clip, compact_json, message_text
+from .header_usage import set_header_usage
 from .standing import StandingApprovals
 from .view_decisions import CallTimer, Decisions
 from .view_plan import show_plan
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
-from .widget_state import STATE_VERSION, Header, Part, RunStatus, Tokens, ToolBlock
+from .widget_state import STATE_VERSION, Header, Part, RunStatus, ToolBlock
 
 __all__ = ["RunView"]
 
@@ -145,16 +146,10 @@ class RunView:
             self._header["status"], self._header["detail"] = status, detail
             self._state.changed()
 
-    def set_usage(self, usage: Usage) -> None:
-        """Show the run's token usage in the header."""
+    def set_usage(self, usage: Usage, cost: str | None = None) -> None:
+        """Show the run's token usage (and what it cost) in the header."""
         with self._lock:
-            tokens: Tokens = {
-                "input": usage.input_tokens,
-                "output": usage.output_tokens,
-                "total": usage.total_tokens,
-            }
-            if tokens != self._header["tokens"]:
-                self._header["tokens"] = tokens
+            if set_header_usage(self._header, usage, cost):
                 self._state.changed()
 
     def decide(self, request_id: str, decision: ApprovalDecision) -> bool:

@@ -31,8 +31,8 @@ class LiveView(Protocol):
     def set_status(self, status: RunStatus, detail: str | None = None) -> None:
         """Set the run status (running, waiting, done, failed, cancelled, background)."""
 
-    def set_usage(self, usage: Usage) -> None:
-        """Show the run's token usage."""
+    def set_usage(self, usage: Usage, cost: str | None = None) -> None:
+        """Show the run's token usage, and what it cost (``"$0.0123"``, ``"price unknown"``)."""
 
     def tool_output_text(self, call_id: str, text: str) -> None:
         """Show what a running tool printed."""

@@ -112,6 +112,9 @@ class Header(TypedDict):
     ended_at: int | None
     tokens: Tokens | None
     live: bool
+    cost: NotRequired[str]
+    """What the run cost so far, as shown: ``"$0.0123"``, or ``"price unknown"`` for a model
+    genai-prices has no price for (never ``$0``)."""
     replayed: NotRequired[bool]
     """The run followed its recording (no model request): the view shows a badge and, in
     JupyterLab, a "Run live" button."""

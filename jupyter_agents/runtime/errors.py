@@ -4,6 +4,8 @@ Every exception derives from one base class::
 
     AgentsException
      ├── MaxTurnsExceeded      the run used up its turns; carries the run data so far
+     ├── BudgetExceeded        the next model call would go over ``max_cost_usd``; carries the
+     │                         stopped run's ``run_state`` to resume with a larger budget
      ├── ModelBehaviorError    the model did something the run cannot continue from
      │    └── ModelRefusalError  it refused to give the structured output
      ├── UserError             the code using the library is wrong; the message says what to change
@@ -24,13 +26,16 @@ Control-flow signals (a paused run waiting for approval, a cancelled stream) are
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .result import RunErrorDetails
+    from .run_state import RunState
 
 __all__ = [
     "AgentsException",
+    "BudgetExceeded",
     "InputGuardrailTripwireTriggered",
     "MCPServerError",
     "MCPToolError",
@@ -68,6 +73,35 @@ class MaxTurnsExceeded(AgentsException):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class BudgetExceeded(AgentsException):
+    """The run's next model call would take it over its budget (``RunConfig.max_cost_usd``),
+    so the call was not made and the run stopped there.
+
+    ``run_state`` continues the run where it stopped, without repeating anything:
+    ``Runner.run(agent, err.run_state, run_config=RunConfig(max_cost_usd=larger))``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        spent_usd: Decimal,
+        next_call_usd: Decimal,
+        budget_usd: Decimal,
+        run_state: RunState | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.spent_usd = spent_usd
+        """What the run's model calls cost so far (those before a resume included)."""
+        self.next_call_usd = next_call_usd
+        """The estimated cost of the call that was not made."""
+        self.budget_usd = budget_usd
+        """The budget it would have gone over."""
+        self.run_state = run_state
+        """The stopped run, to resume with a larger budget (``Runner.run(agent, state, ...)``)."""
 
 
 class ModelBehaviorError(AgentsException):

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from .context import RunContextWrapper
+from .cost import RunCost
 from .errors import UserError
 from .events import StreamEvent
 from .guardrails import InputGuardrailResult, OutputGuardrailResult
@@ -102,6 +104,14 @@ class RunResult(RunResultBase):
     def to_state(self) -> RunState:
         """The paused run, to approve or reject its interruptions and resume."""
         return _state_of(self._progress)
+
+    @property
+    def cost(self) -> RunCost:
+        """What the run's model calls cost (a resumed run's earlier calls included), priced by
+        genai-prices; ``str()`` of it reads ``"$0.0123"`` or ``"price unknown"``."""
+        if self._progress is None:
+            return RunCost(Decimal(0), Decimal(0), True)
+        return self._progress.spend.cost()
 
     def __str__(self) -> str:
         return f"RunResult(final_output={self.final_output!r}, items={len(self.new_items)})"
@@ -223,6 +233,11 @@ class RunResultStreaming(RunResultBase):
     def to_state(self) -> RunState:
         """The paused run, to approve or reject its interruptions and resume."""
         return _state_of(self._loop.progress)
+
+    @property
+    def cost(self) -> RunCost:
+        """What the run's model calls cost so far (see :attr:`RunResult.cost`)."""
+        return self._loop.progress.spend.cost()
 
     @property
     def is_cancelled(self) -> bool:

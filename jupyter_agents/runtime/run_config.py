@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, Union
 
 from .approvals import ApprovalHandler
@@ -121,6 +122,12 @@ class RunConfig:
     max_turns: int | None = None
     """Turn limit, used when ``Runner.run`` is not given ``max_turns``."""
 
+    max_cost_usd: float | Decimal | None = None
+    """A budget in US dollars for the run's model calls (those before a resume included).
+    Before each call the run estimates its cost; a call that would go over is not made and the
+    run stops with ``BudgetExceeded`` (resumable from its ``run_state``). A model without a
+    known price cannot run under a budget (``UserError``). None: no budget."""
+
     approval_handler: ApprovalHandler | None = None
     """Decides on calls that need approval while the run waits; None pauses the run instead."""
 
@@ -193,6 +200,15 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         check_policy_names(self.approval_policy, self.sandbox_mode, "RunConfig")
+        budget = self.max_cost_usd
+        if budget is not None and (
+            isinstance(budget, bool)
+            or not isinstance(budget, (int, float, Decimal))
+            or not budget > 0
+        ):
+            raise UserError(
+                f"RunConfig: max_cost_usd must be a positive number of dollars, got {budget!r}."
+            )
         if self.workspace is not None and not os.path.isdir(self.workspace):
             folder = os.fspath(self.workspace)
             raise UserError(f"RunConfig: the workspace {folder!r} is not a folder.")

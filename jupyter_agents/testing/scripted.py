@@ -23,6 +23,7 @@ local OpenAI-compatible test server, which answers with the script (:mod:`.scrip
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import itertools
 import json
@@ -188,6 +189,8 @@ class ScriptedModel(RequestModel):
         chunk_size: int = 4,
         name: str = "scripted-model",
         respond: Callable[[ReceivedRequest], Turn] | None = None,
+        usage: Usage | Callable[[ReceivedRequest], Usage] | None = None,
+        price_provider: str | None = None,
     ) -> None:
         if chunk_size < 1:
             raise UserError("ScriptedModel: chunk_size must be at least 1.")
@@ -200,7 +203,12 @@ class ScriptedModel(RequestModel):
         self.chunk_size = chunk_size
         """Characters per streamed delta."""
         self.name = name
-        """The model name reported in responses."""
+        """The model name reported in responses (and priced: ``name="gpt-4o-mini"`` costs
+        what that model would)."""
+        self.usage = usage
+        """The usage each response reports, or a function of the request giving it (default:
+        the characters of the request and the answer, divided by 4)."""
+        self.price_provider = price_provider
         self.requests: list[ReceivedRequest] = []
         """Every request received, in order."""
         self._ids = itertools.count(1)
@@ -266,6 +274,12 @@ class ScriptedModel(RequestModel):
         )
 
     def _usage(self, request: ReceivedRequest, output: list[Any]) -> Usage:
+        if self.usage is not None:
+            given = self.usage(request) if callable(self.usage) else self.usage
+            usage = copy.deepcopy(given)
+            usage.requests, usage.request_usage_entries = 1, []
+            usage.total_tokens = usage.total_tokens or usage.input_tokens + usage.output_tokens
+            return usage
         tokens_in = _estimate_tokens(request.system_instructions) + sum(
             _estimate_tokens(item.get("content") or item.get("output") or item.get("arguments"))
             for item in request.input

@@ -15,6 +15,7 @@ const RUN = {
   started: 1000,
   ended: null,
   tokens: 120,
+  cost: '$0.0123',
   tool_calls: 2,
   pending: [{ request: 'r1', call: 'e1', tool: 'send_email', arguments: '{"to": "a"}' }]
 };
@@ -52,6 +53,12 @@ describe('messages from a kernel', () => {
     assert.equal(run?.tokens, 0);
     assert.equal(run?.tool_calls, 0);
     assert.equal(run?.ended, null);
+  });
+
+  it('keeps a cost only as text', () => {
+    assert.equal(parseRun({ ...RUN, cost: 0.5 })?.cost, null);
+    assert.equal(parseRun({ ...RUN, cost: undefined })?.cost, null);
+    assert.equal(parseRun(RUN)?.cost, '$0.0123');
   });
 });
 

@@ -18,21 +18,20 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..agent import Agent
 from ..approvals import ApprovalHandler
 from ..context import RunContextWrapper
-from ..errors import AgentsException, UserError
+from ..errors import AgentsException
 from ..events import AgentUpdatedStreamEvent, StreamEvent
 from ..guardrails import InputGuardrailResult, OutputGuardrailResult
-from ..handoffs import Handoff
 from ..items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
 from ..lifecycle import HookCaller, RunHooks
 from ..models.interface import Model
 from ..result import RunErrorDetails
 from ..sessions import Session
 from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
-from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, trace
 from .calls import resolve_calls
 from .input_guardrails import race, raise_if_tripped, start_input_guardrails
 from .model_call import ModelCall, ServerState, resolve_model
+from .offer import tools_for
 from .progress import (
     FinalOutput,
     HandedOff,
@@ -44,6 +43,7 @@ from .progress import (
     TurnPlan,
 )
 from .session_io import load_session, save_session
+from .spend import trace_metadata
 from .step import finish_turn, make_item, out_of_turns
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
@@ -222,6 +222,8 @@ class RunLoop:
         if error is not None and not isinstance(error, (GeneratorExit, asyncio.CancelledError)):
             self.agent_span.set_error(f"{type(error).__name__}: {error}")
         self.agent_span.finish()
+        if self.trace.recording:  # the run's usage and cost, with the trace
+            self.trace.metadata = trace_metadata(self.trace.metadata, self.progress)
         self.trace.finish(reset_current=True)
 
     async def events(self) -> AsyncGenerator[StreamEvent, None]:
@@ -297,7 +299,7 @@ class RunLoop:
 
     async def _run_turn(self) -> AsyncGenerator[StreamEvent, None]:
         agent = self.progress.current_agent
-        tools, handoffs = await self._tools_for(agent)
+        tools, handoffs = await tools_for(agent, self.progress.context_wrapper)
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
         await call.prepare()
         guard = await self._input_guardrails(agent)
@@ -355,7 +357,7 @@ class RunLoop:
     async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:
         """Continue a paused turn: the calls that waited for decisions."""
         agent = self.progress.current_agent
-        tools, handoffs = await self._tools_for(agent)
+        tools, handoffs = await tools_for(agent, self.progress.context_wrapper)
         waiting = self.progress.paused
         # what the batch takes its calls' saved escalations and nested runs from
         self.progress.paused = Paused(nested=waiting.nested, escalations=waiting.escalations)
@@ -381,20 +383,3 @@ class RunLoop:
             model = self.replay.model(model)
         self._models[id(agent)] = model
         return model
-
-    async def _tools_for(self, agent: Agent[Any]) -> tuple[list[Tool], list[Handoff[Any]]]:
-        visible = await agent.get_all_tools(self.progress.context_wrapper)
-        visible.sort(key=lambda t: t.name)
-        handoffs = sorted(
-            await agent.get_handoffs(self.progress.context_wrapper), key=lambda h: h.tool_name
-        )
-        names: dict[str, Any] = {}
-        for item in [*visible, *handoffs]:
-            name = item.name if not isinstance(item, Handoff) else item.tool_name
-            other = names.setdefault(name, item)
-            if other is not item:
-                raise UserError(
-                    f"Agent {agent.name!r} has two different tools named {name!r}: "
-                    f"{other!r} and {item!r}. Rename one with name_override."
-                )
-        return visible, handoffs

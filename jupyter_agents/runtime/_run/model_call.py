@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import retry
+from .._pricing import price_ref_of
 from .._util import call_maybe_async
 from ..agent import Agent
 from ..errors import ModelBehaviorError, UserError
@@ -23,6 +24,7 @@ from ..retry import EffectiveRetry, advice_source, decide_retry, describe_error,
 from ..run_config import CallModelData, ModelInputData, RunConfig
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
+from .budget import check_budget, request_chars
 
 if TYPE_CHECKING:
     from ..lifecycle import HookCaller
@@ -115,6 +117,11 @@ class ModelCall:
         self.input: list[TResponseInputItem] = []
         self.settings = ModelSettings()
         self.prompt: dict[str, Any] | None = None
+        self.price_ref = price_ref_of(model)
+        """What the call is priced as (None: the model has no name)."""
+        self.price_name = self.price_ref.model if self.price_ref is not None else repr(model)
+        self.chars = 0
+        """The request's size in characters (measured only under a budget)."""
 
     async def prepare(self) -> None:
         """Instructions, input (after the input filter) and settings for this call."""
@@ -149,6 +156,11 @@ class ModelCall:
             settings = settings.resolve(ModelSettings(tool_choice="auto"))
         self.settings = settings
         run.progress.context_wrapper.turn_input = list(self.input)  # this call's input
+        budget = run.run_config.max_cost_usd
+        if budget is not None:  # before the hooks: a call over the budget is not made
+            items = self.input if run.server.sent == 0 else run.progress.model_input
+            self.chars = request_chars(self.instructions, [*self.tools, *self.handoffs], items)
+            check_budget(run.progress, budget, self.price_ref, self.price_name, self.chars)
         await run.hooks.llm_start(agent, self.instructions, self.input)
 
     def _args(self) -> tuple[Any, ...]:
@@ -184,16 +196,27 @@ class ModelCall:
         span.start()
         return span
 
-    @staticmethod
-    def _end_span(span: Span[Any], response: ModelResponse | None, error: Any) -> None:
+    def _end_span(self, span: Span[Any], response: ModelResponse | None, error: Any) -> None:
+        """Record the response's usage in the run's spend, then end the call's span."""
+        if response is not None:
+            usage, spend = response.usage, self.run.progress.spend
+            spent = spend.add(self.price_name, self.price_ref, usage)
+            if self.chars:
+                spend.marks[self.price_name] = (
+                    self.chars,
+                    usage.input_tokens + usage.output_tokens,
+                )
         if span is NO_OP_SPAN:
             return
         if response is not None:
             span.span_data.output = [_dump(o) for o in response.output]
-            usage = response.usage
+            price = spent.usd()  # a recording trace needs the price: genai-prices is imported
             span.span_data.usage = {
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
+                "cached_tokens": usage.input_tokens_details.cached_tokens,
+                "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
+                "cost_usd": str(price) if price is not None else None,
             }
         if error is not None:
             span.set_error(f"{type(error).__name__}: {error}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from ..approval_ledger import ApprovalLedger
+from .spend import Spend
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -112,6 +113,9 @@ class RunProgress:
     """Items of ``original_input`` that came from the session's history (the rest is the run's
     own input, which the session saves when the run finishes)."""
 
+    spend: Spend = field(default_factory=Spend)
+    """The model calls made so far and their usage, per model (what the run cost)."""
+
     def snapshot(self) -> RunProgress:
         """A copy that later changes to this one do not reach (items are shared: immutable)."""
         return RunProgress(
@@ -125,6 +129,7 @@ class RunProgress:
             ledger=ApprovalLedger.from_json(self.ledger.to_json()),
             paused=self.paused.copy(),
             history_length=self.history_length,
+            spend=self.spend.copy(),
         )
 
 

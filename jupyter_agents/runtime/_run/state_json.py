@@ -25,6 +25,7 @@ from ..questions import tool_question
 from ..tools.kinds import ToolKind, kind_for_call
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
 from .progress import Paused, RunProgress
+from .spend import Spend
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -35,8 +36,8 @@ __all__ = ["STATE_FORMAT", "STATE_VERSION", "dump_progress", "load_progress", "r
 STATE_FORMAT = "jupyter_agents.run_state"
 STATE_VERSION = 1
 """Bumped whenever the JSON layout changes; older readers refuse newer states. Fields added
-since (``state_id``, ``nested``, ``history_length``, an output's ``status``) are optional, so
-version 1 stays."""
+since (``state_id``, ``nested``, ``history_length``, an output's ``status``, ``spend``) are
+optional, so version 1 stays."""
 
 
 def damaged(problem: str) -> UserError:
@@ -91,6 +92,7 @@ def dump_progress(progress: RunProgress, state_id: str) -> dict[str, Any]:
             call_id: json.loads(st.to_json()) for call_id, st in progress.paused.nested.items()
         },
         "escalations": dict(progress.paused.escalations),
+        "spend": progress.spend.to_json(),
     }
     return data
 
@@ -134,6 +136,7 @@ def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgre
             pending_calls, pending_mcp, pending_handoffs, interruptions, nested, escalations
         ),
         history_length=data.get("history_length", 0),
+        spend=Spend.from_json(data.get("spend") or []),
     )
     return progress, data.get("state_id")
 

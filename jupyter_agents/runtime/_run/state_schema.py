@@ -54,6 +54,16 @@ class _Usage(_Model):
     reasoning_tokens: StrictInt = Field(ge=0)
 
 
+class _SpentCall(_Model):
+    model: StrictStr
+    price_model: Optional[StrictStr] = None
+    provider: Optional[StrictStr] = None
+    input_tokens: StrictInt = Field(ge=0)
+    output_tokens: StrictInt = Field(ge=0)
+    cached_tokens: StrictInt = Field(default=0, ge=0)
+    reasoning_tokens: StrictInt = Field(default=0, ge=0)
+
+
 class _State(_Model):
     format: Literal["jupyter_agents.run_state"]
     version: StrictInt
@@ -72,6 +82,7 @@ class _State(_Model):
     pending_handoffs: list[StrictStr] = Field(default_factory=list)
     nested: dict[str, dict[str, Any]] = Field(default_factory=dict)
     escalations: dict[str, StrictStr] = Field(default_factory=dict)
+    spend: list[_SpentCall] = Field(default_factory=list)
 
 
 def check_saved_state(data: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """Batch runs: one agent over every row of a table (see ``run_batch``)."""
 
+from .budget import CostProjection
 from .limits import AdaptiveConcurrency, RateLimiter
 from .progress import BatchProgress, NoProgress, TextProgress
 from .result import BatchResult, RowResult, RowStatus
@@ -11,6 +12,7 @@ __all__ = [
     "BatchControl",
     "BatchProgress",
     "BatchResult",
+    "CostProjection",
     "NoProgress",
     "RateLimiter",
     "ResultsStore",

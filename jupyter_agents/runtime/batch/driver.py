@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..blocking import run_blocking
+from .budget import BatchBudget
 from .limits import AdaptiveConcurrency, RateLimiter
 from .progress import BatchProgress
 from .result import BatchResult, RowResult
@@ -66,6 +67,8 @@ class Batch:
     """Each row's result so far, by position (None: not run yet)."""
     cassette: BatchCassette | None = None
     """The caller's cassette (``run_batch(cassette=...)``), which rows record into."""
+    budget: BatchBudget = field(default_factory=lambda: BatchBudget(None))
+    """What the rows cost, and the budget that stops starting rows (``max_cost_usd``)."""
 
 
 class RowBackend(Protocol):
@@ -136,7 +139,12 @@ async def _pump(batch: Batch, backend: RowBackend, todo: collections.deque[int])
     running = 0
     try:
         while True:
-            while todo and not batch.control.stopping and running < batch.concurrency.limit:
+            while (
+                todo
+                and not batch.control.stopping
+                and running < batch.concurrency.limit
+                and batch.budget.may_start(running)
+            ):
                 size = min(backend.chunk, len(todo), batch.concurrency.limit - running)
                 indexes = [todo.popleft() for _ in range(size)]
                 for index in indexes:
@@ -212,6 +220,7 @@ def record(batch: Batch, index: int, outcome: RowOutcome) -> None:
     )
     if outcome.stored:
         batch.store.put(batch.batch_id, stored)
+    batch.budget.row_done(row)
     batch.progress.row_done(index, row)
 
 
@@ -226,14 +235,16 @@ def batch_result(batch: Batch) -> BatchResult:
     def resume(previous: BatchResult) -> BatchResult:
         decided, previous.decisions = dict(previous.decisions), {}
         batch.control = BatchControl()
+        batch.budget.stopped = False
         return run_blocking(drive(batch, LocalBackend(batch, decided), decided))
 
     return BatchResult(
         rows,
         batch.batch_id,
         batch.rows.index_name,
-        stopped=batch.control.stopping,
+        stopped=batch.control.stopping or batch.budget.stopped,
         rate_limited=batch.concurrency.rate_limited,
+        cost=batch.budget.projection(batch.results),
         _resume=resume,
     )
 

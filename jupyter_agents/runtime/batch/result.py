@@ -7,9 +7,13 @@ import importlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import UserError
+
+if TYPE_CHECKING:
+    from .budget import CostProjection
 
 __all__ = ["BatchResult", "RowResult", "RowStatus"]
 
@@ -41,6 +45,8 @@ class RowResult:
     replayed: bool = False
     """Replayed to the end from the batch's cassette (``run_batch(cassette=...)``): no model
     call."""
+    cost_usd: Decimal | None = None
+    """What the row's model calls cost (None: not run here, failed, or no known price)."""
 
 
 @dataclass
@@ -56,6 +62,9 @@ class BatchResult:
     """How many 429 answers the provider gave (each halved the concurrency for a while)."""
     decisions: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Review decisions not yet used, by row key: ``{call_id: (approved, message)}``."""
+    cost: CostProjection | None = None
+    """What the rows run this time cost, and the whole batch at that rate; with a budget,
+    whether it stopped the batch (``str()`` is one line)."""
     _resume: Callable[[BatchResult], BatchResult] | None = field(default=None, repr=False)
 
     @property

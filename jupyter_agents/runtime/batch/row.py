@@ -235,6 +235,7 @@ async def run_row(settings: RowSettings, job: RowJob) -> RowOutcome:
             stored=not isinstance(e, ReplayMismatch),
         )
     row = _row_of(result, job, time.monotonic() - started)
+    row.cost_usd = result.cost.usd
     state = result.to_state().to_json() if row.status == "waiting" else None
     if cassette is None:
         return RowOutcome(row, state)

@@ -18,14 +18,19 @@ import hashlib
 import json
 import os
 import warnings
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from .._pricing import price_ref_of, request_price
+from .._run.model_call import resolve_model
 from ..agent import Agent
 from ..blocking import run_blocking
 from ..errors import UserError
 from ..replay import Cassette
 from ..run import RunConfig
+from ..usage import RequestUsage
+from .budget import BatchBudget
 from .driver import Batch, BatchControl, LocalBackend, RowBackend, drive
 from .limits import AdaptiveConcurrency, RateLimiter, WatchedRetry
 from .progress import progress_for
@@ -57,6 +62,7 @@ def run_batch(
     progress: Any = "auto",
     control: BatchControl | None = None,
     on_approval: ApproveMode | None = None,
+    max_cost_usd: float | Decimal | None = None,
 ) -> BatchResult:
     """Run ``agent`` on every row of ``rows`` and wait (see :func:`arun_batch`, its async
     twin, for the arguments). Works in a notebook cell, a script or a running loop."""
@@ -78,6 +84,7 @@ def run_batch(
             fresh=fresh,
             progress=progress,
             control=control,
+            max_cost_usd=max_cost_usd,
         )
     )
 
@@ -101,6 +108,7 @@ async def arun_batch(
     progress: Any = "auto",
     control: BatchControl | None = None,
     on_approval: ApproveMode | None = None,
+    max_cost_usd: float | Decimal | None = None,
 ) -> BatchResult:
     """Run ``agent`` on every row of ``rows``.
 
@@ -136,10 +144,16 @@ async def arun_batch(
         progress: ``"auto"`` (a widget in a notebook, a text line elsewhere), ``"text"``,
             None (nothing), or a :class:`BatchProgress`.
         control: A :class:`BatchControl` whose ``stop()`` stops the batch.
+        max_cost_usd: A budget in US dollars for the rows run now: rows start one at a time
+            until one has finished, then only while the rows' mean cost says the budget
+            holds; the others stay ``pending`` (run the batch again with a larger budget to
+            go on). ``result.cost`` is the projection. A model without a known price cannot
+            run under a budget (``UserError``).
         on_approval: The old name of ``approve`` (deprecated: it warns).
     """
     approve = _approve_mode(approve, on_approval)
     _check(concurrency, approve, backend)
+    budget = BatchBudget(_budget(max_cost_usd, agent, run_config))
     replay = _cassette(cassette, run_config)
     batch_rows = BatchRows.of(rows, prompt)  # a missing column fails here, before any call
     control = control or BatchControl()
@@ -169,6 +183,7 @@ async def arun_batch(
         progress=progress_for(progress, len(batch_rows), control),
         control=control,
         cassette=kept,
+        budget=budget,
     )
     where: RowBackend = RayBackend(batch) if backend == "ray" else LocalBackend(batch, {})
     return await drive(batch, where, decisions={})
@@ -206,6 +221,21 @@ def _cassette(cassette: Any, run_config: RunConfig | None) -> Cassette | None:
     raise UserError(
         f"run_batch: cassette must be a Cassette or a file path, got {type(cassette).__name__}."
     )
+
+
+def _budget(limit: Any, agent: Agent[Any], run_config: RunConfig | None) -> Decimal | None:
+    """The batch's budget, checked: a positive number, and a model with a known price."""
+    if limit is None:
+        return None
+    RunConfig(max_cost_usd=limit)  # the same check as a run's budget
+    model = resolve_model(agent, run_config or RunConfig())
+    ref = price_ref_of(model)
+    if ref is None or request_price(ref, RequestUsage(1, 1, 2)) is None:
+        raise UserError(
+            f"run_batch: max_cost_usd is set but no price is known for model {model!r}: use a "
+            "model genai-prices knows, set the model's price_provider, or drop the budget."
+        )
+    return Decimal(str(limit))
 
 
 def _check(concurrency: int, approve: str, backend: str) -> None:

@@ -38,6 +38,11 @@ class Model(abc.ABC):
     ``input`` holds Responses API input items (dicts). Implementations must not mutate it.
     """
 
+    price_provider: str | None = None
+    """The genai-prices provider id its calls are priced with (``"anthropic"``, ``"google"``,
+    ...); None: the provider genai-prices finds for the model's name (``model.model``, else
+    ``model.name``). Set it on a model served by a provider its name does not tell."""
+
     @abc.abstractmethod
     async def get_response(
         self,

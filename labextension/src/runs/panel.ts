@@ -110,6 +110,9 @@ export class RunsPanel extends Widget {
     if (run.tokens > 0) {
       facts.appendChild(el('span', 'ja-run-tokens', `${run.tokens.toLocaleString()} tokens`));
     }
+    if (run.cost) {
+      facts.appendChild(el('span', 'ja-run-cost', run.cost));
+    }
     const calls = `${run.tool_calls} tool call${run.tool_calls === 1 ? '' : 's'}`;
     facts.appendChild(el('span', 'ja-run-calls', calls));
     const plan = planText(run);

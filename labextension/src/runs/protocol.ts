@@ -33,6 +33,8 @@ export interface RunInfo {
   started: number;
   ended: number | null;
   tokens: number;
+  /** What the run cost so far, as shown ("$0.0123", "price unknown"); null before a call. */
+  cost: string | null;
   tool_calls: number;
   pending: PendingCall[];
   /** Left out until the run has a plan. */
@@ -91,6 +93,7 @@ export function parseRun(x: unknown): RunInfo | null {
     started,
     ended: isNumber(x.ended) ? x.ended : null,
     tokens: isNumber(x.tokens) ? x.tokens : 0,
+    cost: typeof x.cost === 'string' ? x.cost : null,
     tool_calls: isNumber(x.tool_calls) ? x.tool_calls : 0,
     pending: pending as PendingCall[]
   };

@@ -39,11 +39,12 @@ function render({ model, el }) {
 
   const root = el.appendChild(h("div", "ja-run"));
   const head = root.appendChild(h("div", "ja-head"));
-  const [agent, dot, modelName, pill, elapsed, tokens] = children(
+  const [agent, dot, modelName, pill, elapsed, tokens, cost] = children(
     head,
     "span",
-    "ja-agent ja-dot ja-model ja-pill ja-meta ja-meta",
+    "ja-agent ja-dot ja-model ja-pill ja-meta ja-meta ja-meta",
   );
+  cost.title = "What the run's model calls cost, priced by genai-prices";
   dot.textContent = "·";
   const replayed = head.appendChild(h("span", "ja-badge ja-replayed", ""));
   replayed.dataset.verdict = "replayed";
@@ -90,6 +91,7 @@ function render({ model, el }) {
     const counted = !!t && t.total > 0; // no "0 tokens" before usage is known
     tokens.textContent = counted ? `${t.total.toLocaleString()} tokens` : "";
     tokens.title = counted ? `${t.input.toLocaleString()} in · ${t.output.toLocaleString()} out` : "";
+    cost.textContent = hd.cost || "";
     replayed.textContent = hd.replayed ? "replayed" : "";
     // Only JupyterLab with this extension (it marks the page) can run the cell again.
     runLive.hidden = !(hd.replayed && !hd.live && document.body.dataset.jupyterAgentsLab === "1");

@@ -58,6 +58,7 @@ export interface Header {
   ended_at: number | null;
   tokens: Tokens | null;
   live: boolean;
+  cost?: string;
   replayed?: boolean;
   plan?: Plan;
 }

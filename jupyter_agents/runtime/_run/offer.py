@@ -1,0 +1,32 @@
+"""What an agent offers the model on a turn: its tools and handoffs, their names checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..agent import Agent
+from ..context import RunContextWrapper
+from ..errors import UserError
+from ..handoffs import Handoff
+from ..tools import Tool
+
+__all__ = ["tools_for"]
+
+
+async def tools_for(
+    agent: Agent[Any], context_wrapper: RunContextWrapper[Any]
+) -> tuple[list[Tool], list[Handoff[Any]]]:
+    """``agent``'s tools and handoffs, sorted by name; two with one name are a ``UserError``."""
+    visible = await agent.get_all_tools(context_wrapper)
+    visible.sort(key=lambda t: t.name)
+    handoffs = sorted(await agent.get_handoffs(context_wrapper), key=lambda h: h.tool_name)
+    names: dict[str, Any] = {}
+    for item in [*visible, *handoffs]:
+        name = item.name if not isinstance(item, Handoff) else item.tool_name
+        other = names.setdefault(name, item)
+        if other is not item:
+            raise UserError(
+                f"Agent {agent.name!r} has two different tools named {name!r}: "
+                f"{other!r} and {item!r}. Rename one with name_override."
+            )
+    return visible, handoffs
