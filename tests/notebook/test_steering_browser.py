@@ -76,6 +76,9 @@ async def test_the_plan_is_a_checklist_updated_in_place(lab: Lab) -> None:
     await expect(answer).to_be_enabled()
     await expect(card.get_by_role("button", name="Skip")).to_be_enabled()
     await expect(card.get_by_role("button", name="Edit arguments")).to_be_hidden()
+    await expect(lab.page.locator(".ja-pill")).to_have_text("waiting for your answer")
+    await expect(card.locator(".ja-tstatus")).to_have_text("asks you")
+    await expect(card.locator(".ja-args1")).to_have_text("Which table?")
     await both_themes(lab, "steering-question")
 
     await answer.click()  # the required field is empty: the form says so, nothing is sent

@@ -83,6 +83,8 @@ function render({ model, el }) {
     agent.textContent = hd.agent || "agent";
     modelName.textContent = hd.model || "";
     pill.textContent = LABELS[hd.status || ""] || hd.status || "";
+    const asks = (/** @type {any} */ b) => b?.approval?.state === "pending" && !!b.approval.question;
+    if (hd.status === "waiting" && blocksOf().some(asks)) pill.textContent = "waiting for your answer";
     const status = known("run", hd.status, "unknown");
     pill.className = `ja-pill ja-s-${status}`;
     detail.className = `ja-detail ja-s-${status}`;
@@ -178,6 +180,7 @@ function render({ model, el }) {
       if (!seen.has(id)) (v.el.remove(), views.delete(id));
     }
     caret();
+    if (header().status === "waiting") drawHeader(); // is it an approval or a question?
   }
 
   /** A blinking caret after the text being streamed. */

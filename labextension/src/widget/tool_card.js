@@ -151,8 +151,9 @@ export function toolView(ctx) {
     origin.textContent = b.origin ? `from ${b.origin}` : ""; // e.g. an MCP server and its tool
     badge.textContent = b.badge || "";
     badge.dataset.verdict = (b.badge || "").split(":")[0];
-    args1.textContent = b.args || "";
-    status.textContent = st === "done" ? "" : STATUS_WORDS[st] || st;
+    const asked = b.approval?.question;
+    args1.textContent = asked ? asked.text : b.args || ""; // a question reads better than JSON
+    status.textContent = st === "done" ? "" : asked && st === "waiting" ? "asks you" : STATUS_WORDS[st] || st;
     ms.textContent = b.replayed ? "replayed" : b.ms != null ? duration(b.ms) : "";
     ms.title = b.replayed ? "Answered from the run's recording: the tool did not run." : "";
     const parts = Array.isArray(b.parts) ? b.parts.filter((p) => p && typeof p === "object") : [];
