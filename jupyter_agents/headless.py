@@ -6,7 +6,8 @@ writes the executed notebook next to the original (``NAME.out.ipynb``) so the ru
 opened later. It holds the notebook document while it runs, so the notebook agent's reading
 tools (``%agent tools add notebook``) read and change its cells there. Approvals follow
 ``JUPYTER_AGENTS_APPROVE`` (``auto``, ``deny``; default: calls that need a person are refused
-after a short grace period, since nobody can click).
+after a short grace period, since nobody can click); questions (``ask_user``, an MCP server's)
+are skipped after the same grace period, or at once with ``JUPYTER_AGENTS_ASK=skip``.
 
 The kernel is reached over IPC (Unix sockets in a private temporary folder), not TCP: nothing
 listens on a port, and ipykernel has no unencrypted connection to warn about.
