@@ -25,6 +25,13 @@ describe('messages from a kernel', () => {
     assert.deepEqual(parseMessage({ type: 'run', run: RUN }), { type: 'run', run: RUN });
   });
 
+  it('keeps the question of a waiting question, and only a string', () => {
+    const asked = { request: 'r2', call: 'q1', tool: 'ask_user', arguments: '{}', question: 'Which?' };
+    assert.deepEqual(parseRun({ ...RUN, pending: [asked] })?.pending, [asked]);
+    const odd = parseRun({ ...RUN, pending: [{ ...asked, question: 5 }] })?.pending[0];
+    assert.equal(odd?.question, undefined);
+  });
+
   it('drops a run with a field of the wrong type', () => {
     assert.equal(parseRun({ ...RUN, agent: 5 }), null);
     assert.equal(parseRun({ ...RUN, started: 'yesterday' }), null);

@@ -13,6 +13,7 @@ import pytest
 from .conftest import kernel_value, script
 from .frontend import Frontend
 from .test_agent_cells import decide, final_state, start, tool_card, waiting_for
+from .test_runs_comm import replies, runs_comm, waiting_run
 
 pytestmark = pytest.mark.kernel
 
@@ -129,3 +130,22 @@ def test_an_mcp_servers_question_is_answered_through_the_widget(fe: Frontend) ->
         assert told == "booked Chez Ana on 2026-12-24 for 4 (main, outside=False)"
     finally:
         fe.run("%agent mcp remove asking")
+
+
+def test_the_runs_panel_shows_the_question_and_can_skip_but_not_approve_it(fe: Frontend) -> None:
+    channel = runs_comm(fe)
+    script(fe, ASKS)
+    cell = fe.execute("%%agent\nLoad the right table.", cell_id="cell-ask")
+    fe.hello(fe.widget(-1))
+    run = waiting_run(fe, channel, "cell-ask")
+    (pending,) = run["pending"]
+    assert pending["tool"] == "ask_user" and pending["question"] == "Which table?"
+    decide = {"type": "decide", "run": run["id"], "request": pending["request"]}
+    fe.send_comm(channel, {**decide, "approved": True})  # an approval is not an answer
+    mine = lambda: [d["ok"] for d in replies(fe, channel, "decided") if d["run"] == run["id"]]  # noqa: E731
+    fe.wait_for(mine, what="the decided reply")
+    assert mine() == [False]
+    fe.send_comm(channel, {**decide, "approved": False, "message": "later"})
+    assert fe.reply(cell)["content"]["status"] == "ok"
+    told = kernel_value(fe, "demo.requests[-1].input[-1]['output']")
+    assert told == "The user skipped this question without answering. Reason: later"

@@ -142,7 +142,11 @@ export class RunsPanel extends Widget {
     box.dataset.request = call.request;
     const what = box.appendChild(el('div', 'ja-run-call'));
     what.appendChild(el('span', 'ja-run-tool', call.tool));
-    what.appendChild(el('code', 'ja-run-args', call.arguments));
+    if (call.question !== undefined) {
+      what.appendChild(el('span', 'ja-run-question', `asks: ${call.question}`));
+    } else {
+      what.appendChild(el('code', 'ja-run-args', call.arguments));
+    }
     const row = box.appendChild(el('div', 'ja-run-decide'));
     const approve = row.appendChild(
       el('button', 'jp-Button jp-mod-styled jp-mod-accept ja-run-approve', 'Approve')
@@ -166,6 +170,10 @@ export class RunsPanel extends Widget {
       this._model.decide(run, call.request, approved, approved ? undefined : reason.value);
       this._reasons.delete(call.request);
     };
+    if (call.question !== undefined) {
+      approve.hidden = true; // a question is answered in its cell's form; here it can be skipped
+      reject.textContent = 'Skip';
+    }
     approve.onclick = () => send(true);
     reject.onclick = () => send(false);
     reason.onkeydown = event => {

@@ -12,6 +12,8 @@ export interface PendingCall {
   call: string;
   tool: string;
   arguments: string;
+  /** Set for a question (`ask_user`, an MCP server's): it is answered in its cell's form. */
+  question?: string;
 }
 
 /** How far a run's plan (the model's `update_plan` checklist) is. */
@@ -59,7 +61,12 @@ function parsePending(x: unknown): PendingCall | null {
   if (!isString(request) || !isString(call) || !isString(tool)) {
     return null;
   }
-  return { request, call, tool, arguments: isString(x.arguments) ? x.arguments : '' };
+  const args = isString(x.arguments) ? x.arguments : '';
+  const pending: PendingCall = { request, call, tool, arguments: args };
+  if (isString(x.question)) {
+    pending.question = x.question;
+  }
+  return pending;
 }
 
 /** A plan's progress, or null when there is none (or it is malformed). */
