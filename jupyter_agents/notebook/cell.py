@@ -135,8 +135,10 @@ def refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
     """Reject ``request`` when no frontend has shown ``view`` by now (a headless run)."""
     if view.rendered.is_set():
         return
-    message = headless_message(request.tool_name, question=request.question is not None)
-    if view.decide(request.request_id, ApprovalDecision.reject(message)):
+    question = request.question is not None
+    message = headless_message(request.tool_name, question=question)
+    # A skipped question's card says why; a replay of the run (which has no notice) reads the same.
+    if view.decide(request.request_id, ApprovalDecision.reject(message)) and not question:
         view.add_notice(message, "warning")
 
 

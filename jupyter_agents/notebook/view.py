@@ -31,7 +31,7 @@ from .card_parts import CARD_STATUS, card_parts, raw_output_parts
 from .display_text import clip, compact_json, message_text
 from .header_usage import set_header_usage
 from .standing import StandingApprovals
-from .view_decisions import CallTimer, Decisions
+from .view_decisions import CallTimer, Decisions, recorded_approval
 from .view_plan import show_plan
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
@@ -349,16 +349,13 @@ class RunView:
                 "message": clip(error.message, self.max_output_chars)[0],
                 "traceback": clip(error.traceback or "", self.max_output_chars)[0] or None,
             }
+        display = describe_call(source, item) if source is not None else None
         if decision is not None and card.get("approval", {}).get("state") != (
             "approved" if decision.approved else "rejected"
         ):
-            card["approval"] = {
-                "state": "approved" if decision.approved else "rejected",
-                "always": decision.always,
-                "message": decision.message,
-            }
-        if source is not None:
-            self._show(card, describe_call(source, item), item)
+            card["approval"] = recorded_approval(decision, display)
+        if display is not None:
+            self._show(card, display, item)
         else:  # the call is not known: what the model was told, with the call's own parts
             call = [p for p in card.get("parts", []) if p.get("role") == "call"]
             card["parts"] = call + self._parts(raw_output_parts(item.raw_item.get("output", "")))

@@ -16,14 +16,16 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from ..runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
-from ..runtime.questions import answer_text
+from ..runtime.questions import Question, answer_text
+from ..runtime.tools.ask_user import question_of
+from ..runtime.tools.display import ToolDisplay
 from .display_text import clip, compact_json
 from .standing import StandingApprovals
 from .view_state import ViewState
 from .widget import RunWidget, SyncPacer
 from .widget_state import Approval, QuestionState, ToolBlock
 
-__all__ = ["CallTimer", "Decisions"]
+__all__ = ["CallTimer", "Decisions", "recorded_approval"]
 
 logger = logging.getLogger("jupyter_agents.notebook.view")
 
@@ -137,7 +139,7 @@ class Decisions:
             if notebook:
                 card["approval"]["scope"] = "notebook"
             if request.question is not None:
-                _ask_on(card["approval"], request, decision)
+                _ask_on(card["approval"], request.question, decision)
             if decision.approved:
                 card["status"] = "running"
                 self._timer.start(key)
@@ -183,7 +185,7 @@ class Decisions:
                 why = str(request.arguments.get("justification") or "no reason given")
                 card["escalation"] = clip(why, self._max_args_chars)[0]
             if request.question is not None:
-                _ask_on(approval, request, None)
+                _ask_on(approval, request.question, None)
             if not request.allows_always:
                 approval["once"] = True  # the widget offers no "always" for this call
             elif self._standing is not None:
@@ -281,13 +283,28 @@ class Decisions:
         self._widget.reply({"type": "decision_error", "id": key, "error": problem})
 
 
-def _ask_on(
-    approval: Approval, request: ApprovalRequest, decision: ApprovalDecision | None
-) -> None:
+def recorded_approval(decision: ApprovalDecision, display: ToolDisplay | None) -> Approval:
+    """A card's approval from the decision a call's output carries (a run that did not ask
+    the view: a handler decided, or the decision was recorded and is replayed); for a
+    question (an ``ask_user`` call, its card says so) as a decided question reads."""
+    approval: Approval = {
+        "state": "approved" if decision.approved else "rejected",
+        "always": decision.always,
+        "message": decision.message,
+    }
+    arguments = display.arguments if display is not None else None
+    if display is not None and display.badge == "question" and isinstance(arguments, dict):
+        question = question_of(arguments)
+        if isinstance(question, Question):
+            approval["edited"] = decision.arguments is not None
+            _ask_on(approval, question, decision)
+    return approval
+
+
+def _ask_on(approval: Approval, question: Question, decision: ApprovalDecision | None) -> None:
     """Put the question on a card's approval (cut to what a card shows) and, once it is
     answered, the answer."""
-    assert request.question is not None
-    asked = request.question.to_dict()
+    asked = question.to_dict()
     asked["text"] = clip(asked["text"], 2_000)[0]
     approval["question"] = cast(QuestionState, asked)
     if decision is not None and decision.approved and decision.arguments is not None:
