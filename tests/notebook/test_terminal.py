@@ -88,3 +88,45 @@ def test_rejection_reason_and_empty_answers(shell: object) -> None:
     child.expect(r"In \[\d+\]: ")
     child.sendline("sent")
     child.expect(OUT + r"\[\]", timeout=5)
+
+
+FORM = "{'type': 'object', 'properties': {'table': {'type': 'string', 'enum': ['sales', 'returns']}, 'rows': {'type': 'integer'}}, 'required': ['table']}"  # noqa: E501
+ASK_FORM = (
+    f"[[tool_call('ask_user', {{'question': 'Which table?', 'form': {FORM}}}, 'q1')], [text('ok')]]"
+)
+ASK_CHOICE = "[[tool_call('ask_user', {'question': 'Bar or line?', 'choices': ['bar', 'line']}, 'q1')], [text('ok')]]"  # noqa: E501
+
+
+def test_a_form_question_is_asked_field_by_field_and_checked(shell: object) -> None:
+    child = shell
+    run_agent(child, ASK_FORM)
+    child.expect("notebook asks: Which table?")
+    child.expect(r"table \(sales/returns\): ")
+    child.sendline("returns")
+    child.expect(r"rows \(integer\): ")
+    child.sendline("ten")  # not a number: said, then asked again
+    child.expect("field 'rows': must be a number")
+    child.expect(r"table \(sales/returns\): ")
+    child.sendline("returns")
+    child.expect(r"rows \(integer\): ")
+    child.sendline("20")
+    child.expect("── done")
+    child.expect(r"In \[\d+\]: ")
+    child.sendline("import jupyter_agents; print(jupyter_agents.last_result().new_items[1].output)")
+    child.expect(r'\{"table": "returns", "rows": 20\}', timeout=5)
+
+
+def test_a_choice_by_number_and_an_empty_line_skips(shell: object) -> None:
+    child = shell
+    run_agent(child, ASK_CHOICE)
+    child.expect("1. bar")
+    child.expect("2. line")
+    child.expect("Answer \\(empty to skip\\): ")
+    child.sendline("2")
+    child.expect("── done")
+    child.expect(r"In \[\d+\]: ")
+    run_agent(child, ASK_CHOICE)
+    child.expect("Answer \\(empty to skip\\): ")
+    child.sendline("")
+    child.expect("skipped this question without answering. Reason: skipped at the prompt")
+    child.expect("── done")
