@@ -139,7 +139,9 @@ class ReviewView:
         for row in result.waiting:
             check = w.Checkbox(value=False, indent=False, layout=w.Layout(width="28px"))
             calls = "; ".join(
-                f"{c['tool']}({json.dumps(c['arguments'], ensure_ascii=False)})"
+                f"asks: {c['question']}"
+                if "question" in c
+                else f"{c['tool']}({json.dumps(c['arguments'], ensure_ascii=False)})"
                 for c in row.waiting or ()
             )
             label = w.HTML(

@@ -172,6 +172,7 @@ async def test_rows_with_questions_wait_for_review_and_resume_with_the_answer(
     assert result.counts == {"waiting": 2}  # a question is the person's, whatever approve says
     assert [line["question"] for line in result.review_table()] == ["Which car?", "Which hat?"]
     result.answer("c", "blue")
+    result.approve(["h"])  # approving is not answering: that question keeps waiting
     resumed = await asyncio.to_thread(result.resume)
     assert {r.label: (r.status, r.output) for r in resumed.rows} == {
         "c": ("ok", "blue"),

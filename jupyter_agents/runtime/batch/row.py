@@ -252,6 +252,8 @@ def _decided_state(agent: Agent[Any], resume: RowResume) -> RunState:
             continue
         if choice["approved"] and "answer" in choice:
             state.answer(item.call_id, choice["answer"])
+        elif choice["approved"] and getattr(item, "question", None) is not None:
+            continue  # approving is not answering: the question keeps waiting
         elif choice["approved"]:
             state.approve(item, always=bool(choice.get("always")))
         else:
