@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         ToolsToFinalOutputFunction,
         ToolsToFinalOutputResult,
     )
+    from .runtime.agent_base import AgentBase
     from .runtime.agent_output import AgentOutputSchema, AgentOutputSchemaBase
     from .runtime.agent_tool import AgentToolStreamEvent
     from .runtime.approvals import (
@@ -97,6 +98,12 @@ if TYPE_CHECKING:
     from .runtime.lifecycle import AgentHooks, RunHooks
     from .runtime.logs import enable_verbose_stdout_logging
     from .runtime.model_settings import ModelSettings
+    from .runtime.models.defaults import (
+        get_default_model,
+        get_default_model_settings,
+        gpt_5_reasoning_settings_required,
+        is_gpt_5_default,
+    )
     from .runtime.models.interface import (
         Model,
         ModelProvider,
@@ -175,6 +182,7 @@ if TYPE_CHECKING:
         MCPToolApprovalFunction,
         MCPToolApprovalFunctionResult,
         MCPToolApprovalRequest,
+        ProgrammaticToolCallingTool,
         Tool,
         ToolArgumentsError,
         ToolOutputFileContent,
@@ -183,6 +191,7 @@ if TYPE_CHECKING:
         ToolOutputImageDict,
         ToolOutputText,
         ToolOutputTextDict,
+        ToolSearchTool,
         WebSearchTool,
         default_tool_error_function,
         function_tool,
@@ -222,11 +231,18 @@ if TYPE_CHECKING:
         ShellResult,
         ShellTool,
     )
+    from .runtime.tools.shell_io import ShellActionRequest, ShellCallData, ShellCallOutcome
+    from .runtime.tools.shell_offer import (
+        ShellToolEnvironment,
+        ShellToolLocalEnvironment,
+        ShellToolLocalSkill,
+    )
     from .runtime.tools.tool_cache import ToolCache
     from .runtime.tools.view_image import view_image_tool
     from .runtime.tools.workspace import WorkspaceEditor
     from .runtime.tracing import (
         AgentSpanData,
+        BatchTraceProcessor,
         CustomSpanData,
         FunctionSpanData,
         GenerationSpanData,
@@ -238,6 +254,7 @@ if TYPE_CHECKING:
         SpanData,
         SpanError,
         Trace,
+        TracingExporter,
         TracingProcessor,
         add_trace_processor,
         agent_span,

@@ -144,9 +144,12 @@ def test_runtime_modules_have_no_import_cycle_at_import_time() -> None:
 SDK_PATHS = (
     "decorators",
     "items",
+    "models",
     "run_context",
     "tool_context",
     "tracing",
+    "tracing.processor_interface",
+    "tracing.processors",
     "extensions.handoff_filters",
     "extensions.handoff_prompt",
     "extensions.memory",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypedDict, Union
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Union
 
 from ._util import accepts_positional, call_maybe_async
+from .agent_base import AgentBase
 from .agent_output import AgentOutputSchemaBase, output_schema_for
 from .agent_tool import AgentToolStreamHandler, agent_as_tool
 from .agent_tool_input import StructuredToolInputBuilder, use_structured_input
@@ -62,7 +63,7 @@ class MCPConfig(TypedDict, total=False):
 
 
 @dataclass
-class Agent(Generic[TContext]):
+class Agent(AgentBase[TContext]):
     """An agent: a model configured with instructions and tools.
 
     Run it with ``Runner.run(agent, "...")``. ``TContext`` is the type of the context object
@@ -315,33 +316,6 @@ class Agent(Generic[TContext]):
         """The stored prompt to send with this turn's model call, if any."""
         return await resolve_prompt(self, run_context)
 
-    async def get_mcp_tools(self, run_context: RunContextWrapper[TContext]) -> list[Tool]:
-        """The tools of this agent's MCP servers, as function tools."""
-        if not self.mcp_servers:
-            return []
-        from .mcp.agent_tools import mcp_tools  # the mcp package only when servers are used
-
-        return list(await mcp_tools(self, run_context))
-
-    async def get_all_tools(self, run_context: RunContextWrapper[TContext]) -> list[Tool]:
-        """The tools enabled for this turn (the agent's own, then its MCP servers')."""
-        enabled: list[Tool] = []
-        for item in self.tools:
-            if await is_tool_enabled(item, run_context, self):
-                enabled.append(item)
-        if self.mcp_servers:
-            enabled.extend(await self.get_mcp_tools(run_context))
-        return enabled
-
-    def tool_named(self, name: str) -> Tool | None:
-        """The agent's tool called ``name``: its own, or one its MCP servers offered last."""
-        found = next((t for t in self.tools if getattr(t, "name", None) == name), None)
-        if found is None and self.mcp_servers:
-            from .mcp.agent_tools import last_mcp_tool
-
-            found = last_mcp_tool(self, name)
-        return found
-
     def _repr_markdown_(self) -> str:
         """A readable summary for notebooks (every name and the instructions escaped)."""
         from .._render import escape_markdown, inert_markdown  # only notebooks need it
@@ -369,13 +343,3 @@ class Agent(Generic[TContext]):
             else type(self.model).__name__
         )
         return f"Agent(name={self.name!r}, model={model!r}, tools={[t.name for t in self.tools]})"
-
-
-async def is_tool_enabled(
-    item: Tool, run_context: RunContextWrapper[Any], agent: Agent[Any]
-) -> bool:
-    """Evaluate a tool's ``is_enabled`` (a bool or a sync/async callable)."""
-    flag = getattr(item, "is_enabled", True)
-    if isinstance(flag, bool):
-        return flag
-    return bool(await call_maybe_async(flag, run_context, agent))

@@ -182,7 +182,7 @@ async def test_over_http_in_both_wire_formats(
     assert result.final_output == "It said hello."
     first, second = (r.body for r in openai_server.model_requests)
     if kind == "responses":
-        assert first["tools"] == [{"type": "shell"}]
+        assert first["tools"] == [{"type": "shell", "environment": {"type": "local"}}]  # as the SDK
         answer = second["input"][-1]
         assert answer["type"] == "shell_call_output" and answer["output"][0]["stdout"] == "hello\n"
     else:

@@ -21,6 +21,8 @@ from .hosted import (
     MCPToolApprovalFunction,
     MCPToolApprovalFunctionResult,
     MCPToolApprovalRequest,
+    ProgrammaticToolCallingTool,
+    ToolSearchTool,
     WebSearchTool,
 )
 from .outputs import (
@@ -43,6 +45,7 @@ __all__ = [
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
+    "ProgrammaticToolCallingTool",
     "Tool",
     "ToolArgumentsError",
     "ToolErrorFunction",
@@ -52,6 +55,7 @@ __all__ = [
     "ToolOutputImageDict",
     "ToolOutputText",
     "ToolOutputTextDict",
+    "ToolSearchTool",
     "WebSearchTool",
     "default_tool_error_function",
     "function_tool",

@@ -15,6 +15,8 @@ __all__ = [
     "FileSearchTool",
     "HostedTool",
     "ImageGenerationTool",
+    "ProgrammaticToolCallingTool",
+    "ToolSearchTool",
     "WebSearchTool",
 ]
 
@@ -104,6 +106,44 @@ class ImageGenerationTool(HostedTool):
 
     def to_tool_param(self) -> dict[str, Any]:
         return dict(self.tool_config)
+
+
+@dataclass
+class ToolSearchTool(HostedTool):
+    """Lets the model search tools that are loaded only when needed (the Responses API's
+    ``tool_search``); the provider runs the search (``execution="server"``)."""
+
+    description: str | None = None
+    """What the search is for, as the model reads it."""
+
+    execution: Literal["server", "client"] | None = None
+    """Who runs the search; ``"client"`` searches are not run by this runtime (as in the SDK)."""
+
+    parameters: object | None = None
+    """The search's parameters schema, when not the provider's default."""
+
+    name = "tool_search"
+
+    def to_tool_param(self) -> dict[str, Any]:
+        param: dict[str, Any] = {"type": "tool_search"}
+        if isinstance(self.description, str):
+            param["description"] = self.description
+        if self.execution is not None:
+            param["execution"] = self.execution
+        if self.parameters is not None:
+            param["parameters"] = self.parameters
+        return param
+
+
+@dataclass
+class ProgrammaticToolCallingTool(HostedTool):
+    """Lets the model write code, run at the provider, that calls its other tools (the
+    Responses API's ``programmatic_tool_calling``)."""
+
+    name = "programmatic_tool_calling"
+
+    def to_tool_param(self) -> dict[str, Any]:
+        return {"type": "programmatic_tool_calling"}
 
 
 @dataclass(frozen=True)

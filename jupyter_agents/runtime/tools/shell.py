@@ -48,6 +48,7 @@ from .shell_io import (
     result_text,
     shell_error_text,
 )
+from .shell_offer import function_schema, shell_environment, skills_text
 
 if TYPE_CHECKING:
     from ..context import ToolContext
@@ -95,10 +96,14 @@ class ShellTool:
     failure_error_function: Any = shell_error_text
     """Turns an exception from your ``executor`` into the failed output the model sees (cut to
     the call's ``max_output_length``); None ends the run instead."""
+    environment: Any = None
+    """Where commands run and the skills the model may use (``ShellToolLocalEnvironment``:
+    ``{"type": "local", "skills": [ShellToolLocalSkill, ...]}``; only local shells here)."""
     name: str = field(default="shell", init=False)
 
     def __post_init__(self) -> None:
         check_policy_names(self.approval_policy, self.sandbox_mode, type(self).__name__)
+        self.environment = shell_environment(self.environment, type(self).__name__)
         self.policy = self.policy_for(None).sandbox  # checks the workspace now
         if self.needs_approval is None:
             self.needs_approval = self._policy_asks
@@ -168,40 +173,6 @@ def _escalated(arguments: dict[str, Any]) -> bool:
     return arguments.get("sandbox_permissions") == ESCALATED
 
 
-_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "commands": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Shell command lines, run one after the other in the workspace.",
-        },
-        "timeout_ms": {"type": "integer", "description": "Milliseconds each command may take."},
-    },
-    "required": ["commands"],
-}
-_ESCALATION = {
-    "sandbox_permissions": {
-        "type": "string",
-        "enum": ["use_default", ESCALATED],
-        "description": (
-            f"'{ESCALATED}' asks to run outside the sandbox (for example to use the network "
-            "or write outside the workspace); the user must approve it."
-        ),
-    },
-    "justification": {
-        "type": "string",
-        "description": "With require_escalated: one sentence telling the user why.",
-    },
-}
-
-
-def _function_schema(tool: ShellTool) -> dict[str, Any]:
-    if tool.approval_policy == "never":
-        return _SCHEMA
-    return {**_SCHEMA, "properties": {**_SCHEMA["properties"], **_ESCALATION}}
-
-
 class ShellKind(ToolKind[ShellTool, ShellResult | str]):
     """``shell_call`` items (Responses) or ``shell`` function calls (Chat Completions)."""
 
@@ -214,17 +185,18 @@ class ShellKind(ToolKind[ShellTool, ShellResult | str]):
         if tool.function_form:
             function = self.chat_param(tool)["function"]
             return {"type": "function", **function}
-        return {"type": "shell"}
+        return {"type": "shell", "environment": dict(tool.environment)}
 
     def chat_param(self, tool: ShellTool) -> dict[str, Any]:
         mode = tool.sandbox_mode or "the run's"
         description = f"Run shell commands in the workspace ({mode} sandbox)."
+        description += skills_text(tool.environment)
         return {
             "type": "function",
             "function": {
                 "name": tool.name,
                 "description": description,
-                "parameters": _function_schema(tool),
+                "parameters": function_schema(tool.approval_policy),
             },
         }
 
@@ -282,6 +254,7 @@ class ShellKind(ToolKind[ShellTool, ShellResult | str]):
             escalated=escalated,
             justification=data.get("justification"),
             on_output=streamer(ctx.tool_call_id),
+            call_id=ctx.tool_call_id,
         )
         return await tool.run(request, policy)
 
@@ -294,13 +267,14 @@ class ShellKind(ToolKind[ShellTool, ShellResult | str]):
         return _escalated(data) or _any_dangerous(data)
 
     def output_item(self, call: ParsedCall, value: ShellResult | str) -> dict[str, Any]:
+        output: list[dict[str, Any]]
         if isinstance(value, ShellResult):
             output = [
                 {
                     "stdout": out.stdout,
                     "stderr": out.stderr,
                     "outcome": {"type": "timeout"}
-                    if out.exit_code is None
+                    if out.status == "timeout"
                     else {"type": "exit", "exit_code": out.exit_code},
                 }
                 for out in value.output

@@ -8,13 +8,16 @@ import dataclasses
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeAlias, Union
+from typing import Any, Literal, TypeAlias, Union
 
 from ..errors import UserError
 from ..sandbox.run import _Capped
 from .kinds import ParsedCall
 
 __all__ = [
+    "ShellActionRequest",
+    "ShellCallData",
+    "ShellCallOutcome",
     "ShellCommandOutput",
     "ShellCommandRequest",
     "ShellExecutor",
@@ -25,6 +28,25 @@ __all__ = [
     "result_text",
     "shell_error_text",
 ]
+
+
+@dataclass
+class ShellActionRequest:
+    """The commands of one call as the model sent them (the SDK's ``ShellActionRequest``)."""
+
+    commands: list[str]
+    timeout_ms: int | None = None
+    max_output_length: int | None = None
+
+
+@dataclass
+class ShellCallData:
+    """One call as the SDK's executors read it: ``request.data.action.commands``."""
+
+    call_id: str
+    action: ShellActionRequest
+    status: Literal["in_progress", "completed"] | None = None
+    raw: Any | None = None
 
 
 @dataclass
@@ -41,17 +63,55 @@ class ShellCommandRequest:
     """Why the model or the failed sandboxed run asked to leave the sandbox."""
     on_output: Callable[[str], None] | None = None
     """Gets the commands' output as it comes, when someone shows the run live."""
+    call_id: str = ""
+    """The id of the call."""
+
+    @property
+    def data(self) -> ShellCallData:
+        """The call in the SDK's shape (``request.data.action.commands``)."""
+        action = ShellActionRequest(list(self.commands), self.timeout_ms, self.max_output_length)
+        return ShellCallData(self.call_id, action, "completed")
+
+
+@dataclass
+class ShellCallOutcome:
+    """How a command ended: it exited (with ``exit_code``, when known), or ran out of time."""
+
+    type: Literal["exit", "timeout"]
+    exit_code: int | None = None
 
 
 @dataclass
 class ShellCommandOutput:
-    """One command's result."""
+    """One command's result. Give ``exit_code`` (None: it ran out of time) or, as the SDK's
+    executors do, ``outcome``; each is set from the other."""
 
-    stdout: str
-    stderr: str
-    exit_code: int | None
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int | None = 0
     """None when the command ran out of time."""
     command: str = ""
+    outcome: ShellCallOutcome | None = None
+    """How it ended (the SDK's field)."""
+    provider_data: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.outcome is None:
+            timed_out = self.exit_code is None
+            self.outcome = (
+                ShellCallOutcome("timeout")
+                if timed_out
+                else ShellCallOutcome("exit", self.exit_code)
+            )
+        elif self.outcome.type == "timeout":
+            self.exit_code = None
+        else:  # an exit with no code known reads as a success, as the SDK shows it
+            self.exit_code = 0 if self.outcome.exit_code is None else self.outcome.exit_code
+
+    @property
+    def status(self) -> Literal["completed", "timeout"]:
+        """``"timeout"`` when the command ran out of time, else ``"completed"``."""
+        return "timeout" if self.exit_code is None else "completed"
 
 
 @dataclass
@@ -67,6 +127,10 @@ class ShellResult:
     confinement: str = ""
     """What actually confined them, as the sandbox reported it (``"bubblewrap /usr/bin/bwrap,
     workspace-write, no network"``, ``"none (danger-full-access)"``); empty for your executor."""
+    max_output_length: int | None = None
+    """Characters of each stream to keep at most (an executor's own cap; the call's applies
+    too)."""
+    provider_data: dict[str, Any] | None = None
 
 
 ShellExecutor: TypeAlias = Callable[
@@ -90,6 +154,8 @@ def capped_result(result: Any, request: ShellCommandRequest, limit: int) -> Shel
         raise UserError(
             f"A ShellTool executor must return a ShellResult or text, got {type(result).__name__}."
         )
+    if result.max_output_length is not None and result.max_output_length >= 0:
+        limit = min(limit, result.max_output_length)
     outputs = [
         dataclasses.replace(out, stdout=_cut(out.stdout, limit), stderr=_cut(out.stderr, limit))
         for out in result.output

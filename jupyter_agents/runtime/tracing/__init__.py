@@ -18,6 +18,7 @@ Example::
 from __future__ import annotations
 
 from ._scope import gen_span_id, gen_trace_id
+from .batch import BatchTraceProcessor, TracingExporter
 from .create import (
     agent_span,
     custom_span,
@@ -52,6 +53,7 @@ from .traces import Trace, get_current_trace, trace
 __all__ = [
     "NO_OP_SPAN",
     "AgentSpanData",
+    "BatchTraceProcessor",
     "CustomSpanData",
     "FunctionSpanData",
     "GenerationSpanData",
@@ -63,6 +65,7 @@ __all__ = [
     "SpanData",
     "SpanError",
     "Trace",
+    "TracingExporter",
     "TracingProcessor",
     "add_trace_processor",
     "agent_span",

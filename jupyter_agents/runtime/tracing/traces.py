@@ -71,6 +71,11 @@ class Trace:
         self._token: Any = None
 
     @property
+    def name(self) -> str:
+        """The workflow's name (the SDK's spelling of :attr:`workflow_name`)."""
+        return self.workflow_name
+
+    @property
     def recording(self) -> bool:
         """Whether spans created in this trace are recorded (``False`` when disabled)."""
         return bool(self._processors)

@@ -1,14 +1,16 @@
 """Tracing, at the path the OpenAI Agents SDK uses (``agents.tracing``).
 
-The names the SDK's module offers, where this project has them; everything here (and the
+The names the SDK's module offers, where this project has them (and its submodules
+``processor_interface`` and ``processors``); everything here (and the
 exporters, :class:`~jupyter_agents.JSONLinesExporter` and
 :class:`~jupyter_agents.OpenTelemetryExporter`) is also importable from :mod:`jupyter_agents`.
 """
 
 from __future__ import annotations
 
-from .runtime.tracing import (
+from ..runtime.tracing import (
     AgentSpanData,
+    BatchTraceProcessor,
     CustomSpanData,
     FunctionSpanData,
     GenerationSpanData,
@@ -18,6 +20,7 @@ from .runtime.tracing import (
     SpanData,
     SpanError,
     Trace,
+    TracingExporter,
     TracingProcessor,
     add_trace_processor,
     agent_span,
@@ -38,6 +41,7 @@ from .runtime.tracing import (
 
 __all__ = [
     "AgentSpanData",
+    "BatchTraceProcessor",
     "CustomSpanData",
     "FunctionSpanData",
     "GenerationSpanData",
@@ -47,6 +51,7 @@ __all__ = [
     "SpanData",
     "SpanError",
     "Trace",
+    "TracingExporter",
     "TracingProcessor",
     "add_trace_processor",
     "agent_span",
