@@ -143,7 +143,7 @@ class Agent(AgentBase[TContext]):
         self._check_mcp()
         self._check_lists()
         check_prompt(self.name, self.prompt)
-        self._output_schema: AgentOutputSchemaBase | None = output_schema_for(self.output_type)
+        self._schema_of: tuple[Any, AgentOutputSchemaBase | None] | None = None
 
     def _check_lists(self) -> None:
         for item in self.handoffs:
@@ -174,8 +174,13 @@ class Agent(AgentBase[TContext]):
 
     @property
     def output_schema(self) -> AgentOutputSchemaBase | None:
-        """The schema of ``output_type`` (None for plain text)."""
-        return self._output_schema
+        """The schema of ``output_type`` (None for plain text), made when first asked for (a run
+        asks before its first model call, so an ``output_type`` that cannot be a schema stops
+        the run, as in the SDK) and again when ``output_type`` was replaced."""
+        cached = self._schema_of
+        if cached is None or cached[0] is not self.output_type:
+            cached = self._schema_of = (self.output_type, output_schema_for(self.output_type))
+        return cached[1]
 
     async def get_handoffs(self, run_context: RunContextWrapper[TContext]) -> list[Handoff[Any]]:
         """The handoffs enabled for this turn, as :class:`Handoff` objects."""

@@ -47,7 +47,8 @@ class ModelSettings:
     """Upper bound on output tokens."""
 
     reasoning: dict[str, Any] | None = None
-    """Reasoning options for reasoning models, e.g. ``{"effort": "low", "summary": "auto"}``."""
+    """Reasoning options for reasoning models, e.g. ``{"effort": "low", "summary": "auto"}``
+    (an ``openai.types.shared.Reasoning`` is taken too, as a dict)."""
 
     verbosity: Literal["low", "medium", "high"] | None = None
     """Output verbosity hint."""
@@ -95,6 +96,9 @@ class ModelSettings:
 
     def __post_init__(self) -> None:
         self.retry = coerce_retry_settings(self.retry)
+        dump = getattr(self.reasoning, "model_dump", None)
+        if callable(dump):  # the openai package's Reasoning, as the SDK takes it
+            self.reasoning = dump(exclude_none=True)
         if self.temperature is not None and not 0 <= self.temperature <= 2:
             raise UserError(f"temperature must be between 0 and 2, got {self.temperature}")
         if self.top_p is not None and not 0 <= self.top_p <= 1:

@@ -60,6 +60,7 @@ class ServerState:
         self.model_request_count = 0
         self.stopping = threading.Event()
         self.player: Callable[[dict[str, str]], ScriptedReply] | None = None
+        self.responder: Callable[[dict[str, Any]], ScriptedReply] | None = None
         """Answers a model request when no scripted reply is queued (from its headers)."""
 
     def record(
@@ -137,6 +138,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._request_id = f"req_{index:04d}"
         if answer is None and reply is None and self._state.player is not None:
             reply = self._state.player(headers)
+        if answer is None and reply is None and self._state.responder is not None:
+            assert body is not None
+            reply = self._state.responder(body)
         if answer is not None:
             self._send_json(*answer)
         elif reply is None:

@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
+from typing import Any
 
 from jupyter_agents.testing._server_http import FakeHTTPServer, ServerState, select_model_requests
 from jupyter_agents.testing._server_replies import (
@@ -97,6 +98,7 @@ class FakeOpenAIServer:
         require_api_key: bool = True,
         validate_tool_schemas: bool = True,
         player: Callable[[dict[str, str]], ScriptedReply] | None = None,
+        responder: Callable[[dict[str, Any]], ScriptedReply] | None = None,
     ) -> None:
         """Create a stopped server.
 
@@ -107,10 +109,12 @@ class FakeOpenAIServer:
             player: Answers a model request when no scripted reply is queued, from the
                 request's headers (lower-case names), on the server's thread
                 (``jupyter_agents.testing.scripted_http`` plays a ScriptedModel this way).
+            responder: Answers a model request nothing else answered, from its JSON body.
         """
         self._state = ServerState(api_key, require_api_key)
         self._state.validate_tool_schemas = validate_tool_schemas
         self._state.player = player
+        self._state.responder = responder
         self._httpd: FakeHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopped = False

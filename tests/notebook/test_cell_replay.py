@@ -105,8 +105,8 @@ def test_a_changed_prompt_runs_live_under_auto_and_fails_under_strict(tmp_path: 
     live, said = headless(tmp_path, changed, "changed")
     assert shown(live, 2) == "2 ['Paris']\n", said  # asked the model again
     assert "Ran live: the inputs changed since the recording" in transcript(live)
-    assert "tokens: ran live, changed since its recording: input: -user: Weather in Paris?" in (
-        transcript(live)  # the header says it too
+    assert "tokens · price unknown: ran live, changed since its recording: input: -user: Weat" in (
+        transcript(live)  # the header says it too (after the tokens and the cost)
     )
     assert (
         live.cells[1].metadata["jupyter_agents"]["cassette"]
