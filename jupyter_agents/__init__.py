@@ -233,6 +233,7 @@ if TYPE_CHECKING:
     )
     from .runtime.tools.shell_io import ShellActionRequest, ShellCallData, ShellCallOutcome
     from .runtime.tools.shell_offer import (
+        ShellOnApprovalFunctionResult,
         ShellToolEnvironment,
         ShellToolLocalEnvironment,
         ShellToolLocalSkill,

@@ -93,6 +93,7 @@ EXPORTS: dict[str, str] = {
     "ShellActionRequest": "runtime.tools.shell_io",
     "ShellCallData": "runtime.tools.shell_io",
     "ShellToolLocalSkill": "runtime.tools.shell_offer",
+    "ShellOnApprovalFunctionResult": "runtime.tools.shell_offer",
     "ShellToolLocalEnvironment": "runtime.tools.shell_offer",
     "ShellToolEnvironment": "runtime.tools.shell_offer",
     "ToolSearchTool": "runtime.tools",

@@ -124,17 +124,28 @@ class HookCaller:
         if target.hooks is not None:
             await target.hooks.on_handoff(self.context, target, source)
 
-    async def tool_start(self, agent: Agent[Any], tool: Tool) -> None:
+    async def tool_start(
+        self, agent: Agent[Any], tool: Tool, context: RunContextWrapper[Any] | None = None
+    ) -> None:
+        """``context``: the call's ``ToolContext`` (tool name, call id, arguments), when known."""
+        ctx = self.context if context is None else context
         if self.run_hooks is not None:
-            await self.run_hooks.on_tool_start(self.context, agent, tool)
+            await self.run_hooks.on_tool_start(ctx, agent, tool)
         if agent.hooks is not None:
-            await agent.hooks.on_tool_start(self.context, agent, tool)
+            await agent.hooks.on_tool_start(ctx, agent, tool)
 
-    async def tool_end(self, agent: Agent[Any], tool: Tool, result: Any) -> None:
+    async def tool_end(
+        self,
+        agent: Agent[Any],
+        tool: Tool,
+        result: Any,
+        context: RunContextWrapper[Any] | None = None,
+    ) -> None:
+        ctx = self.context if context is None else context
         if self.run_hooks is not None:
-            await self.run_hooks.on_tool_end(self.context, agent, tool, result)
+            await self.run_hooks.on_tool_end(ctx, agent, tool, result)
         if agent.hooks is not None:
-            await agent.hooks.on_tool_end(self.context, agent, tool, result)
+            await agent.hooks.on_tool_end(ctx, agent, tool, result)
 
     async def llm_start(
         self, agent: Agent[Any], system_prompt: str | None, input_items: list[TResponseInputItem]

@@ -117,6 +117,7 @@ def _run(program: Path, root: Path, server: FakeOpenAIServer, timeout: float) ->
         **os.environ,
         "OPENAI_BASE_URL": server.base_url,
         "OPENAI_API_KEY": server.api_key,
+        "EXAMPLES_INTERACTIVE_MODE": "auto",  # the SDK's examples answer their own prompts
         "PYTHONPATH": os.pathsep.join(
             filter(None, [str(root.parent), os.environ.get("PYTHONPATH")])
         ),

@@ -175,18 +175,32 @@ async def test_a_batch_processor_hands_the_runs_spans_to_an_exporter() -> None:
 
 
 def test_a_full_queue_drops_and_counts_instead_of_blocking() -> None:
-    exporter = Collect()
-    processor = BatchTraceProcessor(exporter, max_queue_size=2, schedule_delay=60)
+    gate = threading.Event()
+
+    class Stuck(Collect):
+        def export(self, items: list[Any]) -> None:
+            super().export(items)
+            assert gate.wait(10)  # the exporting thread is stuck until released
+
+    exporter = Stuck()
+    processor = BatchTraceProcessor(
+        exporter, max_queue_size=2, schedule_delay=60, export_trigger_ratio=1.0
+    )
     set_trace_processors([processor])
     try:
-        for n in range(5):
+        for n in range(2):
             with trace(f"t{n}"):
-                pass
+                pass  # the queue is full: the thread takes both and gets stuck exporting
+        assert exporter.exported.wait(10)
+        for n in range(2, 7):
+            with trace(f"t{n}"):
+                pass  # two fit in the queue again, three are dropped; nothing blocks
     finally:
         set_trace_processors([])
+        gate.set()
     assert processor.dropped == 3
     processor.shutdown()
-    assert [i.name for i in exporter.items] == ["t0", "t1"]
+    assert [i.name for i in exporter.items] == ["t0", "t1", "t2", "t3"]
 
 
 def test_the_default_model_and_gpt_5(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -199,3 +213,21 @@ def test_the_default_model_and_gpt_5(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert get_default_model_settings("gpt-5.2-pro").reasoning == {"effort": "medium"}
     assert get_default_model_settings("gpt-5-chat-latest").reasoning is None
     assert get_default_model_settings("gpt-4o").verbosity is None
+
+
+async def test_tool_hooks_get_the_calls_tool_context() -> None:
+    from jupyter_agents import RunHooks, ToolContext
+
+    seen: list[tuple[str, str, str, str]] = []
+
+    class Hooks(RunHooks[Any]):
+        async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
+            assert isinstance(context, ToolContext)
+            seen.append(("start", context.tool_name, context.tool_call_id, context.tool_arguments))
+
+        async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: Any) -> None:
+            seen.append(("end", context.tool_name, context.tool_call_id, str(result)))
+
+    model = ScriptedModel([[tool_call("ping", {}, call_id="p1")], [text("ok")]])
+    await Runner.run(Agent(name="a", model=model, tools=[ping]), "go", hooks=Hooks())
+    assert seen == [("start", "ping", "p1", "{}"), ("end", "ping", "p1", "pong")]

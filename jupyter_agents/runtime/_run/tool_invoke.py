@@ -93,14 +93,14 @@ async def _invoke(run: ToolRun, call: ToolCall, sink: EventSink | None) -> Outco
         return Outcome(refused, "blocked")
     hooks, agent = run.hooks, run.agent
     hooked = cast("Tool", tool)  # every tool the run executes is one of the agent's
-    await hooks.tool_start(agent, hooked)
+    await hooks.tool_start(agent, hooked, ctx)  # the call's ToolContext, as in the SDK
     with function_span(call.parsed.name, input=call.arguments, parent=run.span) as span:
         outcome = await _call_tool(run, call, tool, ctx, sink)
         if outcome.status == "ok" and not isinstance(outcome.value, EscalationRequest):
             outcome = await check_output(run.output_results, agent, tool, ctx, outcome)
         value = outcome.value
         span.span_data.output = value if isinstance(value, str) else repr(value)
-    await hooks.tool_end(agent, hooked, value)
+    await hooks.tool_end(agent, hooked, value, ctx)
     return outcome
 
 

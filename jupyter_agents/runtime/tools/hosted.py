@@ -41,6 +41,12 @@ class WebSearchTool(HostedTool):
     user_location: dict[str, Any] | None = None
     """Approximate user location, to localise results."""
 
+    filters: Any = None
+    """Which sites to search (``{"allowed_domains": [...]}``, or openai's ``Filters``)."""
+
+    external_web_access: bool | None = None
+    """False: cached or indexed results only, where the provider supports it."""
+
     name = "web_search"
 
     def to_tool_param(self) -> dict[str, Any]:
@@ -50,6 +56,11 @@ class WebSearchTool(HostedTool):
         }
         if self.user_location:
             param["user_location"] = self.user_location
+        if self.filters is not None:
+            dump = getattr(self.filters, "model_dump", None)
+            param["filters"] = dump(exclude_none=True) if callable(dump) else dict(self.filters)
+        if self.external_web_access is not None:
+            param["external_web_access"] = self.external_web_access
         return param
 
 

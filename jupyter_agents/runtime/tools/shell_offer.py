@@ -20,6 +20,7 @@ from ..errors import UserError
 from ..sandbox.policy import ESCALATED
 
 __all__ = [
+    "ShellOnApprovalFunctionResult",
     "ShellToolEnvironment",
     "ShellToolLocalEnvironment",
     "ShellToolLocalSkill",
@@ -35,6 +36,13 @@ class ShellToolLocalSkill(TypedDict):
     description: str
     name: str
     path: str
+
+
+class ShellOnApprovalFunctionResult(TypedDict):
+    """What a shell tool's ``on_approval`` returns: approve or not, and why."""
+
+    approve: bool
+    reason: NotRequired[str]
 
 
 class ShellToolLocalEnvironment(TypedDict):

@@ -1,0 +1,8 @@
+"""A paused run, at the path the OpenAI Agents SDK uses (``agents.run_state``): the same
+object as :mod:`jupyter_agents`'s."""
+
+from __future__ import annotations
+
+from .runtime.run_state import RunState
+
+__all__ = ["RunState"]

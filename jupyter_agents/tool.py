@@ -1,0 +1,81 @@
+"""Tools, at the path the OpenAI Agents SDK uses (``agents.tool``): the names its module
+offers, where this project has them (the same objects as :mod:`jupyter_agents`'s)."""
+
+from __future__ import annotations
+
+from .runtime.agent import FunctionToolResult
+from .runtime.tools import (
+    CodeInterpreterTool,
+    FileSearchTool,
+    FunctionTool,
+    HostedMCPTool,
+    ImageGenerationTool,
+    MCPToolApprovalFunction,
+    MCPToolApprovalRequest,
+    ProgrammaticToolCallingTool,
+    Tool,
+    ToolOutputFileContent,
+    ToolOutputFileContentDict,
+    ToolOutputImage,
+    ToolOutputImageDict,
+    ToolOutputText,
+    ToolOutputTextDict,
+    ToolSearchTool,
+    WebSearchTool,
+    default_tool_error_function,
+    function_tool,
+)
+from .runtime.tools.apply_patch import ApplyPatchTool
+from .runtime.tools.computer import ComputerTool
+from .runtime.tools.shell import LocalShellTool, ShellTool
+from .runtime.tools.shell_io import (
+    ShellActionRequest,
+    ShellCallData,
+    ShellCallOutcome,
+    ShellCommandOutput,
+    ShellCommandRequest,
+    ShellResult,
+)
+from .runtime.tools.shell_offer import (
+    ShellOnApprovalFunctionResult,
+    ShellToolEnvironment,
+    ShellToolLocalEnvironment,
+    ShellToolLocalSkill,
+)
+
+__all__ = [
+    "ApplyPatchTool",
+    "CodeInterpreterTool",
+    "ComputerTool",
+    "FileSearchTool",
+    "FunctionTool",
+    "FunctionToolResult",
+    "HostedMCPTool",
+    "ImageGenerationTool",
+    "LocalShellTool",
+    "MCPToolApprovalFunction",
+    "MCPToolApprovalRequest",
+    "ProgrammaticToolCallingTool",
+    "ShellActionRequest",
+    "ShellCallData",
+    "ShellCallOutcome",
+    "ShellCommandOutput",
+    "ShellCommandRequest",
+    "ShellOnApprovalFunctionResult",
+    "ShellResult",
+    "ShellTool",
+    "ShellToolEnvironment",
+    "ShellToolLocalEnvironment",
+    "ShellToolLocalSkill",
+    "Tool",
+    "ToolOutputFileContent",
+    "ToolOutputFileContentDict",
+    "ToolOutputImage",
+    "ToolOutputImageDict",
+    "ToolOutputText",
+    "ToolOutputTextDict",
+    "ToolSearchTool",
+    "WebSearchTool",
+    "default_tool_error_function",
+    "function_tool",
+]
