@@ -177,11 +177,14 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
             print(f"jupyter_agents: removed tool {rest[1]!r}")
         elif rest:
             raise UsageError(f"%agent tools: unknown argument {rest[0]!r}. Usage: {LINE_USAGE}")
-        elif not len(host.toolbox):
-            print("No tools yet: decorate a function with @tool in a cell.")
         else:
-            columns = ["name", "description", "parameters", "approval"]
-            display(Markdown(_table(host.toolbox.rows(), columns)))
+            if not len(host.toolbox):
+                print("No tools yet: decorate a function with @tool in a cell.")
+            else:
+                columns = ["name", "description", "parameters", "approval"]
+                display(Markdown(_table(host.toolbox.rows(), columns)))
+            built_in = [t.name for t in host.notebook_agent().tools if t.name not in host.toolbox]
+            print(f"The notebook agent also has {', '.join(built_in)} (built in).")
     elif command == "docs":
         _docs(host, rest)
     elif command == "mcp":

@@ -173,7 +173,9 @@ def test_agent_line_magic(shell: Any, capsys: Any) -> None:
     assert current_host().instructions == "Be terse."
     capsys.readouterr()
     run(shell, "%agent tools")
-    assert "No tools yet" in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert "No tools yet" in listed
+    assert "The notebook agent also has update_plan, ask_user (built in)." in listed
     bad = run(shell, "%agent frobnicate")
     assert isinstance(bad.error_in_exec, UsageError)
 
