@@ -174,6 +174,20 @@ async def test_an_approval_pauses_and_the_resumed_run_sends_the_result(
     assert "sent to ana@example.com" in json.dumps(result["content"])
 
 
+async def test_a_handoff_goes_through_litellm_as_a_function_tool(
+    server: FakeAnthropicServer,
+) -> None:
+    server.enqueue(ReplyToolCall("transfer_to_helper", {}, call_id="toolu_h"), "Helper here.")
+    helper = Agent(name="helper", instructions="You help.", model=claude(server))
+    triage = Agent(name="triage", model=claude(server), handoffs=[helper])
+    result = await Runner.run(triage, "Help me.")
+    assert result.final_output == "Helper here." and result.last_agent is helper
+    first, second = server.model_requests
+    assert [t["name"] for t in first.body["tools"]] == ["transfer_to_helper"]
+    assert "You help." in json.dumps(second.body["system"])
+    assert [r["tool_use_id"] for r in blocks(second, "tool_result")] == ["toolu_h"]
+
+
 class Answer(pydantic.BaseModel):
     city: str
     days: int
