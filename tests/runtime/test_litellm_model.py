@@ -23,12 +23,12 @@ from jupyter_agents import (
     tool,
 )
 from jupyter_agents.extensions.models.litellm_model import LitellmModel
-from jupyter_agents.runtime import retry as retry_module
 from jupyter_agents.runtime.retry import ModelRetryPolicy
 from jupyter_agents.runtime.tracing import set_trace_processors
 from jupyter_agents.testing.anthropic_server import FakeAnthropicServer, fake_anthropic_server
 from jupyter_agents.testing.server import Reply, ReplyError, ReplyText, ReplyToolCall
 
+from .test_openai_models import run
 from .test_tracing import Recorder
 
 pytestmark = pytest.mark.http
@@ -40,18 +40,6 @@ CLAUDE = "anthropic/claude-sonnet-4-5"
 def server() -> Iterator[FakeAnthropicServer]:
     with fake_anthropic_server() as started:
         yield started
-
-
-@pytest.fixture
-def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """The delays the run waits before each retry, recorded instead of slept."""
-    recorded: list[float] = []
-
-    async def record(delay: float) -> None:
-        recorded.append(delay)
-
-    monkeypatch.setattr(retry_module, "wait", record)
-    return recorded
 
 
 def claude(server: FakeAnthropicServer) -> LitellmModel:
@@ -80,18 +68,6 @@ def send_email(to: str) -> str:
     """
     sent.append(to)
     return f"sent to {to}"
-
-
-async def run(agent: Agent, stream: bool, prompt: str = "Weather?", config: Any = None) -> Any:
-    if not stream:
-        return await Runner.run(agent, prompt, run_config=config)
-    result = Runner.run_streamed(agent, prompt, run_config=config)
-    deltas = []
-    async for event in result.stream_events():
-        if event.type == "raw_response_event" and event.data.type == "response.output_text.delta":
-            deltas.append(event.data.delta)
-    result.deltas = deltas  # type: ignore[attr-defined]
-    return result
 
 
 def blocks(request: Any, kind: str) -> list[dict[str, Any]]:
@@ -123,7 +99,7 @@ async def test_parallel_tool_calls_round_trip_as_anthropic_messages(
     )
     agent = Agent(name="w", instructions="Be brief.", model=claude(server), tools=[get_weather])
 
-    result = await run(agent, stream)
+    result = await run(agent, stream, "Weather?")
 
     assert result.final_output == "Sunny in both."
     outputs = [i.output for i in result.new_items if i.type == "tool_call_output_item"]

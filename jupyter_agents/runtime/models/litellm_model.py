@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import UserError
 from ..items import ModelResponse, TResponseStreamEvent
 from ._chat_request import chat_params, chat_response
-from ._chat_stream import ChatStreamConverter
+from ._chat_stream import chat_stream_events
 from ._openai_params import tools_without_chat_form
 from .interface import Model, ModelProvider, ModelRequest, RequestModel
 from .provider import default_model_name
@@ -135,16 +135,7 @@ class LitellmModel(RequestModel):
     async def stream(self, request: ModelRequest) -> AsyncIterator[TResponseStreamEvent]:
         """One streamed ``acompletion`` call, its chunks as Responses API events."""
         stream = await self._call(self._params(request, True))
-        converter = ChatStreamConverter(self.model)
-        try:
-            async for chunk in stream:
-                for event in converter.feed(chunk):
-                    yield event
-        finally:
-            close = getattr(stream, "aclose", None)
-            if close is not None:
-                await close()
-        for event in converter.finish():
+        async for event in chat_stream_events(self.model, stream):
             yield event
 
 

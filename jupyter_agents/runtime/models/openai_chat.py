@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..items import ModelResponse, TResponseStreamEvent
 from ._chat_request import chat_params, chat_response
-from ._chat_stream import ChatStreamConverter
+from ._chat_stream import chat_stream_events
 from .interface import ModelRequest, RequestModel
 from .provider import ClientPool, shared_client_pool
 
@@ -77,12 +77,5 @@ class OpenAIChatCompletionsModel(RequestModel):
         """One streamed call, its chunks converted to Responses API events."""
         params = self._params(request, True)
         stream = await self._client().chat.completions.create(**params)
-        converter = ChatStreamConverter(self.model)
-        try:
-            async for chunk in stream:
-                for event in converter.feed(chunk):
-                    yield event
-        finally:
-            await stream.close()
-        for event in converter.finish():
+        async for event in chat_stream_events(self.model, stream):
             yield event
