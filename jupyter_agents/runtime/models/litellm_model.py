@@ -5,7 +5,8 @@ provider, so a request is built and an answer read exactly as for
 ``OpenAIChatCompletionsModel`` (``_chat_request``, ``_chat_stream``). What is LiteLLM's own:
 
 - one retry layer: LiteLLM's retries are off (``num_retries=0``, ``max_retries=0``); the run's
-  retry policy decides, from the status and ``Retry-After`` LiteLLM's errors carry;
+  retry policy decides, from the status LiteLLM's errors carry and the provider's
+  ``Retry-After``, which LiteLLM keeps beside the error and which is put back on its response;
 - what cannot travel as Chat Completions is refused with a ``UserError`` before anything is
   sent (hosted tools, a stored prompt, server-side conversation state), and a setting the
   provider does not take is LiteLLM's ``UnsupportedParamsError`` turned into a ``UserError``:
