@@ -111,6 +111,7 @@ if TYPE_CHECKING:
         ModelTracing,
         RequestModel,
     )
+    from .runtime.models.multi_provider import MultiProvider, MultiProviderMap
     from .runtime.models.openai_chat import OpenAIChatCompletionsModel
     from .runtime.models.openai_responses import OpenAIResponsesModel
     from .runtime.models.provider import (

@@ -196,6 +196,8 @@ EXPORTS: dict[str, str] = {
     "ModelProvider": "runtime.models.interface",
     "ModelTracing": "runtime.models.interface",
     "OpenAIProvider": "runtime.models.provider",
+    "MultiProvider": "runtime.models.multi_provider",
+    "MultiProviderMap": "runtime.models.multi_provider",
     "set_default_openai_api": "runtime.models.provider",
     "set_default_openai_client": "runtime.models.provider",
     "set_default_openai_key": "runtime.models.provider",

@@ -19,6 +19,9 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
         "JUPYTER_AGENTS_OPENAI_API",
     ):
         monkeypatch.delenv(name, raising=False)
+    # LiteLLM fetches its cost map (and tokenizers) from the internet unless told not to.
+    monkeypatch.setenv("LITELLM_OFFLINE_MODE", "true")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 @pytest.fixture

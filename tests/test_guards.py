@@ -159,6 +159,13 @@ SDK_PATHS = (
 )
 """The OpenAI Agents SDK module paths mirrored here (see docs/sdk-compatibility.md)."""
 
+SDK_EXTENSION_PATHS = {
+    "extensions.models.litellm_model": "runtime.models.litellm_model",
+    "extensions.models.litellm_provider": "runtime.models.litellm_model",
+}
+"""Mirrored SDK paths whose names stay off the top level, as in the SDK: the module of the
+runtime each re-exports."""
+
 
 def test_the_public_top_level_modules_are_the_known_ones() -> None:
     files = {p.stem for p in PACKAGE.glob("*.py")}
@@ -192,3 +199,13 @@ def test_no_module_is_longer_than_the_limit() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
     assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
+
+
+def test_the_sdk_extension_paths_hold_the_runtime_objects_and_stay_off_the_top_level() -> None:
+    for path, source in SDK_EXTENSION_PATHS.items():
+        module = importlib.import_module(f"jupyter_agents.{path}")
+        runtime = importlib.import_module(f"jupyter_agents.{source}")
+        assert module.__all__, path
+        for name in module.__all__:
+            assert getattr(module, name) is getattr(runtime, name), f"{path}.{name}"
+            assert name not in EXPORTS, name

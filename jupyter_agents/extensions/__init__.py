@@ -3,6 +3,9 @@
 * :mod:`jupyter_agents.extensions.handoff_filters`: ready-made handoff input filters.
 * :mod:`jupyter_agents.extensions.handoff_prompt`: the recommended prompt for agents that hand
   off.
+* :mod:`jupyter_agents.extensions.memory`: ``AdvancedSQLiteSession``.
+* :mod:`jupyter_agents.extensions.models.litellm_model` and ``.litellm_provider``: models
+  through LiteLLM (the ``litellm`` extra).
 """
 
 from __future__ import annotations

@@ -186,14 +186,20 @@ class NotebookHost:
         """A short description of the model a run will use."""
         model = self.model if model is None else model
         if isinstance(model, Model):
-            return getattr(model, "name", None) or type(model).__name__
+            named = getattr(model, "name", None) or getattr(model, "model", None)
+            return named if isinstance(named, str) and named else type(model).__name__
         name = model or os.environ.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
+        if name.startswith("litellm/"):
+            return f"{name.removeprefix('litellm/')} (LiteLLM)"
         api = "Chat Completions" if get_default_openai_api() == "chat_completions" else "Responses"
         return f"{name} ({api} API)"
 
     def has_credentials(self) -> bool:
-        """Whether the default OpenAI client can be built."""
-        return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"))
+        """Whether a model is configured by the environment: the default OpenAI client can be
+        built, or ``OPENAI_DEFAULT_MODEL`` names a LiteLLM model (whose keys LiteLLM reads)."""
+        litellm = os.environ.get("OPENAI_DEFAULT_MODEL", "").startswith("litellm/")
+        openai = os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")
+        return bool(litellm or openai)
 
 
 _current: NotebookHost | None = None

@@ -20,6 +20,11 @@ from collections.abc import Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from jupyter_agents.testing._server_anthropic import (
+    anthropic_error,
+    message_events,
+    message_object,
+)
 from jupyter_agents.testing._server_chat import chat_chunks, chat_completion
 from jupyter_agents.testing._server_embeddings import embeddings_reply
 from jupyter_agents.testing._server_replies import (
@@ -40,7 +45,11 @@ __all__ = ["FakeHTTPServer", "ServerState"]
 
 _log = logging.getLogger("jupyter_agents.testing.server")
 
-_MODEL_ROUTES = {"/v1/responses": "responses", "/v1/chat/completions": "chat"}
+_MODEL_ROUTES = {
+    "/v1/responses": "responses",
+    "/v1/chat/completions": "chat",
+    "/v1/messages": "messages",  # Anthropic's Messages API
+}
 """Paths answered from the reply queue (POST only)."""
 
 _POLL_SECONDS = 0.05
@@ -145,7 +154,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(*answer)
         elif reply is None:
             message = f"FakeOpenAIServer: no scripted reply left for {self.command} {path}."
-            self._send_json(500, _error_body(message, "server_error", "no_scripted_reply"))
+            error = _error_body(message, "server_error", "no_scripted_reply")
+            self._send_json(500, anthropic_error(500, message) if route == "messages" else error)
         else:
             assert route is not None and body is not None
             self._serve_reply(route, reply, body, number)
@@ -161,16 +171,19 @@ class _Handler(BaseHTTPRequestHandler):
         if route is None:
             return self._non_model_route(body)
         expected = f"Bearer {self._state.api_key}"
-        if self._state.require_api_key and headers.get("authorization") != expected:
+        anthropic_key = route == "messages" and headers.get("x-api-key") == self._state.api_key
+        if self._state.require_api_key and not (
+            anthropic_key or headers.get("authorization") == expected
+        ):
             message = (
-                f"FakeOpenAIServer: expected the header 'Authorization: {expected}'; "
-                "build the client with api_key=server.api_key."
+                f"FakeOpenAIServer: expected the header 'Authorization: {expected}' (or "
+                "'x-api-key' on /v1/messages); build the client with api_key=server.api_key."
             )
             return 401, _error_body(message, "invalid_request_error", "invalid_api_key")
         if body is None:
             message = f"FakeOpenAIServer: the body must be a JSON object, got {raw[:200]!r}."
             return 400, _error_body(message, "invalid_request_error")
-        if self._state.validate_tool_schemas:
+        if self._state.validate_tool_schemas and route != "messages":
             problem = tool_schema_problem(
                 body.get("tools"), "chat" if route == "chat" else "responses"
             )
@@ -196,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
         self, route: str, reply: ScriptedReply, body: dict[str, Any], number: int
     ) -> None:
         if isinstance(reply, ReplyError):
-            self._send_error_reply(reply)
+            self._send_error_reply(reply, route)
             return
         if isinstance(reply, ReplyHang):
             self._hang()
@@ -205,7 +218,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         created = int(time.time())
-        if body.get("stream"):
+        if route == "messages":
+            if body.get("stream"):
+                events = message_events(reply, body, sequence=number)
+                self._stream(reply, events, named_events=True)
+            else:
+                self._send_json(200, message_object(reply, body, sequence=number))
+        elif body.get("stream"):
             if route == "responses":
                 events = response_events(reply, body, sequence=number, created_at=created)
             else:
@@ -216,12 +235,15 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(200, chat_completion(reply, body, sequence=number, created=created))
 
-    def _send_error_reply(self, reply: ReplyError) -> None:
+    def _send_error_reply(self, reply: ReplyError, route: str) -> None:
         headers: dict[str, str] = {}
         if reply.retry_after is not None:
             headers["Retry-After"] = f"{reply.retry_after:g}"
-            headers["retry-after-ms"] = str(round(reply.retry_after * 1000))
+            if route != "messages":  # Anthropic sends Retry-After alone
+                headers["retry-after-ms"] = str(round(reply.retry_after * 1000))
         body = _error_body(reply.message, reply.type_, reply.code)
+        if route == "messages":
+            body = anthropic_error(reply.status, reply.message)
         self._send_json(reply.status, body, headers)
 
     def _send_json(

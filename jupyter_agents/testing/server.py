@@ -2,7 +2,9 @@
 
 `FakeOpenAIServer` listens on 127.0.0.1 on a free port and speaks enough of the
 OpenAI API for the real `openai` client: `POST /v1/responses` and
-`POST /v1/chat/completions` (both streaming and not), `GET /v1/models`, and
+`POST /v1/chat/completions` (both streaming and not), Anthropic's `POST /v1/messages` (both
+streaming and not, for LiteLLM: see `jupyter_agents.testing.anthropic_server`),
+`GET /v1/models`, and
 `POST /v1/embeddings` (deterministic vectors: a hashed bag of words, see
 `jupyter_agents.testing._server_embeddings`). Each model
 request consumes the next scripted reply, whichever endpoint it hits; every request is

@@ -46,6 +46,24 @@ def test_banner_names_the_version_and_how_to_set_a_model(
         InteractiveShell.clear_instance()
 
 
+def test_a_litellm_model_name_is_said_as_such(
+    shell: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run(shell, "%agent model litellm/gemini/gemini-2.5-flash")
+    assert current_host().model == "litellm/gemini/gemini-2.5-flash"
+    out = capsys.readouterr().out
+    assert "now uses gemini/gemini-2.5-flash (LiteLLM)" in out
+    run(
+        shell,
+        "from jupyter_agents.extensions.models.litellm_model import LitellmModel\n"
+        "claude = LitellmModel('anthropic/claude-sonnet-4-5')\n%agent model claude",
+    )
+    assert "now uses anthropic/claude-sonnet-4-5" in capsys.readouterr().out
+    monkeypatch.setenv("OPENAI_DEFAULT_MODEL", "litellm/anthropic/claude-sonnet-4-5")
+    current_host().model = None
+    assert current_host().has_credentials()  # LiteLLM reads the provider's key itself
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [

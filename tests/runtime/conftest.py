@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from jupyter_agents.runtime import retry as retry_module
 from jupyter_agents.runtime.models import provider
 
 
@@ -16,3 +17,15 @@ def _fresh_openai_defaults() -> None:
     yield
     provider._settings.update(saved)
     provider._reset()
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The delays the run waits before each retry, recorded instead of slept."""
+    recorded: list[float] = []
+
+    async def record(delay: float) -> None:
+        recorded.append(delay)
+
+    monkeypatch.setattr(retry_module, "wait", record)
+    return recorded

@@ -36,3 +36,14 @@ def test_public_names_resolve() -> None:
     for name in jupyter_agents.__all__:
         assert getattr(jupyter_agents, name) is not None, name
     assert "Agent" in dir(jupyter_agents)
+
+
+def test_the_litellm_paths_do_not_import_litellm_until_a_call() -> None:
+    loaded = modules_after(
+        "import jupyter_agents\n"
+        "from jupyter_agents.extensions.models.litellm_model import LitellmModel\n"
+        "from jupyter_agents.extensions.models.litellm_provider import LitellmProvider\n"
+        "LitellmProvider().get_model('anthropic/claude-sonnet-4-5')"
+    )
+    assert "jupyter_agents.runtime.models.litellm_model" in loaded
+    assert "litellm" not in loaded

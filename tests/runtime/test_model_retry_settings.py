@@ -29,7 +29,6 @@ from jupyter_agents import (
     retry_policies,
     set_trace_processors,
 )
-from jupyter_agents.runtime import retry as retry_module
 from jupyter_agents.testing.server import (
     FakeOpenAIServer,
     Reply,
@@ -41,18 +40,6 @@ from jupyter_agents.testing.server import (
 pytestmark = pytest.mark.http
 
 STEADY = ModelRetryBackoffSettings(initial_delay=0.5, multiplier=3.0, max_delay=10.0, jitter=False)
-
-
-@pytest.fixture
-def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """The delays the run waits before each retry, recorded instead of slept."""
-    recorded: list[float] = []
-
-    async def record(delay: float) -> None:
-        recorded.append(delay)
-
-    monkeypatch.setattr(retry_module, "wait", record)
-    return recorded
 
 
 def client_for(server: FakeOpenAIServer) -> openai.AsyncOpenAI:

@@ -18,7 +18,7 @@ from ..handoffs import Handoff
 from ..items import ModelResponse, RunItem, TResponseInputItem
 from ..model_settings import ModelSettings
 from ..models.interface import Model, ModelTracing
-from ..models.provider import default_provider
+from ..models.multi_provider import MultiProvider
 from ..models.usage import usage_from_openai
 from ..retry import EffectiveRetry, advice_source, decide_retry, describe_error, retry_delay
 from ..run_config import CallModelData, ModelInputData, RunConfig
@@ -383,5 +383,9 @@ def resolve_model(agent: Agent[Any], run_config: RunConfig) -> Model:
     name = override if override is not None else agent.model
     provider = run_config.model_provider
     if provider is None:
-        provider = default_provider()
+        provider = _DEFAULT_PROVIDER
     return provider.get_model(name if isinstance(name, str) else None)
+
+
+_DEFAULT_PROVIDER = MultiProvider()
+"""Routes ``litellm/...`` names to LiteLLM, the others to the default OpenAI provider."""

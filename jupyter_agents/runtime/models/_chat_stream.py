@@ -8,14 +8,14 @@ are reported when the stream ends.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._responses_build import EventSequence, build_response, function_call_item, message_item
 from .usage import usage_from_openai
 
-__all__ = ["ChatStreamConverter"]
+__all__ = ["ChatStreamConverter", "chat_stream_events"]
 
 _ids = itertools.count(1)
 
@@ -129,3 +129,17 @@ class ChatStreamConverter:
         output = [item for _, item in sorted(finished, key=lambda pair: pair[0])]
         usage = usage_from_openai(self._usage) if self._usage is not None else None
         yield self._seq.completed(build_response(self._response_id, self._model, output, usage))
+
+
+async def chat_stream_events(model: str, stream: Any) -> AsyncIterator[Any]:
+    """The Responses events of a chat chunk stream (the ``openai`` package's or LiteLLM's),
+    which is closed when the events end or stop being read."""
+    converter = ChatStreamConverter(model)
+    try:
+        async for chunk in stream:
+            for event in converter.feed(chunk):
+                yield event
+    finally:
+        await stream.aclose()
+    for event in converter.finish():
+        yield event

@@ -50,6 +50,16 @@ def responses_tools(tools: list[Tool], handoffs: Sequence[Any] = ()) -> list[dic
     return converted
 
 
+def _chat_param(tool: Tool) -> dict[str, Any] | None:
+    kind = kind_for_tool(tool)
+    return kind.chat_param(tool) if kind is not None else None
+
+
+def tools_without_chat_form(tools: list[Tool]) -> list[str]:
+    """The names of the tools Chat Completions cannot carry (hosted tools)."""
+    return [t.name for t in tools if _chat_param(t) is None]
+
+
 def chat_tools(
     tools: list[Tool],
     warned: set[str],
@@ -60,8 +70,7 @@ def chat_tools(
     converted: list[dict[str, Any]] = []
     skipped: list[str] = []
     for t in tools:
-        kind = kind_for_tool(t)
-        param = kind.chat_param(t) if kind is not None else None
+        param = _chat_param(t)
         if param is not None:
             converted.append(param)
         else:
@@ -74,7 +83,7 @@ def chat_tools(
             "Chat Completions only carries function tools; left out: "
             f"{', '.join(sorted(new))}. Use the Responses API for hosted tools.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     return converted
 

@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_MODEL_TIMEOUT",
     "OpenAIProvider",
+    "default_model_name",
     "default_provider",
     "get_default_openai_api",
     "set_default_openai_api",
@@ -90,6 +91,12 @@ def _reset() -> None:
     global _provider, _default_pool
     _provider = None
     _default_pool = ClientPool()
+
+
+def default_model_name() -> str:
+    """The model used when neither the agent nor the run names one: ``OPENAI_DEFAULT_MODEL``,
+    else :data:`DEFAULT_MODEL`."""
+    return os.environ.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
 
 
 def default_provider() -> OpenAIProvider:
@@ -191,7 +198,7 @@ class OpenAIProvider(ModelProvider):
         from .openai_chat import OpenAIChatCompletionsModel
         from .openai_responses import OpenAIResponsesModel
 
-        name = model_name or os.environ.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
+        name = model_name or default_model_name()
         use_responses = self._use_responses
         if use_responses is None:
             use_responses = get_default_openai_api() == "responses"
