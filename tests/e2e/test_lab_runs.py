@@ -203,3 +203,36 @@ def test_commands_insert_a_prompt_cell_show_the_run_and_approve_its_call(
         expect(inserted.locator(".cm-line").first).to_have_text("%%agent")
         expect(inserted.locator(".cm-editor.jp-agent-cell")).to_have_count(1)  # a prompt cell
         assert lab.errors == [], lab.errors
+
+
+ASKS = """%load_ext jupyter_agents
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+question = {"question": "Which chart?", "choices": ["bar", "line"]}
+%agent model ScriptedModel([[tool_call("ask_user", question)], [text("A line chart.")]])"""
+
+
+def test_a_question_out_of_sight_is_answered_in_its_cell_not_approved(session: Session) -> None:
+    with session.lab("e2e-runs-question") as lab:
+        cells = [ASKS, "%%agent\nChart the sales.", *([FILLER] * 12)]
+        lab.write_notebook("question.ipynb", cells)
+        lab.open("question.ipynb")
+        lab.run_cell(SETUP_CELL)
+        expect(lab.prompt(SETUP_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
+        lab.cell(AGENT_CELL).locator(".cm-content").click()
+        lab.page.keyboard.press("Control+Enter")
+        lab.cell(len(cells) - 1).scroll_into_view_if_needed()
+        toast = lab.page.locator(".jp-Notification-Toast-warning").filter(
+            has_text="notebook asks: Which chart?"
+        )
+        expect(toast).to_be_visible()
+        expect(toast.get_by_role("button", name="Approve")).to_have_count(0)  # not an approval
+        toast.get_by_role("button", name="Answer").click()  # shows the cell and its form
+        form = lab.cell(AGENT_CELL).locator(".ja-question")
+        expect(form).to_be_in_viewport()
+        form.get_by_label("line").check()
+        lab.cell(AGENT_CELL).get_by_role("button", name="Answer").click()
+        expect(lab.outputs(AGENT_CELL)).to_contain_text("A line chart.")
+        expect(lab.cell(AGENT_CELL).locator(".ja-decided")).to_have_text("✓ Answered: line")
+        expect(toast).to_be_hidden()  # decided: the notification went away
+        lab.screenshot("lab-runs-question-answered")
+        assert lab.errors == [], lab.errors

@@ -52,13 +52,25 @@ export class ApprovalNotifier {
 
   private _notify(run: Run, call: PendingCall): string {
     const decide = (approved: boolean) => () => this._model.decide(run, call.request, approved);
+    const show = () => this._actions.show(run);
+    if (call.question !== undefined) {
+      // A question is answered in its cell's form: show it there (or skip it from here).
+      const asked = call.question.length > 120 ? `${call.question.slice(0, 119)}…` : call.question;
+      return Notification.warning(`${run.agent} asks: ${asked}`, {
+        autoClose: false,
+        actions: [
+          { label: 'Answer', callback: show, displayType: 'accent' },
+          { label: 'Skip', callback: decide(false), displayType: 'warn' }
+        ]
+      });
+    }
     const args = call.arguments.length > 80 ? `${call.arguments.slice(0, 79)}…` : call.arguments;
     return Notification.warning(`${run.agent} wants to run ${call.tool}(${args})`, {
       autoClose: false,
       actions: [
         { label: 'Approve', callback: decide(true), displayType: 'accent' },
         { label: 'Reject', callback: decide(false), displayType: 'warn' },
-        { label: 'Show', callback: () => this._actions.show(run), displayType: 'link' }
+        { label: 'Show', callback: show, displayType: 'link' }
       ]
     });
   }
