@@ -36,3 +36,14 @@ def test_public_names_resolve() -> None:
     for name in jupyter_agents.__all__:
         assert getattr(jupyter_agents, name) is not None, name
     assert "Agent" in dir(jupyter_agents)
+
+
+def test_session_stores_import_their_dependencies_only_when_used() -> None:
+    drivers = {"sqlalchemy", "asyncpg", "aiosqlite", "redis", "cryptography"}
+    for code in (
+        "import jupyter_agents",
+        "from jupyter_agents import Agent, Runner, SQLiteSession, SessionSettings",
+        "from jupyter_agents.extensions.memory import AdvancedSQLiteSession",
+    ):
+        assert not drivers & modules_after(code), code
+    assert "redis" in modules_after("from jupyter_agents.extensions.memory import RedisSession")
