@@ -45,13 +45,17 @@ def mask_url(url: str) -> str:
 
 
 def default_prefix() -> str:
-    """``user/notebook``: the notebook's name if the server tells the kernel, else ``notebook``."""
+    """``user/notebook``: the JupyterHub user (else the OS user) and the notebook's name (when
+    the server tells the kernel, else ``notebook``)."""
     path = os.environ.get("JPY_SESSION_NAME", "")
     notebook = os.path.splitext(os.path.basename(path))[0] if path else "notebook"
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "user"
+    # JupyterHub names the user; its containers often all run as the same OS user (jovyan).
+    user = os.environ.get("JUPYTERHUB_USER", "")
+    if not user:
+        try:
+            user = getpass.getuser()
+        except (KeyError, OSError):
+            user = "user"
     return f"{user}/{notebook}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agents.notebook.conversation import Conversation
 from jupyter_agents.notebook.host import current_host
-from jupyter_agents.notebook.session_magic import SessionStore, mask_url
+from jupyter_agents.notebook.session_magic import SessionStore, default_prefix, mask_url
 from jupyter_agents.runtime.sessions import InMemorySession
 
 
@@ -54,6 +55,12 @@ def test_mask_url_hides_the_password(url: str, shown: str) -> None:
 
 
 def test_session_ids_are_user_notebook_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUPYTERHUB_USER", "ana")
+    monkeypatch.setenv("JPY_SESSION_NAME", "/home/jovyan/work/analysis.ipynb")
+    assert default_prefix() == "ana/analysis"
+    monkeypatch.delenv("JUPYTERHUB_USER")
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    assert default_prefix() == f"{getpass.getuser()}/notebook"
     store = SessionStore("sqlite+aiosqlite:///h.db", "ana/analysis")
     assert store.session_id("notebook") == "ana/analysis/notebook"
     assert store.describe() == "sqlite+aiosqlite:///h.db (session ids ana/analysis/AGENT)"
