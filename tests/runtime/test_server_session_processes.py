@@ -168,6 +168,7 @@ def turns(items: list[dict[str, Any]]) -> list[tuple[str, int]]:
     return found
 
 
+@pytest.mark.timeout(300)  # eight interpreters start at once; about 30 s on an idle 2-core box
 @pytest.mark.parametrize("kind", ["postgres", "redis", "sqlite"])
 def test_eight_processes_appending_at_once_lose_nothing_and_keep_their_order(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
