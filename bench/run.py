@@ -54,6 +54,7 @@ WORKLOADS: dict[str, str] = {
     "P1": "p1",
     "NB1": "nb1",
     "RP1": "rp1",
+    "SS1": "ss1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
@@ -213,6 +214,18 @@ METRICS: list[Metric] = [
     _m("NB1", "read_cell_ms", "read_cell round trip in JupyterLab", "ms", _p95_max(150)),
     _m("NB1", "edit_cell_ms", "edit_cell round trip in JupyterLab", "ms", _p95_max(150)),
     _m("NB1", "run_cells_ms", "run_cells of `x = N` in JupyterLab", "ms"),
+    _m("SS1", "sqlite_items_per_s", "SQLiteSession: items appended/s", "items/s", up=True),
+    _m("SS1", "sqlite_read_ms_10k", "SQLiteSession: read 10k-item history", "ms"),
+    _m("SS1", "sqlite_read_latest50_ms", "SQLiteSession: read latest 50 of 10k", "ms"),
+    _m("SS1", "pg_items_per_s", "SQLAlchemy+PostgreSQL: items appended/s", "items/s", up=True),
+    _m("SS1", "pg_read_ms_10k", "SQLAlchemy+PostgreSQL: read 10k-item history", "ms"),
+    _m("SS1", "pg_read_latest50_ms", "SQLAlchemy+PostgreSQL: read latest 50 of 10k", "ms"),
+    _m("SS1", "sa_sqlite_items_per_s", "SQLAlchemy+SQLite: items appended/s", "items/s", up=True),
+    _m("SS1", "sa_sqlite_read_ms_10k", "SQLAlchemy+SQLite: read 10k-item history", "ms"),
+    _m("SS1", "sa_sqlite_read_latest50_ms", "SQLAlchemy+SQLite: read latest 50 of 10k", "ms"),
+    _m("SS1", "redis_items_per_s", "Redis: items appended/s", "items/s", up=True),
+    _m("SS1", "redis_read_ms_10k", "Redis: read 10k-item history", "ms"),
+    _m("SS1", "redis_read_latest50_ms", "Redis: read latest 50 of 10k", "ms"),
 ]
 """Every row of the table, in order, with its targets."""
 

@@ -160,6 +160,7 @@ if TYPE_CHECKING:
         InMemorySession,
         Session,
         SessionABC,
+        SessionSettings,
         SQLiteSession,
     )
     from .runtime.tool_guardrails import (

@@ -191,6 +191,7 @@ EXPORTS: dict[str, str] = {
     "SessionABC": "runtime.sessions",
     "SQLiteSession": "runtime.sessions",
     "InMemorySession": "runtime.sessions",
+    "SessionSettings": "runtime.sessions",
     # models
     "Model": "runtime.models.interface",
     "ModelProvider": "runtime.models.interface",

@@ -31,8 +31,12 @@ class Conversation:
 
     turns: list[_Turn] = field(default_factory=list)
 
+    base: int | None = None
+    """How many items the session held before this kernel's first turn: a database keeps
+    the conversation of earlier kernels (``%agent session``), in front of this one's turns."""
+
     def _offset(self, cell: str) -> int | None:
-        offset = 0
+        offset = self.base or 0
         for turn in self.turns:
             if turn.cell == cell:
                 return offset
@@ -54,6 +58,8 @@ class Conversation:
             if kept:
                 await self.session.add_items(kept)
             self.turns = self.turns[: [t.cell for t in self.turns].index(cell)]
+        elif not self.turns:
+            self.base = len(await self.session.get_items())
         await self.session.add_items(list(items))
         self.turns.append(_Turn(cell, len(items)))
 
@@ -61,6 +67,7 @@ class Conversation:
         """Forget everything."""
         await self.session.clear_session()
         self.turns.clear()
+        self.base = None
 
     async def items(self) -> list[dict[str, Any]]:
         """Every item of the conversation."""

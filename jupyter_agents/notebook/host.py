@@ -29,6 +29,7 @@ from .document_comm import DocumentChannel
 from .policy_magic import NotebookPolicy
 from .run_registry import RunRegistry
 from .runs_comm import RunsChannel
+from .session_magic import SessionStore
 from .standing import StandingApprovals
 from .toolbox import Toolbox
 
@@ -47,6 +48,8 @@ class NotebookHost:
         self.shell = shell
         self.toolbox = Toolbox(notify=self._note)
         self.conversations: dict[str, Conversation] = {}
+        self.session_store: SessionStore | None = None
+        """``%agent session``: the database conversations are stored in (None: memory)."""
         self.model: str | Model | None = None
         """The notebook agent's model (None: the provider's default)."""
         self.instructions = DEFAULT_INSTRUCTIONS
@@ -85,6 +88,7 @@ class NotebookHost:
     def close(self) -> None:
         """Stop collecting tools, close the document index, MCP servers and the runs comm."""
         remove_tool_listener(self._on_tool_created)
+        self._close_conversations()
         if self.toolbox_server is not None:
             self.toolbox_server.stop()
             self.toolbox_server = None
@@ -177,8 +181,33 @@ class NotebookHost:
         return self.docs
 
     def conversation(self, agent_name: str) -> Conversation:
-        """The conversation of ``agent_name`` (created on first use)."""
-        return self.conversations.setdefault(agent_name, Conversation())
+        """The conversation of ``agent_name`` (created on first use), in the session store
+        ``%agent session`` set, else in memory."""
+        found = self.conversations.get(agent_name)
+        if found is None:
+            store = self.session_store
+            found = Conversation(store.open(agent_name)) if store else Conversation()
+            self.conversations[agent_name] = found
+        return found
+
+    def use_session_store(self, store: SessionStore | None) -> None:
+        """Store conversations from now on in ``store`` (``None``: in memory); each agent's
+        conversation continues from what that store holds for it."""
+        self._close_conversations()
+        self.session_store = store
+
+    def _close_conversations(self) -> None:
+        """Forget the conversations, closing their database connections (``%agent session``;
+        what they stored stays in the database)."""
+        for conversation in self.conversations.values():
+            close = getattr(conversation.session, "close", None)
+            try:
+                closing = close() if close is not None else None
+                if asyncio.iscoroutine(closing):
+                    run_blocking(closing)
+            except Exception:  # closing anyway: the connections go with the engine
+                pass
+        self.conversations.clear()
 
     # -- descriptions ------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """The ``%agent`` line magic: status, model, instructions, tools, docs, mcp, policy, cost,
-budget, new, history."""
+budget, new, history, session."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from .host import NotebookHost
 from .mcp_magic import mcp_magic
 from .notebook_tools import NotebookTools
 from .policy_magic import policy_magic
+from .session_magic import session_magic
 from .standing import approvals_magic
 
 __all__ = ["agent_line_magic"]
@@ -30,7 +31,8 @@ LINE_USAGE = (
     "%agent [status | model NAME | instructions TEXT | tools [add NAME [KEY=VALUE...] | "
     "remove NAME] | docs [add PATH...] | mcp [...] | policy [...] | "
     "approvals [forget [TOOL]] | replay [auto|on|off|strict|forget CELL] | cost | "
-    "budget [DOLLARS | --notebook DOLLARS | off] | new [AGENT] | history [AGENT]]"
+    "budget [DOLLARS | --notebook DOLLARS | off] | new [AGENT] | history [AGENT] | "
+    "session [URL [ID] | off]]"
 )
 
 
@@ -47,9 +49,10 @@ def _status(host: NotebookHost) -> str:
     names = ", ".join(escape_markdown(t.name) for t in host.toolbox.tools)
     tools = names or "none yet (decorate with @tool)"
     turns = sum(len(c) for c in host.conversations.values())
+    store = host.session_store.describe() if host.session_store else "in memory"
     return (
         f"**model**: {escape_markdown(host.model_label())}  \n**tools**: {tools}  \n"
-        f"**conversation turns**: {turns}  \n"
+        f"**conversation turns**: {turns} ({escape_markdown(store)})  \n"
         f"**policy**: {escape_markdown(host.policy.describe())}  \n"
         f"**instructions**: {escape_markdown(host.instructions)}"
     )
@@ -203,6 +206,8 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
         name = rest[0] if rest else "notebook"
         run_blocking(host.conversation(name).clear())
         print(f"jupyter_agents: new conversation for {name!r}")
+    elif command == "session":
+        session_magic(host, rest)
     elif command == "history":
         display(_history(host, rest[0] if rest else "notebook"), raw=True)
     else:

@@ -18,6 +18,7 @@ from .models.interface import Model, ModelProvider
 from .retry import ModelRetryPolicy
 from .sandbox.bwrap import SandboxMode
 from .sandbox.policy import ApprovalPolicy, check_policy_names
+from .sessions.settings import SessionSettings, coerce_session_settings
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -146,6 +147,10 @@ class RunConfig:
     session_input_callback: SessionInputCallback | None = None
     """Merges a session's history with the new input (default: history then input)."""
 
+    session_settings: SessionSettings | None = None
+    """Overrides the session's own settings for this run, e.g. ``SessionSettings(limit=50)``
+    loads only the latest 50 history items (a dict of the fields is accepted too)."""
+
     replay: Cassette | None = None
     """Record every run into this cassette, and replay a recording instead of calling the
     model when a run's inputs are the same (see :class:`~.replay.Cassette` for the modes)."""
@@ -200,6 +205,8 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         check_policy_names(self.approval_policy, self.sandbox_mode, "RunConfig")
+        if self.session_settings is not None:
+            self.session_settings = coerce_session_settings(self.session_settings)
         budget = self.max_cost_usd
         if budget is not None and (
             isinstance(budget, bool)

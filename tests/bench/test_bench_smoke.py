@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from jupyter_agents.testing.db_servers import find_pg_bin
+from tests.prerequisites import fail_or_skip
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME_WORKLOADS = {"W1", "W2", "W3", "W4", "W5", "W6", "SYNC"}
@@ -152,3 +156,17 @@ def test_quick_run_covers_the_replay_workload(tmp_path: Path) -> None:
     assert all(row["peer"] is None for row in rows.values())  # ours only
     assert rows["replay_ms"]["ours"]["median"] > 0 and rows["live_ms"]["ours"]["n"] == 2
     assert "| RP1 " in stdout
+
+
+@pytest.mark.timeout(240)
+def test_quick_run_covers_the_session_store_workload(tmp_path: Path) -> None:
+    if find_pg_bin() is None or shutil.which("redis-server") is None:
+        fail_or_skip("SS1 needs postgresql and redis-server (apt-get install both)")
+    results, stdout = quick_run(tmp_path, {"SS1"})
+    rows = {row["metric"]: row for row in results["rows"]}
+    for store in ("sqlite", "pg", "sa_sqlite", "redis"):
+        assert rows[f"{store}_items_per_s"]["ours"]["median"] > 0
+        assert rows[f"{store}_read_ms_10k"]["ours"]["n"] == 10
+    peer_ran = "peer" in results["meta"]["impls"]
+    assert (rows["pg_items_per_s"]["peer"] is not None) == peer_ran  # the SDK's stores too
+    assert "| SS1 " in stdout

@@ -47,3 +47,14 @@ def test_the_litellm_paths_do_not_import_litellm_until_a_call() -> None:
     )
     assert "jupyter_agents.runtime.models.litellm_model" in loaded
     assert "litellm" not in loaded
+
+
+def test_session_stores_import_their_dependencies_only_when_used() -> None:
+    drivers = {"sqlalchemy", "asyncpg", "aiosqlite", "redis", "cryptography"}
+    for code in (
+        "import jupyter_agents",
+        "from jupyter_agents import Agent, Runner, SQLiteSession, SessionSettings",
+        "from jupyter_agents.extensions.memory import AdvancedSQLiteSession",
+    ):
+        assert not drivers & modules_after(code), code
+    assert "redis" in modules_after("from jupyter_agents.extensions.memory import RedisSession")

@@ -237,7 +237,8 @@ class RunLoop:
         try:
             if self.session is not None and not self.resumed:  # a resumed run has its history
                 merge = self.run_config.session_input_callback
-                await load_session(self.session, self.progress, self.new_input, merge)
+                settings = self.run_config.session_settings
+                await load_session(self.session, self.progress, self.new_input, merge, settings)
             yield AgentUpdatedStreamEvent(new_agent=self.progress.current_agent)
             await self.hooks.agent_start(self.progress.current_agent)
             if self.progress.paused:

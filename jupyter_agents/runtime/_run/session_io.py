@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from .._util import call_maybe_async
 from ..errors import UserError
+from ..sessions.settings import SessionSettings, history_limit
 
 if TYPE_CHECKING:
     from ..items import TResponseInputItem
@@ -21,10 +22,13 @@ async def load_session(
     progress: RunProgress,
     new_input: list[TResponseInputItem],
     merge: SessionInputCallback | None,
+    settings: SessionSettings | None = None,
 ) -> None:
     """Put the session's history in front of the run's ``new_input`` (``merge``, the run's
-    ``session_input_callback``, may combine them otherwise)."""
-    history = await session.get_items()
+    ``session_input_callback``, may combine them otherwise). ``settings`` (the run's
+    ``session_settings``) may limit how much history is loaded."""
+    limit = history_limit(session, settings)
+    history = await (session.get_items() if limit is None else session.get_items(limit))
     if merge is not None:
         merged = await call_maybe_async(merge, list(history), list(new_input))
         if not isinstance(merged, list):

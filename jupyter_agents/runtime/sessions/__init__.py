@@ -7,6 +7,10 @@
   crashes and concurrent writers.
 * :class:`AdvancedSQLiteSession` — a SQLite session with conversation branches and usage per
   turn.
+* :class:`SessionSettings` — how much history a run loads (a session's own, or the run's).
+
+Stores on a database server (PostgreSQL, Redis) and encryption are at the SDK's path,
+:mod:`jupyter_agents.extensions.memory`.
 """
 
 from __future__ import annotations
@@ -14,6 +18,14 @@ from __future__ import annotations
 from .advanced_sqlite import AdvancedSQLiteSession
 from .base import Session, SessionABC
 from .memory import InMemorySession
+from .settings import SessionSettings
 from .sqlite import SQLiteSession
 
-__all__ = ["AdvancedSQLiteSession", "InMemorySession", "SQLiteSession", "Session", "SessionABC"]
+__all__ = [
+    "AdvancedSQLiteSession",
+    "InMemorySession",
+    "SQLiteSession",
+    "Session",
+    "SessionABC",
+    "SessionSettings",
+]

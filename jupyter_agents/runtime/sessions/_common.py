@@ -42,7 +42,7 @@ def check_limit(limit: object) -> int | None:
     return limit
 
 
-def encode_items(items: object) -> list[str]:
+def encode_items(items: object, *, ensure_ascii: bool = False) -> list[str]:
     """Check ``items`` and encode each one as compact JSON text.
 
     Every item is encoded before anything is stored, so a bad item anywhere in the list stores
@@ -50,6 +50,7 @@ def encode_items(items: object) -> list[str]:
 
     Args:
         items: What the caller passed to ``add_items``.
+        ensure_ascii: Escape non-ASCII characters (``\\uXXXX``), as some stores of the SDK do.
 
     Returns:
         One JSON text per item, in order.
@@ -75,7 +76,7 @@ def encode_items(items: object) -> list[str]:
             # allow_nan=False: NaN is not JSON, and neither the model API nor SQLite's JSON
             # functions would read it back.
             encoded.append(
-                json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+                json.dumps(item, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
             )
         except (TypeError, ValueError, RecursionError) as exc:
             raise UserError(

@@ -1,0 +1,43 @@
+"""Session stores at the SDK's path (``agents.extensions.memory``).
+
+* :class:`AdvancedSQLiteSession`: a SQLite session with branches and usage per turn (also
+  importable from ``jupyter_agents``).
+* :class:`SQLAlchemySession`: history in PostgreSQL (asyncpg), SQLite (aiosqlite) or another
+  database SQLAlchemy reaches asynchronously; needs ``pip install 'jupyter_agents[sqlalchemy]'``.
+* :class:`RedisSession`: history in Redis; needs ``pip install 'jupyter_agents[redis]'``.
+* :class:`EncryptedSession`: wraps any session, encrypting each item (Fernet, a key per
+  session) and skipping items older than its TTL; needs ``pip install 'jupyter_agents[encrypt]'``.
+
+The last three are imported on first use, so ``import jupyter_agents`` never imports
+SQLAlchemy, redis or cryptography.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from ...runtime.sessions import AdvancedSQLiteSession
+
+if TYPE_CHECKING:
+    from .encrypt_session import EncryptedSession
+    from .redis_session import RedisSession
+    from .sqlalchemy_session import SQLAlchemySession
+
+__all__ = ["AdvancedSQLiteSession", "EncryptedSession", "RedisSession", "SQLAlchemySession"]
+
+_LAZY: dict[str, tuple[str, str]] = {
+    "EncryptedSession": ("encrypt_session", "encrypt"),
+    "RedisSession": ("redis_session", "redis"),
+    "SQLAlchemySession": ("sqlalchemy_session", "sqlalchemy"),
+}
+"""Name -> (module in this package, the extra that installs what it needs)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module_name, _ = _LAZY[name]
+    value = getattr(import_module(f"{__name__}.{module_name}"), name)
+    globals()[name] = value
+    return value
