@@ -32,7 +32,11 @@ def wrap(store: Any, key: str = FERNET_KEY, ttl: int = 600) -> EncryptedSession:
     return EncryptedSession(store.session_id, store, encryption_key=key, ttl=ttl)
 
 
-@pytest.mark.parametrize("key", [FERNET_KEY, "a plain passphrase", "ünïcödé secret"])
+@pytest.mark.parametrize(  # ids by hand: the Fernet key is random, and xdist's workers must
+    "key",  # collect the same names
+    [FERNET_KEY, "a plain passphrase", "ünïcödé secret"],
+    ids=["fernet-key", "passphrase", "unicode-passphrase"],
+)
 async def test_items_round_trip_and_are_stored_encrypted(key: str) -> None:
     store = InMemorySession("user-1")
     session = wrap(store, key)
