@@ -2,7 +2,9 @@
 
 The history lives in a runtime :class:`~jupyter_agents.runtime.sessions.Session` (in memory by
 default). Re-running a cell re-asks from the conversation as it was before that cell, so the
-history never holds a duplicated turn; a failed or cancelled run adds nothing.
+history never holds a duplicated turn; a failed or cancelled run adds nothing. The new turn
+replaces the cell's old one (and the turns after it) in one transaction where the store has one
+(the database stores of ``%agent session`` do): a kernel killed meanwhile leaves the old turn.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime.sessions import InMemorySession, Session
+from ..runtime.sessions.replace import replace_after
 
 __all__ = ["Conversation"]
 
@@ -53,14 +56,12 @@ class Conversation:
         """Store ``cell``'s turn, dropping that cell's earlier turn and every turn after it."""
         offset = self._offset(cell)
         if offset is not None:
-            kept = (await self.session.get_items())[:offset]
-            await self.session.clear_session()
-            if kept:
-                await self.session.add_items(kept)
+            await replace_after(self.session, offset, list(items))
             self.turns = self.turns[: [t.cell for t in self.turns].index(cell)]
-        elif not self.turns:
-            self.base = len(await self.session.get_items())
-        await self.session.add_items(list(items))
+        else:
+            if not self.turns:
+                self.base = len(await self.session.get_items())
+            await self.session.add_items(list(items))
         self.turns.append(_Turn(cell, len(items)))
 
     async def clear(self) -> None:

@@ -6,6 +6,9 @@ import pytest
 
 from jupyter_agents.runtime import retry as retry_module
 from jupyter_agents.runtime.models import provider
+from tests.runtime.session_servers import kind, make, pg_url, redis_url
+
+__all__ = ["kind", "make", "pg_url", "redis_url"]  # fixtures for the session tests
 
 
 @pytest.fixture(autouse=True)

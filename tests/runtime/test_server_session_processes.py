@@ -15,14 +15,12 @@ import random
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from jupyter_agents.extensions.memory import RedisSession, SQLAlchemySession
-from tests.runtime.session_servers import postgres_server, redis_server
 from tests.runtime.test_sessions import REPO, kill, read_line
 
 TURN = 4  # user input, function_call, function_call_output, assistant message
@@ -86,18 +84,6 @@ async def main():
 
 asyncio.run(main())
 """
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    with redis_server() as url:
-        yield url
 
 
 def url_for(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:

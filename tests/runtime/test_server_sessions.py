@@ -7,69 +7,17 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import text as sql
 
-from jupyter_agents import Agent, RunConfig, Runner, SessionSettings, SQLiteSession, UserError
-from jupyter_agents.extensions.memory import EncryptedSession, RedisSession, SQLAlchemySession
+from jupyter_agents import Agent, RunConfig, Runner, SessionSettings, UserError
+from jupyter_agents.extensions.memory import RedisSession, SQLAlchemySession
 from jupyter_agents.testing import ScriptedModel, text
-from tests.runtime.session_servers import postgres_server, redis_server
 from tests.runtime.test_sessions import CONVERSATION, batch, split_batches
-
-KINDS = ["postgres", "sqlite", "redis", "encrypted"]
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    with redis_server() as url:
-        yield url
-
-
-@pytest.fixture(params=KINDS)
-def kind(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-async def make(
-    kind: str, request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[Callable[..., Any]]:
-    """Build sessions of the parametrized kind on one store; close them afterwards."""
-    opened: list[Any] = []
-    url = {
-        "postgres": lambda: request.getfixturevalue("pg_url"),
-        "redis": lambda: request.getfixturevalue("redis_url"),
-    }.get(kind, lambda: f"sqlite+aiosqlite:///{tmp_path / 's.db'}")()
-    prefix = uuid.uuid4().hex  # every test has conversations of its own on the shared servers
-
-    def build(session_id: str = "s", **settings: Any) -> Any:
-        sid = f"{prefix}-{session_id}"
-        if kind == "redis":
-            session: Any = RedisSession.from_url(sid, url=url, **settings)
-        elif kind == "encrypted":
-            store = SQLiteSession(sid, tmp_path / "plain.db")
-            session = EncryptedSession(sid, store, encryption_key="team secret", **settings)
-        else:
-            session = SQLAlchemySession.from_url(sid, url=url, create_tables=True, **settings)
-        opened.append(session)
-        return session
-
-    build.kind = kind  # type: ignore[attr-defined]
-    yield build
-    for session in opened:
-        closing = session.close()
-        if asyncio.iscoroutine(closing):
-            await closing
 
 
 async def test_a_new_session_is_empty(make: Callable[..., Any]) -> None:

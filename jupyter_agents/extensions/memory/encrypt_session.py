@@ -35,6 +35,7 @@ from ...runtime.errors import UserError
 from ...runtime.items import TResponseInputItem
 from ...runtime.sessions._common import check_limit, check_session_id, encode_items
 from ...runtime.sessions.base import Session, SessionABC
+from ...runtime.sessions.replace import check_keep, replace_after
 from ...runtime.sessions.settings import SessionSettings, resolve_session_limit
 
 __all__ = ["EncryptedEnvelope", "EncryptedSession"]
@@ -162,6 +163,20 @@ class EncryptedSession(SessionABC):
             item = self._open(stored)
             if item is not None:
                 return item
+
+    async def replace_after(self, keep: int, items: list[TResponseInputItem]) -> None:
+        """Keep the first ``keep`` readable items, encrypt ``items`` and store them in place of
+        the rest: in one transaction when the underlying session can (see
+        :func:`~jupyter_agents.runtime.sessions.replace.replace_after`)."""
+        keep = check_keep(keep)
+        envelopes: list[TResponseInputItem] = [self._seal(text) for text in encode_items(items)]
+        # The underlying store counts the entries this session cannot read (expired ones).
+        stored = await self.underlying_session.get_items()
+        under_keep, readable = 0, 0
+        while readable < keep and under_keep < len(stored):
+            readable += self._open(stored[under_keep]) is not None
+            under_keep += 1
+        await replace_after(self.underlying_session, under_keep, envelopes)
 
     async def clear_session(self) -> None:
         """Remove every item of the underlying session."""

@@ -10,6 +10,8 @@ updated_at), ``{key_prefix}:{session_id}:messages`` (a list of JSON items, oldes
 ``{key_prefix}:{session_id}:counter``. ``add_items`` is one Lua script, which Redis runs
 whole and alone: the batch is pushed in one piece after every earlier batch, its metadata set
 and its TTL renewed together, and a client that dies before sending the script stores nothing.
+``replace_after`` (a notebook re-running a cell) trims the list and runs that script in one
+``MULTI``/``EXEC`` transaction, retried when another client changed the list meanwhile.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ._optional import missing_extra
 try:
     import redis.asyncio as aioredis
     from redis.asyncio import Redis
+    from redis.exceptions import WatchError
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     missing_extra("RedisSession", "redis", "redis", exc)
 
@@ -28,6 +31,7 @@ from ...runtime.errors import UserError
 from ...runtime.items import TResponseInputItem
 from ...runtime.sessions._common import check_limit, check_session_id, decode_item, encode_items
 from ...runtime.sessions.base import SessionABC
+from ...runtime.sessions.replace import check_keep, cut_position
 from ...runtime.sessions.settings import (
     SessionSettings,
     coerce_session_settings,
@@ -206,6 +210,13 @@ class RedisSession(SessionABC):
             if item is not None:  # an unreadable entry is dropped and the next one popped
                 return item
 
+    async def replace_after(self, keep: int, items: list[TResponseInputItem]) -> None:
+        """Keep the first ``keep`` items and store ``items`` in place of the rest, in one
+        transaction (``keep`` counts readable items, as :meth:`get_items` returns them)."""
+        keep = check_keep(keep)
+        encoded = encode_items(items)
+        await settle(self._replace(keep, encoded))
+
     async def clear_session(self) -> None:
         """Delete this session's keys."""
         keys = (self._session_key, self._messages_key, self._counter_key)
@@ -220,6 +231,25 @@ class RedisSession(SessionABC):
         if self._closed:
             raise UserError(f"{self!r} is closed; create a new RedisSession to use it again.")
         return self._clients.get()
+
+    async def _replace(self, keep: int, encoded: list[str]) -> None:
+        keys = [self._session_key, self._messages_key, self._counter_key]
+        args: list[str | int] = [self.session_id, self._ttl * 1000 if self._ttl else 0, *encoded]
+        async with self._client().pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(self._messages_key)
+                    cut = cut_position(await pipe.lrange(self._messages_key, 0, -1), keep)
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    if cut == 0:
+                        pipe.delete(self._messages_key)
+                    else:
+                        pipe.ltrim(self._messages_key, 0, cut - 1)
+                    await self._add_script(keys=keys, args=args, client=pipe)
+                    await pipe.execute()
+                    return
+                except WatchError:  # another client wrote to the list first: read it again
+                    continue
 
     async def _latest(self, count: int) -> list[object]:
         raw = await self._client().lrange(self._messages_key, -count, -1)

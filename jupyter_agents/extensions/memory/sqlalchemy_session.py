@@ -18,6 +18,8 @@ the other's history. How writes stay whole and ordered:
   leaves nothing (the server rolls the transaction back).
 * History is read in id order, so what a reader saw stays in front of what is added later.
 * ``pop_item`` takes the same lock, so two pops never return the same item.
+* ``replace_after`` (a notebook re-running a cell) deletes the replaced items and inserts the
+  new ones in one transaction under that lock: a writer that dies half way changes nothing.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from ...runtime.errors import UserError
 from ...runtime.items import TResponseInputItem
 from ...runtime.sessions._common import check_limit, check_session_id, decode_item, encode_items
 from ...runtime.sessions.base import SessionABC
+from ...runtime.sessions.replace import check_keep, cut_position
 from ...runtime.sessions.settings import (
     SessionSettings,
     coerce_session_settings,
@@ -260,6 +263,14 @@ class SQLAlchemySession(SessionABC):
         await self._ensure_tables()
         return await settle(self._pop())
 
+    async def replace_after(self, keep: int, items: list[TResponseInputItem]) -> None:
+        """Keep the first ``keep`` items, delete the rest and append ``items``, in one
+        transaction (``keep`` counts readable items, as :meth:`get_items` returns them)."""
+        keep = check_keep(keep)
+        encoded = encode_items(items, ensure_ascii=self._ensure_ascii)
+        await self._ensure_tables()
+        await settle(self._replace(keep, encoded))
+
     async def clear_session(self) -> None:
         """Remove every item of this session and its row in the sessions table."""
         await self._ensure_tables()
@@ -312,6 +323,19 @@ class SQLAlchemySession(SessionABC):
         async with self.engine.begin() as conn:
             await self._lock_session_row(conn, create=True)
             await conn.execute(insert(self._messages), rows)
+
+    async def _replace(self, keep: int, encoded: list[str]) -> None:
+        m = self._messages
+        async with self.engine.begin() as conn:
+            await self._lock_session_row(conn, create=True)
+            query = select(m.c.id, m.c.message_data).where(self._mine()).order_by(m.c.id)
+            rows = (await conn.execute(query)).all()
+            cut = cut_position([data for _id, data in rows], keep)
+            if cut < len(rows):
+                await conn.execute(delete(m).where(self._mine(), m.c.id >= rows[cut][0]))
+            if encoded:
+                new = [{"session_id": self.session_id, "message_data": data} for data in encoded]
+                await conn.execute(insert(m), new)
 
     async def _pop(self) -> TResponseInputItem | None:
         m = self._messages

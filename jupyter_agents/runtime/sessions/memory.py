@@ -8,6 +8,7 @@ import threading
 from ..items import TResponseInputItem
 from ._common import check_limit, check_session_id, encode_items
 from .base import SessionABC
+from .replace import check_keep
 
 __all__ = ["InMemorySession"]
 
@@ -82,6 +83,18 @@ class InMemorySession(SessionABC):
         with self._lock:
             data = self._items.pop() if self._items else None
         return None if data is None else json.loads(data)
+
+    async def replace_after(self, keep: int, items: list[TResponseInputItem]) -> None:
+        """Keep the first ``keep`` items and store ``items`` in place of the rest, in one step.
+
+        Raises:
+            UserError: ``keep`` is not an int >= 0, or ``items`` is not a list of
+                JSON-serialisable dicts; nothing changes.
+        """
+        keep = check_keep(keep)
+        encoded = encode_items(items)
+        with self._lock:
+            self._items[keep:] = encoded
 
     async def clear_session(self) -> None:
         """Remove every item of this session."""
