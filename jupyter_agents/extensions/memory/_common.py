@@ -9,9 +9,11 @@ from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
 from ...runtime.items import TResponseInputItem
-from ...runtime.sessions._common import decode_item
+from ...runtime.sessions._common import check_limit, decode_item
+from ...runtime.sessions.base import SessionABC
+from ...runtime.sessions.settings import SessionSettings, resolve_session_limit
 
-__all__ = ["PerLoop", "latest_valid", "settle"]
+__all__ = ["PerLoop", "ServerHistory", "latest_valid", "settle"]
 
 T = TypeVar("T")
 
@@ -107,3 +109,36 @@ async def latest_valid(
         if len(items) >= limit or len(raw) < window:
             return items[-limit:] if limit else []
         window *= 2
+
+
+class ServerHistory(SessionABC):
+    """How the server-backed stores read a history: all of it, or the latest ``limit``
+    readable items (the session settings' limit by default), skipping unreadable entries."""
+
+    session_settings: SessionSettings | None
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """Return the stored items, oldest first.
+
+        Args:
+            limit: Return only the latest ``limit`` items; by default the session settings'
+                ``limit`` (``None``: all).
+        """
+        limit = resolve_session_limit(check_limit(limit), self.session_settings)
+        if limit == 0:
+            return []
+        await self._ready()
+        if limit is None:
+            return [item for data in await self._all() if (item := decode_item(data)) is not None]
+        return await latest_valid(self._latest, limit)
+
+    async def _ready(self) -> None:
+        """Prepare the store before a read (create tables, ...)."""
+
+    async def _all(self) -> list[object]:
+        """The stored texts of every entry, oldest first."""
+        raise NotImplementedError
+
+    async def _latest(self, count: int) -> list[object]:
+        """The stored texts of the latest ``count`` entries, oldest first."""
+        raise NotImplementedError

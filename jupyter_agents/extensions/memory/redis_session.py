@@ -29,15 +29,13 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 from ...runtime.errors import UserError
 from ...runtime.items import TResponseInputItem
-from ...runtime.sessions._common import check_limit, check_session_id, decode_item, encode_items
-from ...runtime.sessions.base import SessionABC
+from ...runtime.sessions._common import check_session_id, decode_item, encode_items
 from ...runtime.sessions.replace import check_keep, cut_position
 from ...runtime.sessions.settings import (
     SessionSettings,
     coerce_session_settings,
-    resolve_session_limit,
 )
-from ._common import PerLoop, latest_valid, settle
+from ._common import PerLoop, ServerHistory, settle
 
 __all__ = ["RedisSession"]
 
@@ -77,7 +75,7 @@ def _check_ttl(ttl: object) -> int | None:
     return ttl
 
 
-class RedisSession(SessionABC):
+class RedisSession(ServerHistory):
     """A session in Redis; the ``ttl`` (seconds since the last write) expires idle sessions."""
 
     def __init__(
@@ -173,21 +171,6 @@ class RedisSession(SessionABC):
 
     # -- the Session protocol -----------------------------------------------------------------
 
-    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """Return the stored items, oldest first.
-
-        Args:
-            limit: Return only the latest ``limit`` items; by default the session settings'
-                ``limit`` (``None``: all).
-        """
-        limit = resolve_session_limit(check_limit(limit), self.session_settings)
-        if limit == 0:
-            return []
-        if limit is None:
-            raw = await self._client().lrange(self._messages_key, 0, -1)
-            return [item for data in raw if (item := decode_item(data)) is not None]
-        return await latest_valid(self._latest, limit)
-
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         """Append ``items`` in one piece after every stored item, all or nothing; renew the
         TTL."""
@@ -251,6 +234,8 @@ class RedisSession(SessionABC):
                 except WatchError:  # another client wrote to the list first: read it again
                     continue
 
+    async def _all(self) -> list[object]:
+        return list(await self._client().lrange(self._messages_key, 0, -1))
+
     async def _latest(self, count: int) -> list[object]:
-        raw = await self._client().lrange(self._messages_key, -count, -1)
-        return list(raw)
+        return list(await self._client().lrange(self._messages_key, -count, -1))

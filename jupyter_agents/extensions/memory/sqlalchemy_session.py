@@ -57,15 +57,13 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 from ...runtime.errors import UserError
 from ...runtime.items import TResponseInputItem
-from ...runtime.sessions._common import check_limit, check_session_id, decode_item, encode_items
-from ...runtime.sessions.base import SessionABC
+from ...runtime.sessions._common import check_session_id, decode_item, encode_items
 from ...runtime.sessions.replace import check_keep, cut_position
 from ...runtime.sessions.settings import (
     SessionSettings,
     coerce_session_settings,
-    resolve_session_limit,
 )
-from ._common import PerLoop, latest_valid, settle
+from ._common import PerLoop, ServerHistory, settle
 
 __all__ = ["SQLAlchemySession"]
 
@@ -110,7 +108,7 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
     engine.sync_engine._jupyter_agents = True  # type: ignore[attr-defined]
 
 
-class SQLAlchemySession(SessionABC):
+class SQLAlchemySession(ServerHistory):
     """A session in a SQL database reached through a SQLAlchemy :class:`AsyncEngine`."""
 
     def __init__(
@@ -231,25 +229,6 @@ class SQLAlchemySession(SessionABC):
 
     # -- the Session protocol -----------------------------------------------------------------
 
-    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """Return the stored items, oldest first.
-
-        Args:
-            limit: Return only the latest ``limit`` items; by default the session settings'
-                ``limit`` (``None``: all).
-        """
-        limit = resolve_session_limit(check_limit(limit), self.session_settings)
-        if limit == 0:
-            return []
-        await self._ensure_tables()
-        if limit is None:
-            m = self._messages
-            query = select(m.c.message_data).where(self._mine()).order_by(m.c.id)
-            async with self.engine.connect() as conn:
-                rows = (await conn.execute(query)).scalars().all()
-            return [item for data in rows if (item := decode_item(data)) is not None]
-        return await latest_valid(self._latest, limit)
-
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         """Append ``items`` in one transaction: all of them, after every committed item, or
         none (an error, a cancellation or a killed process stores nothing)."""
@@ -284,6 +263,15 @@ class SQLAlchemySession(SessionABC):
 
     def _mine(self) -> Any:
         return self._messages.c.session_id == self.session_id
+
+    async def _ready(self) -> None:
+        await self._ensure_tables()
+
+    async def _all(self) -> list[object]:
+        m = self._messages
+        query = select(m.c.message_data).where(self._mine()).order_by(m.c.id)
+        async with self.engine.connect() as conn:
+            return list((await conn.execute(query)).scalars().all())
 
     async def _latest(self, count: int) -> list[object]:
         m = self._messages

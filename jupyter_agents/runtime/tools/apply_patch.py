@@ -27,7 +27,7 @@ from ..sandbox.policy import ApprovalPolicy, ExecPolicy, check_policy_names
 from ._patch_apply import apply_diff
 from ._patch_format import PatchOp, parse_patch
 from ._patch_policy import PatchVerdict, assess_patch, leaves_workspace, locate
-from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, register_tool_kind
+from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, json_object, register_tool_kind
 from .workspace import WorkspaceEditor
 
 if TYPE_CHECKING:
@@ -315,11 +315,7 @@ class ApplyPatchKind(ToolKind[ApplyPatchTool, ApplyPatchResult]):
         return ParsedCall(name=raw.name, call_id=raw.call_id, arguments=arguments)
 
     def parsed_arguments(self, arguments: str) -> dict[str, Any]:
-        try:
-            value = json.loads(arguments or "{}")
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
+        return json_object(arguments)
 
     def argument_problem(self, tool: ApplyPatchTool, arguments: str) -> str | None:
         data = self.parsed_arguments(arguments)

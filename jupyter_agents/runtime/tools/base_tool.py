@@ -38,7 +38,8 @@ from ..errors import UserError
 from ..tracing import custom_span
 from ._json_validate import check_arguments
 from .display import DisplayPart, LiveOutput, ToolDisplay, output_parts
-from .kinds import ParsedCall, ToolKind, register_tool_kind
+from .function_form import FunctionFormKind
+from .kinds import ParsedCall, register_tool_kind
 from .outputs import ToolOutput, ToolOutputFileContent, ToolOutputImage, ToolOutputText
 from .tool_cache import ToolCache
 from .view_image import image_type
@@ -256,33 +257,11 @@ def result_value(result: Any) -> Any:
     return result if isinstance(result, (str, list)) else str(result)
 
 
-class BaseToolKind(ToolKind[BaseTool, Any]):
+class BaseToolKind(FunctionFormKind[BaseTool, Any]):
     """Class-based tools: offered as function tools on both wire formats."""
 
     def __init__(self) -> None:
         super().__init__(name="base_tool", tool_classes=(BaseTool,), executable=True)
-
-    def responses_param(self, tool: BaseTool) -> dict[str, Any]:
-        return {"type": "function", **self.chat_param(tool)["function"]}
-
-    def chat_param(self, tool: BaseTool) -> dict[str, Any]:
-        function = {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.params_json_schema,
-            "strict": False,
-        }
-        return {"type": "function", "function": function}
-
-    def parse_call(self, raw: Any) -> ParsedCall:
-        return self.parse_chat_call(raw)
-
-    def parsed_arguments(self, arguments: str) -> dict[str, Any]:
-        try:
-            value = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
 
     async def invoke(self, tool: BaseTool, ctx: ToolContext[Any], arguments: str) -> Any:
         params = tool.parse_params(arguments)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, Union
 from .._util import call_maybe_async
 from ..errors import ModelBehaviorError, UserError
 from .computer_protocol import AsyncComputer, Button, Computer, Environment
-from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, register_tool_kind
+from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, json_object, register_tool_kind
 
 if TYPE_CHECKING:
     from ..context import ToolContext
@@ -282,11 +282,7 @@ class ComputerKind(ToolKind[ComputerTool, ComputerResult]):
         return ParsedCall(name=raw.name, call_id=raw.call_id, arguments=raw.arguments or "{}")
 
     def parsed_arguments(self, arguments: str) -> dict[str, Any]:
-        try:
-            value = json.loads(arguments or "{}")
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
+        return json_object(arguments)
 
     def argument_problem(self, tool: ComputerTool, arguments: str) -> str | None:
         try:

@@ -36,11 +36,21 @@ __all__ = [
     "ToolKind",
     "chat_form_kind",
     "describe_call",
+    "json_object",
     "kind_for_call",
     "kind_for_tool",
     "register_tool_kind",
     "tool_kinds",
 ]
+
+
+def json_object(arguments: str) -> dict[str, Any]:
+    """``arguments`` as a dict: empty when they are blank, not JSON, or not an object."""
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 class LocalTool(Protocol):
@@ -228,11 +238,7 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
         )
 
     def parsed_arguments(self, arguments: str) -> dict[str, Any]:
-        try:
-            value = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
+        return json_object(arguments)
 
     async def invoke(self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str) -> Any:
         return await tool.on_invoke_tool(ctx, arguments)

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn, get_args
 
 from ..errors import ToolArgumentsError
 from .display import DisplayPart, ToolDisplay, output_parts
-from .kinds import ParsedCall, ToolKind, register_tool_kind
+from .function_form import FunctionFormKind
+from .kinds import ParsedCall, register_tool_kind
 
 if TYPE_CHECKING:
     from ..approvals import NeedsApproval
@@ -234,26 +235,12 @@ class PlanTool:
         return None
 
 
-class PlanKind(ToolKind[PlanTool, str]):
-    """The plan tool's kind: a function tool on both wire formats, checked before it runs."""
+class PlanKind(FunctionFormKind[PlanTool, str]):
+    """The plan tool's kind: a function tool on both wire formats (not strict: "explanation"
+    is optional), checked before it runs."""
 
     def __init__(self) -> None:
         super().__init__(name="plan", tool_classes=(PlanTool,), executable=True)
-
-    def responses_param(self, tool: PlanTool) -> dict[str, Any]:
-        return {"type": "function", **self.chat_param(tool)["function"]}
-
-    def chat_param(self, tool: PlanTool) -> dict[str, Any]:
-        function = {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.params_json_schema,
-            "strict": False,  # "explanation" is optional; strict mode would make it required
-        }
-        return {"type": "function", "function": function}
-
-    def parse_call(self, raw: Any) -> ParsedCall:
-        return self.parse_chat_call(raw)
 
     def argument_problem(self, tool: PlanTool, arguments: str) -> str | None:
         try:
@@ -261,13 +248,6 @@ class PlanKind(ToolKind[PlanTool, str]):
         except ToolArgumentsError as e:
             return str(e)
         return None
-
-    def parsed_arguments(self, arguments: str) -> dict[str, Any]:
-        try:
-            value = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
 
     async def invoke(self, tool: PlanTool, ctx: ToolContext[Any], arguments: str) -> str:
         Plan.parse(arguments)  # checked before, but a resumed run may bring other arguments

@@ -35,7 +35,7 @@ from ..sandbox.policy import (
     check_policy_names,
     sandbox_denial,
 )
-from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, register_tool_kind
+from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, json_object, register_tool_kind
 from .live_output import streamer
 from .shell_io import (
     ShellCommandOutput,
@@ -210,11 +210,7 @@ class ShellKind(ToolKind[ShellTool, ShellResult | str]):
         return ParsedCall(name="shell", call_id=str(raw.call_id), arguments=json.dumps(data))
 
     def parsed_arguments(self, arguments: str) -> dict[str, Any]:
-        try:
-            value = json.loads(arguments or "{}")
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
+        return json_object(arguments)
 
     def argument_problem(self, tool: ShellTool, arguments: str) -> str | None:
         commands = self.parsed_arguments(arguments).get("commands")
