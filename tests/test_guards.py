@@ -173,7 +173,7 @@ def test_the_public_top_level_modules_are_the_known_ones() -> None:
     public = {name for name in files | packages if not name.startswith("_")}
     mirrored = {p.split(".")[0] for p in SDK_PATHS}
     # mcp mirrors agents.mcp; its names are not on the top level (they need the mcp package)
-    assert public == {"headless", "mcp", "notebook", "runtime", "testing", *mirrored}
+    assert public == {"evals", "headless", "mcp", "notebook", "runtime", "testing", *mirrored}
 
 
 def test_the_sdk_module_paths_hold_the_very_objects_of_the_top_level() -> None:

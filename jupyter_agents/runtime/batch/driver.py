@@ -217,6 +217,8 @@ def record(batch: Batch, index: int, outcome: RowOutcome) -> None:
         seconds=row.seconds,
         state=outcome.state,
         waiting=row.waiting,
+        tool_calls=row.tool_calls,
+        cost_usd=row.cost_usd,
     )
     if outcome.stored:
         batch.store.put(batch.batch_id, stored)
@@ -260,4 +262,6 @@ def _from_store(batch: Batch, index: int, row: StoredRow) -> RowResult:
         seconds=row.seconds,
         waiting=row.waiting,
         from_store=True,
+        tool_calls=row.tool_calls,
+        cost_usd=row.cost_usd,
     )

@@ -46,7 +46,11 @@ class RowResult:
     """Replayed to the end from the batch's cassette (``run_batch(cassette=...)``): no model
     call."""
     cost_usd: Decimal | None = None
-    """What the row's model calls cost (None: not run here, failed, or no known price)."""
+    """What the row's model calls cost (None: failed, or no known price)."""
+    tool_calls: list[dict[str, Any]] | None = None
+    """The run's tool calls in order: ``name``, ``arguments`` (parsed JSON when it parses),
+    ``call_id`` and ``status`` (how the call ended; None: no output yet). None: not known (a
+    failed row, or a row stored before tool calls were kept)."""
 
 
 @dataclass

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from ..agent import Agent
 from ..approvals import ApprovalDecision
 from ..errors import UserError
-from ..items import ToolCallOutputItem
+from ..items import ToolCallItem, ToolCallOutputItem
 from ..lifecycle import RunHooks
 from ..replay import Cassette, ReplayMismatch, ReplayMode
 from ..run import RunConfig, Runner
@@ -37,6 +37,7 @@ __all__ = [
     "RowSettings",
     "jsonable",
     "run_row",
+    "tool_calls_of",
 ]
 
 ApproveMode = Literal["deny", "auto", "review"]
@@ -293,7 +294,37 @@ def _row_of(result: Any, job: RowJob, seconds: float) -> RowResult:
         output=jsonable(result.final_output),
         tokens=tokens,
         seconds=seconds,
+        tool_calls=tool_calls_of(result.new_items),
     )
+
+
+def tool_calls_of(items: list[Any]) -> list[dict[str, Any]]:
+    """A run's tool calls in order, as plain data: ``name``, ``arguments`` (parsed when it is
+    JSON), ``call_id``, and ``status`` of the call's output (None: no output)."""
+    status = {i.call_id: i.status for i in items if isinstance(i, ToolCallOutputItem)}
+    calls = []
+    for item in items:
+        if not isinstance(item, ToolCallItem):
+            continue
+        raw = item.raw_item
+        fields = raw if isinstance(raw, dict) else vars(raw) if hasattr(raw, "__dict__") else {}
+        arguments = fields.get("arguments", fields.get("action"))
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                pass
+        name = item.tool_name or fields.get("name") or fields.get("type") or type(raw).__name__
+        call_id = item.call_id or fields.get("call_id")
+        calls.append(
+            {
+                "name": name,
+                "arguments": jsonable(arguments),
+                "call_id": call_id,
+                "status": status.get(call_id) if call_id else None,
+            }
+        )
+    return calls
 
 
 def jsonable(value: Any) -> Any:

@@ -16,6 +16,7 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -44,6 +45,8 @@ CREATE TABLE IF NOT EXISTS rows (
     state TEXT,
     waiting TEXT,
     updated REAL NOT NULL,
+    tool_calls TEXT,
+    cost_usd TEXT,
     PRIMARY KEY (batch, key)
 );
 """
@@ -64,6 +67,10 @@ class StoredRow:
     """A paused run's ``RunState`` JSON (status ``waiting``)."""
     waiting: list[dict[str, Any]] | None
     """The calls a paused row waits on: ``{"call_id", "tool", "arguments"}``."""
+    tool_calls: list[dict[str, Any]] | None = None
+    """The run's tool calls (``RowResult.tool_calls``)."""
+    cost_usd: Decimal | None = None
+    """What the row's model calls cost (None: no known price)."""
 
 
 class ResultsStore:
@@ -80,6 +87,7 @@ class ResultsStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
+            _add_columns(self._db)
 
     def open_batch(self, batch_id: str, identity: dict[str, Any], fresh: bool = False) -> None:
         """Make sure the batch exists; ``fresh`` forgets its rows."""
@@ -119,11 +127,14 @@ class ResultsStore:
             row.state,
             json.dumps(row.waiting) if row.waiting is not None else None,
             time.time(),
+            json.dumps(row.tool_calls, default=str) if row.tool_calls is not None else None,
+            str(row.cost_usd) if row.cost_usd is not None else None,
         )
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO rows (batch, key, prompt_hash, status, output, error, "
-                "tokens, seconds, state, waiting, updated) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "tokens, seconds, state, waiting, updated, tool_calls, cost_usd) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 values,
             )
 
@@ -133,12 +144,23 @@ class ResultsStore:
 
 
 _SELECT = (
-    "SELECT key, prompt_hash, status, output, error, tokens, seconds, state, waiting FROM rows"
+    "SELECT key, prompt_hash, status, output, error, tokens, seconds, state, waiting, "
+    "tool_calls, cost_usd FROM rows"
 )
+
+_ADDED_COLUMNS = {"tool_calls": "TEXT", "cost_usd": "TEXT"}
+"""Columns a store made by an earlier version lacks (added when it is opened)."""
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    have = {r[1] for r in db.execute("PRAGMA table_info(rows)").fetchall()}
+    for name, kind in _ADDED_COLUMNS.items():
+        if name not in have:
+            db.execute(f"ALTER TABLE rows ADD COLUMN {name} {kind}")
 
 
 def _stored(r: tuple[Any, ...]) -> StoredRow:
-    key, hashed, status, output, error, tokens, seconds, state, waiting = r  # as _SELECT
+    key, hashed, status, output, error, tokens, seconds, state, waiting, calls, cost = r
     return StoredRow(
         key=key,
         prompt_hash=hashed,
@@ -149,6 +171,8 @@ def _stored(r: tuple[Any, ...]) -> StoredRow:
         seconds=seconds,
         state=state,
         waiting=json.loads(waiting) if waiting is not None else None,
+        tool_calls=json.loads(calls) if calls is not None else None,
+        cost_usd=Decimal(cost) if cost is not None else None,
     )
 
 
