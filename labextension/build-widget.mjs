@@ -1,17 +1,25 @@
-// Bundles src/widget/ (the run widget's view, markdown-it and DOMPurify) into the one ES module
-// anywidget loads. The output is committed; CI rebuilds it and fails if it differs.
+// Bundles the widgets anywidget loads, each into one ES module: the run widget (src/widget/,
+// with markdown-it and DOMPurify) and the evaluation report (src/evalreport/). The output is
+// committed; CI rebuilds it and fails if it differs.
 import { build } from "esbuild";
 
-await build({
-  entryPoints: ["src/widget/index.js"],
-  outfile: "../jupyter_agents/notebook/static/run_view.js",
-  bundle: true,
-  format: "esm",
-  target: "es2020",
-  minify: true,
-  legalComments: "eof",
-  banner: {
-    js: "// Built from labextension/src/widget by `npm run build:widget`; do not edit by hand.",
-  },
-  logLevel: "warning",
-});
+const WIDGETS = [
+  ["src/widget/index.js", "run_view.js", "src/widget"],
+  ["src/evalreport/index.js", "eval_report.js", "src/evalreport"],
+];
+
+for (const [entry, out, from] of WIDGETS) {
+  await build({
+    entryPoints: [entry],
+    outfile: `../jupyter_agents/notebook/static/${out}`,
+    bundle: true,
+    format: "esm",
+    target: "es2020",
+    minify: true,
+    legalComments: "eof",
+    banner: {
+      js: `// Built from labextension/${from} by \`npm run build:widget\`; do not edit by hand.`,
+    },
+    logLevel: "warning",
+  });
+}

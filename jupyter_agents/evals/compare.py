@@ -69,6 +69,10 @@ class Comparison:
     """Cases in A only (by name)."""
     only_b: list[str] = field(default_factory=list)
     """Cases in B only (by name)."""
+    report_a: EvalReport | None = field(default=None, repr=False, compare=False)
+    """Report A itself (its cases, for a side-by-side view)."""
+    report_b: EvalReport | None = field(default=None, repr=False, compare=False)
+    """Report B itself."""
 
     @property
     def better(self) -> list[CaseChange]:
@@ -129,6 +133,8 @@ def compare(report_a: EvalReport, report_b: EvalReport) -> Comparison:
         changes=changes,
         only_a=[c.name for c in report_a.cases if c.name not in by_name],
         only_b=[c.name for c in report_b.cases if c.name not in names_a],
+        report_a=report_a,
+        report_b=report_b,
     )
 
 

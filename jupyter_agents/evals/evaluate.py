@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic_evals.evaluators import Evaluator
 
 from ..runtime.agent import Agent
-from ..runtime.batch import arun_batch
+from ..runtime.batch import BatchControl, arun_batch
 from ..runtime.batch.row import ApproveMode
 from ..runtime.batch.store import DEFAULT_STORE
 from ..runtime.blocking import run_blocking
@@ -41,6 +41,7 @@ def evaluate(
     dataset: Any,
     *,
     scorers: Sequence[Evaluator[Any, Any, Any]] = (),
+    prompt: str | None = None,
     concurrency: int = 8,
     cassette: Cassette | str | os.PathLike[str] | None = None,
     backend: Literal["local", "ray"] = "local",
@@ -52,6 +53,7 @@ def evaluate(
     max_turns: int | None = None,
     run_config: RunConfig | None = None,
     progress: Any = "auto",
+    control: BatchControl | None = None,
 ) -> EvalReport:
     """Evaluate ``agent`` on ``dataset`` and wait (see :func:`aevaluate`, its async twin, for
     the arguments). Works in a notebook cell, a script or a running loop."""
@@ -60,6 +62,7 @@ def evaluate(
             agent,
             dataset,
             scorers=scorers,
+            prompt=prompt,
             concurrency=concurrency,
             cassette=cassette,
             backend=backend,
@@ -71,6 +74,7 @@ def evaluate(
             max_turns=max_turns,
             run_config=run_config,
             progress=progress,
+            control=control,
         )
     )
 
@@ -80,6 +84,7 @@ async def aevaluate(
     dataset: Any,
     *,
     scorers: Sequence[Evaluator[Any, Any, Any]] = (),
+    prompt: str | None = None,
     concurrency: int = 8,
     cassette: Cassette | str | os.PathLike[str] | None = None,
     backend: Literal["local", "ray"] = "local",
@@ -91,6 +96,7 @@ async def aevaluate(
     max_turns: int | None = None,
     run_config: RunConfig | None = None,
     progress: Any = "auto",
+    control: BatchControl | None = None,
 ) -> EvalReport:
     """Run ``agent`` on every case of ``dataset`` (as a batch) and score every run.
 
@@ -106,6 +112,8 @@ async def aevaluate(
             string as is, anything else as JSON.
         scorers: More evaluators for every case: pydantic-evals' (``EqualsExpected``,
             ``LLMJudge``, ...), ours (``ToolTrajectory``, ``MaxCost``, ...) or your own.
+        prompt: A template for each case's prompt, ``{input}`` standing for the case's input
+            (default: the input itself).
         concurrency: Cases run at once (and scored at once).
         cassette: Record the runs, and replay a case whose recording matches (as
             ``run_batch(cassette=...)``).
@@ -122,6 +130,7 @@ async def aevaluate(
         max_turns: Per case.
         run_config: Per case.
         progress: As ``run_batch``: ``"auto"``, ``"text"``, None, or a ``BatchProgress``.
+        control: Stop the cases' batch from elsewhere (as ``run_batch``'s).
     """
     data = load_dataset(dataset, FILE_EVALUATORS)
     if data.report_evaluators:
@@ -130,6 +139,10 @@ async def aevaluate(
             "or run the report evaluators on the report's cases yourself."
         )
     prompts = [prompt_of(case.inputs) for case in data.cases]
+    if prompt is not None:
+        if "{input}" not in prompt:
+            raise UserError("The prompt template needs {input} (where each case's input goes).")
+        prompts = [prompt.replace("{input}", text) for text in prompts]
     batch = await arun_batch(
         agent,
         prompts,
@@ -142,6 +155,7 @@ async def aevaluate(
         approve=approve,
         fresh=fresh,
         progress=progress,
+        control=control,
         max_cost_usd=max_cost_usd,
     )
     runs = [CaseRun.of_row(row) for row in batch.rows]

@@ -25,7 +25,7 @@ __all__ = ["run_batch_cell"]
 
 # A person cannot be asked row by row: the cell's ``ask`` (its default, as for one run) is the
 # API's ``review``, and ``review`` is taken as it is.
-_APPROVE: dict[str, ApproveMode] = {
+APPROVE: dict[str, ApproveMode] = {
     "ask": "review",
     "review": "review",
     "auto": "auto",
@@ -60,7 +60,7 @@ async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> Ba
             max_turns=opts.max_turns,
             run_config=config,
             backend=opts.backend,
-            approve=_APPROVE[opts.approve],
+            approve=APPROVE[opts.approve],
             requests_per_minute=opts.rpm,
             tokens_per_minute=opts.tpm,
             fresh=opts.fresh,

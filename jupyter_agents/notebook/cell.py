@@ -336,6 +336,11 @@ async def _run_cell(host: NotebookHost, opts: CellOptions, body: str) -> None:
 
         await run_batch_cell(host, opts, body)
         return
+    if opts.eval is not None:
+        from .eval_cell import run_eval_cell
+
+        await run_eval_cell(host, opts, body)
+        return
     run = _prepare(host, opts, body)
     _tool_output.install()
     run.view.display()
@@ -363,7 +368,7 @@ def start_background(host: NotebookHost, opts: CellOptions, run: _Prepared) -> N
 def run_agent_cell_magic(line: str, body: str) -> None:
     """The ``%%agent`` cell magic: for kernels without live async cells, and the terminal."""
     host, opts = _options(line)
-    if getattr(get_ipython(), "kernel", None) is None or opts.over is not None:
+    if getattr(get_ipython(), "kernel", None) is None or opts.over or opts.eval:
         from ..runtime.blocking import run_blocking
 
         run_blocking(_run_cell(host, opts, body))  # the terminal, or a batch

@@ -56,8 +56,10 @@ def load(shell: Any) -> None:
     if getattr(shell, "kernel", None) is not None:  # run_batch shows a widget in a kernel
         from .batch_view import install as install_batch_view
         from .cell_runner import follow_cells
+        from .eval_view import install as install_eval_view
 
         install_batch_view()
+        install_eval_view(shell)  # reports and comparisons as the report widget
         follow_cells(shell)  # the notebook agent's run_cells
     host.open_runs_channel()
     # genai-prices takes ~0.7 s to import and price once: off the first cell's path

@@ -16,7 +16,8 @@ USAGE = (
     "%%agent [AGENT] [--model M] [--max-turns N] [--new] [--out VAR] "
     "[--approve ask|auto|deny] [--background] [--live | --replay] [--replay-tools run] | "
     "%%agent [AGENT] --over DATAFRAME [--approve review|auto|deny] [--concurrency N] "
-    "[--out VAR] [--backend local|ray] [--fresh] [--rpm N] [--tpm N]"
+    "[--out VAR] [--backend local|ray] [--fresh] [--rpm N] [--tpm N] | "
+    "%%agent [AGENT] --eval DATASET [--scorer VAR ...] [the --over options]"
 )
 
 
@@ -40,6 +41,12 @@ class CellOptions:
     background: bool = False
     over: str | None = None
     """A batch: the variable holding the rows (the cell is the prompt template)."""
+    eval: str | None = None
+    """An evaluation: the variable holding the dataset (a ``pydantic_evals.Dataset`` or a
+    DataFrame) or a dataset file's path; the cell, when not empty, is the prompt template
+    (``{input}``: the case's input)."""
+    scorers: tuple[str, ...] = ()
+    """``--scorer VAR``: variables holding more scorers for an evaluation."""
     concurrency: int = 8
     backend: Literal["local", "ray"] = "local"
     fresh: bool = False
@@ -69,6 +76,8 @@ def _parser() -> _Parser:
     parser.add_argument("--approve", choices=["ask", "auto", "deny", "review"], default=None)
     parser.add_argument("--background", action="store_true")
     parser.add_argument("--over")
+    parser.add_argument("--eval", dest="eval")
+    parser.add_argument("--scorer", action="append", default=[])
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--backend", choices=["local", "ray"], default="local")
     parser.add_argument("--fresh", action="store_true")
@@ -92,22 +101,29 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         raise UsageError("%%agent: --max-turns must be at least 1.")
     if args.concurrency < 1:
         raise UsageError("%%agent: --concurrency must be at least 1.")
-    if args.replay is not None and args.over is not None:
-        raise UsageError(f"%%agent: --{args.replay} does not go with --over (a batch).")
-    if args.replay_tools != "recorded" and args.over is not None:
-        raise UsageError("%%agent: --replay-tools does not go with --over (a batch).")
+    batch = "--over" if args.over is not None else "--eval" if args.eval is not None else None
+    if args.over is not None and args.eval is not None:
+        raise UsageError("%%agent: --over and --eval do not go together (choose one).")
+    if args.scorer and args.eval is None:
+        raise UsageError("%%agent: --scorer goes with --eval DATASET.")
+    if args.replay is not None and batch:
+        raise UsageError(f"%%agent: --{args.replay} does not go with {batch} (a batch).")
+    if args.replay_tools != "recorded" and batch:
+        raise UsageError(f"%%agent: --replay-tools does not go with {batch} (a batch).")
     batch_only = [f"--{n}" for n in ("backend", "fresh", "rpm", "tpm") if _given(args, n)]
-    if args.over is None and (batch_only or args.concurrency != 8):
+    if batch is None and (batch_only or args.concurrency != 8):
         raise UsageError(
             f"%%agent: {(batch_only or ['--concurrency'])[0]} goes with --over DATAFRAME."
         )
-    if args.over is None and args.approve == "review":
+    if batch is None and args.approve == "review":
         raise UsageError(
             "%%agent: --approve review goes with --over DATAFRAME (one run asks: --approve ask)."
         )
-    if args.over is not None and args.background:
-        raise UsageError("%%agent: --background does not go with --over (a batch shows progress).")
-    for name in (args.agent, args.out, args.over):
+    if batch and args.background:
+        raise UsageError(
+            f"%%agent: --background does not go with {batch} (a batch shows progress)."
+        )
+    for name in (args.agent, args.out, args.over, *args.scorer):
         if name is not None and not name.isidentifier():
             raise UsageError(f"%%agent: {name!r} is not a valid Python name.")
     approve = args.approve or os.environ.get("JUPYTER_AGENTS_APPROVE") or default_approve
@@ -115,7 +131,7 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         raise UsageError(
             f"JUPYTER_AGENTS_APPROVE={approve!r} is not valid: use ask, auto, deny or review."
         )
-    if approve == "review" and args.over is None:  # the environment's choice, for batches
+    if approve == "review" and batch is None:  # the environment's choice, for batches
         approve = "ask"
     return CellOptions(
         agent=args.agent,
@@ -126,6 +142,8 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         approve=cast(Approve, approve),
         background=args.background,
         over=args.over,
+        eval=args.eval,
+        scorers=tuple(args.scorer),
         concurrency=args.concurrency,
         backend=args.backend,
         fresh=args.fresh,

@@ -71,6 +71,15 @@ describe('the magic line', () => {
       ['value', 'ray'],
       ['flag', '--fresh']
     ]);
+    assert.deepEqual(parts('%%agent --eval evals/qa.yaml --scorer checks --scorer 2x'), [
+      ['command', '%%agent'],
+      ['flag', '--eval'],
+      ['value', 'evals/qa.yaml'],
+      ['flag', '--scorer'],
+      ['value', 'checks'],
+      ['flag', '--scorer'],
+      ['invalid', '2x']
+    ]);
     assert.deepEqual(parts('%%agent --concurrency 0 --backend spark'), [
       ['command', '%%agent'],
       ['flag', '--concurrency'],

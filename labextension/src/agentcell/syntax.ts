@@ -23,6 +23,8 @@ export const FLAGS: Readonly<Record<string, 'value' | 'switch'>> = {
   '--replay': 'switch',
   '--replay-tools': 'value',
   '--over': 'value',
+  '--eval': 'value',
+  '--scorer': 'value',
   '--concurrency': 'value',
   '--backend': 'value',
   '--fresh': 'switch',
@@ -130,7 +132,7 @@ function valueIsValid(flag: string, value: string): boolean {
   if (flag === '--rpm' || flag === '--tpm') {
     return /^[+-]?\d+$/.test(value.trim());
   }
-  if (flag === '--out' || flag === '--over') {
+  if (flag === '--out' || flag === '--over' || flag === '--scorer') {
     return isIdentifier(value);
   }
   return value.length > 0;
