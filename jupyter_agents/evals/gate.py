@@ -39,8 +39,8 @@ class GateLine:
             return f"{mark} {self.name}: {self.baseline:.4f} -> missing from the current report"
         if self.baseline is None:
             return f"{mark} {self.name}: new, {self.current:.4f}"
-        drop = self.baseline - self.current
-        return f"{mark} {self.name}: {self.baseline:.4f} -> {self.current:.4f} ({-drop:+.4f})"
+        change = self.current - self.baseline
+        return f"{mark} {self.name}: {self.baseline:.4f} -> {self.current:.4f} ({change:+.4f})"
 
 
 def check_gate(baseline: EvalReport, current: EvalReport, max_drop: float) -> list[GateLine]:
