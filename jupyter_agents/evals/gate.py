@@ -1,9 +1,11 @@
 """The CI gate: fail when a scorer's average dropped more than allowed from a baseline report.
 
-``python -m jupyter_agents.evals gate BASELINE.json CURRENT.json --max-drop 0.02`` prints one
+``python -m jupyter_agents.evals gate BASELINE.json [CURRENT.json] --max-drop 0.02`` prints one
 line per scorer and exits 0 (no scorer dropped more than ``--max-drop``), 1 (one did, or a
 baseline scorer is missing from the current report) or 2 (bad input: a missing file, a file
-that is not a saved report, a bad option), with one line saying which.
+that is not a saved report, a bad option), with one line saying which. Without
+``CURRENT.json`` the evaluation runs now: ``--run MODULE:FUNCTION``, or the function the
+baseline was made by (``python -m jupyter_agents.evals run MODULE:FUNCTION --out FILE``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TextIO
 
 from ..runtime.errors import UserError
 from .report import EvalReport
+from .source import run_source
 
 __all__ = ["GateLine", "check_gate", "main"]
 
@@ -55,17 +58,25 @@ def check_gate(baseline: EvalReport, current: EvalReport, max_drop: float) -> li
     return lines
 
 
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m jupyter_agents.evals", exit_on_error=False)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run an evaluation function and save its report")
+    run.add_argument("source", help="MODULE:FUNCTION returning an EvalReport")
+    run.add_argument("--out", default="eval_report.json", help="where to save the report")
+    gate = commands.add_parser("gate", help="fail when a scorer's average dropped")
+    gate.add_argument("baseline", help="the baseline report (EvalReport.to_json)")
+    gate.add_argument("current", nargs="?", help="the current report (default: run it now)")
+    gate.add_argument("--run", dest="source", help="MODULE:FUNCTION making the current report")
+    gate.add_argument("--max-drop", type=float, default=0.0, help="the largest drop allowed")
+    return parser
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the command line; returns the exit code."""
     out = out or sys.stdout
-    parser = argparse.ArgumentParser(prog="python -m jupyter_agents.evals", exit_on_error=False)
-    commands = parser.add_subparsers(dest="command", required=True)
-    gate = commands.add_parser("gate", help="fail when a scorer's average dropped")
-    gate.add_argument("baseline", help="the baseline report (EvalReport.to_json)")
-    gate.add_argument("current", help="the current report")
-    gate.add_argument("--max-drop", type=float, default=0.0, help="the largest drop allowed")
     try:
-        args = parser.parse_args(argv)
+        args = _parser().parse_args(argv)
     except (argparse.ArgumentError, SystemExit) as e:
         if isinstance(e, SystemExit) and e.code == 0:  # --help
             return 0
@@ -74,12 +85,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             file=out,
         )
         return 2
-    if args.max_drop < 0:
-        print("error: --max-drop is 0 or more", file=out)
-        return 2
     try:
+        if args.command == "run":
+            report = run_source(args.source)
+            report.to_json(args.out)
+            print(f"{report.name}: {len(report.cases)} cases, saved to {args.out}", file=out)
+            return 0
+        if args.max_drop < 0:
+            raise UserError("--max-drop is 0 or more")
         baseline = EvalReport.from_json(args.baseline)
-        current = EvalReport.from_json(args.current)
+        current = _current(baseline, args.current, args.source)
     except UserError as e:
         print(f"error: {e}", file=out)
         return 2
@@ -87,3 +102,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     for line in lines:
         print(line, file=out)
     return 0 if all(line.ok for line in lines) else 1
+
+
+def _current(baseline: EvalReport, path: str | None, source: str | None) -> EvalReport:
+    if path is not None and source is not None:
+        raise UserError("give CURRENT.json or --run MODULE:FUNCTION, not both")
+    if path is not None:
+        return EvalReport.from_json(path)
+    source = source or baseline.source
+    if source is None:
+        raise UserError(
+            "give CURRENT.json or --run MODULE:FUNCTION: the baseline names no evaluation to "
+            "run (save it with: python -m jupyter_agents.evals run MODULE:FUNCTION --out FILE)"
+        )
+    return run_source(source)

@@ -144,6 +144,9 @@ class EvalReport:
     """The results store holding the runs (None: kept nowhere, ``cache=False``)."""
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
     """When the report was made (ISO 8601, UTC)."""
+    source: str | None = None
+    """``MODULE:FUNCTION``, the function that makes this evaluation (set by ``python -m
+    jupyter_agents.evals run``): the gate runs it again when given only this report."""
     output_type: Any = field(default=None, repr=False, compare=False)
     """The agent's output type: scorers see a structured output validated into it (kept in
     memory only; give ``rescore(output_type=...)`` for a report read from a file)."""
@@ -231,6 +234,7 @@ class EvalReport:
             "created": self.created,
             "batch_id": self.batch_id,
             "store_path": self.store_path,
+            "source": self.source,
             "averages": self.averages(),
             "cases": [c.to_dict() for c in self.cases],
         }
@@ -264,6 +268,7 @@ class EvalReport:
                 batch_id=data.get("batch_id"),
                 store_path=data.get("store_path"),
                 created=str(data.get("created", "")),
+                source=data.get("source"),
             )
         except (KeyError, TypeError, ValueError) as e:
             raise UserError(f"A damaged evaluation report ({type(e).__name__}: {e}).") from None

@@ -77,6 +77,7 @@ async def run_eval_cell(host: NotebookHost, opts: CellOptions, body: str) -> Any
             agent,
             dataset,
             scorers=scorers,
+            name=f"{agent.name} on {opts.eval}",
             prompt=body.strip() or None,
             concurrency=opts.concurrency,
             max_turns=opts.max_turns,

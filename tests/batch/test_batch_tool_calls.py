@@ -79,3 +79,22 @@ def test_a_store_from_before_gains_the_new_columns(tmp_path: Path) -> None:
     row = ResultsStore(path).row("b", "0")
     assert row is not None and row.output == "out" and row.tool_calls is None
     assert row.cost_usd is None
+
+
+def test_model_objects_for_different_models_are_different_batches() -> None:
+    from openai import AsyncOpenAI
+
+    from jupyter_agents import OpenAIResponsesModel, RunConfig
+    from jupyter_agents.runtime.batch.run_batch import batch_identity
+
+    client = AsyncOpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1")  # never called
+
+    def identity(model: Any) -> dict[str, Any]:
+        return batch_identity(Agent(name="same", model=model), None, RunConfig(), None)
+
+    big = identity(OpenAIResponsesModel("gpt-4.1", client))
+    small = identity(OpenAIResponsesModel("gpt-4.1-mini", client))
+    assert big["model"] == "OpenAIResponsesModel:gpt-4.1"
+    assert big != small
+    assert identity("gpt-4.1")["model"] == "gpt-4.1"
+    assert identity(OpenAIResponsesModel("gpt-4.1", client)) == big

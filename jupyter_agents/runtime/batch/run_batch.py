@@ -258,12 +258,21 @@ def batch_identity(
         "instructions": agent.instructions
         if isinstance(agent.instructions, str) or agent.instructions is None
         else getattr(agent.instructions, "__qualname__", "function"),
-        "model": model if isinstance(model, str) or model is None else type(model).__name__,
+        "model": _model_identity(model),
         "tools": sorted(getattr(t, "name", "?") for t in agent.tools),
         "output": schema.json_schema() if schema is not None else None,
         "prompt": prompt,
         "max_turns": max_turns,
     }
+
+
+def _model_identity(model: Any) -> str | None:
+    """A model's name, or its class with the name it calls (two model objects of one class for
+    different models are different batches)."""
+    if isinstance(model, str) or model is None:
+        return model
+    name = getattr(model, "model", None)
+    return f"{type(model).__name__}:{name}" if isinstance(name, str) else type(model).__name__
 
 
 def _open_store(cache: str | Path | bool) -> ResultsStore:
