@@ -9,7 +9,6 @@ two drift apart. ``pydantic-evals>=2.62`` is the version they were read from.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -116,7 +115,9 @@ async def score_case(
     if run.error is not None or not evaluators:
         return Scored()
     ctx = context_for(case, run, typed_output(run.output, output_type))
-    outcomes = await asyncio.gather(*(run_evaluator(ev, ctx) for ev in evaluators))
+    # One after the other: cases are scored concurrently already, and a task per evaluator
+    # would cost more than most evaluators (comparisons, counts) take.
+    outcomes = [await run_evaluator(ev, ctx) for ev in evaluators]
     results: list[EvaluationResult[Any]] = []
     failures: dict[str, str] = {}
     for outcome in outcomes:

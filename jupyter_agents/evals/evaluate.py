@@ -19,6 +19,7 @@ from pydantic_evals.evaluators import Evaluator
 
 from ..runtime.agent import Agent
 from ..runtime.batch import BatchControl, arun_batch
+from ..runtime.batch.progress import progress_for
 from ..runtime.batch.row import ApproveMode
 from ..runtime.batch.store import DEFAULT_STORE
 from ..runtime.blocking import run_blocking
@@ -26,6 +27,8 @@ from ..runtime.errors import UserError
 from ..runtime.replay import Cassette
 from ..runtime.run import RunConfig
 from ._dataset import case_names, load_dataset, prompt_of
+from ._overlap import ScoreAsRowsFinish
+from ._scoring import Scored, score_case
 from .case_run import CaseRun
 from .report import CaseResult, EvalReport, score_all
 from .scorers import MaxCost, MaxTokens, ToolTrajectory
@@ -143,29 +146,47 @@ async def aevaluate(
         if "{input}" not in prompt:
             raise UserError("The prompt template needs {input} (where each case's input goes).")
         prompts = [prompt.replace("{input}", text) for text in prompts]
-    batch = await arun_batch(
-        agent,
-        prompts,
-        concurrency=concurrency,
-        max_turns=max_turns,
-        run_config=run_config,
-        cassette=cassette,
-        cache=cache,
-        backend=backend,
-        approve=approve,
-        fresh=fresh,
-        progress=progress,
-        control=control,
-        max_cost_usd=max_cost_usd,
-    )
+    evaluators = [*data.evaluators, *scorers]
+    output_type = agent.output_type
+
+    async def score_one(index: int, run: CaseRun) -> Scored:
+        case = data.cases[index]
+        return await score_case(case, run, [*case.evaluators, *evaluators], output_type)
+
+    shown = progress_for(progress, len(prompts), control)
+    overlap = ScoreAsRowsFinish(shown, score_one, concurrency)
+    try:
+        batch = await arun_batch(
+            agent,
+            prompts,
+            concurrency=concurrency,
+            max_turns=max_turns,
+            run_config=run_config,
+            cassette=cassette,
+            cache=cache,
+            backend=backend,
+            approve=approve,
+            fresh=fresh,
+            progress=overlap,
+            control=control,
+            max_cost_usd=max_cost_usd,
+        )
+    except BaseException:
+        overlap.cancel()
+        raise
     runs = [CaseRun.of_row(row) for row in batch.rows]
-    scored = await score_all(
-        list(zip(data.cases, runs, strict=True)),
-        [*data.evaluators, *scorers],
-        agent.output_type,
-        concurrency,
-        per_case=[case.evaluators for case in data.cases],
+    started = [overlap.take(i, run) for i, run in enumerate(runs)]
+    missing = [i for i, future in enumerate(started) if future is None]  # e.g. from the store
+    rest = iter(
+        await score_all(
+            [(data.cases[i], runs[i]) for i in missing],
+            evaluators,
+            output_type,
+            concurrency,
+            per_case=[data.cases[i].evaluators for i in missing],
+        )
     )
+    scored = [next(rest) if future is None else await future for future in started]
     cases = [
         CaseResult(
             key=row.key,
@@ -186,7 +207,7 @@ async def aevaluate(
         cases=cases,
         batch_id=batch.batch_id,
         store_path=_store_path(cache),
-        output_type=agent.output_type,
+        output_type=output_type,
     )
 
 

@@ -337,12 +337,14 @@ async def score_all(
 ) -> list[Any]:
     """Score every case, ``concurrency`` at a time; ``per_case`` evaluators (a case's own)
     run before the shared ones, as in pydantic-evals."""
-    gate = asyncio.Semaphore(max(1, concurrency))
+    results: list[Any] = [None] * len(cases)
+    pending = iter(range(len(cases)))
 
-    async def one(index: int) -> Any:
-        case, run = cases[index]
-        own = list(per_case[index]) if per_case is not None else []
-        async with gate:
-            return await score_case(case, run, [*own, *evaluators], output_type)
+    async def worker() -> None:  # ``concurrency`` workers, not a task per case
+        for index in pending:
+            case, run = cases[index]
+            own = list(per_case[index]) if per_case is not None else []
+            results[index] = await score_case(case, run, [*own, *evaluators], output_type)
 
-    return list(await asyncio.gather(*(one(i) for i in range(len(cases)))))
+    await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(cases))))))
+    return results
