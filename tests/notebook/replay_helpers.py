@@ -63,7 +63,10 @@ def live_then_offline(source: Path, folder: Path) -> dict[str, Any]:
     return {"live": live, "again": again, "said": said_live + "\n---\n" + said_again}
 
 
-TIMING = re.compile(r" · \d+(\.\d+)? (ms|s|min \d+ s)\b| · [\d.]+ rows/s| · done in [\d.]+ (ms|s)")
+TIMING = re.compile(
+    r" · \d+(\.\d+)? (ms|s|min \d+ s)\b| · [\d.]+ rows/s| · done in [\d.]+ (ms|s)"
+    r"|(?<= )\d+\.\d\ds(?= )"  # a case's duration in an evaluation report's table
+)
 
 
 def run_of(cell: Any) -> dict[str, Any]:
