@@ -43,6 +43,7 @@ def test_scores_compares_and_gates_offline(monkeypatch: pytest.MonkeyPatch) -> N
     assert "model calls during rescore: 0" in stdout(nb, "rescored")
     assert "'short': 1.0" in stdout(nb, "rescored")
     versus = shown(nb, "versus")
-    assert "Comparison 'v1' (A) -> 'v2' (B)" in versus and "worse" in versus
+    assert "Comparison 'v1 on thousand' (A) -> 'v2 on thousand' (B)" in versus
+    assert "55 worse" in versus
     gate = stdout(nb, "gate")
     assert "FAIL EqualsExpected" in gate and "exit status 1" in gate
