@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from jupyter_agents import (
     tool,
     warm_ray_actors,
 )
+from jupyter_agents.runtime.batch import NoProgress
 from jupyter_agents.runtime.replay import Cassette
 
 from .row_model import RowModel
@@ -174,6 +176,35 @@ def test_an_actor_that_dies_mid_batch_is_replaced_for_the_next_rows(local_ray: A
     assert "Actor" in (result.rows[1].error or "")
     actors = [str(r.output).split("|")[1] for r in result.rows if r.status == "ok"]
     assert actors[0] != actors[1] == actors[2]
+
+
+class FailsOnFirstRow(NoProgress):
+    """Progress that ends the batch when its first row is done."""
+
+    def row_done(self, index: int, row: Any) -> None:
+        raise RuntimeError("the batch ends here")
+
+
+def test_a_batch_interrupted_with_rows_on_its_actors_does_not_keep_them(local_ray: Any) -> None:
+    @tool
+    def hold(to: str) -> str:
+        """Row ``hold`` never ends (its actor is stopped under it)."""
+        if to == "hold":
+            threading.Event().wait()
+        return to
+
+    agent = Agent(name="l", model=RowModel("hold"), tools=[hold])
+    with pytest.raises(RuntimeError, match="the batch ends here"):
+        run_batch(
+            agent,
+            ["hold", "a"],
+            concurrency=2,
+            backend="ray",
+            ray_keep_warm=True,
+            cache=False,
+            progress=FailsOnFirstRow(),
+        )
+    assert warm_ray_actors() == 0
 
 
 def test_idle_actors_are_released_when_their_time_runs_out(local_ray: Any) -> None:

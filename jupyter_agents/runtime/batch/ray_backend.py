@@ -84,7 +84,7 @@ class RayBackend:
         self._pool = pool
         self._loading: list[asyncio.Future[Any] | None] = [None] * count
         self._turn = 0
-        self._calls = 0  # calls in flight: an actor still running rows is not kept
+        self._calls = 0  # calls not answered: an actor still running rows is not kept
         self._batch = batch
         # Several rows per actor call when many run at once: Ray's cost per call is shared.
         self.chunk = max(1, min(8, per_actor // 8))
@@ -126,8 +126,7 @@ class RayBackend:
                 self._loading[slot] = None  # the next call loads the settings into the new one
             error = f"{type(e).__name__}: {e}"
             outcomes = [RowOutcome(RowResult(j.key, j.label, "failed", error=error)) for j in jobs]
-        finally:
-            self._calls -= 1
+        self._calls -= 1  # not when cancelled: the actor may still be running the rows
         for outcome in outcomes:
             self._batch.limiter.used(outcome.row.tokens)
         return outcomes
