@@ -137,6 +137,17 @@ def test_each_batch_replays_its_own_cassette_on_warm_actors(local_ray: Any, tmp_
     assert {a for _, a, _ in after} <= actors
 
 
+def test_a_batch_without_keep_warm_runs_on_the_warm_actors_and_stops_them(
+    local_ray: Any,
+) -> None:
+    agent = Agent(name="m", model=RowModel("where"), tools=[where])
+    first = ran_on(batch(agent, list("abcd")))
+    second = ran_on(batch(agent, list("abcd"), ray_keep_warm=False))
+    assert {a for _, a, _ in second} == {a for _, a, _ in first}
+    assert warm_ray_actors() == 0
+    wait_until(lambda: all(gone(p) for _, _, p in first), "their processes end")
+
+
 def test_a_different_environment_gets_new_actors(
     local_ray: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,11 +1,12 @@
 """Ray actors kept warm between the batches of this process (``run_batch(ray_keep_warm=...)``).
 
-A batch leases a pool: idle actors of the same setup (the same Ray connection, as many actors,
-enough calls at once per actor, the same environment), or none, and then it starts its own. At
-its end it gives the pool back, which then waits, idle, until the next batch leases it or its
-idle time runs out (a daemon timer), ``release_ray_actors()`` is called, or the interpreter
-exits. Nothing of a batch stays on the actors: each batch loads its own settings into them and
-drops them at its end (``RowRunner.load`` / ``forget``).
+Every Ray batch leases a pool: idle actors of the same setup (the same Ray connection, as many
+actors, enough calls at once per actor, the same environment), or none, and then it starts its
+own. At its end a batch with ``ray_keep_warm`` gives the pool back (one without stops it),
+which then waits, idle, until the next batch leases it or its idle time runs out (a daemon
+timer), ``release_ray_actors()`` is called, or the interpreter exits. Nothing of a batch stays
+on the actors: each batch loads its own settings into them and drops them at its end
+(``RowRunner.load`` / ``forget``).
 
 A pool given back while another Ray batch of this process runs is released at once: that batch
 may be waiting for the CPUs these actors hold. A pool of an earlier Ray connection (``ray``
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,9 +85,13 @@ _exit_hook = False
 
 
 def connection_of(ray: Any) -> str:
-    """The Ray connection this process has now: a new ``ray.init`` is a new one."""
-    context = ray.get_runtime_context()
-    return f"{context.get_session_name()}/{context.get_job_id()}"
+    """The Ray connection this process has now: a new ``ray.init`` is a new one (when Ray
+    cannot say, a name no other connection has: no actors are reused)."""
+    try:
+        context = ray.get_runtime_context()
+        return f"{context.get_session_name()}/{context.get_job_id()}"
+    except Exception:
+        return f"unknown/{uuid.uuid4().hex}"
 
 
 def lease(wanted: ActorSetup) -> ActorPool | None:

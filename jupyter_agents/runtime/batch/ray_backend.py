@@ -75,7 +75,9 @@ class RayBackend:
         per_actor = -(-batch.concurrency.maximum // count)  # ceiling
         wanted = ActorSetup(connection_of(ray), count, per_actor, tuple(sorted(env.items())))
         self._keep_warm = keep_warm
-        pool = _ray_pool.lease(wanted) if keep_warm is not None else None
+        # Warm actors that fit serve any batch; idle ones that do not are stopped (they hold
+        # the CPUs new actors need).
+        pool = _ray_pool.lease(wanted)
         if pool is None:
             pool = ActorPool(wanted, [], ray)
             pool.actors = [self._start(pool) for _ in range(count)]
