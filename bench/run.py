@@ -182,6 +182,8 @@ METRICS: list[Metric] = [
     _m("B1", "ray_wall_over_ideal_pct", "wall over ideal on local Ray", "%", _max(10)),
     _m("B1", "ray_startup_s", "Ray: starting the actors", "s"),
     _m("B1", "ray_after_startup_over_ideal_pct", "Ray: wall after start over ideal", "%"),
+    _m("B1", "ray_warm_wall_s", "batch wall time on warm Ray actors", "s"),
+    _m("B1", "ray_warm_wall_over_ideal_pct", "wall over ideal on warm Ray actors", "%", _max(10)),
     _m("P1", "spread_1m_s", "apply_diff, 1M lines, 12 KB patch", "s", _max(3)),
     _m("P1", "repetitive_200k_s", "apply_diff, 200k same lines, 400-line context", "s", _max(1)),
     _m("R1", "chunks", "chunks indexed", "chunks"),

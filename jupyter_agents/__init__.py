@@ -38,7 +38,9 @@ if TYPE_CHECKING:
         RowResult,
         TextProgress,
         arun_batch,
+        release_ray_actors,
         run_batch,
+        warm_ray_actors,
     )
     from .runtime.context import AgentHookContext, RunContextWrapper, TContext, ToolContext
     from .runtime.cost import ModelCost, RunCost

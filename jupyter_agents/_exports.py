@@ -42,6 +42,8 @@ EXPORTS: dict[str, str] = {
     "RowResult": "runtime.batch",
     "CostProjection": "runtime.batch",
     "TextProgress": "runtime.batch",
+    "release_ray_actors": "runtime.batch",
+    "warm_ray_actors": "runtime.batch",
     "ToolContext": "runtime.context",
     "Usage": "runtime.usage",
     # items and events

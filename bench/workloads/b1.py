@@ -7,7 +7,9 @@ beyond the results), and the framework's cost per row (the process's CPU time ov
 the rows' latencies overlap, so wall time per row says nothing about it). Then
 the same on a local Ray instance (``ray.init(num_cpus=2)``, its workers up before timing, as a
 user's cluster is), when Ray is installed, with the time until the first row came back (starting
-the actors: new processes importing the runtime) apart. Ours only: the peer has no batch runner.
+the actors: new processes importing the runtime) apart; then a second batch of the same rows on
+the actors the first one kept warm (``ray_keep_warm=True``). Ours only: the peer has no batch
+runner.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import tempfile
 import time
 from typing import Any
 
-from jupyter_agents import Agent, arun_batch
+from jupyter_agents import Agent, arun_batch, release_ray_actors
 from jupyter_agents.runtime.items import ModelResponse
 from jupyter_agents.runtime.models._responses_build import message_item
 from jupyter_agents.runtime.models.interface import ModelRequest, RequestModel
@@ -89,7 +91,9 @@ class _Memory:
         pass
 
 
-async def _one_batch(rows: int, concurrency: int, backend: str) -> tuple[float, _Memory]:
+async def _one_batch(
+    rows: int, concurrency: int, backend: str, keep_warm: bool = False
+) -> tuple[float, _Memory]:
     os.chdir(tempfile.mkdtemp(prefix="bench-b1-"))
     agent = Agent(name="b1", model=Waiting(LATENCY))
     memory = _Memory(rows)
@@ -102,6 +106,7 @@ async def _one_batch(rows: int, concurrency: int, backend: str) -> tuple[float, 
         backend=backend,  # type: ignore[arg-type]
         progress=memory,
         fresh=True,
+        ray_keep_warm=keep_warm,
     )
     wall = time.perf_counter() - started
     memory.cpu_ms_per_row = (time.process_time() - cpu) * 1000 / rows
@@ -132,8 +137,10 @@ async def measure(impl: Impl, quick: bool) -> Measured:
         try:
             ready = ray.remote(_ready)
             ray.get([ready.remote() for _ in range(2)])  # a cluster that is up, as a user's is
-            ray_wall, ray_memory = await _one_batch(ray_rows, concurrency, "ray")
+            ray_wall, ray_memory = await _one_batch(ray_rows, concurrency, "ray", keep_warm=True)
+            warm_wall, _ = await _one_batch(ray_rows, concurrency, "ray", keep_warm=True)
         finally:
+            release_ray_actors()
             ray.shutdown()
         ray_ideal = ray_rows * LATENCY / concurrency
         # Starting the actors (new processes importing the runtime) is a fixed cost; after it
@@ -143,6 +150,8 @@ async def measure(impl: Impl, quick: bool) -> Measured:
         metrics["ray_wall_over_ideal_pct"] = [(ray_wall / ray_ideal - 1) * 100]
         metrics["ray_startup_s"] = [startup]
         metrics["ray_after_startup_over_ideal_pct"] = [((ray_wall - startup) / ray_ideal - 1) * 100]
+        metrics["ray_warm_wall_s"] = [warm_wall]
+        metrics["ray_warm_wall_over_ideal_pct"] = [(warm_wall / ray_ideal - 1) * 100]
     return Measured(metrics=metrics, info={"rows": rows, "concurrency": concurrency})
 
 

@@ -1,5 +1,6 @@
 """Batch runs: one agent over every row of a table (see ``run_batch``)."""
 
+from ._ray_pool import release_ray_actors, warm_ray_actors
 from .budget import CostProjection
 from .limits import AdaptiveConcurrency, RateLimiter
 from .progress import BatchProgress, NoProgress, TextProgress
@@ -20,5 +21,7 @@ __all__ = [
     "RowStatus",
     "TextProgress",
     "arun_batch",
+    "release_ray_actors",
     "run_batch",
+    "warm_ray_actors",
 ]

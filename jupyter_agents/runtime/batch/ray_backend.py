@@ -7,7 +7,13 @@ CPU). The agent travels to each actor once, with cloudpickle as Ray sends functi
 be pickled is named before anything runs. The driver's loop (``driver.drive``, the same as for
 local rows) keeps everything else: the results store, the progress, the concurrency (rows in
 flight) and the request and token limits, so they hold across the whole cluster. ``OPENAI_*``
-settings of the driver go to the actors' environment.
+settings of the driver go to the actors' environment. An actor that dies is replaced (the rows
+of the call it died in fail; the next calls go to the new one).
+
+Each batch starts its actors and stops them at its end, unless ``run_batch(ray_keep_warm=...)``
+keeps them for the next batch of this process (``_ray_pool``): a batch sends its settings to
+the actors it gets (``RowRunner.load``, unpickled afresh: nothing of an earlier batch's agent,
+run config or cassette is used) and drops them at its end.
 
 With a cassette, its recordings travel with the settings (each actor replays from its own copy,
 with the cassette's mode and ``replay_tools``); each row's outcome brings back what it recorded
@@ -19,10 +25,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import uuid
 from typing import Any
 
 from ..errors import UserError
 from ..retry import ModelRetryPolicy
+from . import _ray_pool
+from ._ray_pool import ActorPool, ActorSetup, connection_of
 from .driver import Batch
 from .limits import WatchedRetry
 from .result import RowResult
@@ -47,8 +56,10 @@ def _ray() -> Any:
 class RayBackend:
     """Rows run on Ray actors, several rows per actor call (see the module docstring)."""
 
-    def __init__(self, batch: Batch) -> None:
-        """Check the agent can travel, connect to Ray and start the actors."""
+    def __init__(self, batch: Batch, keep_warm: float | None = None) -> None:
+        """Check the agent can travel, connect to Ray and start the actors (or lease warm
+        ones: ``keep_warm`` is how long they wait idle for the next batch; None stops them at
+        the batch's end)."""
         ray = self._ray = _ray()
         settings = _worker_settings(batch.settings)
         problem = unpicklable(settings.agent, settings.run_config, ray.cloudpickle)
@@ -56,21 +67,43 @@ class RayBackend:
             raise UserError(f"backend='ray' cannot send {problem}")
         if not ray.is_initialized():
             ray.init(log_to_driver=False)
-        payload = ray.put(ray.cloudpickle.dumps(settings))  # once, however many actors
+        self._payload = ray.put(ray.cloudpickle.dumps(settings))  # once, however many actors
+        self._token = uuid.uuid4().hex  # this batch's settings on the actors
         env = {name: os.environ[name] for name in _ENV if name in os.environ}
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         count = max(1, min(batch.concurrency.maximum, cpus))
         per_actor = -(-batch.concurrency.maximum // count)  # ceiling
-        actor_class = ray.remote(RowRunner).options(
-            num_cpus=1,
-            max_concurrency=per_actor,
-            **({"runtime_env": {"env_vars": env}} if env else {}),
-        )
-        self._actors = [actor_class.remote(payload) for _ in range(count)]
+        wanted = ActorSetup(connection_of(ray), count, per_actor, tuple(sorted(env.items())))
+        self._keep_warm = keep_warm
+        # Warm actors that fit serve any batch; idle ones that do not are stopped (they hold
+        # the CPUs new actors need).
+        pool = _ray_pool.lease(wanted)
+        if pool is None:
+            pool = ActorPool(wanted, [], ray)
+            pool.actors = [self._start(pool) for _ in range(count)]
+            if keep_warm is not None:
+                _ray_pool.adopt(pool)
+        self._pool = pool
+        self._loading: list[asyncio.Future[Any] | None] = [None] * count
         self._turn = 0
+        self._calls = 0  # calls not answered: an actor still running rows is not kept
         self._batch = batch
         # Several rows per actor call when many run at once: Ray's cost per call is shared.
         self.chunk = max(1, min(8, per_actor // 8))
+        _ray_pool.batch_started()
+
+    def _start(self, pool: ActorPool) -> Any:
+        setup = pool.setup
+        env = dict(setup.env)
+        return (
+            self._ray.remote(RowRunner)
+            .options(
+                num_cpus=1,
+                max_concurrency=setup.per_actor,
+                **({"runtime_env": {"env_vars": env}} if env else {}),
+            )
+            .remote()
+        )
 
     async def admit(self, index: int) -> None:
         """Hold the row until it fits the batch's limits: cluster-wide, it counts as one
@@ -78,24 +111,65 @@ class RayBackend:
         await self._batch.limiter.request()
 
     async def run(self, indexes: list[int]) -> list[RowOutcome]:
-        """Send the rows to the next actor in turn; all fail if the call itself does."""
-        actor = self._actors[self._turn % len(self._actors)]
+        """Send the rows to the next actor in turn; all fail if the call itself does (an
+        actor that died is replaced for the calls after it)."""
+        slot = self._turn % len(self._pool.actors)
         self._turn += 1
         rows = self._batch.rows
         jobs = [RowJob(rows.prompts[i], rows.keys[i], rows.labels[i]) for i in indexes]
+        self._calls += 1
+        actor = None
         try:
-            outcomes: list[RowOutcome] = await asyncio.wrap_future(actor.run.remote(jobs).future())
+            actor = await self._loaded(slot)
+            call = actor.run.remote(self._token, jobs)
+            outcomes: list[RowOutcome] = await asyncio.wrap_future(call.future())
         except Exception as e:  # the call failed as a whole (an actor died, ...)
+            if isinstance(e, self._ray.exceptions.RayActorError) and self._replace(slot, actor):
+                self._loading[slot] = None  # the next call loads the settings into the new one
             error = f"{type(e).__name__}: {e}"
             outcomes = [RowOutcome(RowResult(j.key, j.label, "failed", error=error)) for j in jobs]
+        self._calls -= 1  # not when cancelled: the actor may still be running the rows
         for outcome in outcomes:
             self._batch.limiter.used(outcome.row.tokens)
         return outcomes
 
+    async def _loaded(self, slot: int) -> Any:
+        """The slot's actor, once it holds this batch's settings."""
+        loading = self._loading[slot]
+        if loading is None:
+            loading = self._loading[slot] = asyncio.ensure_future(self._load(slot))
+        return await asyncio.shield(loading)
+
+    async def _load(self, slot: int) -> Any:
+        """Send the settings to the slot's actor; one that died (a warm one killed between
+        batches, say) is replaced first."""
+        actor = self._pool.actors[slot]
+        try:
+            await asyncio.wrap_future(actor.load.remote(self._token, self._payload).future())
+        except self._ray.exceptions.RayActorError:
+            self._replace(slot, actor)
+            actor = self._pool.actors[slot]
+            await asyncio.wrap_future(actor.load.remote(self._token, self._payload).future())
+        return actor
+
+    def _replace(self, slot: int, dead: Any) -> bool:
+        """Start a new actor in ``slot`` unless ``dead`` was replaced already; whether this
+        call replaced it."""
+        if self._pool.actors[slot] is not dead:
+            return False
+        self._ray.kill(dead)  # it may be only unreachable: it must not come back
+        self._pool.actors[slot] = self._start(self._pool)
+        return True
+
     def close(self) -> None:
-        """Stop the actors."""
-        for actor in self._actors:
-            self._ray.kill(actor)
+        """Keep the actors warm (``keep_warm``, when no call is left on them), else stop them."""
+        _ray_pool.batch_ended()
+        if self._keep_warm is None or self._calls:
+            _ray_pool.release(self._pool)
+            return
+        for actor in self._pool.actors:
+            actor.forget.remote(self._token)
+        _ray_pool.give_back(self._pool, self._keep_warm)
 
 
 def _worker_settings(settings: RowSettings) -> RowSettings:
@@ -139,11 +213,31 @@ def unpicklable(agent: Any, config: Any, pickler: Any) -> str | None:
 
 
 class RowRunner:
-    """A Ray actor running rows of one batch (many at once, on its event loop)."""
+    """A Ray actor running rows (many at once, on its event loop), of the batches whose
+    settings it holds (one at a time, unless a batch ended mid-call)."""
 
-    def __init__(self, payload: bytes) -> None:
-        """Load the batch's settings and watch their retries for 429s."""
-        settings: RowSettings = _ray().cloudpickle.loads(payload)
+    def __init__(self) -> None:
+        self._batches: dict[str, _Loaded] = {}
+
+    def load(self, token: str, payload: bytes) -> None:
+        """Hold a batch's settings (as unpickled now: nothing of an earlier batch's objects)."""
+        self._batches[token] = _Loaded(_ray().cloudpickle.loads(payload))
+
+    def forget(self, token: str) -> None:
+        """Drop a batch's settings (its last row ended)."""
+        self._batches.pop(token, None)
+
+    async def run(self, token: str, jobs: list[RowJob]) -> list[RowOutcome]:
+        """Run ``jobs`` of batch ``token`` at once; each one's outcome, with the 429s seen
+        meanwhile."""
+        loaded = self._batches[token]
+        return list(await asyncio.gather(*(loaded.run(job) for job in jobs)))
+
+
+class _Loaded:
+    """A batch's settings on an actor, its retries watched for 429s."""
+
+    def __init__(self, settings: RowSettings) -> None:
         retry = WatchedRetry.around(settings.run_config.model_retry, self._rate_limited)
         config = dataclasses.replace(settings.run_config, model_retry=retry)
         self.settings = dataclasses.replace(settings, run_config=config)
@@ -152,11 +246,7 @@ class RowRunner:
     def _rate_limited(self) -> None:
         self._limited += 1
 
-    async def run(self, jobs: list[RowJob]) -> list[RowOutcome]:
-        """Run ``jobs`` at once; each one's outcome, with the 429s seen meanwhile."""
-        return list(await asyncio.gather(*(self._one(job) for job in jobs)))
-
-    async def _one(self, job: RowJob) -> RowOutcome:
+    async def run(self, job: RowJob) -> RowOutcome:
         before = self._limited
         outcome = await run_row(self.settings, job)
         return dataclasses.replace(outcome, rate_limited=self._limited - before)

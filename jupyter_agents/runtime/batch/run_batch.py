@@ -30,6 +30,7 @@ from ..errors import UserError
 from ..replay import Cassette
 from ..run import RunConfig
 from ..usage import RequestUsage
+from ._ray_pool import DEFAULT_IDLE_SECONDS
 from .budget import BatchBudget
 from .driver import Batch, BatchControl, LocalBackend, RowBackend, drive
 from .limits import AdaptiveConcurrency, RateLimiter, WatchedRetry
@@ -63,6 +64,7 @@ def run_batch(
     control: BatchControl | None = None,
     on_approval: ApproveMode | None = None,
     max_cost_usd: float | Decimal | None = None,
+    ray_keep_warm: bool | float = False,
 ) -> BatchResult:
     """Run ``agent`` on every row of ``rows`` and wait (see :func:`arun_batch`, its async
     twin, for the arguments). Works in a notebook cell, a script or a running loop."""
@@ -85,6 +87,7 @@ def run_batch(
             progress=progress,
             control=control,
             max_cost_usd=max_cost_usd,
+            ray_keep_warm=ray_keep_warm,
         )
     )
 
@@ -109,6 +112,7 @@ async def arun_batch(
     control: BatchControl | None = None,
     on_approval: ApproveMode | None = None,
     max_cost_usd: float | Decimal | None = None,
+    ray_keep_warm: bool | float = False,
 ) -> BatchResult:
     """Run ``agent`` on every row of ``rows``.
 
@@ -150,9 +154,16 @@ async def arun_batch(
             go on). ``result.cost`` is the projection. A model without a known price cannot
             run under a budget (``UserError``).
         on_approval: The old name of ``approve`` (deprecated: it warns).
+        ray_keep_warm: With ``backend="ray"``: keep the actors alive after the batch for the
+            next Ray batch of this process (which then starts at once), until they are idle
+            for 300 s (True) or this many seconds, ``release_ray_actors()`` is called, or the
+            interpreter exits. Each batch sends its own agent, run config and cassette to
+            them. Idle actors hold the cluster's CPUs. Default False: actors start for each
+            batch and stop after it.
     """
     approve = _approve_mode(approve, on_approval)
     _check(concurrency, approve, backend)
+    keep_warm = _keep_warm(ray_keep_warm, backend)
     budget = BatchBudget(_budget(max_cost_usd, agent, run_config))
     replay = _cassette(cassette, run_config)
     batch_rows = BatchRows.of(rows, prompt)  # a missing column fails here, before any call
@@ -185,7 +196,9 @@ async def arun_batch(
         cassette=kept,
         budget=budget,
     )
-    where: RowBackend = RayBackend(batch) if backend == "ray" else LocalBackend(batch, {})
+    where: RowBackend = (
+        RayBackend(batch, keep_warm) if backend == "ray" else LocalBackend(batch, {})
+    )
     return await drive(batch, where, decisions={})
 
 
@@ -245,6 +258,21 @@ def _check(concurrency: int, approve: str, backend: str) -> None:
         raise UserError(f"run_batch: approve must be 'deny', 'auto' or 'review', got {approve!r}.")
     if backend not in ("local", "ray"):
         raise UserError(f"run_batch: backend must be 'local' or 'ray', got {backend!r}.")
+
+
+def _keep_warm(keep: bool | float, backend: str) -> float | None:
+    """How long a Ray batch's actors wait idle for the next batch (None: not kept)."""
+    if keep is False:
+        return None
+    if backend != "ray":
+        raise UserError("run_batch: ray_keep_warm applies to backend='ray' alone.")
+    if keep is True:
+        return DEFAULT_IDLE_SECONDS
+    if isinstance(keep, (int, float)) and keep > 0:
+        return float(keep)
+    raise UserError(
+        f"run_batch: ray_keep_warm must be True, False or seconds above 0, got {keep!r}."
+    )
 
 
 def batch_identity(
