@@ -54,11 +54,12 @@ WORKLOADS: dict[str, str] = {
     "P1": "p1",
     "NB1": "nb1",
     "RP1": "rp1",
+    "EV1": "ev1",
     "SS1": "ss1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
-OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1", "B1", "NB1", "RP1"})
+OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1", "B1", "NB1", "RP1", "EV1"})
 """Workloads the peer cannot run (N1 needs the notebook layer, S1 the sandbox, K1 a local code
 interpreter, R1 a document store; the peer has none of them; M1 compares our MCP servers with
 the mcp SDK's own session, which is what the peer's servers use)."""
@@ -212,6 +213,11 @@ METRICS: list[Metric] = [
     _m("RP1", "replay_pct", "replay / live (instant server)", "%", _max(5)),
     _m("RP1", "live_model_ms", "20-tool run live, 150 ms per model reply", "ms"),
     _m("RP1", "replay_pct_model", "replay / live (150 ms model)", "%"),
+    _m("EV1", "batch_s", "1,000 rows as run_batch (50 ms model, concurrency 64)", "s"),
+    _m("EV1", "eval_s", "the same 1,000 as evaluate, 4 scorers", "s"),
+    _m("EV1", "eval_over_batch_pct", "evaluate over run_batch", "%", _max(10)),
+    _m("EV1", "rescore_ms", "rescore 1,000 stored cases, 4 scorers", "ms"),
+    _m("EV1", "compare_ms", "compare two 1,000-case reports", "ms"),
     _m("NB1", "echo_ms", "document comm echo, kernel -> page -> kernel", "ms"),
     _m("NB1", "read_cell_ms", "read_cell round trip in JupyterLab", "ms", _p95_max(150)),
     _m("NB1", "edit_cell_ms", "edit_cell round trip in JupyterLab", "ms", _p95_max(150)),

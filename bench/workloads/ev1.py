@@ -7,7 +7,8 @@ concurrency 64: once as ``arun_batch`` (the ideal is ``cases x latency / concurr
 ``ToolTrajectory``, ``MaxTokens`` and a plain-function scorer. What an evaluation adds is the
 dataset, the scoring (every scorer on every case) and the report: ``eval_over_batch_pct``.
 ``rescore_ms`` scores the stored runs again (no model); ``compare_ms`` compares two reports.
-Results stores off (``cache=False``) in both, so nothing is read back.
+Results stores off (``cache=False``) in both, so nothing is read back. After a warm-up of
+each, six rounds, alternating which of the two runs first.
 """
 
 from __future__ import annotations
@@ -46,15 +47,28 @@ async def measure(impl: Impl, quick: bool) -> Measured:
         "rescore_ms": [],
         "compare_ms": [],
     }
-    for _ in range(1 if quick else 3):
+
+    async def batch() -> float:
         started = time.perf_counter()
         await arun_batch(agent, prompts, concurrency=CONCURRENCY, cache=False, progress=None)
-        batch_s = time.perf_counter() - started
+        return time.perf_counter() - started
+
+    async def evaluation() -> tuple[float, Any]:
         started = time.perf_counter()
         report = await aevaluate(
             agent, dataset, scorers=scorers, concurrency=CONCURRENCY, cache=False, progress=None
         )
-        eval_s = time.perf_counter() - started
+        return time.perf_counter() - started, report
+
+    await batch()  # warm-up: imports, first-call caches
+    await evaluation()
+    for round_number in range(1 if quick else 6):
+        if round_number % 2:  # alternate which goes first, so both see the same drift
+            eval_s, report = await evaluation()
+            batch_s = await batch()
+        else:
+            batch_s = await batch()
+            eval_s, report = await evaluation()
         if report.averages()["EqualsExpected"] != 1.0:
             raise RuntimeError("the stand-in model's answers did not score")
         started = time.perf_counter()

@@ -48,6 +48,7 @@ def evaluate(
     concurrency: int = 8,
     cassette: Cassette | str | os.PathLike[str] | None = None,
     backend: Literal["local", "ray"] = "local",
+    ray_keep_warm: bool | float = False,
     name: str | None = None,
     cache: str | Path | bool = True,
     fresh: bool = False,
@@ -69,6 +70,7 @@ def evaluate(
             concurrency=concurrency,
             cassette=cassette,
             backend=backend,
+            ray_keep_warm=ray_keep_warm,
             name=name,
             cache=cache,
             fresh=fresh,
@@ -91,6 +93,7 @@ async def aevaluate(
     concurrency: int = 8,
     cassette: Cassette | str | os.PathLike[str] | None = None,
     backend: Literal["local", "ray"] = "local",
+    ray_keep_warm: bool | float = False,
     name: str | None = None,
     cache: str | Path | bool = True,
     fresh: bool = False,
@@ -121,6 +124,8 @@ async def aevaluate(
         cassette: Record the runs, and replay a case whose recording matches (as
             ``run_batch(cassette=...)``).
         backend: ``"local"`` or ``"ray"``.
+        ray_keep_warm: With ``backend="ray"``, keep the actors for the next evaluation or
+            batch of this process (as ``run_batch``'s: True for 300 s idle, or seconds).
         name: The report's name (default: the dataset's, else the agent's).
         cache: The results store (as ``run_batch``): True for ``.jupyter_agents/batches.sqlite``
             under the working directory, a path, or False for nowhere. Evaluate again and the
@@ -165,6 +170,7 @@ async def aevaluate(
             cassette=cassette,
             cache=cache,
             backend=backend,
+            ray_keep_warm=ray_keep_warm,
             approve=approve,
             fresh=fresh,
             progress=overlap,

@@ -60,6 +60,7 @@ async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> Ba
             max_turns=opts.max_turns,
             run_config=config,
             backend=opts.backend,
+            ray_keep_warm=opts.keep_warm,
             approve=APPROVE[opts.approve],
             requests_per_minute=opts.rpm,
             tokens_per_minute=opts.tpm,

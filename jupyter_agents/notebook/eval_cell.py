@@ -83,6 +83,7 @@ async def run_eval_cell(host: NotebookHost, opts: CellOptions, body: str) -> Any
             max_turns=opts.max_turns,
             run_config=config,
             backend=opts.backend,
+            ray_keep_warm=opts.keep_warm,
             approve=APPROVE[opts.approve],
             fresh=opts.fresh,
             progress=view,

@@ -16,7 +16,7 @@ USAGE = (
     "%%agent [AGENT] [--model M] [--max-turns N] [--new] [--out VAR] "
     "[--approve ask|auto|deny] [--background] [--live | --replay] [--replay-tools run] | "
     "%%agent [AGENT] --over DATAFRAME [--approve review|auto|deny] [--concurrency N] "
-    "[--out VAR] [--backend local|ray] [--fresh] [--rpm N] [--tpm N] | "
+    "[--out VAR] [--backend local|ray [--keep-warm]] [--fresh] [--rpm N] [--tpm N] | "
     "%%agent [AGENT] --eval DATASET [--scorer VAR ...] [the --over options]"
 )
 
@@ -49,6 +49,9 @@ class CellOptions:
     """``--scorer VAR``: variables holding more scorers for an evaluation."""
     concurrency: int = 8
     backend: Literal["local", "ray"] = "local"
+    keep_warm: bool = False
+    """``--keep-warm`` (with ``--backend ray``): keep the actors for the next batch of this
+    kernel (``run_batch(ray_keep_warm=True)``: released after 300 s idle)."""
     fresh: bool = False
     rpm: int | None = None
     tpm: int | None = None
@@ -80,6 +83,7 @@ def _parser() -> _Parser:
     parser.add_argument("--scorer", action="append", default=[])
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--backend", choices=["local", "ray"], default="local")
+    parser.add_argument("--keep-warm", action="store_true", dest="keep_warm")
     parser.add_argument("--fresh", action="store_true")
     parser.add_argument("--rpm", type=int)
     parser.add_argument("--tpm", type=int)
@@ -110,6 +114,8 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         raise UsageError(f"%%agent: --{args.replay} does not go with {batch} (a batch).")
     if args.replay_tools != "recorded" and batch:
         raise UsageError(f"%%agent: --replay-tools does not go with {batch} (a batch).")
+    if args.keep_warm and args.backend != "ray":
+        raise UsageError("%%agent: --keep-warm goes with --backend ray.")
     batch_only = [f"--{n}" for n in ("backend", "fresh", "rpm", "tpm") if _given(args, n)]
     if batch is None and (batch_only or args.concurrency != 8):
         raise UsageError(
@@ -146,6 +152,7 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         scorers=tuple(args.scorer),
         concurrency=args.concurrency,
         backend=args.backend,
+        keep_warm=args.keep_warm,
         fresh=args.fresh,
         rpm=args.rpm,
         tpm=args.tpm,

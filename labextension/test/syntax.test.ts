@@ -71,6 +71,14 @@ describe('the magic line', () => {
       ['value', 'ray'],
       ['flag', '--fresh']
     ]);
+    assert.deepEqual(parts('%%agent --over t --backend ray --keep-warm'), [
+      ['command', '%%agent'],
+      ['flag', '--over'],
+      ['value', 't'],
+      ['flag', '--backend'],
+      ['value', 'ray'],
+      ['flag', '--keep-warm']
+    ]);
     assert.deepEqual(parts('%%agent --eval evals/qa.yaml --scorer checks --scorer 2x'), [
       ['command', '%%agent'],
       ['flag', '--eval'],

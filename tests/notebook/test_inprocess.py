@@ -74,6 +74,14 @@ def test_a_litellm_model_name_is_said_as_such(
             CellOptions(model="gpt-x", out="res", approve="auto", background=True),
         ),
         ("--over rows --approve review", CellOptions(over="rows", approve="review")),
+        (
+            "--over rows --backend ray --keep-warm",
+            CellOptions(over="rows", backend="ray", keep_warm=True),
+        ),
+        (
+            "--eval evals/qa.yaml --scorer a --scorer b --concurrency 4",
+            CellOptions(eval="evals/qa.yaml", scorers=("a", "b"), concurrency=4),
+        ),
     ],
 )
 def test_cell_options(line: str, expected: CellOptions) -> None:
@@ -90,6 +98,11 @@ def test_cell_options(line: str, expected: CellOptions) -> None:
         ("--out 1x", "not a valid Python name"),
         ("'unclosed", "No closing quotation"),
         ("--approve review", "--approve review goes with --over DATAFRAME"),
+        ("--over rows --keep-warm", "--keep-warm goes with --backend ray"),
+        ("--scorer s", "--scorer goes with --eval DATASET"),
+        ("--eval qa --over rows", "--over and --eval do not go together"),
+        ("--eval qa --background", "--background does not go with --eval"),
+        ("--eval qa --scorer 2x", "'2x' is not a valid Python name"),
     ],
 )
 def test_cell_option_errors_are_one_line_usage_errors(line: str, message: str) -> None:

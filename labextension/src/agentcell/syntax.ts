@@ -27,6 +27,7 @@ export const FLAGS: Readonly<Record<string, 'value' | 'switch'>> = {
   '--scorer': 'value',
   '--concurrency': 'value',
   '--backend': 'value',
+  '--keep-warm': 'switch',
   '--fresh': 'switch',
   '--rpm': 'value',
   '--tpm': 'value'
