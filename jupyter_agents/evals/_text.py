@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._render.terminal import terminal_safe
+
 if TYPE_CHECKING:
     from .compare import Comparison
     from .report import CaseResult, EvalReport
@@ -89,7 +91,7 @@ def _num(value: float | None) -> str:
 
 
 def _short(text: str, width: int = NAME_WIDTH) -> str:
-    text = " ".join(text.split())
+    text = " ".join(terminal_safe(text).split())  # a dataset's or a model's text: no escapes
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

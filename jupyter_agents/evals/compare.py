@@ -8,6 +8,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._render.terminal import terminal_safe
 from ._text import comparison_text
 from .report import CaseResult, EvalReport
 
@@ -50,7 +51,8 @@ class CaseChange:
 
     def __str__(self) -> str:
         why = f" ({self.reason})" if self.reason else ""
-        return f"{self.case}: {self.scorer} {_show(self.a)} -> {_show(self.b)}{why}"
+        line = f"{self.case}: {self.scorer} {_show(self.a)} -> {_show(self.b)}{why}"
+        return " ".join(terminal_safe(line).split())  # names and reasons are untrusted text
 
 
 @dataclass

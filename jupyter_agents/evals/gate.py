@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from .._render.terminal import terminal_safe
 from ..runtime.errors import UserError
 from .report import EvalReport
 from .source import run_source
@@ -37,6 +38,9 @@ class GateLine:
     """Whether it passes the gate."""
 
     def __str__(self) -> str:
+        return terminal_safe(self._line()).replace("\n", " ")  # a dataset file names scorers
+
+    def _line(self) -> str:
         mark = "ok  " if self.ok else "FAIL"
         if self.current is None:
             return f"{mark} {self.name}: {self.baseline:.4f} -> missing from the current report"

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._render.terminal import terminal_safe
 from ..runtime.tools.display import PartType
 from ..runtime.tools.plan import STEP_MARKS, StepStatus
 
@@ -136,30 +137,6 @@ def call_text(block: Mapping[str, Any], limit: int = 200) -> str:
     if len(inner) > limit:
         inner = inner[:limit].rstrip() + " …"
     return f"{block.get('name', 'tool')}({inner})"
-
-
-_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-
-
-def strip_ansi(text: str) -> str:
-    """``text`` without terminal escape sequences (colours, cursor moves, titles)."""
-    return _ANSI.sub("", text) if "\x1b" in text else text
-
-
-_SGR = re.compile(r"\x1b\[[0-9;]*m")
-"""A colour (select graphic rendition) sequence: the one escape a terminal part keeps."""
-
-_CONTROL = re.compile(r"(?!\x1b\[[0-9;]*m)[\x00-\x08\x0b-\x1f\x7f]")
-"""Control characters other than newline and tab, but the escape that starts a colour."""
-
-
-def terminal_safe(text: str, colours: bool = False) -> str:
-    """``text`` for a real terminal: every escape sequence and control character (but newline
-    and tab) dropped, so untrusted text cannot move the cursor, retitle the window or clear the
-    screen; colour sequences are kept when ``colours``."""
-    if "\x1b" in text:
-        text = _ANSI.sub(lambda m: m[0] if colours and _SGR.fullmatch(m[0]) else "", text)
-    return _CONTROL.sub("", text)
 
 
 PART_TEXT: dict[PartType, Callable[[str], str]] = {

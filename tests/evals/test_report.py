@@ -150,3 +150,43 @@ async def test_compare_finds_the_cases_that_got_better_and_worse() -> None:
     frame = comparison.to_pandas()
     assert len(frame) == len(comparison.changes)
     assert comparison.to_pandas(by="scorer").loc["EqualsExpected", "delta"] == pytest.approx(-0.125)
+
+
+async def test_text_forms_drop_terminal_escapes_from_untrusted_text() -> None:
+    """Case names, labels and errors come from datasets and models: printed to a terminal (a
+    CI log), they must not move the cursor, clear the screen or retitle the window."""
+    from jupyter_agents.evals import CaseResult, CaseRun, Score, check_gate
+
+    hostile = "x\x1b[2J\x1b]0;pwned\x07\x1b[1;1H\x08y"
+    cases = [
+        CaseResult(
+            key="0",
+            name=f"case {hostile}",
+            inputs="q",
+            run=CaseRun(output="a"),
+            scores={"label": Score("label", hostile), "ok": Score("ok", True, reason=hostile)},
+        ),
+        CaseResult(key="1", name="broken", inputs="q", run=CaseRun(error=f"boom {hostile}")),
+    ]
+    report = EvalReport(name="r", cases=cases)
+    worse = EvalReport(
+        name="w",
+        cases=[
+            CaseResult(key="0", name=f"case {hostile}", inputs="q", run=CaseRun(output="b"),
+                       scores={"ok": Score("ok", False, reason=hostile)}),
+            cases[1],
+        ],
+    )  # fmt: skip
+    scorer_named = EvalReport(
+        name="s",
+        cases=[CaseResult(key="0", name="c", inputs="q", run=CaseRun(output="a"),
+                          scores={hostile: Score(hostile, True)})],
+    )  # fmt: skip
+    texts = [
+        str(report),
+        str(compare(report, worse)),
+        *map(str, check_gate(scorer_named, scorer_named, 0.0)),
+    ]
+    for shown in texts:
+        assert not any(ch in shown for ch in "\x1b\x07\x08"), repr(shown)
+    assert "case xy" in str(report)  # whole escape sequences dropped, the text kept
