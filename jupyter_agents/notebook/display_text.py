@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._render.terminal import terminal_safe
+from .._render.terminal import strip_ansi, terminal_safe
 from ..runtime.tools.display import PartType
 from ..runtime.tools.plan import STEP_MARKS, StepStatus
 
@@ -21,6 +21,7 @@ __all__ = [
     "output_text",
     "part_text",
     "plan_steps",
+    "strip_ansi",
     "terminal_safe",
 ]
 
