@@ -52,6 +52,8 @@ def evaluate(
     name: str | None = None,
     cache: str | Path | bool = True,
     fresh: bool = False,
+    requests_per_minute: int | None = None,
+    tokens_per_minute: int | None = None,
     approve: ApproveMode = "deny",
     max_cost_usd: float | Decimal | None = None,
     max_turns: int | None = None,
@@ -74,6 +76,8 @@ def evaluate(
             name=name,
             cache=cache,
             fresh=fresh,
+            requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
             approve=approve,
             max_cost_usd=max_cost_usd,
             max_turns=max_turns,
@@ -97,6 +101,8 @@ async def aevaluate(
     name: str | None = None,
     cache: str | Path | bool = True,
     fresh: bool = False,
+    requests_per_minute: int | None = None,
+    tokens_per_minute: int | None = None,
     approve: ApproveMode = "deny",
     max_cost_usd: float | Decimal | None = None,
     max_turns: int | None = None,
@@ -131,6 +137,8 @@ async def aevaluate(
             under the working directory, a path, or False for nowhere. Evaluate again and the
             finished cases are read back from it.
         fresh: Forget the stored runs of this evaluation and run every case again.
+        requests_per_minute: A cap on model requests, across all cases (as ``run_batch``).
+        tokens_per_minute: A cap on tokens, across all cases.
         approve: What a tool call that needs approval gets: ``"deny"``, ``"auto"`` or
             ``"review"`` (the case waits; decide it through ``run_batch``, then evaluate
             again).
@@ -173,6 +181,8 @@ async def aevaluate(
             ray_keep_warm=ray_keep_warm,
             approve=approve,
             fresh=fresh,
+            requests_per_minute=requests_per_minute,
+            tokens_per_minute=tokens_per_minute,
             progress=overlap,
             control=control,
             max_cost_usd=max_cost_usd,

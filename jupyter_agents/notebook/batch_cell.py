@@ -7,9 +7,13 @@ review table under it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from IPython.core.error import UsageError
 from IPython.display import display
 
+from ..runtime.agent import Agent
 from ..runtime.batch import BatchControl, BatchResult, arun_batch
 from ..runtime.batch.row import ApproveMode
 from ..runtime.cost import RunCost
@@ -33,6 +37,41 @@ APPROVE: dict[str, ApproveMode] = {
 }
 
 
+@dataclass
+class CellBatch:
+    """What a batch cell (``--over``, ``--eval``) runs with: the agent, the batch's options
+    from the cell's flags and the notebook's settings, its progress widget, and the cell's
+    recording (every row's run, kept in the cell)."""
+
+    agent: Agent[Any]
+    options: dict[str, Any]
+    """``arun_batch``'s (and ``aevaluate``'s) keyword arguments."""
+    cell: str
+    cassette: Any
+
+    @classmethod
+    async def start(cls, host: NotebookHost, opts: CellOptions, total: int) -> CellBatch:
+        """Set the batch up and show its progress widget (``total`` rows; 0: said at start)."""
+        model = host.resolve_model(opts.model) if opts.model else None
+        control = BatchControl()
+        cell = host.current_cell()
+        cassette = await cell_cassette(host, cell, None)
+        options = {
+            "concurrency": opts.concurrency,
+            "max_turns": opts.max_turns,
+            "run_config": RunConfig(model=model, **host.policy.run_config_fields()),
+            "backend": opts.backend,
+            "ray_keep_warm": opts.keep_warm,
+            "approve": APPROVE[opts.approve],
+            "fresh": opts.fresh,
+            "progress": BatchView(total, control),
+            "control": control,
+            "cassette": cassette,
+            "max_cost_usd": host.costs.budget_for_cell(),  # %agent budget: the whole batch
+        }
+        return cls(host.agent_named(opts.agent), options, cell, cassette)
+
+
 async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> BatchResult:
     """Run the batch the cell describes; returns its result (also stored in the namespace)."""
     assert opts.over is not None
@@ -42,41 +81,25 @@ async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> Ba
     template = body.strip()
     if not template:
         raise UsageError("%%agent --over: write the prompt below the %%agent line, e.g. {text}.")
-    agent = host.agent_named(opts.agent)
-    model = host.resolve_model(opts.model) if opts.model else None
-    config = RunConfig(model=model, **host.policy.run_config_fields())
-    budget = host.costs.budget_for_cell()  # %agent budget: for the whole batch
-    control = BatchControl()
     total = len(rows) if hasattr(rows, "__len__") else 0
-    view = BatchView(total, control)
-    cell = host.current_cell()
-    cassette = await cell_cassette(host, cell, None)  # every row's run, kept in the cell
+    batch = await CellBatch.start(host, opts, total)
+    agent = batch.agent
     try:
         result = await arun_batch(
             agent,
             rows,
             prompt=template,
-            concurrency=opts.concurrency,
-            max_turns=opts.max_turns,
-            run_config=config,
-            backend=opts.backend,
-            ray_keep_warm=opts.keep_warm,
-            approve=APPROVE[opts.approve],
             requests_per_minute=opts.rpm,
             tokens_per_minute=opts.tpm,
-            fresh=opts.fresh,
-            progress=view,
-            control=control,
-            cassette=cassette,
-            max_cost_usd=budget,
+            **batch.options,
         )
     except UserError as e:
         raise UsageError(f"%%agent --over: {e}") from None
-    await keep_recording(host, cell, cassette)
+    await keep_recording(host, batch.cell, batch.cassette)
     name = opts.out or "batch_result"
     host.shell.user_ns[name] = result
     display(result)
-    _keep_cost(host, cell, agent.name, result)
+    _keep_cost(host, batch.cell, agent.name, result)
     print(f"jupyter_agents: the result is in {name!r} ({name}.to_pandas() for a DataFrame)")
     if result.waiting:
         ReviewView(result, on_result=lambda new: _replace(host, name, new)).display()

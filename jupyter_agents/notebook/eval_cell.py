@@ -16,12 +16,9 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.display import display
 
-from ..runtime.batch import BatchControl
 from ..runtime.errors import UserError
-from ..runtime.run import RunConfig
-from .batch_cell import APPROVE
-from .batch_view import BatchView
-from .cell_replay import cell_cassette, keep_recording
+from .batch_cell import CellBatch
+from .cell_replay import keep_recording
 from .host import NotebookHost
 from .options import CellOptions
 
@@ -65,35 +62,21 @@ async def run_eval_cell(host: NotebookHost, opts: CellOptions, body: str) -> Any
         ) from None
     dataset = _dataset(host, opts.eval)
     scorers = _scorers(host, opts.scorers)
-    agent = host.agent_named(opts.agent)
-    model = host.resolve_model(opts.model) if opts.model else None
-    config = RunConfig(model=model, **host.policy.run_config_fields())
-    control = BatchControl()
-    view = BatchView(0, control)  # the batch says how many cases when it starts
-    cell = host.current_cell()
-    cassette = await cell_cassette(host, cell, None)  # every case's run, kept in the cell
+    batch = await CellBatch.start(host, opts, 0)  # the batch says how many cases at start
     try:
         report = await aevaluate(
-            agent,
+            batch.agent,
             dataset,
             scorers=scorers,
-            name=f"{agent.name} on {opts.eval}",
+            name=f"{batch.agent.name} on {opts.eval}",
             prompt=body.strip() or None,
-            concurrency=opts.concurrency,
-            max_turns=opts.max_turns,
-            run_config=config,
-            backend=opts.backend,
-            ray_keep_warm=opts.keep_warm,
-            approve=APPROVE[opts.approve],
-            fresh=opts.fresh,
-            progress=view,
-            control=control,
-            cassette=cassette,
-            max_cost_usd=host.costs.budget_for_cell(),
+            requests_per_minute=opts.rpm,
+            tokens_per_minute=opts.tpm,
+            **batch.options,
         )
     except UserError as e:
         raise UsageError(f"%%agent --eval: {e}") from None
-    await keep_recording(host, cell, cassette)
+    await keep_recording(host, batch.cell, batch.cassette)
     name = opts.out or "eval_report"
     host.shell.user_ns[name] = report
     display(report)

@@ -5,7 +5,6 @@ on the same actors (no start), each with its own agent."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -15,16 +14,9 @@ import ray
 from jupyter_agents import Agent, release_ray_actors, tool, warm_ray_actors
 from jupyter_agents.evals import evaluate, scorer
 from tests.batch.row_model import RowModel
+from tests.batch.test_ray_warm import local_ray  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[Any]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    release_ray_actors()
-    ray.shutdown()
 
 
 @tool
@@ -43,7 +35,7 @@ def actors(report: Any) -> set[str]:
     return {str(case.output).split("|")[1] for case in report.cases}
 
 
-def test_two_evaluations_share_warm_actors(local_ray: Any, tmp_path: Any) -> None:
+def test_two_evaluations_share_warm_actors(local_ray: Any) -> None:  # noqa: F811
     dataset = pd.DataFrame({"input": list("abcdef"), "expected": list("abcdef")})
     options: dict[str, Any] = {"backend": "ray", "ray_keep_warm": True, "cache": False}
     first = evaluate(
