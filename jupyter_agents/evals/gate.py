@@ -113,10 +113,11 @@ def _current(baseline: EvalReport, path: str | None, source: str | None) -> Eval
         raise UserError("give CURRENT.json or --run MODULE:FUNCTION, not both")
     if path is not None:
         return EvalReport.from_json(path)
-    source = source or baseline.source
-    if source is None:
+    if source is not None:
+        return run_source(source)
+    if baseline.source is None:
         raise UserError(
             "give CURRENT.json or --run MODULE:FUNCTION: the baseline names no evaluation to "
             "run (save it with: python -m jupyter_agents.evals run MODULE:FUNCTION --out FILE)"
         )
-    return run_source(source)
+    return run_source(baseline.source, from_report=True)

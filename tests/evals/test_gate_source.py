@@ -100,8 +100,12 @@ def test_a_gate_without_anything_to_compare_says_what_to_give(tmp_path: Path) ->
     assert cli(tmp_path, "run", "suite:run", "--out", "base.json").returncode == 0
     data = json.loads((tmp_path / "base.json").read_text())
     (tmp_path / "plain.json").write_text(json.dumps(data | {"source": None}))
+    (tmp_path / "foreign.json").write_text(json.dumps(data | {"source": "os:getcwd"}))
     cases = [
         (("gate", "plain.json"), "the baseline names no evaluation to run"),
+        # A report file is data: it cannot make the gate call an installed module's function.
+        (("gate", "foreign.json"), "'os:getcwd', which is not a module under this folder"),
+        (("gate", "foreign.json", "--run", "os:getcwd"), "returned str, not an EvalReport"),
         (("gate", "base.json", "--run", "nowhere:run"), "cannot import 'nowhere'"),
         (("gate", "base.json", "--run", "suite"), "'suite' is not MODULE:FUNCTION"),
         (("gate", "base.json", "--run", "suite:missing"), "suite has no function 'missing'"),
