@@ -58,13 +58,13 @@ def redis_server() -> Iterator[str]:
         server.__exit__(None, None, None)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # a server is a child process: not past the module
 def pg_url() -> Iterator[str]:
     with postgres_server() as url:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # a server is a child process: not past the module
 def redis_url() -> Iterator[str]:
     with redis_server() as url:
         yield url
