@@ -68,7 +68,8 @@ class ToolTrajectory(Evaluator[Any, Any, Any]):
         if self.max_calls is not None:
             count = len(names)
             results["max_calls"] = EvaluationReason(
-                count <= self.max_calls, f"{count} calls (at most {self.max_calls})"
+                count <= self.max_calls,
+                f"{count} {'call' if count == 1 else 'calls'} (at most {self.max_calls})",
             )
         if self.must_call:
             missing = [n for n in self.must_call if n not in names]
