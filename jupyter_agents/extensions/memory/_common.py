@@ -9,33 +9,13 @@ from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
 from ...runtime.items import TResponseInputItem
-from ...runtime.sessions._common import check_limit, decode_item
+from ...runtime.sessions._common import check_limit, decode_item, settle
 from ...runtime.sessions.base import SessionABC
 from ...runtime.sessions.settings import SessionSettings, resolve_session_limit
 
 __all__ = ["PerLoop", "ServerHistory", "latest_valid", "settle"]
 
 T = TypeVar("T")
-
-
-async def settle(write: Awaitable[T]) -> T:
-    """Await ``write`` to its end even when the caller is cancelled, then re-raise that.
-
-    A caller that returned at the cancellation would not know whether its items were stored,
-    and its next write could overtake this one.
-    """
-    task = asyncio.ensure_future(write)
-    cancelled: asyncio.CancelledError | None = None
-    while not task.done():
-        try:
-            await asyncio.wait({task})
-        except asyncio.CancelledError as exc:
-            cancelled = cancelled or exc
-    if cancelled is not None:
-        if not task.cancelled():
-            task.exception()  # retrieved: the cancellation is the caller's answer
-        raise cancelled
-    return task.result()
 
 
 class PerLoop(Generic[T]):

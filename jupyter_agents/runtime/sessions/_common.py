@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import reprlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ..errors import UserError
@@ -109,14 +109,14 @@ def _describe(item: dict[object, object]) -> str:
     return f"type {kind!r}" if isinstance(kind, str) else f"keys {_short.repr(list(item))}"
 
 
-async def run_write(func: Callable[[], T]) -> T:
-    """Run a blocking write on a worker thread and wait for its outcome, even when cancelled.
+async def settle(write: Awaitable[T]) -> T:
+    """Await ``write`` to its end even when the caller is cancelled, then re-raise that.
 
     A caller that returned at cancellation would not know whether its items were stored, and
     its next write could overtake this one. So the write always finishes first; a cancellation
     is re-raised afterwards.
     """
-    task = asyncio.ensure_future(asyncio.to_thread(func))
+    task = asyncio.ensure_future(write)
     cancelled: asyncio.CancelledError | None = None
     while not task.done():
         try:
@@ -128,3 +128,9 @@ async def run_write(func: Callable[[], T]) -> T:
             task.exception()  # retrieved: the cancellation is the caller's answer
         raise cancelled
     return task.result()
+
+
+async def run_write(func: Callable[[], T]) -> T:
+    """Run a blocking write on a worker thread and wait for its outcome, even when cancelled
+    (see :func:`settle`)."""
+    return await settle(asyncio.to_thread(func))
