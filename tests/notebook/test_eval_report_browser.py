@@ -24,6 +24,7 @@ import pytest
 from jupyter_agents import Agent, tool
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
+from ..prerequisites import needs
 from .test_steering_browser import DARK
 from .test_widget_browser import ARGS, ARTIFACTS, CHROMIUM, STATIC, THEME, _Quiet
 
@@ -38,7 +39,11 @@ try:
 except ImportError:  # the marks of test_widget_browser skip these tests then
     async_playwright = None
 
-pytestmark = pytest.mark.browser
+pytestmark = [
+    pytest.mark.browser,  # missing Chromium or Playwright: a skip here, a failure under CI
+    needs(CHROMIUM.exists(), "Debian's Chromium: apt-get install -y chromium"),
+    needs(async_playwright is not None, "Python Playwright: pip install playwright"),
+]
 HOSTILE = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 PAGE = """<!doctype html><html><head><meta charset="utf-8">
 <link rel="stylesheet" href="theme.css"><link rel="stylesheet" href="eval_report.css">
@@ -123,8 +128,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 async def page(site: str) -> AsyncIterator[Page]:
-    if async_playwright is None or not CHROMIUM.exists():
-        pytest.skip("needs Debian's Chromium and Python Playwright")
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
         page = await browser.new_page(viewport={"width": 900, "height": 900})
