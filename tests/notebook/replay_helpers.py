@@ -65,7 +65,8 @@ def live_then_offline(source: Path, folder: Path) -> dict[str, Any]:
 
 TIMING = re.compile(
     r" · \d+(\.\d+)? (ms|s|min \d+ s)\b| · [\d.]+ rows/s| · done in [\d.]+ (ms|s)"
-    r"|(?<= )\d+\.\d\ds(?= )"  # a case's duration in an evaluation report's table
+    r"|(?<= )\d+\.\d\ds +(?=\S)"  # a case's duration in an evaluation report's table, with
+    # the padding after it (a duration of 10 s or more is one character wider)
 )
 
 
