@@ -129,7 +129,9 @@ class Approvals:
         tool = call.tool
         assert tool is not None  # needs_approval is False without a tool
         call.decision = None
-        alone = call.kind.decided_alone(call.arguments) or getattr(tool, "always_asks", False)
+        alone = call.kind.decided_alone(call.arguments, tool, run.run_config) or getattr(
+            tool, "always_asks", False
+        )
         decision = run.ledger.take(parsed.name, parsed.call_id, call.arguments, standing=not alone)
         item = call.asked = ToolApprovalItem(
             agent=run.agent,

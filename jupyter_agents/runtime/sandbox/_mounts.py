@@ -3,9 +3,10 @@ read-only inside what may be written.
 
 Order matters to bubblewrap (a later mount covers an earlier one), so the plan is built in
 layers: the read-only root; hidden folders (empty ``tmpfs``) and files (``/dev/null``); the
-writable roots; hidden places inside writable roots; then read-only binds that must win over
+writable roots (with the home folder's top level read-only again when they hold it, see
+:mod:`._home`); hidden places inside writable roots; then read-only binds that must win over
 the writable roots (every ``.git`` in them, this project's state, this Python's environments,
-the home folder's dotfiles when the home folder is writable).
+the folders on ``PATH``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .._util import make_state_folder
+from ._home import home_mounts, in_read_only_home, writable_home
 from ._walk import find_git, forget_walks
 
-__all__ = ["CREDENTIAL_STORES", "PROTECTED", "forget_walks", "mount_args", "python_envs"]
+__all__ = [
+    "CREDENTIAL_STORES",
+    "PROTECTED",
+    "forget_walks",
+    "mount_args",
+    "protected_in",
+    "python_envs",
+]
 
 PROTECTED = (".git", ".jupyter_agents")
 """Entries of the workspace that stay read-only in ``workspace-write`` mode: the repository and
@@ -196,12 +205,16 @@ def mount_args(
         argv += ["--bind", str(workspace), str(workspace)]
     else:  # the workspace stays visible (read-only) even when it lives in a hidden place
         argv += ["--ro-bind", str(workspace), str(workspace)]
+    home = writable_home(roots)
+    if home is not None:
+        argv += home_mounts(home)
     for folder in writable:
         argv += ["--bind", str(folder), str(folder)]
     writes = workspace if mode == "workspace-write" else None
     protected, incomplete = _read_only_in(roots, envs, writes)
     for folder in _pinned(protected, roots):  # cannot be renamed away and replaced
-        argv += ["--bind", str(folder), str(folder)]
+        if home is None or not in_read_only_home(str(folder), home):
+            argv += ["--bind", str(folder), str(folder)]
     argv += _ro(protected)
     for place in late:  # after the read-only binds, which would show them again
         argv += _hide(place)
@@ -234,13 +247,22 @@ def _resolver(hidden: Sequence[Path]) -> list[Path]:
     return [real] if real.is_file() and _inside(real, hidden) else []
 
 
+def protected_in(workspace: Path) -> tuple[list[Path], bool]:
+    """What stays read-only inside ``workspace`` (resolved) in ``workspace-write`` mode, found
+    as the sandbox finds it before each command (the home folder's rule aside, see
+    :mod:`._home`): whether the search for nested ``.git`` stopped at its cap too."""
+    envs = [Path(env) for env in python_envs()]
+    found, incomplete = _read_only_in([workspace], envs, None)
+    return found + [e for e in envs if _under(e, workspace)], incomplete
+
+
 def _read_only_in(
     roots: Sequence[Path], envs: Sequence[Path], workspace: Path | None
 ) -> tuple[list[Path], bool]:
     """What stays read-only inside the writable ``roots``: every ``.git`` (folders, files and
     the git folders those point to), every state folder of this project (the workspace's made
     first, before the command could make it its own; others where a document store or a batch
-    store made them), and the home folder's dotfiles when the home folder is writable."""
+    store made them), and the folders on ``PATH`` (what the person's shell runs by name)."""
     keep: list[Path] = []
     incomplete = False
     for root in roots:
@@ -254,8 +276,51 @@ def _read_only_in(
         incomplete = incomplete or cut
         keep += [p for p in found if p.name == STATE]
         keep += _git_targets([p for p in found if p.name != STATE], roots)
-    keep += _home_dotfiles(roots)
+    keep += _path_folders(roots, envs)
     return [p for p in keep if os.path.exists(p)], incomplete
+
+
+def _path_folders(roots: Sequence[Path], envs: Sequence[Path]) -> list[Path]:
+    """The folders on ``PATH`` (resolved) that lie inside a writable root (outside this
+    Python's environments, read-only anyway): a program planted there runs, unconfined, when
+    the person next types its name. (A root itself on ``PATH`` stays writable.)"""
+    tops, skip = [str(r) for r in roots], [str(e) for e in envs]
+    found: list[str] = []
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        real = _real_folder(entry) if entry.startswith("/") else None
+        if real is None or real in tops or real in found:
+            continue
+        inside = any(_under_str(real, top) for top in tops)
+        if inside and not any(_under_str(real, env) for env in skip):
+            found.append(real)
+    return [Path(folder) for folder in found]
+
+
+_real: dict[str, tuple[str, int, int]] = {}
+"""``PATH`` entries resolved, with the device and inode of the folder they resolved to."""
+
+
+def _real_folder(entry: str) -> str | None:
+    """The folder ``entry`` names, resolved (None: none). A resolution is used again while
+    the entry and the resolved path both still lead to the same folder (two ``stat`` calls
+    instead of resolving every component before each command)."""
+    try:
+        info = os.stat(entry)
+    except OSError:
+        return None
+    known = _real.get(entry)
+    if known is not None and known[1:] == (info.st_dev, info.st_ino):
+        try:
+            again = os.stat(known[0])
+        except OSError:
+            again = None
+        if again is not None and (again.st_dev, again.st_ino) == known[1:]:
+            return known[0]
+    real = os.path.realpath(entry)
+    if not os.path.isdir(real):
+        return None
+    _real[entry] = (real, info.st_dev, info.st_ino)
+    return real
 
 
 def _git_targets(gits: Iterable[Path], roots: Sequence[Path]) -> list[Path]:
@@ -299,16 +364,3 @@ def _read_pointer(path: Path, prefix: str) -> str | None:
         return None
     value = line[len(prefix) :].strip()
     return value or None
-
-
-def _home_dotfiles(roots: Sequence[Path]) -> list[Path]:
-    """The dot-entries of the home folder (shell and tool startup files, configuration,
-    user site-packages), when the home folder lies inside a writable root."""
-    home = os.path.realpath(os.path.expanduser("~"))
-    if not any(_under_str(home, str(root)) for root in roots):
-        return []
-    try:
-        with os.scandir(home) as entries:
-            return [Path(home, e.name) for e in entries if e.name.startswith(".")]
-    except OSError:
-        return []

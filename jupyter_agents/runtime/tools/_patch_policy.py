@@ -1,13 +1,19 @@
 """Whether a patch may be written without asking, as Codex's ``assess_patch_safety`` decides.
 
-Pure functions, no I/O: where each path of a patch is (inside the workspace, in a protected
-folder of it, or outside), then the verdict for the run's approval policy and sandbox mode:
+Where each path of a patch is (inside the workspace, in a place the sandbox keeps read-only, or
+outside), then the verdict for the run's approval policy and sandbox mode:
 
 1. ``untrusted``: every patch asks.
 2. A patch whose every path is writable in the sandbox mode is written without asking: in
-   ``workspace-write`` the workspace but its ``.git`` and ``.jupyter_agents`` folders (at any
-   depth), nothing in ``read-only``, anything in ``danger-full-access``.
+   ``workspace-write`` what a sandboxed command may write (the workspace but every ``.git``
+   and ``.jupyter_agents`` at any depth, the git folders those point to, Python environments,
+   folders on ``PATH``, and, when the workspace holds the home folder, its startup files; see
+   :func:`~jupyter_agents.runtime.sandbox.writable.kept_read_only`), nothing in
+   ``read-only``, anything in ``danger-full-access``.
 3. Otherwise ``never`` refuses it (nobody can approve it), and every other policy asks.
+
+Reading where a path is, is pure; what the sandbox keeps read-only is found on disk, as the
+sandbox finds it before each command.
 """
 
 from __future__ import annotations
@@ -19,9 +25,17 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from ..sandbox.bwrap import PROTECTED
+from ..sandbox.writable import kept_read_only
 from ._patch_format import PatchError
 
-__all__ = ["Location", "PatchVerdict", "assess_patch", "leaves_workspace", "locate"]
+__all__ = [
+    "Location",
+    "PatchVerdict",
+    "assess_patch",
+    "leaves_sandbox",
+    "leaves_workspace",
+    "locate",
+]
 
 
 @dataclass(frozen=True)
@@ -116,9 +130,18 @@ def _unwritable(path: str, workspace: str, mode: str) -> str | None:
         return None  # the editor refuses it with the reason
     if where.inside is None:
         return f"{path!r} is outside the workspace"
-    if where.protected:
-        return f"{path!r} is in a folder that stays read-only ({', '.join(PROTECTED)})"
-    return None
+    why = kept_read_only(where.inside, workspace)
+    return None if why is None else f"{path!r} {why}"
+
+
+def leaves_sandbox(path: str, workspace: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is outside what a command sandboxed in ``workspace-write`` with
+    ``workspace`` may write (a malformed path counts as outside)."""
+    try:
+        locate(path, workspace)
+    except PatchError:
+        return True
+    return _unwritable(path, os.fspath(workspace), "workspace-write") is not None
 
 
 def assess_patch(

@@ -26,7 +26,7 @@ from ..sandbox import SandboxMode
 from ..sandbox.policy import ApprovalPolicy, ExecPolicy, check_policy_names
 from ._patch_apply import apply_diff
 from ._patch_format import PatchOp, parse_patch
-from ._patch_policy import PatchVerdict, assess_patch, leaves_workspace, locate
+from ._patch_policy import PatchVerdict, assess_patch, leaves_sandbox, leaves_workspace
 from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, json_object, register_tool_kind
 from .workspace import WorkspaceEditor
 
@@ -217,11 +217,7 @@ def _refusal(verdict: PatchVerdict, policy: PatchPolicy) -> _Outcome:
 
 def _where_badge(ops: list[PatchOp], workspace: Path) -> str:
     paths = [p for o in ops for p in (o.path, o.move_to) if p]
-    try:
-        spots = [locate(p, workspace) for p in paths]
-    except ValueError:
-        return "writes"
-    inside = all(s.inside is not None and not s.protected for s in spots)
+    inside = not any(leaves_sandbox(p, workspace) for p in paths)
     return "writes: workspace" if inside else "writes: outside workspace"
 
 
@@ -348,16 +344,23 @@ class ApplyPatchKind(ToolKind[ApplyPatchTool, ApplyPatchResult]):
         done = await _in_thread(editor, ops, allow_outside)
         return _Outcome("completed", "\n".join(done), badge=_where_badge(ops, editor.root))
 
-    def decided_alone(self, arguments: str) -> bool:
-        """A patch that may write outside the workspace (or into its ``.git``) is decided on
-        its own: an "always" given to patches inside it does not cover it."""
-        return any(
-            leaves_workspace(str(p))
+    def decided_alone(self, arguments: str, tool: Any = None, run_config: Any = None) -> bool:
+        """A patch that may write outside the workspace, or where the sandbox keeps files
+        read-only (any ``.git``, a Python environment, ...: see :func:`leaves_sandbox`), is
+        decided on its own: an "always" given to patches inside it does not cover it."""
+        paths = [
+            str(p)
             for o in self.parsed_arguments(arguments).get("operations") or []
             if isinstance(o, dict)
             for p in (o.get("path"), o.get("move_to"))
             if p
-        )
+        ]
+        if any(leaves_workspace(p) for p in paths):
+            return True
+        if not isinstance(tool, ApplyPatchTool):
+            return False
+        workspace = tool.policy_for(run_config).workspace
+        return any(leaves_sandbox(p, workspace) for p in paths)
 
     def output_item(self, call: ParsedCall, value: ApplyPatchResult | str) -> dict[str, Any]:
         ok = isinstance(value, ApplyPatchResult) and value.status != "failed"

@@ -155,10 +155,10 @@ class ToolKind(Generic[ToolT, ValueT]):
         """The input item that answers ``call`` with ``value`` (or why it did not run)."""
         raise ModelBehaviorError(f"Tools of kind {self.name!r} run at the provider, not here.")
 
-    def decided_alone(self, arguments: str) -> bool:
-        """Whether the call is decided on its own (it asks to run outside the sandbox, or runs
-        a dangerous command): no standing ("always") decision covers it, and none is made
-        from it."""
+    def decided_alone(self, arguments: str, tool: Any = None, run_config: Any = None) -> bool:
+        """Whether the call (to ``tool``, in a run with ``run_config``) is decided on its own
+        (it asks to run outside the sandbox, runs a dangerous command, writes where the sandbox
+        would not): no standing ("always") decision covers it, and none is made from it."""
         return False
 
     def escalated_arguments(self, arguments: str, reason: str) -> str:

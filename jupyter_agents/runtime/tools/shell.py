@@ -258,7 +258,7 @@ class ShellKind(ToolKind[ShellTool, ShellResult | str]):
         data = self.parsed_arguments(arguments)
         return json.dumps({**data, "sandbox_permissions": ESCALATED, "justification": reason})
 
-    def decided_alone(self, arguments: str) -> bool:
+    def decided_alone(self, arguments: str, tool: Any = None, run_config: Any = None) -> bool:
         data = self.parsed_arguments(arguments)
         return _escalated(data) or _any_dangerous(data)
 
