@@ -215,3 +215,22 @@ async def test_a_comparison_shows_what_got_worse_first(page: Page, tmp_path: Pat
     await shots(page, "eval-compare")
     await page.get_by_role("button", name="worse").click()
     await expect(page.locator(".ja-ev-row")).to_have_count(1)
+
+
+async def test_state_values_that_become_classes_pick_only_known_ones(
+    page: Page, tmp_path: Path
+) -> None:
+    # a report saved in a notebook someone sent: its widget state is untrusted, and a status or
+    # a change must not choose a class (hide a row, dress a failing case as a passing one)
+    state = report_state(run_eval(QUESTIONS, "v1", tmp_path))
+    state["cases"][0]["status"] = "pass jp-mod-hidden"
+    state["cases"][0]["change"] = "worse ja-ev-ok"
+    state["cases"][1]["status"] = ["fail"]
+    await page.evaluate("s => mount({report: s})", state)
+    rows = page.locator("tr.ja-ev-row")
+    await expect(rows).to_have_count(len(QUESTIONS))
+    classes = await rows.evaluate_all("rs => rs.map(r => [...r.classList])")
+    known = {"ja-ev-row", "ja-ev-pass", "ja-ev-fail", "ja-ev-error"}
+    known |= {f"ja-ev-ch-{c}" for c in ("worse", "better", "changed", "same")}
+    assert all(set(c) <= known for c in classes), classes
+    assert classes[0] == ["ja-ev-row"] and classes[1] == ["ja-ev-row"]

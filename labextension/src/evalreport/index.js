@@ -27,6 +27,21 @@ const signed = (d, kind) => {
 /** @param {boolean | null} ok */
 const okClass = (ok) => (ok === true ? "ja-ev-ok" : ok === false ? "ja-ev-bad" : "");
 
+/** A report saved in a notebook someone sent is untrusted: the values that become classes
+ * pick one of these, never a class of their own choosing. */
+const STATUSES = ["pass", "fail", "error"];
+const CHANGES = ["worse", "better", "changed", "same"];
+
+/** The classes of a case's row. @param {CaseRow} c */
+function rowClass(c) {
+  const known = (/** @type {string[]} */ list, /** @type {unknown} */ v) =>
+    typeof v === "string" && list.includes(v);
+  let cls = "ja-ev-row";
+  if (known(STATUSES, c.status)) cls += ` ja-ev-${c.status}`;
+  if (known(CHANGES, c.change)) cls += ` ja-ev-ch-${c.change}`;
+  return cls;
+}
+
 /** @param {ScorerRow[]} scorers @param {boolean} compare */
 function scorerChips(scorers, compare) {
   const box = h("div", "ja-ev-scorers");
@@ -142,7 +157,7 @@ function render({ model, el }) {
     hr.appendChild(h("th", "ja-ev-num", "Cost"));
     const body = table.appendChild(h("tbody"));
     for (const c of shown) {
-      const tr = body.appendChild(h("tr", `ja-ev-row ja-ev-${c.status} ja-ev-ch-${c.change}`));
+      const tr = body.appendChild(h("tr", rowClass(c)));
       tr.tabIndex = 0;
       tr.setAttribute("aria-expanded", String(open.has(c.key)));
       tr.appendChild(h("td", "ja-ev-name", c.name));
