@@ -122,6 +122,14 @@ async def test_secrets_stay_out_of_the_environment(ws: Path) -> None:
     assert scrubbed_env({"DB_PASSWORD": "x", "GH_SECRET": "y", "LANG": "C"}) == {"LANG": "C"}
 
 
+@pytest.mark.parametrize("mode", ["workspace-write", "danger-full-access"])
+async def test_a_command_too_long_to_run_says_what_to_do(ws: Path, mode: str) -> None:
+    result = await run_sandboxed("echo " + "a" * 3_000_000, SandboxPolicy(mode, ws))  # type: ignore[arg-type]
+    assert result.exit_code == 126 and result.stdout == ""
+    assert result.stderr.startswith("Not run: the command is 3,000,005 characters")
+    assert "Write the script to a file" in result.stderr
+
+
 async def test_long_output_keeps_head_and_tail(ws: Path) -> None:
     policy = SandboxPolicy("danger-full-access", ws)
     result = await run_sandboxed("seq 1 20000", policy, max_output=1000)

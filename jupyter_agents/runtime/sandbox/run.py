@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import errno
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -188,9 +189,14 @@ async def run_sandboxed(
         _devices.enter()
     restored: list[str] = []
     try:
-        transport, output, incomplete = await _start(
-            argv, policy, environment, max_output, on_output
-        )
+        try:
+            transport, output, incomplete = await _start(
+                argv, policy, environment, max_output, on_output
+            )
+        except OSError as e:
+            if e.errno != errno.E2BIG:
+                raise
+            return _too_long(command, mode, network, time.monotonic() - started)
         timed_out = await _wait(transport, output, timeout)
     finally:
         if sandboxed:  # everything it started has ended by now
@@ -207,6 +213,23 @@ async def run_sandboxed(
         duration=time.monotonic() - started,
         cut=cut_out + cut_err,
         confinement=confinement(mode, network=network, incomplete=incomplete),
+    )
+
+
+def _too_long(
+    command: str | Sequence[str], mode: SandboxMode, network: bool, took: float
+) -> CommandResult:
+    """The result of a command longer than the system lets a program be given."""
+    size = len(command) if isinstance(command, str) else sum(len(word) for word in command)
+    return CommandResult(
+        stdout="",
+        stderr=(
+            f"Not run: the command is {size:,} characters, more than the system lets a program "
+            "be given. Write the script to a file in the workspace and run the file."
+        ),
+        exit_code=126,
+        duration=took,
+        confinement=confinement(mode, network=network),
     )
 
 
