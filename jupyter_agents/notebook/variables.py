@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..runtime.tracing.redact import REDACTED, is_secret_name, redact_text
+
 __all__ = ["HIDDEN_NAMES", "Variable", "inspect_variable", "list_variables"]
 
 HIDDEN_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open"})
@@ -54,6 +56,9 @@ def list_variables(namespace: Mapping[str, Any], *, limit: int = 200) -> list[Va
             summary = _summary(value)
         except Exception:  # a broken object does not hide the others
             summary = "could not be described"
+        if _secret(name, value):
+            summary = f"{len(value):,} characters: {REDACTED}"
+        summary = redact_text(summary)
         found.append(Variable(name, _type_name(value), summary))
         if len(found) >= limit:
             break
@@ -69,15 +74,44 @@ def inspect_variable(namespace: Mapping[str, Any], name: str, *, max_chars: int 
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         return f"No variable named {name!r} in the notebook.{hint} (list_variables shows them.)"
     value = namespace[name]
+    if _secret(name, value):
+        return (
+            f"{name}: {_type_name(value)}, {len(value):,} characters: not shown, its name says "
+            "it holds a secret (rename it if it does not)."
+        )
     describe = _describer(value)
     try:
-        text = describe(value) if describe is not None else _other(value)
+        text = describe(value) if describe is not None else _other(_hidden(value))
     except Exception as e:  # a broken object: its type, and why it could not be described
         text = f"{_type_name(value)} (could not be described: {type(e).__name__}: {e})"
-    text = f"{name}: {text}"
+    text = redact_text(f"{name}: {text}")
     if len(text) > max_chars:
         text = text[:max_chars] + f"\n… {len(text) - max_chars:,} characters cut"
     return text
+
+
+# -- secrets: these tools never ask, so they never show one -------------------------------------
+
+
+def _secret(name: str, value: Any) -> bool:
+    """A text whose name says it is a secret (``OPENAI_API_KEY``, ``db_password``)."""
+    return isinstance(value, (str, bytes)) and is_secret_name(name)
+
+
+def _hidden(value: Any, depth: int = 0) -> Any:
+    """``value`` with the entries of its dicts whose keys say secret replaced, in the plain
+    dicts, lists and tuples it is made of, as far as a description shows them (every entry of
+    a dict, whose description sorts the keys; the first items of a list)."""
+    kind = type(value)
+    if depth > _longer.maxlevel or kind not in (dict, list, tuple):
+        return value
+    if kind is dict:
+        return {
+            k: REDACTED if isinstance(k, str) and is_secret_name(k) else _hidden(v, depth + 1)
+            for k, v in value.items()
+        }
+    seen = _longer.maxlist + 1
+    return kind([*(_hidden(v, depth + 1) for v in value[:seen]), *value[seen:]])
 
 
 # -- one line ----------------------------------------------------------------------------------

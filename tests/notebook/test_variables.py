@@ -155,3 +155,45 @@ def test_describing_plain_values_imports_no_table_library(library: str) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# -- secrets: the reading tools never ask, so they never hand a secret to the model -----------
+
+KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2"
+
+
+def test_a_variable_named_like_a_secret_is_listed_without_its_value() -> None:
+    ns = {"OPENAI_API_KEY": KEY, "db_password": b"hunter2-hunter2", "city": "Paris", "key": 3}
+    rows = {v.name: v for v in list_variables(ns)}
+    assert (
+        KEY not in rows["OPENAI_API_KEY"].summary and "[redacted]" in rows["OPENAI_API_KEY"].summary
+    )
+    assert "hunter2" not in rows["db_password"].summary
+    assert "Paris" in rows["city"].summary and rows["key"].summary == "3"  # not a string
+
+
+def test_inspecting_a_secret_says_it_is_not_shown() -> None:
+    text = inspect_variable({"api_key": KEY}, "api_key")
+    assert KEY not in text and "not shown" in text and "secret" in text
+
+
+def test_a_key_inside_any_value_is_redacted() -> None:
+    ns = {
+        "note": f"use {KEY} for the demo",
+        "config": {"model": "gpt-5", "api_key": "plain-but-named", "nested": {"token": "t0k"}},
+        "headers": [("Authorization", f"Bearer {KEY}")],
+        "env": dict(PATH="/usr/bin", GITHUB_TOKEN="ghp_x" * 5),
+    }
+    for name in ns:
+        text = inspect_variable(ns, name) + "\n".join(v.summary for v in list_variables(ns))
+        assert KEY not in text and "plain-but-named" not in text and "t0k" not in text
+        assert "ghp_x" not in text, name
+    assert "gpt-5" in inspect_variable(ns, "config") and "/usr/bin" in inspect_variable(ns, "env")
+    assert inspect_variable(ns, "headers").startswith("headers: list, 1 items")
+
+
+def test_ordinary_text_is_not_taken_for_a_secret() -> None:
+    ns = {"essay": "a basic understanding of statistics", "tokens": ["a", "b"], "key": 3}
+    assert "basic understanding" in inspect_variable(ns, "essay")
+    assert inspect_variable(ns, "tokens").endswith("['a', 'b']")
+    assert inspect_variable(ns, "key") == "key: int: 3"

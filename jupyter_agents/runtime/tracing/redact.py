@@ -7,7 +7,7 @@ import functools
 import re
 from typing import Any
 
-__all__ = ["REDACTED", "redact_model_config", "redact_secrets"]
+__all__ = ["REDACTED", "is_secret_name", "redact_model_config", "redact_secrets", "redact_text"]
 
 REDACTED = "[redacted]"
 
@@ -31,6 +31,26 @@ _KEY_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:sk|rk|pk)-[A-Za-z0-9_-]{20,}")
 def _secret_name(name: str) -> bool:
     words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()  # sessionToken: two words
     return _SECRET_NAME.search(words) is not None
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether ``name`` says its value is a secret (``api_key``, ``X-Auth-Token``,
+    ``sessionToken``; not ``max_tokens`` or ``keyword``)."""
+    return _secret_name(name)
+
+
+_BEARER_IN_TEXT = re.compile(
+    r"\b(Bearer|bearer|Basic|basic)\s+(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{16,}"
+)
+"""Credentials after ``Bearer`` or ``Basic`` (16 characters or more, a digit among them: not
+"basic understanding")."""
+
+
+def redact_text(text: str) -> str:
+    """``text`` with API keys and Authorization credentials (``Bearer …``) in it replaced."""
+    if "k-" in text:
+        text = _KEY_IN_TEXT.sub(REDACTED, text)
+    return _BEARER_IN_TEXT.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
 
 
 def redact_secrets(value: Any) -> Any:
