@@ -182,10 +182,10 @@ class Frontend:
                 raise TimeoutError(f"no reply for {msg_id}")
             self._receive(min(left, 0.5))
         reply = self._replies.pop(msg_id)
-        if reply["content"]["status"] == "error":
-            # After an error the kernel aborts what is queued behind it until its handler ends:
-            # a request sent before the idle status could be aborted instead of run.
-            self.wait_for(lambda: self._idle(msg_id), max(deadline - time.monotonic(), 5), "idle")
+        # The outputs travel on iopub, the reply on the shell socket: either may come first.
+        # The idle status follows the request's last output on iopub, so once it is here every
+        # output is too (and after an error, what the kernel aborts behind it is done).
+        self.wait_for(lambda: self._idle(msg_id), max(deadline - time.monotonic(), 5), "idle")
         return reply
 
     def _idle(self, msg_id: str) -> bool:
