@@ -12,17 +12,19 @@ bind each; a new entry at the top level, and anything in a dot-entry, is refused
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["home_mounts", "in_read_only_home", "writable_home"]
+__all__ = ["home_mounts", "in_read_only_home", "under", "writable_home"]
 
 
 def _home() -> str:
     return os.path.realpath(os.path.expanduser("~"))
 
 
-def _under(inner: str, outer: str) -> bool:
+def under(inner: str, outer: str) -> bool:
+    """``inner`` is ``outer`` or inside it (both absolute and normalised strings)."""
     return inner == outer or inner.startswith(outer if outer.endswith("/") else outer + "/")
 
 
@@ -31,7 +33,7 @@ def writable_home(roots: Sequence[Path]) -> str | None:
     home = _home()
     if home == "/" or not os.path.isdir(home):
         return None
-    return home if any(_under(home, str(root)) for root in roots) else None
+    return home if any(under(home, str(root)) for root in roots) else None
 
 
 def _writable_entries(home: str) -> list[str]:
@@ -62,9 +64,13 @@ def in_read_only_home(path: str, home: str) -> bool:
     """Whether the sandbox keeps ``path`` (absolute, normalised, not resolved) read-only because
     of the home folder's rule: a dot-entry of ``home`` or anything in one, or a top-level entry
     that is not already there as a writable one."""
-    if not _under(path, home) or path == home:
+    if not under(path, home) or path == home:
         return False
     first = path[len(home) :].lstrip("/").split("/")[0]
     if first.startswith("."):
         return True
-    return os.path.join(home, first) not in _writable_entries(home)
+    try:  # one of _writable_entries: a folder or a regular file, not a link
+        mode = os.lstat(os.path.join(home, first)).st_mode
+    except OSError:
+        return True  # a new entry at the top
+    return not (stat.S_ISDIR(mode) or stat.S_ISREG(mode))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .._util import make_state_folder
 from ._home import home_mounts, in_read_only_home, writable_home
+from ._home import under as _under_str
 from ._walk import find_git, forget_walks
 
 __all__ = [
@@ -168,10 +169,6 @@ def _under(path: Path, folder: Path) -> bool:
     """``path`` is ``folder`` or inside it (both absolute and normalised); cheaper than
     :meth:`Path.is_relative_to`, which runs for every mount of every command."""
     return _under_str(str(path), str(folder))
-
-
-def _under_str(inner: str, outer: str) -> bool:
-    return inner == outer or inner.startswith(outer if outer.endswith("/") else outer + "/")
 
 
 def _inside(path: Path, roots: Iterable[Path]) -> bool:
