@@ -42,7 +42,6 @@ try:
         Table,
         Text,
         delete,
-        event,
         func,
         insert,
         select,
@@ -63,11 +62,10 @@ from ...runtime.sessions.settings import (
     SessionSettings,
     coerce_session_settings,
 )
+from . import _sqlite
 from ._common import PerLoop, ServerHistory, settle
 
 __all__ = ["SQLAlchemySession"]
-
-_SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
 def _engine_for(url: str, engine_kwargs: dict[str, Any]) -> AsyncEngine:
@@ -82,30 +80,8 @@ def _engine_for(url: str, engine_kwargs: dict[str, Any]) -> AsyncEngine:
             f"SQLAlchemySession.from_url: {detail}. Give an async URL such as "
             "'postgresql+asyncpg://user:password@host/db' or 'sqlite+aiosqlite:///history.db'."
         ) from None
-    _configure_sqlite(engine)
+    _sqlite.configure(engine)
     return engine
-
-
-def _configure_sqlite(engine: AsyncEngine) -> None:
-    """Wait for other writers instead of failing, and let readers read while one writes."""
-    if engine.dialect.name != "sqlite" or getattr(engine.sync_engine, "_jupyter_agents", False):
-        return
-
-    @event.listens_for(engine.sync_engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        try:
-            cursor.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_TIMEOUT_MS}")
-            cursor.execute("PRAGMA journal_mode")
-            (mode,) = cursor.fetchone()
-            # WAL is a property of the file; switching needs a moment alone with it, so only
-            # a new file switches (and an in-memory database keeps its own mode).
-            if str(mode).lower() not in ("wal", "memory"):
-                cursor.execute("PRAGMA journal_mode = WAL")
-        finally:
-            cursor.close()
-
-    engine.sync_engine._jupyter_agents = True  # type: ignore[attr-defined]
 
 
 class SQLAlchemySession(ServerHistory):
@@ -151,7 +127,7 @@ class SQLAlchemySession(ServerHistory):
         self._engines = PerLoop(engine, None)
         self._owns_engine = False
         self._create_tables = create_tables
-        _configure_sqlite(engine)
+        _sqlite.configure(engine)
         self._metadata = MetaData()
         self._sessions = Table(
             sessions_table,
@@ -347,9 +323,10 @@ class SQLAlchemySession(ServerHistory):
             await conn.execute(delete(s).where(s.c.session_id == self.session_id))
 
     async def _ensure_tables(self) -> None:
+        engine = self.engine
+        await _sqlite.use_wal(engine)
         if not self._create_tables:
             return
-        engine = self.engine
         async with engine.begin() as conn:
             if conn.dialect.name == "postgresql":
                 # Processes creating the same tables at once would collide in the catalog;

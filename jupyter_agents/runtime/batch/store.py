@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .._util import STATE_FOLDER, make_state_folder
+from .._wal import switch_to_wal
 from ..replay import Cassette
 from .row import ROW_FIELD, ReplayPool, RowRecordings
 
@@ -28,6 +29,7 @@ __all__ = ["DEFAULT_STORE", "BatchCassette", "ResultsStore", "StoredRow", "journ
 
 DEFAULT_STORE = Path(".jupyter_agents") / "batches.sqlite"
 """The store's place, relative to the working directory (the notebook's folder)."""
+_BUSY_TIMEOUT = 30.0  # seconds another kernel writing the same store may keep us waiting
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS batches (
@@ -81,10 +83,12 @@ class ResultsStore:
         if self.path.parent.name == STATE_FOLDER:
             make_state_folder(self.path.parent)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(
+            self.path, timeout=_BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
+        )
         self._lock = threading.Lock()
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
+            switch_to_wal(self._db, _BUSY_TIMEOUT)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
             _add_columns(self._db)

@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from .._wal import switch_to_wal
 from ..errors import UserError
 from ._common import logger
 
@@ -110,19 +110,8 @@ class SQLiteConnections:
         return conn
 
     def _enable_wal(self, conn: sqlite3.Connection) -> None:
-        # Switching a new file to WAL needs a moment of exclusive access, and SQLite may report
-        # "locked" here without consulting the busy handler while another process opens the
-        # same new file, so retry until the busy timeout.
-        deadline = time.monotonic() + self._busy_timeout
-        while True:
-            try:
-                (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
-                break
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() >= deadline:
-                    raise
-                time.sleep(0.005)
-        if str(mode).lower() != "wal":
+        mode = switch_to_wal(conn, self._busy_timeout)
+        if mode != "wal":
             logger.warning(
                 "SQLite could not use WAL mode for %s (it uses %r); sessions still commit "
                 "atomically, but readers and writers will block each other.",
