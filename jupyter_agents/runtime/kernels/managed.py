@@ -28,7 +28,14 @@ from typing import IO, Any, Literal
 
 from ..background_loop import on_background_loop, run_on_background_loop
 from ..errors import UserError
-from ..sandbox import SandboxPolicy, SandboxUnavailable, _devices, find_bwrap, scrubbed_env
+from ..sandbox import (
+    SandboxPolicy,
+    SandboxUnavailable,
+    _devices,
+    _shadow,
+    find_bwrap,
+    scrubbed_env,
+)
 from ..sandbox.bwrap import bwrap_argv, seccomp_fd
 from ..tools.outputs import ToolOutput, ToolOutputText
 from .outputs import Collected, strip_ansi
@@ -113,17 +120,24 @@ class ManagedKernel:
         self, code: str, timeout: float, on_output: Callable[[str], None] | None
     ) -> KernelResult:
         watched = self.policy.mode != "danger-full-access"
+        workspace = self.policy.workspace
+        since = _shadow.begin(workspace) if self.policy.mode == "workspace-write" else None
         if watched:  # the host's device nodes, put back if the code changed them
             _devices.enter()
         restored: list[str] = []
+        renamed: list[str] = []
         try:
             result = await self._execute(code, timeout, on_output)
         finally:
             if watched:
                 restored = _devices.leave()
-        if not restored:
+            if since is not None:  # modules it left where Python would import them
+                renamed = _shadow.block_planted(workspace, since)
+        notes = [_devices.restored_note(restored)] if restored else []
+        notes += [_shadow.blocked_note(renamed)] if renamed else []
+        if not notes:
             return result
-        note = _devices.restored_note(restored)
+        note = "\n".join(notes)
         output = result.output
         shown = f"{output}\n{note}" if isinstance(output, str) else [*output, ToolOutputText(note)]
         return dataclasses.replace(result, output=shown)

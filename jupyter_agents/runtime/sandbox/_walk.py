@@ -1,5 +1,6 @@
 """Finding every ``.git`` (and this project's ``.jupyter_agents`` state folder) under a
-writable root before each sandboxed command, cheaply.
+writable root before each sandboxed command, and the files Python could import by name (for
+:mod:`._shadow`, after it), cheaply.
 
 A full walk reads every entry of every folder (about 60 ms for 20,000 files). Each folder's
 listing is kept with its inode and change time (``ctime``, which no one can set back, unlike
@@ -17,9 +18,19 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib.machinery import all_suffixes
 from pathlib import Path
 
-__all__ = ["RACY_SECONDS", "SKIPPED", "STATE", "WALK_CAP", "find_git", "forget_walks"]
+__all__ = [
+    "RACY_SECONDS",
+    "SKIPPED",
+    "STATE",
+    "WALK_CAP",
+    "find_git",
+    "forget_walks",
+    "module_name",
+    "walk",
+]
 
 WALK_CAP = 50_000
 """Folder entries read afresh per command; the rest of the walk waits for the next command."""
@@ -34,6 +45,17 @@ SKIPPED = frozenset({".git", STATE, "node_modules", "__pycache__"})
 caches)."""
 
 _ROOTS_KEPT = 8
+_SUFFIXES = frozenset(all_suffixes())  # ".py", ".pyc", ".cpython-311-x86_64-linux-gnu.so", ...
+
+
+def module_name(file_name: str) -> str | None:
+    """The module a file of this name is imported as (``json.py``, ``json.pyc`` and
+    ``json.cpython-311-x86_64-linux-gnu.so`` are ``json``), or None."""
+    dot = file_name.find(".")
+    if dot <= 0 or file_name[dot:] not in _SUFFIXES:
+        return None
+    stem = file_name[:dot]
+    return stem if stem.isidentifier() else None
 
 
 @dataclass(frozen=True)
@@ -46,6 +68,13 @@ class _Listing:
     """It holds a ``.git`` entry (folder, file or symlink)."""
     state: bool = False
     """It holds a ``.jupyter_agents`` folder (not a symlink)."""
+    modules: tuple[tuple[str, str], ...] = ()
+    """Entries Python could import by name, with that name: module files (``x.py``,
+    ``x.pyc``, extensions) and links (to a file or a folder), ``__init__`` files aside."""
+    init: str = ""
+    """The name of its ``__init__`` module file, if it has one (a regular package)."""
+    notebook: bool = False
+    """It holds a notebook (a kernel may be started in it)."""
 
 
 _walks: OrderedDict[str, dict[str, _Listing]] = OrderedDict()
@@ -60,10 +89,23 @@ def find_git(root: Path, *, skip: Iterable[Path] = ()) -> tuple[list[Path], bool
     """Every ``.git`` and :data:`STATE` folder under ``root`` (not following symlinked folders,
     not entering ``skip`` nor :data:`SKIPPED` folders), and whether the walk stopped at
     :data:`WALK_CAP`."""
+    listings, incomplete = walk(root, skip=skip)
+    found: list[Path] = []
+    for folder, listing in listings.items():
+        if listing.git:
+            found.append(Path(folder, ".git"))
+        if listing.state:
+            found.append(Path(folder, STATE))
+    return found, incomplete
+
+
+def walk(root: Path, *, skip: Iterable[Path] = ()) -> tuple[dict[str, _Listing], bool]:
+    """The listing of every folder under ``root`` that :func:`find_git` walks, by path, and
+    whether the walk stopped at :data:`WALK_CAP` (folders not read yet are left out)."""
     known = _walks.pop(str(root), {})
     kept: dict[str, _Listing] = {}
     skipped = {str(path) for path in skip}
-    found: list[Path] = []
+    listings: dict[str, _Listing] = {}
     budget = WALK_CAP
     incomplete = False
     trusted_before = time.time_ns() - int(RACY_SECONDS * 1e9)
@@ -84,31 +126,41 @@ def find_git(root: Path, *, skip: Iterable[Path] = ()) -> tuple[list[Path], bool
             budget -= read
         if listing.stamp[2] < trusted_before:
             kept[folder] = listing
-        if listing.git:
-            found.append(Path(folder, ".git"))
-        if listing.state:
-            found.append(Path(folder, STATE))
+        listings[folder] = listing
         stack += [p for name in listing.folders if (p := os.path.join(folder, name)) not in skipped]
     _walks[str(root)] = kept
     while len(_walks) > _ROOTS_KEPT:
         _walks.popitem(last=False)
-    return found, incomplete
+    return listings, incomplete
 
 
 def _read(folder: str, stamp: tuple[int, int, int]) -> tuple[_Listing, int]:
     folders: list[str] = []
-    git = state = False
+    modules: list[tuple[str, str]] = []
+    git = state = notebook = False
+    init = ""
     read = 0
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 read += 1
-                if entry.name == ".git":
+                name = entry.name
+                if name == ".git":
                     git = True
-                elif entry.name == STATE:
+                elif name == STATE:
                     state = entry.is_dir(follow_symlinks=False)
-                elif entry.name not in SKIPPED and entry.is_dir(follow_symlinks=False):
-                    folders.append(entry.name)
+                elif entry.is_dir(follow_symlinks=False):
+                    if name not in SKIPPED:
+                        folders.append(name)
+                elif (module := module_name(name)) == "__init__":
+                    init = name
+                elif module is not None:
+                    modules.append((name, module))
+                elif name.isidentifier() and entry.is_symlink():
+                    modules.append((name, name))
+                elif name.endswith(".ipynb"):
+                    notebook = True
     except OSError:
         pass
-    return _Listing(stamp, tuple(folders), git, state), read
+    listing = _Listing(stamp, tuple(folders), git, state, tuple(modules), init, notebook)
+    return listing, read

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
-from . import _devices
+from . import _devices, _shadow
 from ._env import scrubbed_env
 from ._reap import kill_group, kill_tree
 from ._seccomp import filter_fd
@@ -185,9 +185,11 @@ async def run_sandboxed(
         environment.pop("TMPDIR", None)  # the sandbox's /tmp is the private, writable one
     started = time.monotonic()
     sandboxed = mode != "danger-full-access"
+    since = _shadow.begin(policy.workspace) if mode == "workspace-write" else None
     if sandboxed:
         _devices.enter()
     restored: list[str] = []
+    renamed: list[str] = []
     try:
         try:
             transport, output, incomplete = await _start(
@@ -201,10 +203,14 @@ async def run_sandboxed(
     finally:
         if sandboxed:  # everything it started has ended by now
             restored = _devices.leave()
+        if since is not None:
+            renamed = _shadow.block_planted(policy.workspace, since)
     stdout, cut_out = output.sinks[1].text()
     stderr, cut_err = output.sinks[2].text()
     if restored:
         stderr = f"{stderr}\n{_devices.restored_note(restored)}".lstrip("\n")
+    if renamed:
+        stderr = f"{stderr}\n{_shadow.blocked_note(renamed)}".lstrip("\n")
     return CommandResult(
         stdout=stdout,
         stderr=stderr,

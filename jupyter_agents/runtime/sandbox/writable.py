@@ -10,8 +10,9 @@ from pathlib import Path
 
 from ._home import in_read_only_home, writable_home
 from ._mounts import PROTECTED, protected_in, python_envs
+from ._shadow import planted_by_patch
 
-__all__ = ["kept_read_only"]
+__all__ = ["kept_read_only", "planted_by_patch"]
 
 
 def kept_read_only(parts: tuple[str, ...], workspace: str | os.PathLike[str]) -> str | None:

@@ -9,7 +9,9 @@ outside), then the verdict for the run's approval policy and sandbox mode:
    and ``.jupyter_agents`` at any depth, the git folders those point to, Python environments,
    folders on ``PATH``, and, when the workspace holds the home folder, its startup files; see
    :func:`~jupyter_agents.runtime.sandbox.writable.kept_read_only`), nothing in
-   ``read-only``, anything in ``danger-full-access``.
+   ``read-only``, anything in ``danger-full-access``. A file Python would import instead of
+   an installed module (``pandas.py`` in a notebook's folder; see
+   :mod:`~jupyter_agents.runtime.sandbox._shadow`) is not written without asking either.
 3. Otherwise ``never`` refuses it (nobody can approve it), and every other policy asks.
 
 Reading where a path is, is pure; what the sandbox keeps read-only is found on disk, as the
@@ -21,11 +23,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from ..sandbox.bwrap import PROTECTED
-from ..sandbox.writable import kept_read_only
+from ..sandbox.writable import kept_read_only, planted_by_patch
 from ._patch_format import PatchError
 
 __all__ = [
@@ -131,6 +133,8 @@ def _unwritable(path: str, workspace: str, mode: str) -> str | None:
     if where.inside is None:
         return f"{path!r} is outside the workspace"
     why = kept_read_only(where.inside, workspace)
+    if why is None:
+        why = planted_by_patch(where.inside, Path(os.path.realpath(workspace)))
     return None if why is None else f"{path!r} {why}"
 
 
