@@ -58,10 +58,10 @@ LAUNCHER = "ipykernel_launcher"
 
 def begin(workspace: Path) -> int:
     """A stamp of the workspace file system's clock (ns), taken before a command starts."""
-    state = workspace / STATE
+    state = os.path.join(workspace, STATE)  # plain strings: this runs for every command
     try:
         if not os.path.lexists(state):
-            make_state_folder(state)
+            make_state_folder(Path(state))
         os.utime(state, follow_symlinks=False)
         return os.lstat(state).st_ctime_ns
     except OSError:  # a read-only workspace: this machine's clock, a little early
@@ -105,7 +105,7 @@ def _elsewhere(path: tuple[str, ...], workspace: str) -> tuple[str, ...]:
 def block_planted(workspace: Path, since: int) -> list[str]:
     """Rename what was planted in ``workspace`` since the stamp ``since`` (see the module
     docstring); the paths renamed, relative to the workspace, with ``" -> NEW"``."""
-    listings, _ = walk(workspace, skip=[Path(env) for env in python_envs()])
+    listings, _ = walk(workspace, skip=python_envs())
     elsewhere = _elsewhere(tuple(sys.path), str(workspace))
     done: list[str] = []
     for folder, listing in sorted(listings.items()):

@@ -99,7 +99,7 @@ def find_git(root: Path, *, skip: Iterable[Path] = ()) -> tuple[list[Path], bool
     return found, incomplete
 
 
-def walk(root: Path, *, skip: Iterable[Path] = ()) -> tuple[dict[str, _Listing], bool]:
+def walk(root: Path, *, skip: Iterable[str | Path] = ()) -> tuple[dict[str, _Listing], bool]:
     """The listing of every folder under ``root`` that :func:`find_git` walks, by path, and
     whether the walk stopped at :data:`WALK_CAP` (folders not read yet are left out)."""
     known = _walks.pop(str(root), {})
