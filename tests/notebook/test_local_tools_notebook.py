@@ -1,5 +1,6 @@
 """notebooks/local-tools.ipynb in a real kernel, offline: the shell, a patch, an image and, with
-Chromium, a browser click, each through its tool."""
+Chromium, a browser click, each through its tool; a module planted under an installed module's
+name, renamed."""
 
 from __future__ import annotations
 
@@ -54,3 +55,7 @@ def test_runs_offline_with_every_local_tool(monkeypatch: pytest.MonkeyPatch) -> 
     }
     confined = "read | confined by: bubblewrap /usr/bin/bwrap, read-only, no network"
     assert confined in stdout(nb, "safety")
+    planted = next(c for c in nb.cells if c.get("id") == "plant-run")
+    shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in planted.outputs)
+    assert "renamed random.py -&gt; random.py.blocked" in shown
+    assert "['helper.py', 'random.py.blocked']" in stdout(nb, "plant-after")

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agents import ApplyPatchTool, RunConfig
+from jupyter_agents import ApplyPatchTool, RunConfig, ShellTool, describe_call
 from jupyter_agents.runtime.sandbox import SandboxPolicy, _shadow, run_sandboxed
 from jupyter_agents.runtime.tools.apply_patch import APPLY_PATCH
 
 from ..prerequisites import needs_bwrap
 from ..runtime.test_code_interpreter import ask, interpreter
+from ..runtime.test_shell_tool import run as run_shell
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -92,8 +93,27 @@ async def test_a_module_planted_by_a_command_is_renamed_and_the_command_told(
             ws / f"{entry}.blocked-2"
         ), entry
         assert entry in result.stderr
+    assert result.renamed == tuple(renamed)
     assert "Python would have imported these instead of the installed modules" in result.stderr
     assert (ws / "mylib" / "json.py").read_text() == "# mine\n"  # the package's own, untouched
+
+
+@needs_bwrap
+async def test_the_card_says_what_was_renamed(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    tool = ShellTool(workspace=ws, approval_policy="never")
+    one, _ = await run_shell(tool, "echo x > random.py")
+    two, model = await run_shell(tool, "echo x > json.py && echo x > ipykernel_launcher.py")
+    badges = []
+    for result in (one, two):
+        call, output = (i for i in result.new_items if i.type.startswith("tool_call"))
+        badges.append(describe_call(call, output).badge)
+    assert badges == [
+        "sandboxed: workspace-write · renamed random.py",
+        "sandboxed: workspace-write · renamed 2 modules",
+    ]
+    told = json.dumps(model.requests[1].input[-1])  # the model reads the note, and can rename
+    assert "json.py -> json.py.blocked" in told
 
 
 @needs_bwrap
@@ -129,7 +149,7 @@ def test_the_rename_never_follows_a_link_on_its_way(tmp_path: Path) -> None:
     (outside / "json.py").write_text("theirs\n")
     (ws / "sub").symlink_to(outside)  # swapped in after the walk saw a real folder
     said = _shadow._rename(ws, str(ws / "sub"), "json.py")
-    assert "could not be renamed" in said
+    assert "could not be renamed" in said.done
     assert (outside / "json.py").read_text() == "theirs\n"
 
 

@@ -125,7 +125,7 @@ class ManagedKernel:
         if watched:  # the host's device nodes, put back if the code changed them
             _devices.enter()
         restored: list[str] = []
-        renamed: list[str] = []
+        renamed: list[_shadow.Blocked] = []
         try:
             result = await self._execute(code, timeout, on_output)
         finally:

@@ -25,6 +25,7 @@ import sys
 import time
 from importlib.machinery import BuiltinImporter, FrozenImporter, PathFinder
 from pathlib import Path
+from typing import NamedTuple
 
 from .._nofollow import open_folder
 from .._util import make_state_folder
@@ -36,6 +37,7 @@ __all__ = [
     "BLOCKED",
     "LAUNCHER",
     "UNUSED",
+    "Blocked",
     "begin",
     "block_planted",
     "blocked_note",
@@ -102,12 +104,21 @@ def _elsewhere(path: tuple[str, ...], workspace: str) -> tuple[str, ...]:
     return tuple(e for e in real if not under(e, workspace) or any(under(e, env) for env in envs))
 
 
-def block_planted(workspace: Path, since: int) -> list[str]:
+class Blocked(NamedTuple):
+    """One planted module and what became of it."""
+
+    path: str
+    """Where it was, relative to the workspace."""
+    done: str
+    """What was done, in words: ``"random.py -> random.py.blocked"``."""
+
+
+def block_planted(workspace: Path, since: int) -> list[Blocked]:
     """Rename what was planted in ``workspace`` since the stamp ``since`` (see the module
-    docstring); the paths renamed, relative to the workspace, with ``" -> NEW"``."""
+    docstring)."""
     listings, _ = walk(workspace, skip=python_envs())
     elsewhere = _elsewhere(tuple(sys.path), str(workspace))
-    done: list[str] = []
+    done: list[Blocked] = []
     for folder, listing in sorted(listings.items()):
         entries = list(listing.modules)
         for sub in listing.folders:
@@ -142,16 +153,17 @@ def _changed(path: str) -> int:
         return 0
 
 
-def _rename(workspace: Path, folder: str, entry: str) -> str:
+def _rename(workspace: Path, folder: str, entry: str) -> Blocked:
     """Rename ``folder/entry`` to a free ``entry.blocked`` name, never following a link on the
-    way; what was done, in words."""
+    way."""
     relative = os.path.relpath(os.path.join(folder, entry), workspace)
+    failed = Blocked(relative, f"{relative} (could not be renamed: remove it)")
     parts = Path(os.path.relpath(folder, workspace)).parts
     try:
         fd = open_folder(workspace, [p for p in parts if p != "."])
     except OSError as exc:
         logger.warning("Could not open the folder of %s: %s", relative, exc)
-        return f"{relative} (could not be renamed: remove it)"
+        return failed
     try:
         for n in range(1, 100):
             new = entry + BLOCKED + ("" if n == 1 else f"-{n}")
@@ -159,19 +171,21 @@ def _rename(workspace: Path, folder: str, entry: str) -> str:
                 os.lstat(new, dir_fd=fd)
             except FileNotFoundError:
                 os.rename(entry, new, src_dir_fd=fd, dst_dir_fd=fd)
-                return f"{relative} -> {os.path.join(os.path.dirname(relative), new)}"
-        return f"{relative} (could not be renamed: remove it)"
+                renamed = os.path.join(os.path.dirname(relative), new)
+                return Blocked(relative, f"{relative} -> {renamed}")
+        return failed
     except OSError as exc:
         logger.warning("Could not rename %s: %s", relative, exc)
-        return f"{relative} (could not be renamed: remove it)"
+        return failed
     finally:
         os.close(fd)
 
 
-def blocked_note(renamed: list[str]) -> str:
+def blocked_note(blocked: list[Blocked]) -> str:
     """What a command's output says when it left modules named like installed ones."""
+    done = "; ".join(b.done for b in blocked)
     return (
-        f"[jupyter_agents: renamed {'; '.join(renamed)}. Python would have imported "
+        f"[jupyter_agents: renamed {done}. Python would have imported "
         "these instead of the installed modules of the same name (and Jupyter runs "
         "ipykernel_launcher to start a kernel), outside the sandbox. Give your own modules "
         "names no installed module has.]"

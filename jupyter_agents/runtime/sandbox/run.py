@@ -79,6 +79,9 @@ class CommandResult:
     confinement: str = ""
     """What actually confined it, for its card: ``"bubblewrap /usr/bin/bwrap,
     workspace-write, no network"`` or ``"none (danger-full-access)"``."""
+    renamed: tuple[str, ...] = ()
+    """Modules it left named like installed ones (paths relative to the workspace), renamed
+    afterwards to ``NAME.blocked``, as its ``stderr`` says (see :mod:`._shadow`)."""
 
 
 class _Capped:
@@ -189,7 +192,7 @@ async def run_sandboxed(
     if sandboxed:
         _devices.enter()
     restored: list[str] = []
-    renamed: list[str] = []
+    renamed: list[_shadow.Blocked] = []
     try:
         try:
             transport, output, incomplete = await _start(
@@ -207,10 +210,12 @@ async def run_sandboxed(
             renamed = _shadow.block_planted(policy.workspace, since)
     stdout, cut_out = output.sinks[1].text()
     stderr, cut_err = output.sinks[2].text()
-    if restored:
-        stderr = f"{stderr}\n{_devices.restored_note(restored)}".lstrip("\n")
-    if renamed:
-        stderr = f"{stderr}\n{_shadow.blocked_note(renamed)}".lstrip("\n")
+    notes = [_devices.restored_note(restored)] if restored else []
+    notes += [_shadow.blocked_note(renamed)] if renamed else []
+    for note in notes:  # each on a line of its own
+        if stderr and not stderr.endswith("\n"):
+            stderr += "\n"
+        stderr += f"{note}\n"
     return CommandResult(
         stdout=stdout,
         stderr=stderr,
@@ -219,6 +224,7 @@ async def run_sandboxed(
         duration=time.monotonic() - started,
         cut=cut_out + cut_err,
         confinement=confinement(mode, network=network, incomplete=incomplete),
+        renamed=tuple(b.path for b in renamed),
     )
 
 

@@ -139,6 +139,7 @@ class ShellTool:
         show = request.on_output
         outputs = []
         confined: list[str] = []
+        renamed: list[str] = []
         for command in request.commands:
             if show is not None:
                 show(f"$ {command}\n")
@@ -149,14 +150,19 @@ class ShellTool:
             outputs.append(ShellCommandOutput(done.stdout, done.stderr, code, command))
             if done.confinement not in confined:
                 confined.append(done.confinement)
+            renamed += done.renamed
             if show is not None:
                 show(f"[{ending(code)}]\n")
             denial = sandbox_denial(done, sandbox.mode)
             if denial and policy.approval == "on-failure" and not request.escalated:
                 reason = f"{command!r} failed in the {sandbox.mode} sandbox ({denial})"
-                partial = ShellResult(outputs, sandbox.mode, confinement="; ".join(confined))
+                partial = ShellResult(
+                    outputs, sandbox.mode, confinement="; ".join(confined), renamed=tuple(renamed)
+                )
                 raise EscalationRequest(reason, partial)
-        return ShellResult(outputs, sandbox.mode, request.escalated, "; ".join(confined))
+        return ShellResult(
+            outputs, sandbox.mode, request.escalated, "; ".join(confined), renamed=tuple(renamed)
+        )
 
 
 def _all_safe(arguments: dict[str, Any]) -> bool:
@@ -316,12 +322,22 @@ def _badge(arguments: dict[str, Any], output: Any) -> str | None:
     if isinstance(output, ShellResult) and output.sandbox:
         if output.sandbox == "danger-full-access":
             return "escalated" if output.escalated else "unsandboxed"
-        return f"sandboxed: {output.sandbox}"
+        return f"sandboxed: {output.sandbox}{_renamed(output.renamed)}"
     if _escalated(arguments):
         return "escalated"
     if _any_dangerous(arguments):
         return "dangerous"
     return "safe" if _all_safe(arguments) else None
+
+
+def _renamed(renamed: tuple[str, ...]) -> str:
+    """What a badge adds when the sandbox renamed modules a command left: the file's name
+    (an identifier and a module suffix, nothing else), or a count past one."""
+    if not renamed:
+        return ""
+    if len(renamed) > 1:
+        return f" · renamed {len(renamed)} modules"
+    return f" · renamed {os.path.basename(renamed[0])}"
 
 
 SHELL = ShellKind()

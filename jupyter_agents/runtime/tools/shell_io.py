@@ -131,6 +131,9 @@ class ShellResult:
     """Characters of each stream to keep at most (an executor's own cap; the call's applies
     too)."""
     provider_data: dict[str, Any] | None = None
+    renamed: tuple[str, ...] = ()
+    """Modules the commands left named like installed ones (paths relative to the workspace),
+    renamed by the sandbox afterwards to ``NAME.blocked``; the card's badge says so."""
 
 
 ShellExecutor: TypeAlias = Callable[
