@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agents import ApplyPatchTool, RunConfig, ShellTool, describe_call
+from jupyter_agents import ApplyPatchTool, ShellTool, describe_call
 from jupyter_agents.runtime.sandbox import SandboxPolicy, _shadow, run_sandboxed
 from jupyter_agents.runtime.tools.apply_patch import APPLY_PATCH
 
 from ..prerequisites import needs_bwrap
 from ..runtime.test_code_interpreter import ask, interpreter
 from ..runtime.test_shell_tool import run as run_shell
+from .test_startup_file_attacks import _add, _config
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -183,15 +184,6 @@ async def test_code_the_interpreter_runs_cannot_leave_a_module_behind(tmp_path: 
     assert not (ws / "random.py").exists()
     assert (ws / "random.py.blocked").exists()
     assert "renamed random.py -> random.py.blocked" in json.dumps(out)
-
-
-def _config(workspace: Path, approval: str = "on-request") -> RunConfig:
-    mode = "workspace-write"
-    return RunConfig(approval_policy=approval, sandbox_mode=mode, workspace=workspace)  # type: ignore[arg-type]
-
-
-def _add(path: str) -> dict[str, object]:
-    return {"operations": [{"type": "create_file", "path": path, "diff": "+evil\n"}]}
 
 
 @pytest.mark.parametrize(
