@@ -48,6 +48,7 @@ PLANTS = [
     ("echo x >> mylib/ipykernel_launcher.py", ["mylib/ipykernel_launcher.py"]),
     ("echo 'import os' >> string.py", ["string.py"]),  # the person's own, changed
     ("touch random.py.blocked && echo x > random.py", ["random.py"]),
+    ("echo x > random.py && touch -d 2000-01-01 random.py", ["random.py"]),  # mtime set back
 ]
 
 
