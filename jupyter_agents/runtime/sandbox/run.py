@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from . import _devices, _shadow
+from ._box import run_in_box
 from ._env import scrubbed_env
 from ._reap import kill_group, kill_tree
 from ._seccomp import filter_fd
@@ -193,16 +194,30 @@ async def run_sandboxed(
         _devices.enter()
     restored: list[str] = []
     renamed: list[_shadow.Blocked] = []
+    output = _Output(max_output, on_output)
     try:
-        try:
-            transport, output, incomplete = await _start(
-                argv, policy, environment, max_output, on_output
-            )
-        except OSError as e:
-            if e.errno != errno.E2BIG:
-                raise
+        ran = None
+        if sandboxed:
+            plan, incomplete = _wrap([], mode, policy.workspace, network=network, writable=())
+            ran = await run_in_box(tuple(plan), argv, environment, output, timeout)
+        if ran is None:
+            try:
+                transport, incomplete = await _start(argv, policy, environment, output)
+            except OSError as e:
+                if e.errno != errno.E2BIG:
+                    raise
+                return _too_long(command, mode, network, time.monotonic() - started)
+            timed_out = await _wait(transport, output, timeout)
+            exit_code = None if timed_out else transport.get_returncode()
+        elif ran.errno == errno.E2BIG:
             return _too_long(command, mode, network, time.monotonic() - started)
-        timed_out = await _wait(transport, output, timeout)
+        else:
+            timed_out, exit_code = ran.timed_out, ran.exit_code
+            if ran.errno:
+                output.sinks[2].add(
+                    f"jupyter_agents: cannot run {argv[0]}: {os.strerror(ran.errno)}\n"
+                )
+                exit_code = 127
     finally:
         if sandboxed:  # everything it started has ended by now
             restored = _devices.leave()
@@ -219,7 +234,7 @@ async def run_sandboxed(
     return CommandResult(
         stdout=stdout,
         stderr=stderr,
-        exit_code=None if timed_out else transport.get_returncode(),
+        exit_code=exit_code,
         timed_out=timed_out,
         duration=time.monotonic() - started,
         cut=cut_out + cut_err,
@@ -246,14 +261,10 @@ def _too_long(
 
 
 async def _start(
-    argv: list[str],
-    policy: SandboxPolicy,
-    environment: dict[str, str],
-    max_output: int,
-    on_output: Callable[[str], None] | None,
-) -> tuple[asyncio.SubprocessTransport, _Output, bool]:
-    """The command started under ``policy``, its output collector, and whether the walk for
-    nested ``.git`` stopped at its cap."""
+    argv: list[str], policy: SandboxPolicy, environment: dict[str, str], output: _Output
+) -> tuple[asyncio.SubprocessTransport, bool]:
+    """The command started under ``policy`` (a fresh sandbox, or none), its output going to
+    ``output``, and whether the walk for nested ``.git`` stopped at its cap."""
     mode = policy.mode
     seccomp = filter_fd() if mode != "danger-full-access" else None
     try:
@@ -265,8 +276,8 @@ async def _start(
             writable=(),
             seccomp=seccomp,
         )
-        transport, output = await asyncio.get_running_loop().subprocess_exec(
-            lambda: _Output(max_output, on_output),
+        transport, _ = await asyncio.get_running_loop().subprocess_exec(
+            lambda: output,
             *wrapped,
             cwd=policy.workspace,
             env=environment,
@@ -279,7 +290,7 @@ async def _start(
     finally:
         if seccomp is not None:
             os.close(seccomp)
-    return transport, output, incomplete
+    return transport, incomplete
 
 
 async def _wait(transport: asyncio.SubprocessTransport, output: _Output, timeout: float) -> bool:

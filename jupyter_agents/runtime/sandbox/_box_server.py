@@ -1,0 +1,215 @@
+"""The process that stays inside a kept sandbox and runs its commands, one at a time.
+
+Started by :mod:`._box` as the first process of a bubblewrap sandbox (``--as-pid-1``), with
+only the standard library (``python -I -S -c`` with this file's text, read when the runtime
+was imported: nothing a sandboxed command writes can change it). It reads requests from the
+socket its parent passed as file descriptor ``CONTROL`` and for each:
+
+1. starts the command (``posix_spawnp``: its own session, stdin ``/dev/null``, stdout and
+   stderr the pipes that came with the request, the request's environment and umask);
+2. waits for it, then kills every other process in the sandbox (``kill(-1, SIGKILL)``: in a
+   process namespace it reaches all of them but this one, which commands cannot signal, trace
+   or read, being the namespace's first process and not dumpable) and reaps them;
+3. empties the sandbox's private scratch folders (``/tmp``, ``/dev/shm``, the hidden places)
+   and checks that nothing else a command can leave behind changed (``/dev``, System V IPC
+   objects, POSIX message queues): when anything is left that it cannot empty, it says the
+   sandbox is not clean and its parent ends it;
+4. answers ``{"exit": N, "clean": bool}`` (``N`` as bubblewrap reports it: 128 + a signal's
+   number) or ``{"errno": E}`` when the program could not be started.
+
+It exits when its parent's end of the socket closes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+_PR_SET_DUMPABLE = 4
+_WIPE_SECONDS = 1.0
+"""Longer than this to empty the scratch folders and the sandbox is not reused."""
+
+
+def _not_dumpable() -> None:
+    """Commands run as the same user: without this they could trace this process or read its
+    memory and file descriptors through ``/proc/1``."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0)")
+
+
+def _entries(folder: str) -> dict[str, tuple[int, str]]:
+    """Each entry of ``folder``: its mode and, for a link, its target."""
+    found = {}
+    with os.scandir(folder) as listing:
+        for entry in listing:
+            mode = entry.stat(follow_symlinks=False).st_mode
+            found[entry.name] = (mode, os.readlink(entry.path) if entry.is_symlink() else "")
+    return found
+
+
+def _mount_points() -> set[str]:
+    """Every mount point in this sandbox and the folders on the way to each: kept, never
+    emptied (the workspace may be mounted inside ``/tmp``)."""
+    kept = set()
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as table:
+        for line in table:
+            point = line.split()[4]
+            for code in ("\\040", "\\011", "\\012", "\\134"):
+                point = point.replace(code, chr(int(code[1:], 8)))
+            while point not in kept and point != "/":
+                kept.add(point)
+                point = os.path.dirname(point)
+    return kept
+
+
+def _empty(dir_fd: int, path: str, kept: set[str], device: int, deadline: float) -> None:
+    """Remove everything under the folder ``path``, open as ``dir_fd``, on its file system
+    (``device``): links are removed, never followed; a folder without permissions gets them
+    back first (it is this user's); mount points and the folders above them stay."""
+    for entry in os.scandir(dir_fd):
+        if time.monotonic() > deadline:
+            raise TimeoutError("too much to empty")
+        inside = f"{path}/{entry.name}"
+        if inside in kept:  # a mount point stays; a folder on the way to one is emptied
+            if (
+                entry.is_dir(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_dev == device
+            ):
+                child = os.open(
+                    entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd
+                )
+                try:
+                    _empty(child, inside, kept, device, deadline)
+                finally:
+                    os.close(child)
+            continue
+        if entry.stat(follow_symlinks=False).st_dev != device:
+            raise OSError(f"{inside} is on another file system")
+        if entry.is_dir(follow_symlinks=False):
+            os.chmod(entry.name, 0o700, dir_fd=dir_fd)
+            child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+            try:
+                _empty(child, inside, kept, device, deadline)
+            finally:
+                os.close(child)
+            os.rmdir(entry.name, dir_fd=dir_fd)
+        else:
+            os.unlink(entry.name, dir_fd=dir_fd)
+
+
+def _ipc_left() -> bool:
+    """Whether a System V shared memory segment, message queue or semaphore set exists."""
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as table:
+                if len(table.read().splitlines()) > 1:
+                    return True
+        except FileNotFoundError:
+            continue
+    return False
+
+
+class _Box:
+    def __init__(self, channel: socket.socket, scratch: list[str]) -> None:
+        self.channel = channel
+        self.scratch = [folder for folder in scratch if os.path.isdir(folder)]
+        self.modes = {folder: os.lstat(folder) for folder in self.scratch}
+        self.kept = _mount_points()
+        self.dev = _entries("/dev")
+        self.null = os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC)
+
+    def run(self, request: dict[str, Any], out: int, err: int) -> dict[str, Any]:
+        os.environ.clear()  # posix_spawnp looks the program up in this process's PATH
+        os.environ["PATH"] = request["env"].get("PATH", os.defpath)
+        os.umask(request["umask"])
+        try:
+            pid = os.posix_spawnp(
+                request["argv"][0],
+                request["argv"],
+                request["env"],
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, self.null, 0),
+                    (os.POSIX_SPAWN_DUP2, out, 1),
+                    (os.POSIX_SPAWN_DUP2, err, 2),
+                ],
+                setsid=True,
+                setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT),
+            )
+        except OSError as e:
+            return {"errno": e.errno or 0}
+        finally:
+            os.close(out)
+            os.close(err)
+        self.channel.send(b'{"started": true}')
+        status = os.waitpid(pid, 0)[1]
+        self.end_all()
+        code = os.waitstatus_to_exitcode(status)
+        return {"exit": 128 - code if code < 0 else code, "clean": self.clean()}
+
+    def end_all(self) -> None:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        while True:
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                return
+            except InterruptedError:
+                continue
+
+    def clean(self) -> bool:
+        deadline = time.monotonic() + _WIPE_SECONDS
+        try:
+            for folder in self.scratch:
+                now, then = os.lstat(folder), self.modes[folder]
+                if (now.st_mode, now.st_dev) != (then.st_mode, then.st_dev):
+                    return False
+                fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+                try:
+                    _empty(fd, folder.rstrip("/"), self.kept, then.st_dev, deadline)
+                finally:
+                    os.close(fd)
+            return _entries("/dev") == self.dev and not _ipc_left()
+        except (OSError, RecursionError, TimeoutError):
+            return False
+
+
+def main(control: int, scratch: list[str]) -> None:
+    signal.signal(
+        signal.SIGINT, signal.SIG_DFL
+    )  # the first process ignores what it does not handle
+    _not_dumpable()
+    channel = socket.socket(fileno=control)
+    channel.set_inheritable(False)
+    box = _Box(channel, scratch)
+    channel.send(b'{"ready": true}')
+    while True:
+        try:
+            message, ancillary, _, _ = channel.recvmsg(
+                1 << 20, socket.CMSG_SPACE(8), socket.MSG_CMSG_CLOEXEC
+            )
+        except InterruptedError:
+            continue
+        if not message:
+            return
+        fds = [
+            int.from_bytes(data[i : i + 4], sys.byteorder)
+            for level, kind, data in ancillary
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
+            for i in range(0, len(data) - len(data) % 4, 4)
+        ]
+        if len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            return
+        channel.send(json.dumps(box.run(json.loads(message), *fds)).encode())

@@ -1,0 +1,297 @@
+"""A sandbox kept for the next command must give it what a fresh one would: tried as a hostile
+model would, leaving files, processes, IPC objects and changes behind, attacking the process
+that stays in the sandbox, and racing commands. Real bwrap, real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jupyter_agents.runtime.sandbox import SandboxPolicy, _box, run_sandboxed
+
+from ..prerequisites import needs_bwrap
+
+pytestmark = [needs_bwrap, pytest.mark.timeout(90)]
+
+PY = shlex.quote(sys.executable)
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_sandbox_from_before() -> Iterator[None]:
+    _end_all()
+    yield
+    _end_all()
+
+
+def _end_all() -> None:
+    with _box._lock:
+        kept = list(_box._idle)
+        _box._idle.clear()
+    for box in kept:
+        box.end()
+
+
+def kept() -> set[int]:
+    """The kept sandboxes waiting now (their bubblewrap's process ids)."""
+    with _box._lock:
+        return {box.process.pid for box in _box._idle}
+
+
+def run(command: str, policy: SandboxPolicy, **kwargs: object):  # type: ignore[no-untyped-def]
+    result = asyncio.run(run_sandboxed(command, policy, **kwargs))  # type: ignore[arg-type]
+    assert result.confinement.startswith("bubblewrap"), result
+    return result
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """A workspace inside /tmp: the sandbox mounts it inside its own private /tmp."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "notes.txt").write_text("keep me\n")
+    (root / "sub").mkdir()
+    (root / "sub" / "data.csv").write_text("a,b\n")
+    return root
+
+
+@pytest.fixture
+def policy(ws: Path) -> SandboxPolicy:
+    return SandboxPolicy("workspace-write", ws)
+
+
+def test_the_next_command_runs_in_the_same_sandbox(policy: SandboxPolicy) -> None:
+    run("true", policy)
+    first = kept()
+    assert len(first) == 1
+    run("true", policy)
+    assert kept() == first
+
+
+def test_files_left_in_private_folders_are_gone_for_the_next_command(policy: SandboxPolicy) -> None:
+    left = run(
+        "echo x > /tmp/a && mkdir -p /tmp/d/e && touch /tmp/d/e/f && chmod 000 /tmp/d/e /tmp/d"
+        " && ln -s /etc/passwd /tmp/link && mkfifo /tmp/fifo && echo y > /dev/shm/seg"
+        " && echo z > /run/r && echo done",
+        policy,
+    )
+    assert left.stdout == "done\n", left.stderr
+    box = kept()
+    found = run("ls -A /tmp /dev/shm /run | grep -v : | grep -v '^$'; true", policy)
+    assert kept() == box, "the sandbox was not reused, so the emptying was not tested"
+    assert found.stdout.split() == _tmp_path_parts(policy)
+    assert Path("/etc/passwd").exists()  # the link was removed, not followed
+
+
+def _tmp_path_parts(policy: SandboxPolicy) -> list[str]:
+    """What /tmp shows when the workspace lives inside it: the first folder on its way."""
+    parts = policy.workspace.parts
+    return [parts[2]] if parts[1] == "tmp" else []
+
+
+def test_a_workspace_inside_tmp_keeps_its_files_and_mode(ws: Path, policy: SandboxPolicy) -> None:
+    mode = ws.stat().st_mode
+    for _ in range(3):
+        run("touch /tmp/x; mkdir -p /tmp/y", policy)
+    assert kept(), "the sandbox was not reused, so the emptying was not tested"
+    assert (ws / "notes.txt").read_text() == "keep me\n"
+    assert (ws / "sub" / "data.csv").read_text() == "a,b\n"
+    assert ws.stat().st_mode == mode
+
+
+def test_no_process_lives_on_into_the_next_command(policy: SandboxPolicy) -> None:
+    marker = f"ja-kept-{uuid.uuid4().hex[:8]}"
+    script = f"exec {PY} -c 'import time; time.sleep(300)' {marker}"
+    daemon = "import os, time; os.fork() or (os.setsid(), os.fork() or time.sleep(300))"
+    started = run(
+        f"(setsid sh -c {shlex.quote(script)} &) ;"
+        f" nohup sh -c {shlex.quote(script)} >/dev/null 2>&1 &"
+        f" {PY} -c {shlex.quote(daemon)} {marker} & echo started",
+        policy,
+    )
+    assert started.stdout == "started\n"
+    box = kept()
+    seen = run("ls /proc | grep -E '^[0-9]+$' | wc -l", policy)
+    assert kept() == box
+    assert int(seen.stdout) <= 5, seen.stdout  # 1 (the server), sh, ls, grep, wc
+    host = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    assert host.stdout == "", f"left running on the host: {host.stdout}"
+
+
+def test_a_command_cannot_signal_trace_or_read_the_process_that_stays(
+    policy: SandboxPolicy,
+) -> None:
+    run("true", policy)
+    box = kept()
+    attack = run(
+        "kill -9 1; kill -INT 1; kill -TERM 1; cat /proc/1/environ; cat /proc/1/mem;"
+        " for fd in /proc/1/fd/*; do readlink $fd && echo LEAK; (: <>$fd) 2>/dev/null && echo LEAK;"
+        " done; echo end",
+        policy,
+    )
+    assert attack.stdout.endswith("end\n") and "LEAK" not in attack.stdout, attack.stdout
+    for place in ("/proc/1/environ", "/proc/1/mem"):
+        assert f"{place}: Permission denied" in attack.stderr, attack.stderr
+    assert kept() == box, "the process that stays was ended by the command"
+    traced = run(
+        f"{PY} -c 'import ctypes; libc = ctypes.CDLL(None, use_errno=True);"
+        " print(libc.ptrace(16, 1, 0, 0), ctypes.get_errno())'",
+        policy,
+    )
+    assert traced.stdout.split() == ["-1", "1"], traced  # PTRACE_ATTACH: EPERM
+
+
+def test_the_control_channel_is_not_handed_to_commands(policy: SandboxPolicy) -> None:
+    fds = run("ls /proc/self/fd", policy)
+    assert sorted(fds.stdout.split()) == ["0", "1", "2", "3"]  # 3: ls reading the folder
+    kinds = run("for fd in 0 1 2; do readlink /proc/$$/fd/$fd; done", policy)
+    assert "socket" not in kinds.stdout
+
+
+def test_system_v_ipc_objects_left_end_the_sandbox(policy: SandboxPolicy) -> None:
+    run("true", policy)
+    before = kept()
+    run("ipcmk -M 4096 && ipcmk -Q && ipcmk -S 1", policy)
+    assert not (kept() & before)
+    assert run("ipcs -m -q -s | grep -c 0x || true", policy).stdout.strip() == "0"
+
+
+def test_message_queues_left_are_removed(policy: SandboxPolicy) -> None:
+    run("true", policy)
+    before = kept()
+    made = run(f'{PY} -c \'open("/dev/mqueue/q", "w")\' && ls /dev/mqueue', policy)
+    assert made.stdout == "q\n", made
+    assert run("ls -A /dev/mqueue | wc -l", policy).stdout.strip() == "0"
+    assert kept() == before
+
+
+def test_changes_to_dev_end_the_sandbox(policy: SandboxPolicy) -> None:
+    run("true", policy)
+    before = kept()
+    run("rm -f /dev/stdout; touch /dev/planted", policy)
+    assert not (kept() & before)
+    after = run("ls /dev/planted; readlink /dev/stdout", policy)
+    assert after.stdout == "/proc/self/fd/1\n"
+    assert "No such file" in after.stderr
+
+
+def test_a_changed_mode_on_tmp_ends_the_sandbox(policy: SandboxPolicy) -> None:
+    run("true", policy)
+    before = kept()
+    run("chmod 000 /tmp /dev/shm", policy)
+    assert not (kept() & before)
+    assert run("touch /tmp/ok && echo ok", policy).stdout == "ok\n"
+
+
+def test_a_new_repository_gets_a_new_sandbox_with_its_git_read_only(
+    ws: Path, policy: SandboxPolicy
+) -> None:
+    run("mkdir -p vendor/lib/.git/hooks", policy)
+    first = kept()
+    hook = run("echo evil > vendor/lib/.git/hooks/pre-commit && echo written", policy)
+    assert kept() - first, "the old plan's sandbox was reused"
+    assert hook.stdout == "" and not (ws / "vendor/lib/.git/hooks/pre-commit").exists()
+
+
+def test_commands_at_the_same_time_get_sandboxes_of_their_own(policy: SandboxPolicy) -> None:
+    async def both() -> list[str]:
+        probe = "touch /tmp/$0; sleep 0.5; ls /tmp"
+        one = run_sandboxed(["sh", "-c", probe, "one"], policy)
+        two = run_sandboxed(["sh", "-c", probe, "two"], policy)
+        return [r.stdout for r in await asyncio.gather(one, two)]
+
+    one, two = asyncio.run(both())
+    parts = _tmp_path_parts(policy)
+    assert sorted(one.split()) == sorted(["one", *parts])
+    assert sorted(two.split()) == sorted(["two", *parts])
+    assert len(kept()) == 2
+
+
+def test_a_timeout_ends_the_sandbox_and_everything_in_it(policy: SandboxPolicy) -> None:
+    run("true", policy)
+    before = kept()
+    marker = f"ja-kept-{uuid.uuid4().hex[:8]}"
+    result = run(f"exec {PY} -c 'import time; time.sleep(300)' {marker}", policy, timeout=0.5)
+    assert result.timed_out and result.exit_code is None
+    assert not (kept() & before)
+    host = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    assert host.stdout == ""
+    assert run("echo next", policy).stdout == "next\n"
+
+
+def test_a_sandbox_ended_from_outside_while_waiting_is_replaced(policy: SandboxPolicy) -> None:
+    run("true", policy)
+    (pid,) = kept()
+    os.kill(pid, 9)
+    assert run("echo next", policy).stdout == "next\n"
+    assert pid not in kept()
+
+
+def test_each_command_gets_its_own_environment_and_umask(policy: SandboxPolicy, ws: Path) -> None:
+    first = asyncio.run(
+        run_sandboxed("echo $LANG", policy, env={"LANG": "C.one", "PATH": os.defpath})
+    )
+    second = asyncio.run(run_sandboxed("echo ${LANG-unset}", policy, env={"PATH": os.defpath}))
+    assert (first.stdout, second.stdout) == ("C.one\n", "unset\n")
+    old = os.umask(0o077)
+    try:
+        run("touch private", policy)
+    finally:
+        os.umask(old)
+    assert (ws / "private").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_program_that_cannot_start_says_so(policy: SandboxPolicy) -> None:
+    result = asyncio.run(run_sandboxed(["no-such-program-here"], policy))
+    assert result.exit_code == 127
+    assert "no-such-program-here: No such file or directory" in result.stderr
+    assert run("echo still", policy).stdout == "still\n"
+
+
+def test_a_repository_the_person_makes_again_stays_read_only(
+    ws: Path, policy: SandboxPolicy
+) -> None:
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    run("true", policy)
+    assert kept()
+    shutil.rmtree(ws / ".git")  # the person, outside: rm -rf .git && git init
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    hook = run("echo evil > .git/hooks/pre-commit && echo written", policy)
+    assert hook.stdout == "" and not (ws / ".git/hooks/pre-commit").exists(), hook
+
+
+def test_a_workspace_made_again_is_the_one_commands_see(tmp_path: Path) -> None:
+    ws = tmp_path / "again"
+    ws.mkdir()
+    policy = SandboxPolicy("workspace-write", ws)
+    run("true", policy)
+    shutil.rmtree(ws)
+    ws.mkdir()
+    (ws / "new.txt").write_text("new\n")
+    assert run("cat new.txt", policy).stdout == "new\n"
+
+
+def test_a_credential_file_rewritten_outside_stays_hidden(
+    policy: SandboxPolicy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Path.home() / f"ja-home-{uuid.uuid4().hex[:8]}"  # outside /tmp, as a home is
+    home.mkdir()
+    try:
+        (home / ".netrc").write_text("machine x password OLD-SECRET\n")
+        monkeypatch.setenv("HOME", str(home))
+        assert "OLD-SECRET" not in run("cat ~/.netrc; true", policy).stdout
+        assert kept()
+        fresh = home / ".netrc.new"  # tools rewrite it as a new file renamed over the old one
+        fresh.write_text("machine x password NEW-SECRET\n")
+        fresh.replace(home / ".netrc")
+        assert "NEW-SECRET" not in run("cat ~/.netrc; true", policy).stdout
+    finally:
+        shutil.rmtree(home)
