@@ -295,3 +295,23 @@ def test_a_credential_file_rewritten_outside_stays_hidden(
         assert "NEW-SECRET" not in run("cat ~/.netrc; true", policy).stdout
     finally:
         shutil.rmtree(home)
+
+
+def test_a_forked_copy_of_the_kernel_uses_sandboxes_of_its_own(policy: SandboxPolicy) -> None:
+    run("true", policy)
+    parents = kept()
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the forked copy: runs a command, reports what it kept
+        try:
+            result = asyncio.run(run_sandboxed("echo child", policy))
+            os.write(write, f"{result.stdout.strip()} {sorted(kept())}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        said = answer.read()
+    os.waitpid(child, 0)
+    assert said.startswith("child ")
+    assert not any(str(pid) in said for pid in parents), said
+    assert kept() == parents

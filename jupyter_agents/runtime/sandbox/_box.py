@@ -103,21 +103,33 @@ class _Box:
 _lock = threading.Lock()
 _idle: list[_Box] = []
 _unusable: set[tuple[str, ...]] = set()
-_owner = os.getpid()
 _starter = ThreadPoolExecutor(1, thread_name_prefix="jupyter_agents-sandbox")
 """Sandboxes start from this long-lived thread: bubblewrap's ``--die-with-parent`` follows
 the thread that started it, and a run's own thread may end before the sandbox should."""
 
 
+def _forget() -> None:
+    """In a forked copy of this process: the kept sandboxes are the parent's. Close this copy's
+    ends (so they still end with the parent) and start afresh, with a thread of its own."""
+    global _lock, _starter
+    for box in _idle:
+        box.channel.close()
+        for _, fd in box.held:
+            if fd is not None:
+                os.close(fd)
+    _idle.clear()
+    _unusable.clear()
+    _lock = threading.Lock()
+    _starter = ThreadPoolExecutor(1, thread_name_prefix="jupyter_agents-sandbox")
+
+
+os.register_at_fork(after_in_child=_forget)
+
+
 def _take(key: tuple[str, ...]) -> _Box | None:
-    global _owner
     stale: list[_Box] = []
     found = None
     with _lock:
-        if os.getpid() != _owner:  # a forked copy of this process: the sandboxes are not its own
-            _idle.clear()
-            _unusable.clear()
-            _owner = os.getpid()
         for box in list(_idle):
             if not box.alive():
                 _idle.remove(box)

@@ -3,7 +3,9 @@ output (head and tail kept) and a timeout that ends every process the command st
 
 When the command's main process ends, its output is read until the pipes close; whatever still
 holds them after :data:`DRAIN_GRACE` seconds (a background job) is killed, and so is the rest of
-its process group. Inside the sandbox the command's process namespace ends it all anyway.
+its process group. Inside the sandbox everything it started ends with it: a sandbox kept for
+the next command kills all it left (:mod:`._box`), and a new sandbox's process namespace ends
+with the command.
 """
 
 from __future__ import annotations
