@@ -315,3 +315,31 @@ def test_a_forked_copy_of_the_kernel_uses_sandboxes_of_its_own(policy: SandboxPo
     assert said.startswith("child ")
     assert not any(str(pid) in said for pid in parents), said
     assert kept() == parents
+
+
+@pytest.mark.parametrize(
+    ("options", "emptied"),
+    [
+        (["--tmpfs", "/run", "--tmpfs", "/tmp", "--bind", "/w", "/w"], ["/run", "/tmp"]),
+        (["--tmpfs", "/tmp", "--bind", "/tmp", "/tmp"], []),  # the workspace is /tmp
+        (["--tmpfs", "/h/.ssh", "--bind", "/h", "/h"], []),  # under a folder bound later
+        (["--tmpfs", "/run", "--ro-bind", "/run/x/y", "/run/x/y"], ["/run"]),  # inside it
+        (["--bind", "/h", "/h", "--tmpfs", "/h/.ssh"], ["/h/.ssh"]),  # hidden over the bind
+    ],
+)
+def test_only_the_sandboxs_own_folders_are_emptied(options: list[str], emptied: list[str]) -> None:
+    assert _box._scratch(["/usr/bin/bwrap", *options]) == [*emptied, "/dev/shm", "/dev/mqueue"]
+
+
+def test_a_workspace_in_a_hidden_place_keeps_its_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    home = Path.home() / f"ja-home-{uuid.uuid4().hex[:8]}"
+    (home / ".ssh").mkdir(parents=True)
+    try:
+        monkeypatch.setenv("HOME", str(home))
+        policy = SandboxPolicy("workspace-write", home / ".ssh")  # the person chose it
+        run("echo mine > config", policy)
+        assert run("cat config", policy).stdout == "mine\n"
+        assert kept()
+        assert (home / ".ssh" / "config").read_text() == "mine\n"
+    finally:
+        shutil.rmtree(home)

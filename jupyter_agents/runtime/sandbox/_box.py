@@ -162,8 +162,7 @@ def _start(plan: tuple[str, ...]) -> _Box | None:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     seccomp = filter_fd()
     options = list(plan[:-3])  # without "--chdir DIR --"
-    scratch = [options[i + 1] for i, word in enumerate(options) if word == "--tmpfs"]
-    scratch += ["/dev/shm", "/dev/mqueue"]
+    scratch = _scratch(options)
     options += ["--as-pid-1", "--mqueue", "/dev/mqueue"]
     if seccomp is not None:
         options += ["--seccomp", str(seccomp)]
@@ -201,6 +200,25 @@ def _start(plan: tuple[str, ...]) -> _Box | None:
         return None
     ours.setblocking(False)
     return box
+
+
+def _scratch(options: list[str]) -> list[str]:
+    """The sandbox's private folders, emptied after each command: each new ``--tmpfs`` that no
+    later bind covers (a folder the person chose is never among them), ``/dev/shm`` and the
+    message queues."""
+    scratch = []
+    for i, word in enumerate(options):
+        if word != "--tmpfs":
+            continue
+        place = Path(options[i + 1])
+        later = [
+            Path(options[j + 2])
+            for j in range(i + 2, len(options) - 2)
+            if options[j] in ("--bind", "--ro-bind", "--dev-bind")
+        ]
+        if not any(place == bound or place.is_relative_to(bound) for bound in later):
+            scratch.append(str(place))
+    return [*scratch, "/dev/shm", "/dev/mqueue"]
 
 
 def _places(plan: tuple[str, ...]) -> list[str]:

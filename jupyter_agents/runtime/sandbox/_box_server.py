@@ -120,7 +120,12 @@ def _ipc_left() -> bool:
 class _Box:
     def __init__(self, channel: socket.socket, scratch: list[str]) -> None:
         self.channel = channel
-        self.scratch = [folder for folder in scratch if os.path.isdir(folder)]
+        workspace = os.stat(".").st_dev  # never emptied, whatever the list says
+        self.scratch = [
+            folder
+            for folder in scratch
+            if os.path.isdir(folder) and os.stat(folder).st_dev != workspace
+        ]
         self.modes = {folder: os.lstat(folder) for folder in self.scratch}
         self.kept = _mount_points()
         self.dev = _entries("/dev")
