@@ -343,3 +343,23 @@ def test_a_workspace_in_a_hidden_place_keeps_its_files(monkeypatch: pytest.Monke
         assert (home / ".ssh" / "config").read_text() == "mine\n"
     finally:
         shutil.rmtree(home)
+
+
+def test_a_sandbox_ended_from_outside_mid_command_says_so(policy: SandboxPolicy) -> None:
+    run("true", policy)
+    (pid,) = kept()
+
+    async def killed_midway():  # type: ignore[no-untyped-def]
+        seen = asyncio.Event()
+        command = asyncio.ensure_future(
+            run_sandboxed("echo up; sleep 30", policy, on_output=lambda text: seen.set())
+        )
+        await asyncio.wait_for(seen.wait(), 30)
+        os.kill(pid, 9)
+        return await command
+
+    result = asyncio.run(killed_midway())
+    assert result.exit_code == 137 and not result.timed_out
+    assert result.stdout == "up\n"
+    assert "the sandbox was ended from outside" in result.stderr
+    assert run("echo next", policy).stdout == "next\n"

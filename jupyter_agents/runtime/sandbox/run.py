@@ -220,6 +220,8 @@ async def run_sandboxed(
                     f"jupyter_agents: cannot run {argv[0]}: {os.strerror(ran.errno)}\n"
                 )
                 exit_code = 127
+            elif ran.lost:
+                output.sinks[2].add("[jupyter_agents: the sandbox was ended from outside.]\n")
     finally:
         if sandboxed:  # everything it started has ended by now
             restored = _devices.leave()
