@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_agents.runtime.sandbox._box import kept_processes
+
 from ..prerequisites import fail_or_skip
 
 HERE = Path(__file__).parent
@@ -144,7 +146,9 @@ def git_repo(tmp_path: Path) -> Path:
 
 
 def children_of(pid: int) -> list[int]:
-    """Live child processes of ``pid`` (from /proc)."""
+    """Live child processes of ``pid`` (from /proc), without the sandboxes kept for the next
+    shell command (they stay by design)."""
+    kept = kept_processes()
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -153,7 +157,7 @@ def children_of(pid: int) -> list[int]:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == pid and fields[0] != "Z":
+        if int(fields[1]) == pid and fields[0] != "Z" and int(entry.name) not in kept:
             found.append(int(entry.name))
     return found
 

@@ -1,8 +1,10 @@
 """notebooks/local-tools.ipynb in a real kernel, offline: the shell, a patch, an image and, with
 Chromium, a browser click, each through its tool; a module planted under an installed module's
-name, renamed."""
+name, renamed; a kept sandbox that leaves nothing for the next command."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -55,6 +57,9 @@ def test_runs_offline_with_every_local_tool(monkeypatch: pytest.MonkeyPatch) -> 
     }
     confined = "read | confined by: bubblewrap /usr/bin/bwrap, read-only, no network"
     assert confined in stdout(nb, "safety")
+    kept = stdout(nb, "kept")
+    assert "next command: /tmp/note gone, processes still sleeping: 0" in kept
+    assert re.search(r"per command: sandboxed [0-9.]+ ms, unconfined [0-9.]+ ms", kept)
     planted = next(c for c in nb.cells if c.get("id") == "plant-run")
     shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in planted.outputs)
     assert "renamed random.py -&gt; random.py.blocked" in shown

@@ -36,7 +36,7 @@ from typing import Protocol
 
 from ._seccomp import filter_fd
 
-__all__ = ["Ran", "run_in_box"]
+__all__ = ["Ran", "kept_processes", "run_in_box"]
 
 MAX_REQUEST = 64 * 1024
 """Bytes of command line and environment sent to a kept sandbox; a larger command gets a
@@ -124,6 +124,13 @@ def _forget() -> None:
 
 
 os.register_at_fork(after_in_child=_forget)
+
+
+def kept_processes() -> set[int]:
+    """The bubblewrap processes of the kept sandboxes waiting for a command (children of this
+    process that stay between commands)."""
+    with _lock:
+        return {box.process.pid for box in _idle}
 
 
 def _take(key: tuple[str, ...]) -> _Box | None:
