@@ -29,6 +29,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,9 +95,7 @@ class _Box:
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             self.process.wait(5)
         self.channel.close()
-        for _, fd in self.held:
-            if fd is not None:
-                os.close(fd)
+        _release(self.held)
         self.held = []
 
 
@@ -114,9 +113,7 @@ def _forget() -> None:
     global _lock, _starter
     for box in _idle:
         box.channel.close()
-        for _, fd in box.held:
-            if fd is not None:
-                os.close(fd)
+        _release(box.held)
     _idle.clear()
     _unusable.clear()
     _lock = threading.Lock()
@@ -165,7 +162,9 @@ def _give_back(box: _Box) -> None:
 def _start(plan: tuple[str, ...]) -> _Box | None:
     """A new kept sandbox for ``plan`` (the bubblewrap options up to ``--chdir DIR --``),
     ready for its first command, or None when it does not start."""
-    held = _hold(_places(plan))  # before bubblewrap mounts them: a change in between shows
+    held = _hold(
+        [place for _, place in _mounts(plan)]
+    )  # before bubblewrap mounts them: a change in between shows
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     seccomp = filter_fd()
     options = list(plan[:-3])  # without "--chdir DIR --"
@@ -188,9 +187,7 @@ def _start(plan: tuple[str, ...]) -> _Box | None:
         )
     except OSError:
         ours.close()
-        for _, fd in held:
-            if fd is not None:
-                os.close(fd)
+        _release(held)
         return None
     finally:
         theirs.close()
@@ -209,34 +206,35 @@ def _start(plan: tuple[str, ...]) -> _Box | None:
     return box
 
 
+_BINDS = ("--bind", "--ro-bind", "--dev-bind")
+
+
+def _mounts(options: Sequence[str]) -> list[tuple[str, str]]:
+    """Each mount in bubblewrap ``options``: its option and the place it mounts on."""
+    found = []
+    for i, word in enumerate(options):
+        if word in _BINDS:
+            found.append((word, options[i + 2]))
+        elif word == "--tmpfs":
+            found.append((word, options[i + 1]))
+    return found
+
+
 def _scratch(options: list[str]) -> list[str]:
     """The sandbox's private folders, emptied after each command: each new ``--tmpfs`` that no
     later bind covers (a folder the person chose is never among them), ``/dev/shm`` and the
     message queues."""
-    scratch = []
-    for i, word in enumerate(options):
-        if word != "--tmpfs":
-            continue
-        place = Path(options[i + 1])
-        later = [
-            Path(options[j + 2])
-            for j in range(i + 2, len(options) - 2)
-            if options[j] in ("--bind", "--ro-bind", "--dev-bind")
-        ]
-        if not any(place == bound or place.is_relative_to(bound) for bound in later):
-            scratch.append(str(place))
+    mounts = _mounts(options)
+    scratch = [
+        place
+        for i, (kind, place) in enumerate(mounts)
+        if kind == "--tmpfs"
+        and not any(
+            later in _BINDS and Path(place).is_relative_to(bound)  # (a folder is inside itself)
+            for later, bound in mounts[i + 1 :]
+        )
+    ]
     return [*scratch, "/dev/shm", "/dev/mqueue"]
-
-
-def _places(plan: tuple[str, ...]) -> list[str]:
-    """Every place ``plan`` mounts something on."""
-    places = []
-    for i, word in enumerate(plan):
-        if word in ("--bind", "--ro-bind", "--dev-bind"):
-            places.append(plan[i + 2])
-        elif word == "--tmpfs":
-            places.append(plan[i + 1])
-    return places
 
 
 def _hold(places: list[str]) -> list[tuple[str, int | None]]:
@@ -248,6 +246,12 @@ def _hold(places: list[str]) -> list[tuple[str, int | None]]:
         except OSError:
             held.append((place, None))
     return held
+
+
+def _release(held: list[tuple[str, int | None]]) -> None:
+    for _, fd in held:
+        if fd is not None:
+            os.close(fd)
 
 
 def _unchanged(held: list[tuple[str, int | None]]) -> bool:
@@ -310,38 +314,36 @@ async def run_in_box(
         if box is None:
             _unusable.add(plan)
             return None
-    reader, out = os.pipe()
-    reader_err, err = os.pipe()
+    deadline = loop.time() + timeout  # for the whole command, start and end
+    readers, writers = zip(os.pipe(), os.pipe(), strict=True)
     try:
-        fds = array.array("i", [out, err])
-        box.channel.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
-        started = await _answer(box, loop.time() + timeout)
-    except asyncio.TimeoutError:  # (before OSError: in Python 3.11 it is one)
-        started = {"timed out": True}
-    except OSError:
-        started = {}
-    except BaseException:
-        os.close(reader)
-        os.close(reader_err)
-        box.end()  # cancelled (Stop): everything in it ends with it
+        try:
+            fds = array.array("i", writers)
+            box.channel.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+        finally:
+            for fd in writers:
+                os.close(fd)
+        started = await _answer(box, deadline)
+    except BaseException as e:  # timed out, cancelled (Stop), or it ended while idle
+        for fd in readers:
+            os.close(fd)
+        box.end()  # everything in it ends with it
+        if isinstance(e, asyncio.TimeoutError):  # (before OSError: in Python 3.11 it is one)
+            return Ran(None, timed_out=True)
+        if isinstance(e, OSError):  # nothing ran
+            return None
         raise
-    finally:
-        os.close(out)
-        os.close(err)
-    if not started or "errno" in started or "timed out" in started:
-        os.close(reader)
-        os.close(reader_err)
-        if not started:  # it ended while idle, or before starting the command: nothing ran
+    if not started or "errno" in started:
+        for fd in readers:
+            os.close(fd)
+        if not started:  # it ended before starting the command: nothing ran
             box.end()
             return None
-        if "timed out" in started:
-            box.end()
-            return Ran(None, timed_out=True)
         _give_back(box)
         return Ran(None, errno=int(str(started["errno"])))
-    pipes = [await _connect(sink, fd, r) for fd, r in ((1, reader), (2, reader_err))]
+    pipes = [await _connect(sink, fd, r) for fd, r in zip((1, 2), readers, strict=True)]
     try:
-        return await _await_end(box, sink, loop.time() + timeout)
+        return await _await_end(box, sink, deadline)
     finally:
         await _closed(sink)
         for transport in pipes:

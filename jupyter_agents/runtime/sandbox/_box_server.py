@@ -78,31 +78,31 @@ def _empty(dir_fd: int, path: str, kept: set[str], device: int, deadline: float)
         if time.monotonic() > deadline:
             raise TimeoutError("too much to empty")
         inside = f"{path}/{entry.name}"
+        folder = entry.is_dir(follow_symlinks=False)
+        here = entry.stat(follow_symlinks=False).st_dev == device
         if inside in kept:  # a mount point stays; a folder on the way to one is emptied
-            if (
-                entry.is_dir(follow_symlinks=False)
-                and entry.stat(follow_symlinks=False).st_dev == device
-            ):
-                child = os.open(
-                    entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd
-                )
-                try:
-                    _empty(child, inside, kept, device, deadline)
-                finally:
-                    os.close(child)
+            if folder and here:
+                _empty_folder(dir_fd, entry.name, inside, kept, device, deadline)
             continue
-        if entry.stat(follow_symlinks=False).st_dev != device:
+        if not here:
             raise OSError(f"{inside} is on another file system")
-        if entry.is_dir(follow_symlinks=False):
+        if folder:
             os.chmod(entry.name, 0o700, dir_fd=dir_fd)
-            child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
-            try:
-                _empty(child, inside, kept, device, deadline)
-            finally:
-                os.close(child)
+            _empty_folder(dir_fd, entry.name, inside, kept, device, deadline)
             os.rmdir(entry.name, dir_fd=dir_fd)
         else:
             os.unlink(entry.name, dir_fd=dir_fd)
+
+
+def _empty_folder(
+    dir_fd: int, name: str, path: str, kept: set[str], device: int, deadline: float
+) -> None:
+    """:func:`_empty` on the folder ``name`` in the folder open as ``dir_fd``."""
+    child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    try:
+        _empty(child, path, kept, device, deadline)
+    finally:
+        os.close(child)
 
 
 def _ipc_left() -> bool:
@@ -169,8 +169,6 @@ class _Box:
                 os.waitpid(-1, 0)
             except ChildProcessError:
                 return
-            except InterruptedError:
-                continue
 
     def clean(self) -> bool:
         deadline = time.monotonic() + _WIPE_SECONDS
@@ -190,21 +188,18 @@ class _Box:
 
 
 def main(control: int, scratch: list[str]) -> None:
-    signal.signal(
-        signal.SIGINT, signal.SIG_DFL
-    )  # the first process ignores what it does not handle
+    # The first process of a namespace ignores the signals it does not handle: Python's own
+    # Ctrl-C handler would let commands end it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     _not_dumpable()
     channel = socket.socket(fileno=control)
     channel.set_inheritable(False)
     box = _Box(channel, scratch)
     channel.send(b'{"ready": true}')
     while True:
-        try:
-            message, ancillary, _, _ = channel.recvmsg(
-                1 << 20, socket.CMSG_SPACE(8), socket.MSG_CMSG_CLOEXEC
-            )
-        except InterruptedError:
-            continue
+        message, ancillary, _, _ = channel.recvmsg(
+            1 << 20, socket.CMSG_SPACE(8), socket.MSG_CMSG_CLOEXEC
+        )
         if not message:
             return
         fds = [
