@@ -361,3 +361,107 @@ def test_a_sandbox_ended_from_outside_mid_command_says_so(policy: SandboxPolicy)
     assert result.stdout == "up\n"
     assert "the sandbox was ended from outside" in result.stderr
     assert run("echo next", policy).stdout == "next\n"
+
+
+# -- what a command can set on the process that stays ---------------------------------------------
+# A process may change the resource limits, the priority, the CPU affinity, the scheduling
+# policy and the I/O priority of another process of the same user (prlimit, setpriority,
+# sched_setaffinity, sched_setscheduler, ioprio_set), and children inherit them: set on the
+# kept sandbox's first process, they would reach every later command.
+
+_IOPRIO = {"x86_64": (251, 252), "aarch64": (30, 31)}.get(os.uname().machine)
+"""``ioprio_set`` and ``ioprio_get``'s numbers here (the standard library has neither)."""
+IOPRIO_SET, IOPRIO_GET = _IOPRIO or (0, 0)
+
+PROBE = (
+    "import ctypes, os, resource\n"
+    "limits = [(n, resource.getrlimit(getattr(resource, n))) for n in sorted(dir(resource))"
+    " if n.startswith('RLIMIT_')]\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    f"io = libc.syscall({IOPRIO_GET}, 1, 0) if {IOPRIO_GET} else None\n"
+    "print(limits, os.getpriority(os.PRIO_PROCESS, 0), sorted(os.sched_getaffinity(0)),"
+    " os.sched_getscheduler(0), os.sched_getparam(0).sched_priority, io)\n"
+)
+"""Prints what a command starts with: every resource limit, its nice value, the CPUs it may
+run on, its scheduling policy and its I/O priority."""
+
+_CPUS = sorted(os.sched_getaffinity(0))
+
+SETTINGS_ATTACKS = [
+    pytest.param(
+        "import resource; resource.prlimit(1, resource.RLIMIT_FSIZE, (1, 1))",
+        "import resource; print(resource.prlimit(1, resource.RLIMIT_FSIZE))",
+        "(1, 1)",
+        id="prlimit FSIZE: the next write dies of SIGXFSZ",
+    ),
+    pytest.param(
+        "import resource; resource.prlimit(1, resource.RLIMIT_NOFILE, (16, 16))",
+        "import resource; print(resource.prlimit(1, resource.RLIMIT_NOFILE))",
+        "(16, 16)",
+        id="prlimit NOFILE: a hard limit nobody can raise again",
+    ),
+    pytest.param(
+        "import resource; resource.prlimit(1, resource.RLIMIT_NPROC, (5, 5))",
+        "import resource; print(resource.prlimit(1, resource.RLIMIT_NPROC))",
+        "(5, 5)",
+        id="prlimit NPROC",
+    ),
+    pytest.param(
+        "import os; os.setpriority(os.PRIO_PROCESS, 1, 19)",
+        "import os; print(os.getpriority(os.PRIO_PROCESS, 1))",
+        "19",
+        id="setpriority: nice 19, which nobody can lower again",
+    ),
+    pytest.param(
+        "import os; os.setpriority(os.PRIO_USER, os.getuid(), 18)",
+        "import os; print(os.getpriority(os.PRIO_PROCESS, 1))",
+        "18",
+        id="setpriority on every process of the user",
+    ),
+    pytest.param(
+        f"import os; os.sched_setaffinity(1, {{{_CPUS[-1]}}})",
+        "import os; print(sorted(os.sched_getaffinity(1)))",
+        f"[{_CPUS[-1]}]",
+        id="sched_setaffinity: one CPU",
+        marks=pytest.mark.skipif(len(_CPUS) < 2, reason="needs two CPUs"),
+    ),
+    pytest.param(
+        "import os; os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0))",
+        "import os; print(os.sched_getscheduler(1) == os.SCHED_IDLE)",
+        "True",
+        id="sched_setscheduler: SCHED_IDLE",
+    ),
+    pytest.param(
+        "import ctypes; libc = ctypes.CDLL(None, use_errno=True);"
+        f" assert libc.syscall({IOPRIO_SET}, 1, 1, 3 << 13) == 0",
+        "import ctypes; libc = ctypes.CDLL(None, use_errno=True);"
+        f" print(libc.syscall({IOPRIO_GET}, 1, 1) >> 13)",
+        "3",
+        id="ioprio_set: the idle I/O class",
+        marks=pytest.mark.skipif(not IOPRIO_SET, reason="numbers known for x86-64, AArch64"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("attack", "proof", "proven"), SETTINGS_ATTACKS)
+def test_limits_and_priorities_set_on_the_first_process_do_not_reach_the_next_command(
+    policy: SandboxPolicy, ws: Path, attack: str, proof: str, proven: str
+) -> None:
+    fresh = run(f"{PY} -c {shlex.quote(PROBE)}", policy)
+    assert fresh.exit_code == 0, fresh.stderr
+    done = run(f"{PY} -c {shlex.quote(attack)} && {PY} -c {shlex.quote(proof)}", policy)
+    assert done.stdout.strip() == proven, done  # the attack works on the first process
+    later = run(f"{PY} -c {shlex.quote(PROBE)}", policy)
+    assert later.stdout == fresh.stdout, "a later command inherited what the attack set"
+    wrote = run("printf 'more than one byte' > out.txt && cat out.txt", policy)
+    assert wrote.stdout == "more than one byte" and wrote.exit_code == 0, wrote
+
+
+def test_settings_on_the_first_process_left_alone_keep_the_sandbox(policy: SandboxPolicy) -> None:
+    own = "import os, resource; os.setpriority(os.PRIO_PROCESS, 0, 10);" + (
+        " resource.setrlimit(resource.RLIMIT_FSIZE, (1, 1))"
+    )
+    run("true", policy)
+    before = kept()
+    run(f"{PY} -c {shlex.quote(own)}", policy)  # its own settings die with it
+    assert kept() == before

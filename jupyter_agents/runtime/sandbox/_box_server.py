@@ -10,10 +10,14 @@ socket its parent passed as file descriptor ``CONTROL`` and for each:
 2. waits for it, then kills every other process in the sandbox (``kill(-1, SIGKILL)``: in a
    process namespace it reaches all of them but this one, which commands cannot signal, trace
    or read, being the namespace's first process and not dumpable) and reaps them;
-3. empties the sandbox's private scratch folders (``/tmp``, ``/dev/shm``, the hidden places)
-   and checks that nothing else a command can leave behind changed (``/dev``, System V IPC
-   objects, POSIX message queues): when anything is left that it cannot empty, it says the
-   sandbox is not clean and its parent ends it;
+3. checks that its own settings that commands inherit are still the ones it started with
+   (resource limits, nice value, CPU affinity, scheduling policy, I/O priority: a process may
+   change these on another of the same user, and some, such as a lowered hard limit or a
+   raised nice value, cannot be changed back without privilege), empties the sandbox's private
+   scratch folders (``/tmp``, ``/dev/shm``, the hidden places) and checks that nothing else a
+   command can leave behind changed (``/dev``, System V IPC objects, POSIX message queues):
+   when anything changed or is left that it cannot empty, it says the sandbox is not clean
+   and its parent ends it;
 4. answers ``{"exit": N, "clean": bool}`` (``N`` as bubblewrap reports it: 128 + a signal's
    number) or ``{"errno": E}`` when the program could not be started.
 
@@ -22,8 +26,10 @@ It exits when its parent's end of the socket closes.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import resource
 import signal
 import socket
 import sys
@@ -35,14 +41,30 @@ _WIPE_SECONDS = 1.0
 """Longer than this to empty the scratch folders and the sandbox is not reused."""
 
 
-def _not_dumpable() -> None:
+def _not_dumpable(libc: Any) -> None:
     """Commands run as the same user: without this they could trace this process or read its
     memory and file descriptors through ``/proc/1``."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0)")
+
+
+_LIMITS = [getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_")]
+_IOPRIO_GET = {"x86_64": 252, "aarch64": 31}.get(os.uname().machine)
+"""``ioprio_get``'s number on this machine (elsewhere the I/O priority is not checked)."""
+
+
+def _inherited(libc: Any) -> tuple[object, ...]:
+    """What this process's children inherit from it that a command could have changed from
+    outside (``prlimit``, ``setpriority``, ``sched_setaffinity``, ``sched_setscheduler`` and
+    ``ioprio_set`` all accept another process of the same user)."""
+    return (
+        [resource.getrlimit(limit) for limit in _LIMITS],
+        os.getpriority(os.PRIO_PROCESS, 0),
+        os.sched_getaffinity(0),
+        os.sched_getscheduler(0),
+        os.sched_getparam(0).sched_priority,
+        None if _IOPRIO_GET is None else libc.syscall(_IOPRIO_GET, 1, 0),  # this process's
+    )
 
 
 def _entries(folder: str) -> dict[str, tuple[int, str]]:
@@ -118,8 +140,9 @@ def _ipc_left() -> bool:
 
 
 class _Box:
-    def __init__(self, channel: socket.socket, scratch: list[str]) -> None:
+    def __init__(self, channel: socket.socket, scratch: list[str], libc: Any) -> None:
         self.channel = channel
+        self.libc = libc
         workspace = os.stat(".").st_dev  # never emptied, whatever the list says
         self.scratch = [
             folder
@@ -127,6 +150,7 @@ class _Box:
             if os.path.isdir(folder) and os.stat(folder).st_dev != workspace
         ]
         self.modes = {folder: os.lstat(folder) for folder in self.scratch}
+        self.inherited = _inherited(libc)
         self.kept = _mount_points()
         self.dev = _entries("/dev")
         self.null = os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC)
@@ -173,6 +197,8 @@ class _Box:
     def clean(self) -> bool:
         deadline = time.monotonic() + _WIPE_SECONDS
         try:
+            if _inherited(self.libc) != self.inherited:  # (nothing is left that could change it)
+                return False
             for folder in self.scratch:
                 now, then = os.lstat(folder), self.modes[folder]
                 if (now.st_mode, now.st_dev) != (then.st_mode, then.st_dev):
@@ -191,10 +217,11 @@ def main(control: int, scratch: list[str]) -> None:
     # The first process of a namespace ignores the signals it does not handle: Python's own
     # Ctrl-C handler would let commands end it.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    _not_dumpable()
+    libc = ctypes.CDLL(None, use_errno=True)
+    _not_dumpable(libc)
     channel = socket.socket(fileno=control)
     channel.set_inheritable(False)
-    box = _Box(channel, scratch)
+    box = _Box(channel, scratch, libc)
     channel.send(b'{"ready": true}')
     while True:
         message, ancillary, _, _ = channel.recvmsg(
