@@ -90,7 +90,7 @@ async def test_untrusted_asks_for_unsafe_commands_only(tmp_path: Path) -> None:
         return ApprovalDecision.reject("no")
 
     tool = ShellTool(workspace=tmp_path)  # untrusted by default
-    await run(tool, "ls", "git status", handler=reject)
+    await run(tool, "ls", "grep -rn TODO .", handler=reject)
     assert asked == []  # known to only read: not asked
     result, model = await run(tool, "ls", "touch made.txt", handler=reject)
     assert [r.arguments["commands"] for r in asked] == [["ls", "touch made.txt"]]

@@ -4,7 +4,9 @@ Windows and PowerShell left out) and our attacks, one line per case.
 
 Codex's tests give argv vectors; each becomes the shell line we would receive with
 ``shlex.join`` (``bash -lc SCRIPT`` stays a wrapper around its script). A case whose verdict is
-deliberately not Codex's says why in ``differs``; ``docs/security.md`` lists them.
+deliberately not Codex's says why in ``differs``; ``docs/security.md`` lists them. Cases of an
+earlier Codex that its current tests dropped stay, marked ``codex-earlier:``, when they still
+say something (every git case: git now always asks, in Codex and here).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ class Case:
     command: str
     expected: bool
     origin: str
-    """``codex:<test name>`` for a ported case, else ``ours``."""
+    """``codex:<test name>`` for a case of Codex's current tests, ``codex-earlier:<test name>``
+    for one an earlier Codex had, else ``ours``."""
     differs: str = ""
     """Why our verdict is not Codex's (empty: the same)."""
 
@@ -34,6 +37,10 @@ def _codex(test: str, expected: bool, *commands: str, differs: str = "") -> list
     return [Case(c, expected, f"codex:{test}", differs) for c in commands]
 
 
+def _codex_earlier(test: str, expected: bool, *commands: str, differs: str = "") -> list[Case]:
+    return [Case(c, expected, f"codex-earlier:{test}", differs) for c in commands]
+
+
 def _ours(expected: bool, *commands: str, why: str = "") -> list[Case]:
     return [Case(c, expected, "ours", why) for c in commands]
 
@@ -41,16 +48,13 @@ def _ours(expected: bool, *commands: str, why: str = "") -> list[Case]:
 STRICTER_DASH = "stricter: an option-like operand of sed is read as an option (a script)"
 
 # ----------------------------------------------------------------------------------------------
-# is_safe_command.rs
+# is_safe_command.rs (current: every git command asks, "git_commands_require_approval")
 # ----------------------------------------------------------------------------------------------
 CODEX_SAFE: list[Case] = [
     *_codex(
         "known_safe_examples",
         True,
         argv("ls"),
-        argv("git", "status"),
-        argv("git", "branch"),
-        argv("git", "branch", "--show-current"),
         argv("base64"),
         argv("sed", "-n", "1,5p", "file.txt"),
         argv("nl", "-nrz", "Cargo.toml"),
@@ -59,50 +63,15 @@ CODEX_SAFE: list[Case] = [
         argv("tac", "Cargo.toml"),
     ),
     *_codex(
-        "git_branch_mutating_flags_are_not_safe",
+        "git_commands_require_approval",
         False,
-        argv("git", "branch", "-d", "feature"),
-        argv("git", "branch", "new-branch"),
-    ),
-    *_codex(
-        "git_branch_global_options_respect_safety_rules",
-        False,
-        argv("git", "-C", ".", "branch", "--show-current"),
-        differs="stricter: no git global option takes a value here, -C included (a repository "
-        "chosen by the model brings its own config)",
-    ),
-    *_codex(
-        "git_branch_global_options_respect_safety_rules",
-        False,
-        argv("git", "-C", ".", "branch", "-d", "feature"),
-        argv("bash", "-lc", "git -C . branch -d feature"),
-    ),
-    *_codex("git_first_positional_is_the_subcommand", False, argv("git", "checkout", "status")),
-    *_codex(
-        "git_output_flags_are_not_safe",
-        False,
-        argv("git", "log", "--output=/tmp/git-log-out-test", "-n", "1"),
-        argv("git", "diff", "--output", "/tmp/git-diff-out-test"),
-        argv("git", "show", "--output=/tmp/git-show-out-test", "HEAD"),
-    ),
-    *_codex(
-        "git_global_override_flags_are_not_safe",
-        False,
-        argv("git", "-c", "core.pager=cat", "log", "-n", "1"),
-        argv("git", "-ccore.pager=cat", "status"),
-        argv("git", "--config-env", "core.pager=PAGER", "show", "HEAD"),
-        argv("git", "--config-env=core.pager=PAGER", "show", "HEAD"),
-        argv("git", "--git-dir", ".evil-git", "diff", "HEAD~1..HEAD"),
-        argv("git", "--git-dir=.evil-git", "diff", "HEAD~1..HEAD"),
-        argv("git", "--work-tree", ".", "status"),
-        argv("git", "--work-tree=.", "status"),
-        argv("git", "--exec-path", ".git/helpers", "show", "HEAD"),
-        argv("git", "--exec-path=.git/helpers", "show", "HEAD"),
-        argv("git", "--namespace", "attacker", "show", "HEAD"),
-        argv("git", "--namespace=attacker", "show", "HEAD"),
-        argv("git", "--super-prefix", "attacker/", "show", "HEAD"),
-        argv("git", "--super-prefix=attacker/", "show", "HEAD"),
-        argv("bash", "-lc", "git --git-dir=.evil-git diff HEAD~1..HEAD"),
+        argv("git", "status"),
+        argv("git", "diff", "-p"),
+        argv("git", "log", "-p", "-1"),
+        argv("git", "show", "-p", "HEAD"),
+        argv("git", "branch", "--show-current"),
+        argv("bash", "-lc", "git status"),
+        argv("bash", "-lc", "git log -p -1"),
     ),
     *_codex("cargo_check_is_not_safe", False, argv("cargo", "check")),
     *_codex("zsh_lc_safe_command_sequence", True, argv("zsh", "-lc", "ls")),
@@ -146,7 +115,6 @@ CODEX_SAFE: list[Case] = [
         True,
         argv("bash", "-lc", "ls"),
         argv("bash", "-lc", "ls -1"),
-        argv("bash", "-lc", "git status"),
         argv("bash", "-lc", 'grep -R "Cargo.toml" -n'),
         argv("bash", "-lc", "sed -n 1,5p file.txt"),
         argv("bash", "-lc", "sed -n '1,5p' file.txt"),
@@ -163,6 +131,7 @@ CODEX_SAFE: list[Case] = [
     *_codex(
         "bash_lc_unsafe_examples",
         False,
+        argv("bash", "-lc", "git status"),
         argv("bash", "-lc", "git", "status"),
         argv("bash", "-lc", "'git status'"),
         argv("bash", "-lc", "find . -name file.txt -delete"),
@@ -170,6 +139,86 @@ CODEX_SAFE: list[Case] = [
         argv("bash", "-lc", "(ls)"),
         argv("bash", "-lc", "ls || (pwd && echo hi)"),
         argv("bash", "-lc", "ls > out.txt"),
+    ),
+    *_codex(
+        "non_windows_safe_classification_does_not_spawn_repo_powershell_path",
+        False,
+        argv("/tmp/codex-safe-command-pwsh-test/pwsh", "-Command", "Get-ChildItem"),
+    ),
+    # Codex's list of programs safe with any arguments has uniq; here a second operand is the
+    # file uniq writes (see the attacks below).
+    *_codex(
+        "(is_safe_to_call_with_exec: uniq with any arguments)",
+        True,
+        argv("uniq", "-c", "data.txt"),
+    ),
+    *_codex(
+        "(is_safe_to_call_with_exec: uniq with any arguments)",
+        False,
+        argv("uniq", "in.txt", "out.txt"),
+        differs="stricter: uniq's second operand is the file it writes",
+    ),
+]
+
+# ----------------------------------------------------------------------------------------------
+# An earlier is_safe_command.rs ran some git commands unasked; its cases all ask now, in Codex
+# and here (git runs programs the repository's config names: core.fsmonitor, core.pager,
+# diff drivers, ...). The cases that asked then still ask.
+# ----------------------------------------------------------------------------------------------
+CODEX_EARLIER_GIT: list[Case] = [
+    *_codex_earlier(
+        "known_safe_examples",
+        False,
+        argv("git", "status"),
+        argv("git", "branch"),
+        argv("git", "branch", "--show-current"),
+    ),
+    *_codex_earlier(
+        "git_branch_mutating_flags_are_not_safe",
+        False,
+        argv("git", "branch", "-d", "feature"),
+        argv("git", "branch", "new-branch"),
+    ),
+    *_codex_earlier(
+        "git_branch_global_options_respect_safety_rules",
+        False,
+        argv("git", "-C", ".", "branch", "--show-current"),
+        argv("git", "-C", ".", "branch", "-d", "feature"),
+        argv("bash", "-lc", "git -C . branch -d feature"),
+    ),
+    *_codex_earlier(
+        "git_first_positional_is_the_subcommand", False, argv("git", "checkout", "status")
+    ),
+    *_codex_earlier(
+        "git_output_flags_are_not_safe",
+        False,
+        argv("git", "log", "--output=/tmp/git-log-out-test", "-n", "1"),
+        argv("git", "diff", "--output", "/tmp/git-diff-out-test"),
+        argv("git", "show", "--output=/tmp/git-show-out-test", "HEAD"),
+    ),
+    *_codex_earlier(
+        "git_global_override_flags_are_not_safe",
+        False,
+        argv("git", "-c", "core.pager=cat", "log", "-n", "1"),
+        argv("git", "-ccore.pager=cat", "status"),
+        argv("git", "--config-env", "core.pager=PAGER", "show", "HEAD"),
+        argv("git", "--config-env=core.pager=PAGER", "show", "HEAD"),
+        argv("git", "--git-dir", ".evil-git", "diff", "HEAD~1..HEAD"),
+        argv("git", "--git-dir=.evil-git", "diff", "HEAD~1..HEAD"),
+        argv("git", "--work-tree", ".", "status"),
+        argv("git", "--work-tree=.", "status"),
+        argv("git", "--exec-path", ".git/helpers", "show", "HEAD"),
+        argv("git", "--exec-path=.git/helpers", "show", "HEAD"),
+        argv("git", "--namespace", "attacker", "show", "HEAD"),
+        argv("git", "--namespace=attacker", "show", "HEAD"),
+        argv("git", "--super-prefix", "attacker/", "show", "HEAD"),
+        argv("git", "--super-prefix=attacker/", "show", "HEAD"),
+        argv("bash", "-lc", "git --git-dir=.evil-git diff HEAD~1..HEAD"),
+    ),
+    *_codex_earlier(
+        "bash_lc_safe_examples",
+        False,
+        argv("bash", "-lc", "git status"),
     ),
 ]
 
@@ -220,11 +269,15 @@ ATTACKS: list[Case] = [
         "hostname -- evil",
         "file --comp -m magic",
         "file -zC",
-        "uniq -- IN -OUT",
-        "uniq IN OUT",
         "tree -R -H . -L 1",
         "tree -aoout.txt",
         "base64 --out=x",
+    ),
+    *_ours(
+        False,
+        "uniq -- IN -OUT",
+        "uniq IN OUT",
+        why="stricter: Codex's uniq takes any arguments; a second operand is the file it writes",
     ),
     *_ours(
         True,
@@ -240,7 +293,7 @@ ATTACKS: list[Case] = [
         "tree -L 2",
         "base64 -d x",
     ),
-    # git: read-only subcommands, no global option with a value, no writing/running options
+    # git: every form asks (the repository's config can name programs git runs)
     *_ours(
         False,
         "git diff --textconv",
@@ -263,10 +316,8 @@ ATTACKS: list[Case] = [
         "git branch -D x",
         "git branch --list x",
         "git show HEAD@{1}",
-        why="",
-    ),
-    *_ours(
-        True,
+        # what an earlier version of this check let run unasked (a planted core.fsmonitor
+        # runs on git status, a diff driver's textconv on git diff, log -p and show)
         "git diff --text",
         "git diff --no-textconv --no-ext-diff",
         "git log -p --output-indicator-new=+",
@@ -281,6 +332,35 @@ ATTACKS: list[Case] = [
         "git rev-parse --show-toplevel",
         "git --no-pager --literal-pathspecs diff --stat",
         "git log -- --output=x",
+        "ls && git status",
+        "sh -c 'git log'",
+        "/usr/bin/git status",
+    ),
+    # read-only programs Codex does not list
+    *_ours(
+        True,
+        "basename a/b",
+        "cmp a b",
+        "column -t data",
+        "df -h",
+        "diff -u a b",
+        "dirname a/b",
+        "du -sh .",
+        "egrep x data",
+        "fgrep x data",
+        "printenv HOME",
+        "printf '%s' x",
+        "readlink -f x",
+        "realpath x",
+        "test -d x",
+        "date +%F",
+        "env",
+        "file x",
+        "hostname",
+        "sort -n data",
+        "tree -L 1",
+        why="more lenient: not on Codex's list; each only reads here (the options and operands "
+        "that write or run something are refused)",
     ),
     # find and rg
     *_ours(False, "find . -fls out", "find . -name x -fprint out", "rg --pre=sh x"),
@@ -391,16 +471,54 @@ ATTACKS: list[Case] = [
     *_ours(True, "ls && " * 10_000 + "ls"),
 ]
 
-SAFE_CASES = CODEX_SAFE + ATTACKS
+SAFE_CASES = CODEX_SAFE + CODEX_EARLIER_GIT + ATTACKS
 
 # ----------------------------------------------------------------------------------------------
-# is_dangerous_command.rs (HEAD: rm -f / rm -rf, through sudo)
+# is_dangerous_command.rs (current: rm with a force option, through sudo, anywhere in a script)
 # ----------------------------------------------------------------------------------------------
 DANGEROUS_CASES: list[Case] = [
     *_codex("rm_rf_is_dangerous", True, argv("rm", "-rf", "/")),
     *_codex("rm_f_is_dangerous", True, argv("rm", "-f", "/")),
-    *_codex("(command_might_be_dangerous: sudo)", True, argv("sudo", "rm", "-rf", "/")),
-    *_codex("(command_might_be_dangerous: bash -lc)", True, argv("bash", "-lc", "ls && rm -rf /")),
+    *_codex(
+        "forced_rm_variants_are_dangerous",
+        True,
+        argv("/bin/rm", "-fr", "/tmp/example"),
+        argv("rm", "-r", "-f", "/tmp/example"),
+        argv("rm", "--force", "/tmp/example"),
+        argv("rm", "/tmp/example", "-f"),
+        argv("sudo", "rm", "-rf", "/tmp/example"),
+    ),
+    *_codex(
+        "forced_rm_in_complex_shell_syntax_is_dangerous",
+        True,
+        argv("bash", "-lc", "printf x | rm -rf /tmp/example"),
+        argv("bash", "-lc", "if test -d /tmp/example; then rm --force /tmp/example; fi"),
+        argv("bash", "-lc", 'rm -rf "$TARGET" >/dev/null'),
+        argv("bash", "-lc", 'for target in /tmp/a /tmp/b; do rm -r -f "$target"; done'),
+        argv("bash", "-lc", 'echo "$(rm -rf /tmp/example)"'),
+        argv(
+            "bash",
+            "-lc",
+            "for a in '-C5a25KeRr' '--' '--json' '--bogus'; do HOME=$(mktemp -d)"
+            ' MDE_URL=http://127.0.0.1:1 MDE_TOKEN=x node cli/mde.cjs ls "$a"'
+            " >/tmp/mde-review-out 2>/tmp/mde-review-err; code=$?;"
+            " printf '%s\\t%s\\t%s\\n' \"$a\" \"$code\" \"$(tr '\\n' ' ' </tmp/mde-review-err)\";"
+            ' rm -rf "$HOME"; done',
+        ),
+    ),
+    *_codex(
+        "non_forced_or_non_literal_rm_is_not_dangerous",
+        False,
+        argv("rm", "-r", "/tmp/example"),
+        argv("rm", "--", "-f"),
+        argv("bash", "-lc", "echo 'rm -rf /tmp/example'"),
+        argv("bash", "-lc", "cmd=rm; $cmd -rf /tmp/example"),
+        argv("bash", "-lc", "if then rm -rf /tmp/example"),
+    ),
+    *_codex_earlier("(command_might_be_dangerous: sudo)", True, argv("sudo", "rm", "-rf", "/")),
+    *_codex_earlier(
+        "(command_might_be_dangerous: bash -lc)", True, argv("bash", "-lc", "ls && rm -rf /")
+    ),
     *_codex(
         "(git removed from the list, #11510)",
         False,
@@ -417,8 +535,6 @@ DANGEROUS_CASES: list[Case] = [
         "rm -r -f x",
         "rm -Rf x",
         "rm --force x",
-        "rm --forc x",
-        "rm --no-preserve-root -r /",
         "rm x -f",
         "/bin/rm -rf x",
         "rm -rf x 2>/dev/null",
@@ -426,22 +542,29 @@ DANGEROUS_CASES: list[Case] = [
         "echo $(rm -rf /)",
         "(cd / && rm -rf x)",
         "for f in a; do rm -f $f; done",
+        '"rm" -rf x',
+        "ls && rm -rf x &",
+        "rm -rf x #",
+        "ls " + "a" * (64 * 1024) + "; rm -rf x",
+    ),
+    *_ours(
+        True,
+        "rm --forc x",
+        "rm --no-preserve-root -r /",
         "ls | xargs rm -f",
         "find . -exec rm -rf {} +",
         "sudo -u root rm -rf /",
         "env rm -rf x",
         "timeout 5 rm -rf x",
         "r\\m -rf x",
-        '"rm" -rf x',
         "sh -c 'rm -rf x'",
         "bash -c \"sh -c 'rm -f x'\"",
-        "ls && rm -rf x &",
-        "rm -rf x #",
         "rm -rf 'unbalanced",
         "bash -c \"rm -r$'\\x66' x\"",
-        "ls " + "a" * (64 * 1024) + "; rm -rf x",
-        why="broader: Codex checks only a plain script and only argv[1] in (-f, -rf) of a "
-        "command named exactly rm (or behind a bare sudo)",
+        why="broader: Codex looks for rm (or a bare sudo rm) with -f or --force in a script it "
+        "can parse; here also behind wrappers (env, timeout, xargs, find -exec, sudo with "
+        "options), in nested sh -c scripts, spelled --forc, $'\\x66' or r\\m, with "
+        "--no-preserve-root, and in a line that does not parse",
     ),
 ]
 

@@ -1,23 +1,30 @@
 """Which shell lines run without asking (known safe) and which always ask (dangerous): Codex's
-own cases and our attacks (``command_cases.py``), the parser checked against a real ``sh``, and
-the speed of the check that runs before every shell call."""
+own cases and our attacks (``command_cases.py``), the parser checked against a real ``sh``,
+git commands that would run what a repository's config names, and the speed of the check that
+runs before every shell call."""
 
 from __future__ import annotations
 
+import os
+import pty
 import re
 import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jupyter_agents import Agent, ApprovalDecision, Runner, ShellTool
 from jupyter_agents.runtime.sandbox import is_dangerous, is_known_safe
 from jupyter_agents.runtime.sandbox._bash import plain_commands
+from jupyter_agents.testing import ScriptedModel, output_item
 
+from ..prerequisites import needs, needs_bwrap
 from .command_cases import DANGEROUS_CASES, PARSE_CASES, SAFE_CASES, Case
 
 
@@ -160,3 +167,114 @@ def test_the_check_is_fast() -> None:
     start = time.perf_counter()
     assert is_known_safe(longest) and not is_dangerous(longest)
     assert time.perf_counter() - start < 5.0  # linear: about 0.2 s; a quadratic walk takes minutes
+
+
+# -- git runs programs a repository's config names -------------------------------------------------
+# A repository someone sent carries its own .git/config: git status runs its core.fsmonitor,
+# git diff, log -p and show run a diff driver's textconv, and git's pager is core.pager. So no
+# git command runs without asking (as in Codex, "git_commands_require_approval").
+
+needs_git = needs(shutil.which("git") is not None, "git")
+
+GIT_PLANTS = [
+    pytest.param("core.fsmonitor", "git status", id="core.fsmonitor: git status"),
+    pytest.param("core.fsmonitor", "git status --porcelain", id="core.fsmonitor: --porcelain"),
+    pytest.param("diff.plant.textconv", "git diff", id="textconv: git diff"),
+    pytest.param("diff.plant.textconv", "git log -p -1", id="textconv: git log -p"),
+    pytest.param("diff.plant.textconv", "git show HEAD", id="textconv: git show"),
+    pytest.param("core.pager", "git log -1", id="core.pager: git log (on a terminal)"),
+    pytest.param("core.pager", "git branch", id="core.pager: git branch (on a terminal)"),
+]
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, timeout=30)
+
+
+def _planted_repository(root: Path, key: str) -> tuple[Path, Path]:
+    """A repository with one commit and a changed file, whose config names a program at
+    ``key`` that leaves a marker file: the repository and the marker."""
+    repo = root / "received"
+    repo.mkdir()
+    marker = repo / "RAN"
+    _git(repo, "init", "-q")
+    _git(repo, "config", "user.email", "a@example.com")
+    _git(repo, "config", "user.name", "a")
+    (repo / "a.txt").write_text("one\n")
+    _git(repo, "add", "a.txt")
+    _git(repo, "commit", "-q", "-m", "one")
+    (repo / "a.txt").write_text("one\ntwo\n")
+    (repo / ".gitattributes").write_text("*.txt diff=plant\n")
+    _git(repo, "config", key, f"touch {marker}; cat")  # git runs it with the shell
+    return repo, marker
+
+
+def _on_a_terminal(argv: list[str], cwd: Path) -> None:
+    """Run ``argv`` with its output on a pseudo-terminal (git pages only there)."""
+    leader, follower = pty.openpty()
+    try:
+        subprocess.run(
+            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, timeout=30
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+
+@needs_git
+@pytest.mark.parametrize(("key", "command"), GIT_PLANTS)
+def test_a_repositorys_config_makes_git_run_its_program_and_git_is_never_known_safe(
+    tmp_path: Path, key: str, command: str
+) -> None:
+    repo, marker = _planted_repository(tmp_path, key)
+    _on_a_terminal(command.split(), repo)  # the attack, unconfined: it is real
+    assert marker.exists(), f"{key} did not run on {command!r}"
+    for line in (
+        command,
+        f"bash -lc {command!r}",
+        f"ls && {command}",
+        f"git --no-pager {command[4:]}",
+    ):
+        assert not is_known_safe(line), line
+
+
+def shell_call(*commands: str) -> Any:
+    return output_item(
+        {
+            "type": "shell_call",
+            "id": "sh_1",
+            "call_id": "s1",
+            "status": "completed",
+            "action": {"commands": list(commands)},
+        }
+    )
+
+
+async def _asked_and_rejected(tool: ShellTool, command: str) -> list[Any]:
+    """The calls a person was asked about when the model sent ``command`` (each rejected)."""
+    asked: list[Any] = []
+
+    def reject(request: Any) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.reject("no")
+
+    model = ScriptedModel([[shell_call(command)], ["done"]])
+    await Runner.run(Agent(name="sh", model=model, tools=[tool]), "go", approval_handler=reject)
+    return asked
+
+
+@needs_git
+@pytest.mark.parametrize(
+    "mode", ["danger-full-access", pytest.param("workspace-write", marks=needs_bwrap)]
+)
+@pytest.mark.parametrize(("key", "command"), [p for p in GIT_PLANTS if "pager" not in p.id])
+async def test_a_planted_git_program_does_not_run_without_asking(
+    tmp_path: Path, mode: str, key: str, command: str
+) -> None:
+    """The model sends a git command in a received repository under ``untrusted``: a person
+    is asked, and rejected, nothing runs (the planted program would leave its marker)."""
+    repo, marker = _planted_repository(tmp_path, key)
+    tool = ShellTool(workspace=repo, sandbox_mode=mode)  # type: ignore[arg-type]
+    asked = await _asked_and_rejected(tool, command)
+    assert [r.arguments["commands"] for r in asked] == [[command]]
+    assert not marker.exists()

@@ -27,16 +27,11 @@ class OptionRules:
     """Short options that take a value (the rest of the cluster, else the next argument)."""
     long_values: frozenset[str] = frozenset()
     """Long options that take a value (``--name=VALUE`` or ``--name VALUE``)."""
-    exact: frozenset[str] = frozenset()
-    """Long options allowed although they are a prefix of a banned one (``git diff --text``:
-    an exact name wins over an abbreviation)."""
 
 
 def _banned_long(name: str, rules: OptionRules) -> bool:
     """Whether ``--name`` may mean a banned option: it is one, or a prefix of one (getopt
     resolves an unambiguous prefix to it; an ambiguous one is an error, refused as well)."""
-    if name in rules.exact:
-        return False
     return any(banned.startswith(name) for banned in rules.banned_long)
 
 

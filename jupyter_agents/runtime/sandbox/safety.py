@@ -6,6 +6,11 @@ redirection, heredoc, assignment, subshell, group or background job). ``bash -lc
 ``sh -c SCRIPT`` and ``zsh -lc SCRIPT`` are read as their script, as Codex does. Then every
 command must match one of the exact forms below, with options resolved the way GNU programs
 read them (abbreviated long options, short clusters, ``--``). Anything unknown is unsafe.
+
+No git command is known safe, whatever its subcommand and options (as in Codex): git runs
+programs that the repository's configuration names (``core.fsmonitor`` on ``git status``, a
+diff driver's ``textconv`` on ``git diff``, ``log -p`` and ``show``, ``core.pager``, ...), and a
+repository someone sent is as untrusted as a script they sent.
 """
 
 from __future__ import annotations
@@ -110,8 +115,6 @@ def _command_is_safe(command: PlainCommand) -> bool:
         return True
     if command.patterns:  # a glob could expand to an option such as -i or --output=F
         return False
-    if program == "git":
-        return _git_is_safe(args)
     check = _FORMS.get(program)
     return check is not None and check(args)
 
@@ -124,38 +127,3 @@ def is_known_safe(command: str) -> bool:
         if script is not None:
             commands = plain_commands(script)
     return bool(commands) and all(_command_is_safe(c) for c in commands or ())
-
-
-_GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "branch", "blame", "ls-files",
-                            "rev-parse"})  # fmt: skip
-_GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-replace-objects", "--literal-pathspecs",
-                               "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
-                               "--no-optional-locks", "--no-advice"})  # fmt: skip
-"""The only options allowed before a git subcommand: flags without a value that change no
-config (``-c``, ``--config-env``, ``--git-dir``, ``--exec-path``, ``-C`` and ``-p`` are out)."""
-_GIT_ARGS = OptionRules(
-    banned_long=frozenset({"output", "ext-diff", "textconv", "exec", "paginate",
-                           "open-files-in-pager"}),
-    exact=frozenset({"text"}),
-)  # fmt: skip
-"""Subcommand options that write a file or run a program (abbreviations included)."""
-_GIT_BRANCH_LISTING = frozenset({"--list", "-l", "--show-current", "-a", "--all", "-r",
-                                 "--remotes", "-v", "-vv", "--verbose"})  # fmt: skip
-
-
-def _git_is_safe(args: Sequence[str]) -> bool:
-    index = 0
-    while index < len(args) and args[index] in _GIT_GLOBAL_FLAGS:
-        index += 1
-    if index == len(args) or args[index] not in _GIT_READ_ONLY:
-        return False  # the first word after the global options is the subcommand
-    subcommand, rest = args[index], args[index + 1 :]
-    if operands(rest, _GIT_ARGS) is None:
-        return False
-    return subcommand != "branch" or _git_branch_lists(rest)
-
-
-def _git_branch_lists(args: Sequence[str]) -> bool:
-    """``git branch`` only lists: no arguments, or only listing flags (a name creates, renames
-    or deletes a branch), as Codex has it."""
-    return not args or all(a in _GIT_BRANCH_LISTING or a.startswith("--format=") for a in args)
