@@ -29,7 +29,7 @@ from jupyter_agents import (
     apply_diff,
 )
 from jupyter_agents.runtime.tools._patch_format import PatchError, PatchOp, parse_patch
-from jupyter_agents.testing import ScriptedModel, output_item
+from jupyter_agents.testing import ScriptedModel, output_item, tool_call
 from jupyter_agents.testing.server import (
     FakeOpenAIServer,
     Reply,
@@ -314,6 +314,67 @@ async def test_a_custom_editor_gets_the_sdk_operations(ws: Path) -> None:
     assert model.requests[1].input[-1]["output"] == "made a.txt"
     with pytest.raises(UserError, match="editor must be"):
         ApplyPatchTool(editor="vim")  # type: ignore[arg-type]
+
+
+class HalfFailing:
+    """An editor that creates files but reports a failure for every update (as the SDK's
+    ``ApplyPatchResult(status="failed")``), and records what it was given."""
+
+    def __init__(self, failed: Any) -> None:
+        self.failed = failed
+        self.ran: list[str] = []
+
+    def create_file(self, operation: ApplyPatchOperation) -> ApplyPatchResult:
+        self.ran.append(f"create {operation.path}")
+        return ApplyPatchResult("completed", f"made {operation.path}")
+
+    def update_file(self, operation: ApplyPatchOperation) -> Any:
+        self.ran.append(f"update {operation.path}")
+        return self.failed
+
+    def delete_file(self, operation: ApplyPatchOperation) -> None:
+        self.ran.append(f"delete {operation.path}")
+
+
+@pytest.mark.parametrize(
+    ("failed", "told"),
+    [
+        (ApplyPatchResult("failed", "no such context in b.txt"), "no such context in b.txt"),
+        ({"status": "failed", "output": "b.txt is locked"}, "b.txt is locked"),
+        (ApplyPatchResult("failed"), "update_file b.txt failed"),
+    ],
+)
+async def test_an_editor_failing_one_operation_of_a_whole_patch_fails_the_call(
+    failed: Any, told: str
+) -> None:
+    """As the SDK runs an editor: every operation runs, and one reported failed makes the
+    call failed (the model is told, and the run's item says so)."""
+    patch = (
+        "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: b.txt\n@@\n-old\n+new\n"
+        "*** Delete File: c.txt\n*** End Patch"
+    )
+    editor = HalfFailing(failed)
+    model = ScriptedModel([[tool_call("apply_patch", {"patch": patch}, "p1")], ["Sorry."]])
+    tool = ApplyPatchTool(editor, approval_policy="never")
+    result = await Runner.run(Agent(name="p", model=model, tools=[tool]), "Change them.")
+    assert editor.ran == ["create a.txt", "update b.txt", "delete c.txt"]
+    (item,) = [i for i in result.new_items if i.type == "tool_call_output_item"]
+    assert item.status == "error", "a failed operation was reported as a success"
+    sent = model.requests[1].input[-1]
+    assert sent["type"] == "function_call_output"
+    assert told in sent["output"] and "made a.txt" in sent["output"]
+
+
+async def test_an_editor_failing_a_responses_operation_fails_the_call() -> None:
+    op = {"type": "update_file", "path": "b.txt", "diff": "-old\n+new\n"}
+    model = ScriptedModel([[patch_call(op)], ["Sorry."]])
+    failed = ApplyPatchResult("failed", "no such context in b.txt")
+    tool = ApplyPatchTool(HalfFailing(failed), approval_policy="never")
+    result = await Runner.run(Agent(name="p", model=model, tools=[tool]), "Change it.")
+    sent = model.requests[1].input[-1]
+    assert sent["status"] == "failed" and sent["output"] == "no such context in b.txt"
+    (item,) = [i for i in result.new_items if i.type == "tool_call_output_item"]
+    assert item.status == "error"
 
 
 @pytest.mark.http

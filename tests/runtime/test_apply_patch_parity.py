@@ -757,12 +757,10 @@ async def test_sdk_tool_a_failed_operation_fails_the_call_and_the_rest_still_run
         {"type": "delete_file", "path": "c.md", "diff": ""},
     ]
     ctx: Any = type("Ctx", (), {"run_config": None, "tool_call_id": "c1", "context": None})()
-    value = await APPLY_PATCH.invoke(tool, ctx, json.dumps({"operations": operations}))
-    item = (
-        APPLY_PATCH.output_item(APPLY_PATCH.parse_call(patch_call(operations[0]).raw_item()), value)
-        if False
-        else APPLY_PATCH.output_item(type("C", (), {"call_id": "c1"})(), value)
-    )
+    with pytest.raises(PatchError) as failed:  # the call fails; the model is told the outputs
+        await APPLY_PATCH.invoke(tool, ctx, json.dumps({"operations": operations}))
+    told = tool.failure_error_function(ctx, failed.value)
+    item = APPLY_PATCH.output_item(type("C", (), {"call_id": "c1"})(), told)
     assert item["status"] == "failed"
     assert item["output"] == "Failed a.md\nCreated b.md\nDeleted c.md"
     assert [o.path for o in editor.operations] == ["a.md", "b.md"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from .._util import call_maybe_async
 from ..approvals import approved_call
-from ..errors import UserError
+from ..errors import PatchError, UserError
 from ..sandbox import SandboxMode
 from ..sandbox.policy import ApprovalPolicy, ExecPolicy, check_policy_names
 from ._patch_apply import apply_diff
@@ -253,9 +253,15 @@ def _normalised(answer: Any) -> ApplyPatchResult | None:
 
 
 async def _with_editor(editor: Any, ops: list[PatchOp], ctx: Any) -> _Outcome:
-    """Each operation through your editor, as the SDK runs them: every one runs, a ``failed``
-    one makes the call failed, the outputs are joined by lines."""
-    status: Literal["completed", "failed"] = "completed"
+    """Each operation through your editor, as the SDK runs them: every one runs and the
+    outputs are joined by lines.
+
+    Raises:
+        PatchError: An operation was reported ``failed``: the call failed (as the SDK reports
+            it), and the model is told the outputs (an operation that failed without saying
+            why is named).
+    """
+    failed = False
     outputs = []
     for op in ops:
         diff: str | None = op.diff or None
@@ -263,11 +269,16 @@ async def _with_editor(editor: Any, ops: list[PatchOp], ctx: Any) -> _Outcome:
             diff += "\n+"  # Codex ends a new file with a newline; V4A's create mode needs a "+"
         operation = ApplyPatchOperation(op.type, op.path, diff, ctx, op.move_to)
         answer = _normalised(await call_maybe_async(getattr(editor, op.type), operation))
-        if answer is not None:
-            status = "failed" if answer.status == "failed" else status
-            if answer.output:
-                outputs.append(answer.output)
-    return _Outcome(status, "\n".join(outputs), badge=status)
+        if answer is None:
+            continue
+        if answer.status == "failed":
+            failed = True
+            outputs.append(answer.output or f"{op.type} {op.path} failed")
+        elif answer.output:
+            outputs.append(answer.output)
+    if failed:
+        raise PatchError("\n".join(outputs))
+    return _Outcome("completed", "\n".join(outputs), badge="completed")
 
 
 class ApplyPatchKind(ToolKind[ApplyPatchTool, ApplyPatchResult]):
