@@ -16,7 +16,7 @@ from jupyter_agents import (
     ShellTool,
     UserError,
 )
-from jupyter_agents.testing import ScriptedModel, output_item
+from jupyter_agents.testing import ScriptedModel, output_item, tool_call
 
 
 def shell_call(*commands: str, max_output_length: int | None = None) -> Any:
@@ -190,7 +190,74 @@ async def test_the_calls_max_output_length_caps_a_custom_executor_below_the_tool
     tool = ShellTool(executor=Recorder(reply), approval_policy="never", max_output=10_000)
     _result, model = await run(tool, "x", max_output_length=100)
     stdout = answer(model)["output"][0]["stdout"]
-    assert stdout.startswith("a" * 50) and stdout.endswith("z" * 50) and "cut" in stdout
+    assert stdout.startswith("a" * 30) and stdout.endswith("z" * 30) and "cut" in stdout
+    assert len(stdout) <= 100  # the note of what was cut included
+
+
+def total(outputs: list[dict[str, Any]]) -> int:
+    """Characters of stdout and stderr in a call's answer, all commands together."""
+    return sum(len(o["stdout"]) + len(o["stderr"]) for o in outputs)
+
+
+def lines(first: int, last: int, tag: str) -> str:
+    return "".join(f"{tag} {n}\n" for n in range(first, last))
+
+
+TWO_LOUD_COMMANDS = ShellResult(
+    [
+        ShellCommandOutput(lines(0, 2_000, "out"), lines(0, 2_000, "err"), 0, "make"),
+        ShellCommandOutput(lines(0, 2_000, "OUT"), lines(0, 2_000, "ERR"), 1, "make test"),
+    ]
+)
+
+
+@pytest.mark.parametrize(("tool_cap", "call_cap"), [(100_000, 1_000), (1_000, None)])
+async def test_the_whole_calls_output_is_bounded_both_streams_of_every_command_together(
+    tool_cap: int, call_cap: int | None
+) -> None:
+    """As in the SDK (one budget for the combined output) and Codex: the call's
+    ``max_output_length``, or the tool's ``max_output``, bounds all of it, not each stream."""
+    tool = ShellTool(
+        executor=Recorder(TWO_LOUD_COMMANDS), approval_policy="never", max_output=tool_cap
+    )
+    _result, model = await run(tool, "make", "make test", max_output_length=call_cap)
+    outputs = answer(model)["output"]
+    assert total(outputs) <= 1_000
+    for output, tag in zip(outputs, ("out", "OUT"), strict=True):
+        assert output["stdout"].startswith(f"{tag} 0\n") and output["stdout"].endswith(
+            f"{tag} 1999\n"
+        )
+        assert "characters cut" in output["stdout"] and len(output["stdout"]) > 200  # a fair share
+    assert outputs[1]["stderr"].startswith("ERR 0\n") and outputs[1]["stderr"].endswith(
+        "ERR 1999\n"
+    )
+
+
+async def test_a_short_stream_is_kept_whole_and_the_long_ones_share_the_rest() -> None:
+    reply = ShellResult([ShellCommandOutput("short\n", "E" * 5_000, 0, "x")])
+    tool = ShellTool(executor=Recorder(reply), approval_policy="never")
+    _result, model = await run(tool, "x", max_output_length=500)
+    (output,) = answer(model)["output"]
+    assert output["stdout"] == "short\n"
+    assert 400 < len(output["stderr"]) <= 500 - len("short\n")
+    assert "4,5" in output["stderr"]  # about 4,500 characters cut, counted from the original
+
+
+async def test_a_max_output_length_of_zero_keeps_nothing() -> None:
+    tool = ShellTool(executor=Recorder(TWO_LOUD_COMMANDS), approval_policy="never")
+    _result, model = await run(tool, "make", "make test", max_output_length=0)
+    outputs = answer(model)["output"]
+    assert total(outputs) == 0 and [o["outcome"]["type"] for o in outputs] == ["exit", "exit"]
+
+
+async def test_the_function_forms_text_is_bounded_too() -> None:
+    tool = ShellTool(executor=Recorder(TWO_LOUD_COMMANDS), approval_policy="never")
+    call = tool_call("shell", {"commands": ["make", "make test"], "max_output_length": 600})
+    model = ScriptedModel([[call], ["done"]])
+    await Runner.run(Agent(name="sh", model=model, tools=[tool]), "go")
+    sent = model.requests[1].input[-1]
+    assert sent["type"] == "function_call_output" and len(sent["output"]) <= 600
+    assert sent["output"].startswith("$ make\nout 0\n")
 
 
 async def test_an_executor_returning_something_else_is_told_to_the_user() -> None:

@@ -268,3 +268,60 @@ async def test_the_result_says_what_confined_the_commands_and_the_model_is_not_t
     result, _model = await run(unconfined, "true")
     (item,) = [i for i in result.new_items if i.type == "tool_call_output_item"]
     assert item.output.confinement == "none (danger-full-access)"
+
+
+def loud_call(*commands: str, max_output_length: int) -> Any:
+    return output_item(
+        {
+            "type": "shell_call",
+            "id": "sh_loud",
+            "call_id": "loud",
+            "status": "completed",
+            "action": {"commands": list(commands), "max_output_length": max_output_length},
+        }
+    )
+
+
+SEQ = "".join(f"{n}\n" for n in range(1, 100_001))
+"""What ``seq 100000`` prints."""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("mode", ["workspace-write", "danger-full-access"])
+async def test_the_calls_max_output_length_bounds_both_streams_together(
+    tmp_path: Path, mode: str
+) -> None:
+    model = ScriptedModel(
+        [
+            [loud_call("seq 100000; seq 100000 >&2", "seq 100000 >&2", max_output_length=2_000)],
+            ["ok"],
+        ]
+    )
+    tool = ShellTool(workspace=tmp_path, approval_policy="never", sandbox_mode=mode)  # type: ignore[arg-type]
+    await Runner.run(Agent(name="sh", model=model, tools=[tool]), "go")
+    first, second = model.requests[1].input[-1]["output"]
+    streams = [first["stdout"], first["stderr"], second["stdout"], second["stderr"]]
+    assert sum(map(len, streams)) <= 2_000
+    assert second["stdout"] == ""
+    for stream in (first["stdout"], first["stderr"], second["stderr"]):
+        head, _, tail = stream.partition(" characters cut …\n")
+        assert head.startswith("1\n2\n") and tail.endswith("99999\n100000\n"), stream
+        kept = len(head[: head.rindex("\n…")]) + len(tail)
+        assert head.endswith(f"… {len(SEQ) - kept:,}"), "the cut is counted from the original"
+
+
+@needs_bwrap
+async def test_a_note_from_the_sandbox_survives_the_cut(tmp_path: Path) -> None:
+    model = ScriptedModel(
+        [
+            [loud_call("seq 100000; seq 100000 >&2; echo x > json.py", max_output_length=1_000)],
+            ["ok"],
+        ]
+    )
+    tool = ShellTool(workspace=tmp_path, approval_policy="never")
+    await Runner.run(Agent(name="sh", model=model, tools=[tool]), "go")
+    (output,) = model.requests[1].input[-1]["output"]
+    assert len(output["stdout"]) + len(output["stderr"]) <= 1_000
+    assert output["stderr"].endswith("names no installed module has.]\n"), output["stderr"]
+    assert "renamed json.py -> json.py.blocked" in output["stderr"]
+    assert output["stdout"].startswith("1\n") and output["stdout"].endswith("100000\n")

@@ -79,6 +79,11 @@ class CommandResult:
     """Seconds."""
     cut: int = 0
     """Characters of output left out (the middle of a long output)."""
+    sizes: tuple[int, int] = (0, 0)
+    """Characters the command wrote to stdout and to stderr, before the cut."""
+    notes: str = ""
+    """What the sandbox itself said at the end of ``stderr`` (modules renamed, device nodes
+    put back), one line each; not counted in ``sizes`` nor ever cut."""
     confinement: str = ""
     """What actually confined it, for its card: ``"bubblewrap /usr/bin/bwrap,
     workspace-write, no network"`` or ``"none (danger-full-access)"``."""
@@ -109,7 +114,12 @@ class _Capped:
         cut = self.total - len(self.head) - len(self.tail)
         if cut <= 0:
             return self.head + self.tail, 0
-        return f"{self.head}\n… {cut:,} characters cut …\n{self.tail}", cut
+        return f"{self.head}{_cut_note(cut)}{self.tail}", cut
+
+
+def _cut_note(cut: int) -> str:
+    """What stands in the middle of a text for the ``cut`` characters left out there."""
+    return f"\n… {cut:,} characters cut …\n"
 
 
 class _Output(asyncio.SubprocessProtocol):
@@ -231,19 +241,20 @@ async def run_sandboxed(
     stderr, cut_err = output.sinks[2].text()
     notes = [_devices.restored_note(restored)] if restored else []
     notes += [_shadow.blocked_note(renamed)] if renamed else []
-    for note in notes:  # each on a line of its own
-        if stderr and not stderr.endswith("\n"):
-            stderr += "\n"
-        stderr += f"{note}\n"
+    if notes and stderr and not stderr.endswith("\n"):
+        stderr += "\n"  # each note on a line of its own
+    said = "".join(f"{note}\n" for note in notes)
     return CommandResult(
         stdout=stdout,
-        stderr=stderr,
+        stderr=stderr + said,
         exit_code=exit_code,
         timed_out=timed_out,
         duration=time.monotonic() - started,
         cut=cut_out + cut_err,
         confinement=confinement(mode, network=network, incomplete=incomplete),
         renamed=tuple(b.path for b in renamed),
+        sizes=(output.sinks[1].total, output.sinks[2].total),
+        notes=said,
     )
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._util import call_maybe_async
 from ..approvals import approved_call
-from ..sandbox import SandboxMode, is_dangerous, is_known_safe, run_sandboxed
+from ..sandbox import CommandResult, SandboxMode, is_dangerous, is_known_safe, run_sandboxed
 from ..sandbox.policy import (
     ESCALATED,
     ApprovalPolicy,
@@ -44,7 +44,10 @@ from .shell_io import (
     ShellResult,
     capped_result,
     ending,
+    fit_outputs,
+    model_text,
     not_run_text,
+    requested_limit,
     result_text,
     shell_error_text,
 )
@@ -83,7 +86,8 @@ class ShellTool:
     command_timeout: float = 60.0
     """Seconds one command may take (the model may ask for less)."""
     max_output: int = 20_000
-    """Characters of stdout and of stderr kept per command (head and tail)."""
+    """Characters of output kept per call: every command's stdout and stderr together (head
+    and tail of each stream that does not fit); the call's ``max_output_length`` may lower it."""
     needs_approval: Any = None
     """None: the approval policy decides; else as for any tool (escalations included)."""
     function_form: bool = False
@@ -124,9 +128,11 @@ class ShellTool:
         self, request: ShellCommandRequest, policy: ExecPolicy | None = None
     ) -> ShellResult:
         """Run ``request``'s commands, one after the other, under ``policy`` (default: the
-        tool's own). Under ``on-failure`` a command the sandbox stopped raises
-        :class:`EscalationRequest` with what ran so far."""
-        limit = min(self.max_output, request.max_output_length or self.max_output)
+        tool's own), their output bounded as a whole (:func:`~.shell_io.fit_outputs`). Under
+        ``on-failure`` a command the sandbox stopped raises :class:`EscalationRequest` with
+        what ran so far."""
+        requested = requested_limit(request.max_output_length)
+        limit = self.max_output if requested is None else min(self.max_output, requested)
         if self.executor is not None:
             return capped_result(await call_maybe_async(self.executor, request), request, limit)
         policy = policy or self.policy_for(None)
@@ -137,31 +143,57 @@ class ShellTool:
         if request.timeout_ms:
             timeout = min(timeout, request.timeout_ms / 1000)
         show = request.on_output
-        outputs = []
-        confined: list[str] = []
-        renamed: list[str] = []
+        ran = _Ran(limit, sandbox.mode, request.escalated)
         for command in request.commands:
             if show is not None:
                 show(f"$ {command}\n")
             done = await run_sandboxed(
                 command, sandbox, timeout=timeout, max_output=limit, on_output=show
             )
-            code = None if done.timed_out else done.exit_code
-            outputs.append(ShellCommandOutput(done.stdout, done.stderr, code, command))
-            if done.confinement not in confined:
-                confined.append(done.confinement)
-            renamed += done.renamed
+            code = ran.add(command, done)
             if show is not None:
                 show(f"[{ending(code)}]\n")
             denial = sandbox_denial(done, sandbox.mode)
             if denial and policy.approval == "on-failure" and not request.escalated:
                 reason = f"{command!r} failed in the {sandbox.mode} sandbox ({denial})"
-                partial = ShellResult(
-                    outputs, sandbox.mode, confinement="; ".join(confined), renamed=tuple(renamed)
-                )
-                raise EscalationRequest(reason, partial)
+                raise EscalationRequest(reason, ran.result())
+        return ran.result()
+
+
+@dataclass
+class _Ran:
+    """The commands of one call that have run so far, and their result."""
+
+    limit: int
+    mode: str
+    escalated: bool
+    outputs: list[ShellCommandOutput] = field(default_factory=list)
+    sizes: list[tuple[int, int]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    confined: list[str] = field(default_factory=list)
+    renamed: list[str] = field(default_factory=list)
+
+    def add(self, command: str, done: CommandResult) -> int | None:
+        """Add ``done``, the result of ``command``; its exit code (None: timed out)."""
+        code = None if done.timed_out else done.exit_code
+        own = done.stderr[: len(done.stderr) - len(done.notes)]  # the notes end it
+        self.outputs.append(ShellCommandOutput(done.stdout, own, code, command))
+        self.sizes.append(done.sizes)
+        self.notes.append(done.notes)
+        if done.confinement not in self.confined:
+            self.confined.append(done.confinement)
+        self.renamed += done.renamed
+        return code
+
+    def result(self) -> ShellResult:
+        """What ran so far, its output bounded as a whole."""
         return ShellResult(
-            outputs, sandbox.mode, request.escalated, "; ".join(confined), renamed=tuple(renamed)
+            fit_outputs(self.outputs, self.limit, self.sizes, self.notes),
+            self.mode,
+            self.escalated,
+            "; ".join(self.confined),
+            max_output_length=self.limit,
+            renamed=tuple(self.renamed),
         )
 
 
@@ -292,7 +324,7 @@ class ShellKind(ToolKind[ShellTool, ShellResult | str]):
         return {"type": "shell_call_output", "call_id": call.call_id, "output": output}
 
     def chat_output_item(self, call: ParsedCall, value: ShellResult | str) -> dict[str, Any]:
-        text = result_text(value) if isinstance(value, ShellResult) else not_run_text(call, value)
+        text = model_text(value) if isinstance(value, ShellResult) else not_run_text(call, value)
         return {"type": "function_call_output", "call_id": call.call_id, "output": text}
 
     def describe(self, raw: Any, output: object = None) -> ToolDisplay:
@@ -375,7 +407,7 @@ class LocalShellKind(ShellKind):
         return ParsedCall(name="local_shell", call_id=str(raw.call_id), arguments=json.dumps(data))
 
     def output_item(self, call: ParsedCall, value: ShellResult | str) -> dict[str, Any]:
-        text = result_text(value) if isinstance(value, ShellResult) else not_run_text(call, value)
+        text = model_text(value) if isinstance(value, ShellResult) else not_run_text(call, value)
         return {"type": "local_shell_call_output", "call_id": call.call_id, "output": text}
 
 

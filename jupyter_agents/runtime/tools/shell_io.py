@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, Union
 
 from ..errors import UserError
-from ..sandbox.run import _Capped
+from ..sandbox.run import _cut_note
 from .kinds import ParsedCall
 
 __all__ = [
@@ -24,7 +24,10 @@ __all__ = [
     "ShellResult",
     "capped_result",
     "ending",
+    "fit_outputs",
+    "model_text",
     "not_run_text",
+    "requested_limit",
     "result_text",
     "shell_error_text",
 ]
@@ -128,8 +131,9 @@ class ShellResult:
     """What actually confined them, as the sandbox reported it (``"bubblewrap /usr/bin/bwrap,
     workspace-write, no network"``, ``"none (danger-full-access)"``); empty for your executor."""
     max_output_length: int | None = None
-    """Characters of each stream to keep at most (an executor's own cap; the call's applies
-    too)."""
+    """Characters of output to keep at most, every command's stdout and stderr together (an
+    executor's own cap; the call's and the tool's apply too). A result of the tool's own
+    carries the cap its output was cut to."""
     provider_data: dict[str, Any] | None = None
     renamed: tuple[str, ...] = ()
     """Modules the commands left named like installed ones (paths relative to the workspace),
@@ -149,27 +153,89 @@ def shell_error_text(_ctx: Any, error: Exception) -> str:
 
 
 def capped_result(result: Any, request: ShellCommandRequest, limit: int) -> ShellResult:
-    """An executor's answer as a :class:`ShellResult` whose every stream keeps at most
-    ``limit`` characters (head and tail), as the sandboxed runs do."""
+    """An executor's answer as a :class:`ShellResult` keeping at most ``limit`` characters of
+    output in all (or the executor's own ``max_output_length``, when lower): see
+    :func:`fit_outputs`."""
     if isinstance(result, str):  # the whole output as text: one successful command
         result = ShellResult([ShellCommandOutput(result, "", 0, "\n".join(request.commands))])
     if not isinstance(result, ShellResult):
         raise UserError(
             f"A ShellTool executor must return a ShellResult or text, got {type(result).__name__}."
         )
-    if result.max_output_length is not None and result.max_output_length >= 0:
-        limit = min(limit, result.max_output_length)
-    outputs = [
-        dataclasses.replace(out, stdout=_cut(out.stdout, limit), stderr=_cut(out.stderr, limit))
-        for out in result.output
+    own = requested_limit(result.max_output_length)
+    limit = limit if own is None else min(limit, own)
+    return dataclasses.replace(
+        result, output=fit_outputs(result.output, limit), max_output_length=limit
+    )
+
+
+def requested_limit(value: object) -> int | None:
+    """A ``max_output_length`` as a number of characters (a negative one keeps nothing, as
+    in the SDK); None when there is none (or it is not a number)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return max(0, value)
+    return None
+
+
+def fit_outputs(
+    outputs: Sequence[ShellCommandOutput],
+    limit: int,
+    sizes: Sequence[tuple[int, int]] = (),
+    notes: Sequence[str] = (),
+) -> list[ShellCommandOutput]:
+    """``outputs`` keeping at most ``limit`` characters of stdout and stderr in all, as the
+    SDK and Codex bound a call's output (not each stream): a stream within its fair share of
+    ``limit`` stays whole, the longer ones share what is left, each keeping its head and tail
+    with a note of how much was cut.
+
+    ``sizes``: each output's stdout and stderr lengths before an earlier cut (the note counts
+    from them). ``notes``: the sandbox's own lines to end each stderr with (modules renamed,
+    ...); they get room first, so that the model always reads them.
+    """
+    said = _fit([(note, len(note)) for note in notes], limit)
+    room = limit - sum(map(len, said))
+    streams = []
+    for index, out in enumerate(outputs):
+        stdout, stderr = str(out.stdout), str(out.stderr)
+        size = sizes[index] if index < len(sizes) else (len(stdout), len(stderr))
+        streams += [(stdout, size[0]), (stderr, size[1])]
+    kept = _fit(streams, room)
+    return [
+        dataclasses.replace(
+            out,
+            stdout=kept[2 * index],
+            stderr=kept[2 * index + 1] + (said[index] if index < len(said) else ""),
+        )
+        for index, out in enumerate(outputs)
     ]
-    return dataclasses.replace(result, output=outputs)
 
 
-def _cut(text: Any, limit: int) -> str:
-    capped = _Capped(limit)
-    capped.add(str(text))
-    return capped.text()[0]
+def _fit(texts: list[tuple[str, int]], limit: int) -> list[str]:
+    """Each ``(text, size before an earlier cut)`` cut so that all keep at most ``limit``
+    characters: the shortest first take what they need of an equal share, the rest is shared
+    again among the others."""
+    needs = [max(len(text), size) for text, size in texts]
+    shares = [0] * len(texts)
+    left = max(0, limit)
+    for rank, index in enumerate(sorted(range(len(texts)), key=needs.__getitem__)):
+        shares[index] = min(needs[index], left // (len(texts) - rank))
+        left -= shares[index]
+    return [
+        _middle_cut(text, size, share) for (text, size), share in zip(texts, shares, strict=True)
+    ]
+
+
+def _middle_cut(text: str, size: int, room: int) -> str:
+    """``text`` (``size`` characters before an earlier cut) in at most ``room`` characters:
+    its head and tail around a note of what was cut, or only its head where no note fits."""
+    size = max(size, len(text))
+    if size <= room:
+        return text
+    kept = room - len(_cut_note(size))  # the longest note this cut can need
+    if kept < 2:
+        return text[:room]
+    head, tail = text[: kept - kept // 2], text[len(text) - kept // 2 :]
+    return head + _cut_note(size - len(head) - len(tail)) + tail
 
 
 def not_run_text(call: ParsedCall, value: Any) -> str:
@@ -194,3 +260,11 @@ def result_text(result: ShellResult) -> str:
     for out in result.output:
         parts.append(f"$ {out.command}\n{out.stdout}{out.stderr}[{ending(out.exit_code)}]")
     return "\n".join(parts)
+
+
+def model_text(result: ShellResult) -> str:
+    """The result as one text for the model (the function form, ``local_shell``): within the
+    result's ``max_output_length``, its command lines and endings included."""
+    text = result_text(result)
+    limit = requested_limit(result.max_output_length)
+    return text if limit is None else _fit([(text, len(text))], limit)[0]
