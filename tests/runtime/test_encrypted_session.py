@@ -1,5 +1,6 @@
-"""``EncryptedSession``: items encrypted at rest with the SDK's key derivation, expired and
-foreign items skipped, the underlying session's atomicity kept; the optional-extra errors."""
+"""``EncryptedSession``: items encrypted at rest with the SDK's key derivation, expired items
+skipped, foreign and plain ones an error, the underlying session's atomicity kept; the
+optional-extra errors."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from cryptography.fernet import Fernet
 import jupyter_agents.extensions.memory as memory
 from jupyter_agents import InMemorySession, SessionSettings, SQLiteSession, UserError
 from jupyter_agents.extensions.memory import EncryptedSession
+from jupyter_agents.extensions.memory.encrypt_session import EncryptedHistoryError
 from tests.runtime.test_sessions import CONVERSATION
 
 FERNET_KEY = Fernet.generate_key().decode()
@@ -50,20 +52,26 @@ async def test_items_round_trip_and_are_stored_encrypted(key: str) -> None:
         assert "Paris" not in envelope["payload"]
 
 
-async def test_another_key_or_another_session_id_reads_nothing() -> None:
+async def test_another_key_or_another_session_id_is_an_error() -> None:
+    # tests/security/test_session_attacks.py has these on real servers, and what is kept.
     store = InMemorySession("user-1")
     await wrap(store).add_items(CONVERSATION[:2])
-    assert await wrap(store, key=Fernet.generate_key().decode()).get_items() == []
+    with pytest.raises(EncryptedHistoryError, match="do not decrypt with this encryption_key"):
+        await wrap(store, key=Fernet.generate_key().decode()).get_items()
     other_salt = EncryptedSession("user-2", store, encryption_key=FERNET_KEY)
-    assert await other_salt.get_items() == []
+    with pytest.raises(UserError, match="2 of the 2 stored items read do not decrypt"):
+        await other_salt.get_items()
+    assert len(await store.get_items()) == 2
 
 
-async def test_unencrypted_items_are_returned_as_they_are() -> None:
+async def test_unencrypted_items_are_an_error() -> None:
     store = InMemorySession("s")
     await store.add_items(CONVERSATION[:1])
     session = wrap(store)
     await session.add_items(CONVERSATION[1:2])
-    assert await session.get_items() == CONVERSATION[:2]
+    with pytest.raises(EncryptedHistoryError, match="1 of the 2 stored items read are not enc"):
+        await session.get_items()
+    assert await session.get_items(limit=1) == CONVERSATION[1:2]  # the window holds none
 
 
 async def test_items_older_than_the_ttl_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,15 +102,19 @@ async def test_pop_skips_and_removes_expired_items(monkeypatch: pytest.MonkeyPat
     assert await store.get_items() == []
 
 
-async def test_a_limit_counts_only_readable_items() -> None:
+async def test_a_limit_counts_only_readable_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock(monkeypatch)
+    items = [{"role": "user", "content": str(i)} for i in range(8)]
     store = InMemorySession("s")
-    session = wrap(store)
-    await session.add_items(CONVERSATION[:2])
-    foreign = wrap(InMemorySession("s"), key=Fernet.generate_key().decode())
-    await store.add_items([foreign._seal('{"role":"user","content":"x"}') for _ in range(5)])
-    assert await session.get_items(limit=2) == CONVERSATION[:2]
-    assert await session.get_items(limit=1) == CONVERSATION[1:2]
-    assert await session.get_items(limit=10) == CONVERSATION[:2]
+    session = wrap(store, ttl=60)
+    await session.add_items(items[:2])
+    clock.now += 45
+    await session.add_items(items[2:7])
+    clock.now += 30  # the first two expired; five readable items after them
+    await session.add_items(items[7:])
+    assert await session.get_items(limit=2) == items[6:]
+    assert await session.get_items(limit=6) == items[2:]
+    assert await session.get_items(limit=10) == items[2:]
 
 
 async def test_settings_are_the_underlying_sessions() -> None:

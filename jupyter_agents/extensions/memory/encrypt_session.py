@@ -10,9 +10,14 @@ TOKEN}``, where ``TOKEN`` is a Fernet token (AES-128-CBC with an HMAC-SHA256) of
 JSON. The Fernet key is derived per session with HKDF-SHA256 from the master key (salt: the
 session id; info: ``agents.session-store.hkdf.v1``), exactly as the SDK does, so either
 library reads what the other wrote. A token carries its creation time: items older than
-``ttl`` seconds are skipped when read (they stay in the store until removed). Items that do
-not decrypt (another key, tampered) are skipped too; items stored unencrypted are returned
-as they are.
+``ttl`` seconds are skipped when read (they stay in the store until removed).
+
+Everything else in the store is refused, never skipped: an item whose token does not
+authenticate (another key, another session id, tampered) or an item that is not an envelope
+(written to the store directly, in plain text) makes ``get_items``, ``pop_item`` and
+``replace_after`` raise :class:`EncryptedHistoryError` before anything is removed. A wrong key
+therefore reads as an error, not as an empty history that ``pop_item`` would then empty, and
+a row planted in the store is never history. ``clear_session`` needs no key.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 from typing import Any, Literal, TypedDict, TypeGuard
 
 from ._optional import missing_extra
@@ -38,9 +44,11 @@ from ...runtime.sessions.base import Session, SessionABC
 from ...runtime.sessions.replace import check_keep, replace_after
 from ...runtime.sessions.settings import SessionSettings, resolve_session_limit
 
-__all__ = ["EncryptedEnvelope", "EncryptedSession"]
+__all__ = ["EncryptedEnvelope", "EncryptedHistoryError", "EncryptedSession"]
 
 _HKDF_INFO = b"agents.session-store.hkdf.v1"
+
+logger = logging.getLogger("jupyter_agents")
 
 
 class EncryptedEnvelope(TypedDict):
@@ -76,6 +84,45 @@ def _is_envelope(item: object) -> TypeGuard[EncryptedEnvelope]:
     return (
         isinstance(item, dict) and item.get("__enc__") == 1 and {"payload", "kid", "v"} <= set(item)
     )
+
+
+class EncryptedHistoryError(UserError):
+    """The store holds items this session cannot vouch for: items that do not decrypt with its
+    key and session id, or items that are not encrypted at all. Nothing was read or removed;
+    the message says which and what to do."""
+
+    def __init__(self, session_id: str, undecryptable: int, unencrypted: int, read: int) -> None:
+        name = f"EncryptedSession({session_id!r})"
+        if undecryptable:
+            also = f" (and {unencrypted} are not encrypted)" if unencrypted else ""
+            message = (
+                f"{name}: {undecryptable} of the {read} stored items read do not decrypt with "
+                f"this encryption_key and session_id{also}: another key or session id wrote "
+                "them, or they were altered. Nothing was read or removed: give the key and "
+                "session_id they were written with, or clear_session() to start over."
+            )
+        else:
+            message = (
+                f"{name}: {unencrypted} of the {read} stored items read are not encrypted "
+                "(written to the store directly), so they are not history. Nothing was read "
+                "or removed: delete them from the store or clear_session() to start over, and "
+                "add trusted items through this session's add_items()."
+            )
+        super().__init__(message)
+        self.session_id = session_id
+        """The session's id."""
+        self.undecryptable = undecryptable
+        """Envelopes whose token does not authenticate with this key and session id."""
+        self.unencrypted = unencrypted
+        """Items that are not envelopes at all."""
+
+
+_Refused = Literal["undecryptable", "unencrypted"]
+"""Why a stored entry is refused: its token does not authenticate, or it is no envelope."""
+
+_Opened = TResponseInputItem | _Refused | None
+"""A stored entry opened: the item, why it is refused, or None (authentic but skipped: expired,
+or not a JSON object)."""
 
 
 class EncryptedSession(SessionABC):
@@ -133,7 +180,11 @@ class EncryptedSession(SessionABC):
     # -- the Session protocol -----------------------------------------------------------------
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """Return the readable, unexpired items, oldest first; ``limit`` counts only those."""
+        """Return the readable, unexpired items, oldest first; ``limit`` counts only those.
+
+        Raises:
+            EncryptedHistoryError: An item read does not decrypt or is not encrypted.
+        """
         limit = resolve_session_limit(check_limit(limit), self.session_settings)
         if limit is None:
             return self._open_all(await self.underlying_session.get_items())
@@ -154,27 +205,41 @@ class EncryptedSession(SessionABC):
             await self.underlying_session.add_items(envelopes)
 
     async def pop_item(self) -> TResponseInputItem | None:
-        """Remove the most recent item; expired or unreadable ones on top are removed and
-        skipped."""
+        """Remove the most recent item; expired ones on top are removed and skipped.
+
+        Raises:
+            EncryptedHistoryError: The most recent entry does not decrypt or is not
+                encrypted; it stays in the store.
+        """
         while True:
+            top = await self.underlying_session.get_items(1)
+            self._open_each(top)  # refuse before removing anything
             stored = await self.underlying_session.pop_item()
             if stored is None:
                 return None
             item = self._open(stored)
-            if item is not None:
+            if isinstance(item, str):  # another writer put it there since we looked
+                await self.underlying_session.add_items([stored])
+                self._open_each([stored])
+            if isinstance(item, dict):
                 return item
 
     async def replace_after(self, keep: int, items: list[TResponseInputItem]) -> None:
         """Keep the first ``keep`` readable items, encrypt ``items`` and store them in place of
         the rest: in one transaction when the underlying session can (see
-        :func:`~jupyter_agents.runtime.sessions.replace.replace_after`)."""
+        :func:`~jupyter_agents.runtime.sessions.replace.replace_after`).
+
+        Raises:
+            EncryptedHistoryError: A stored item does not decrypt or is not encrypted
+                (nothing is changed).
+        """
         keep = check_keep(keep)
         envelopes: list[TResponseInputItem] = [self._seal(text) for text in encode_items(items)]
-        # The underlying store counts the entries this session cannot read (expired ones).
-        stored = await self.underlying_session.get_items()
+        # The underlying store counts the entries this session skips (expired ones).
+        opened = self._open_each(await self.underlying_session.get_items())
         under_keep, readable = 0, 0
-        while readable < keep and under_keep < len(stored):
-            readable += self._open(stored[under_keep]) is not None
+        while readable < keep and under_keep < len(opened):
+            readable += isinstance(opened[under_keep], dict)
             under_keep += 1
         await replace_after(self.underlying_session, under_keep, envelopes)
 
@@ -197,15 +262,43 @@ class EncryptedSession(SessionABC):
         }
         return envelope
 
-    def _open(self, stored: TResponseInputItem) -> TResponseInputItem | None:
+    def _open(self, stored: TResponseInputItem) -> _Opened:
         if not _is_envelope(stored):
-            return stored
+            return "unencrypted"
+        payload = stored["payload"]
+        token = payload.encode("utf-8") if isinstance(payload, str) else b""
         try:
-            plain = self.cipher.decrypt(stored["payload"].encode("ascii"), ttl=self.ttl)
-            item = json.loads(plain)
-        except (InvalidToken, ValueError, AttributeError):
+            # The HMAC first, without the TTL: an expired token and a wrong key both fail
+            # decrypt(ttl=...), and only the first may be skipped.
+            self.cipher.extract_timestamp(token)
+        except InvalidToken:
+            return "undecryptable"
+        try:
+            item = json.loads(self.cipher.decrypt(token, ttl=self.ttl))
+        except InvalidToken:  # authentic, and older than the TTL (or from a clock far ahead)
             return None
-        return item if isinstance(item, dict) else None
+        except ValueError:
+            item = None
+        if not isinstance(item, dict):
+            logger.warning(
+                "EncryptedSession(%r): skipping an entry that is not an item", self.session_id
+            )
+            return None
+        return item
+
+    def _open_each(self, stored: list[TResponseInputItem]) -> list[_Opened]:
+        """Each entry of ``stored`` opened; raises when any of them is refused."""
+        opened = [self._open(entry) for entry in stored]
+        refused = [entry for entry in opened if isinstance(entry, str)]
+        if refused:
+            raise EncryptedHistoryError(
+                self.session_id,
+                undecryptable=refused.count("undecryptable"),
+                unencrypted=refused.count("unencrypted"),
+                read=len(stored),
+            )
+        return opened
 
     def _open_all(self, stored: list[TResponseInputItem]) -> list[TResponseInputItem]:
-        return [item for entry in stored if (item := self._open(entry)) is not None]
+        """The readable items of ``stored``; raises when any entry is refused."""
+        return [entry for entry in self._open_each(stored) if isinstance(entry, dict)]

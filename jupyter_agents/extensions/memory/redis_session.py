@@ -5,11 +5,16 @@ Many kernels and processes may share one server and even one session::
     session = RedisSession.from_url("user-42", url="redis://localhost:6379/0")
     await Runner.run(agent, "Hello", session=session)
 
-The keys are the SDK's: ``{key_prefix}:{session_id}`` (a hash: session_id, created_at,
-updated_at), ``{key_prefix}:{session_id}:messages`` (a list of JSON items, oldest first) and
-``{key_prefix}:{session_id}:counter``. ``add_items`` is one Lua script, which Redis runs
-whole and alone: the batch is pushed in one piece after every earlier batch, its metadata set
-and its TTL renewed together, and a client that dies before sending the script stores nothing.
+The keys are the SDK's: ``{key_prefix}:{id}`` (a hash: session_id, created_at, updated_at),
+``{key_prefix}:{id}:messages`` (a list of JSON items, oldest first) and
+``{key_prefix}:{id}:counter``, where ``{id}`` is the session id with ``%`` and ``:`` escaped
+(``%25``, ``%3A``): an id never holds the separator, so no id can name another id's keys
+(the SDK puts the id in as it is, and ``"alice:messages"`` names alice's list there). Ids
+without those two characters, the usual ones, have exactly the SDK's keys.
+
+``add_items`` is one Lua script, which Redis runs whole and alone: the batch is pushed in one
+piece after every earlier batch, its metadata set and its TTL renewed together, and a client
+that dies before sending the script stores nothing.
 ``replace_after`` (a notebook re-running a cell) trims the list and runs that script in one
 ``MULTI``/``EXEC`` transaction, retried when another client changed the list meanwhile.
 """
@@ -67,6 +72,12 @@ return redis.call('LLEN', messages)
 takes a few thousand values at most). Redis runs a script without interleaving others."""
 
 
+def _key_id(session_id: str) -> str:
+    """The session id as it appears in its keys: ``%`` and ``:`` escaped (``%25``, ``%3A``),
+    so the id holds no separator and two ids never give one key; any other id is unchanged."""
+    return session_id.replace("%", "%25").replace(":", "%3A")
+
+
 def _check_ttl(ttl: object) -> int | None:
     if ttl is None:
         return None
@@ -105,7 +116,7 @@ class RedisSession(ServerHistory):
         self.session_settings: SessionSettings | None = coerce_session_settings(session_settings)
         self._ttl = _check_ttl(ttl)
         self._key_prefix = key_prefix
-        self._session_key = f"{key_prefix}:{self.session_id}"
+        self._session_key = f"{key_prefix}:{_key_id(self.session_id)}"
         self._messages_key = f"{self._session_key}:messages"
         self._counter_key = f"{self._session_key}:counter"
         self._clients = PerLoop(redis_client, None)
