@@ -2,6 +2,12 @@
 moment it is done, keyed by the batch's identity and the row's key. Running the same batch
 again reads what is there and runs only the rest, after a crash, a Stop or a kernel restart.
 
+A file is open once per process however many batches use it (each batch's result keeps its
+store, for ``resume()``; a connection each would keep three file handles per batch). Before
+each use the store checks that the file is still the one it opened: a file deleted or replaced
+meanwhile is made again with every row the connection held, and a warning says so. A file that
+is not a usable SQLite database is a :class:`BatchStoreError` naming it and what to do.
+
 The rows' recordings (``run_batch(cassette=...)``) are kept alike by :class:`BatchCassette`:
 merged into the caller's cassette as each row finishes, appended to a journal beside its file,
 and the file written once when the batch ends (rewriting it after every row costs the whole
@@ -11,10 +17,14 @@ cassette merges it first, so no finished row's recording is lost."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
 import time
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -22,10 +32,20 @@ from typing import Any, TextIO
 
 from .._util import STATE_FOLDER, make_state_folder
 from .._wal import switch_to_wal
+from ..errors import UserError
 from ..replay import Cassette
 from .row import ROW_FIELD, ReplayPool, RowRecordings
 
-__all__ = ["DEFAULT_STORE", "BatchCassette", "ResultsStore", "StoredRow", "journal_path"]
+__all__ = [
+    "DEFAULT_STORE",
+    "BatchCassette",
+    "BatchStoreError",
+    "ResultsStore",
+    "StoredRow",
+    "journal_path",
+]
+
+logger = logging.getLogger("jupyter_agents")
 
 DEFAULT_STORE = Path(".jupyter_agents") / "batches.sqlite"
 """The store's place, relative to the working directory (the notebook's folder)."""
@@ -75,46 +95,58 @@ class StoredRow:
     """What the row's model calls cost (None: no known price)."""
 
 
+class BatchStoreError(UserError):
+    """The batch results store's file cannot be used (damaged, not a database, locked, not
+    writable); the message names the file and what to do."""
+
+    def __init__(self, path: Path, problem: sqlite3.Error) -> None:
+        if type(problem) is sqlite3.DatabaseError:  # not a database, or a damaged one
+            what = f"is damaged ({problem}). Move it aside to start a new one (its rows run again)"
+        else:
+            what = (
+                f"cannot be used ({problem}). Check that its folder is writable and that no "
+                "other process keeps it locked"
+            )
+        super().__init__(
+            f"The batch store {path} {what}, or give run_batch another file with cache=PATH, "
+            "or cache=False to keep no store."
+        )
+        self.path = path
+        """The store's file."""
+
+
 class ResultsStore:
     """A SQLite file of batch results (WAL mode: a killed process loses no committed row)."""
 
     def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
+        """Open (or create) the store at ``path``; ``":memory:"`` keeps it in this object.
+
+        Raises:
+            BatchStoreError: The file is not a usable SQLite database.
+        """
         self.path = Path(path)
-        if self.path.parent.name == STATE_FOLDER:
-            make_state_folder(self.path.parent)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(
-            self.path, timeout=_BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
-        )
-        self._lock = threading.Lock()
-        with self._lock:
-            switch_to_wal(self._db, _BUSY_TIMEOUT)
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-            _add_columns(self._db)
+        self._file: _StoreFile | None = _StoreFile.shared(path)
 
     def open_batch(self, batch_id: str, identity: dict[str, Any], fresh: bool = False) -> None:
         """Make sure the batch exists; ``fresh`` forgets its rows."""
-        with self._lock:
+        with self._use() as db:
             if fresh:
-                self._db.execute("DELETE FROM rows WHERE batch = ?", (batch_id,))
-            self._db.execute(
+                db.execute("DELETE FROM rows WHERE batch = ?", (batch_id,))
+            db.execute(
                 "INSERT OR IGNORE INTO batches (id, identity, created) VALUES (?, ?, ?)",
                 (batch_id, json.dumps(identity, sort_keys=True, default=str), time.time()),
             )
 
     def rows(self, batch_id: str) -> dict[str, StoredRow]:
         """Every stored row of the batch, by key."""
-        with self._lock:
-            found = self._db.execute(f"{_SELECT} WHERE batch = ?", (batch_id,)).fetchall()
+        with self._use() as db:
+            found = db.execute(f"{_SELECT} WHERE batch = ?", (batch_id,)).fetchall()
         return {r[0]: _stored(r) for r in found}
 
     def row(self, batch_id: str, key: str) -> StoredRow | None:
         """One stored row, or None."""
-        with self._lock:
-            found = self._db.execute(
-                f"{_SELECT} WHERE batch = ? AND key = ?", (batch_id, key)
-            ).fetchone()
+        with self._use() as db:
+            found = db.execute(f"{_SELECT} WHERE batch = ? AND key = ?", (batch_id, key)).fetchone()
         return _stored(found) if found is not None else None
 
     def put(self, batch_id: str, row: StoredRow) -> None:
@@ -134,17 +166,150 @@ class ResultsStore:
             json.dumps(row.tool_calls, default=str) if row.tool_calls is not None else None,
             str(row.cost_usd) if row.cost_usd is not None else None,
         )
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO rows (batch, key, prompt_hash, status, output, error, "
-                "tokens, seconds, state, waiting, updated, tool_calls, cost_usd) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                values,
-            )
+        with self._use() as db:
+            db.execute(f"INSERT OR REPLACE INTO rows ({_COLUMNS}) VALUES ({_MARKS})", values)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        """Stop using the file (closed when no other store of this process uses it)."""
+        self._file = None
+
+    @contextmanager
+    def _use(self) -> Iterator[sqlite3.Connection]:
+        if self._file is None:
+            raise UserError(f"The batch store {self.path} is closed.")
+        with self._file.lock, _reported(self._file.path):
+            yield self._file.checked()
+
+
+_COLUMNS = (
+    "batch, key, prompt_hash, status, output, error, tokens, seconds, state, waiting, updated, "
+    "tool_calls, cost_usd"
+)
+_MARKS = ",".join("?" * len(_COLUMNS.split(",")))
+
+
+class _StoreFile:
+    """One open store file, shared by the :class:`ResultsStore` objects of this process that
+    use it, and closed as soon as the last of them is closed or dropped: this object is in no
+    reference cycle, so it is freed at once, and it closes its connection then (a
+    ``sqlite3.Connection`` is in a cycle with its statement cache, and alone would keep its
+    files open until the garbage collector runs)."""
+
+    _open: weakref.WeakValueDictionary[tuple[int, str], _StoreFile] = weakref.WeakValueDictionary()
+    _open_lock = threading.Lock()
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        """The file (absolute), or None for a store in memory."""
+        self.lock = threading.Lock()
+        with _reported(path):
+            self.db = _connect(path)
+        self.identity = _identity(path)
+
+    @classmethod
+    def shared(cls, path: str | Path) -> _StoreFile:
+        """The open file at ``path`` (opened now if no store of this process has it)."""
+        if str(path) == ":memory:":
+            return cls(None)
+        where = Path(os.path.abspath(path))
+        key = (os.getpid(), str(where))  # a child process opens its own connection
+        with cls._open_lock:
+            found = cls._open.get(key)
+            if found is None:
+                found = cls._open[key] = cls(where)
+            return found
+
+    def checked(self) -> sqlite3.Connection:
+        """The connection, after making the file again if it was deleted or replaced."""
+        if self.path is not None and _identity(self.path) != self.identity:
+            self._make_again(self.path)
+        return self.db
+
+    def __del__(self) -> None:
+        db = getattr(self, "db", None)  # absent when opening failed
+        if db is not None:
+            db.close()
+
+    def _make_again(self, path: Path) -> None:
+        """Write every row this connection holds into the file now at ``path`` (a new one
+        when it was deleted), and use that file from now on."""
+        batches = self.db.execute("SELECT id, identity, created FROM batches").fetchall()
+        rows = self.db.execute(f"SELECT {_COLUMNS} FROM rows").fetchall()
+        # The journal (path-wal) is this file's, and SQLite keeps it at close when the file
+        # was moved: emptied now, a new file at the path cannot take its pages for its own.
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.db.close()
+        deleted = not path.exists()
+        if deleted:
+            for suffix in ("-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+        self.db = _connect(path)
+        self.db.execute("BEGIN IMMEDIATE")
+        with self.db:  # commits, or rolls back on an error
+            self.db.executemany("INSERT OR IGNORE INTO batches VALUES (?, ?, ?)", batches)
+            self.db.executemany(_MERGE, rows)
+        self.identity = _identity(path)
+        logger.warning(
+            "The batch store %s was %s while in use: %s with the %d rows this kernel held, "
+            "so none is lost.",
+            path,
+            "deleted" if deleted else "replaced by another file",
+            "made again" if deleted else "merged",
+            len(rows),
+        )
+
+
+_MERGE = (
+    f"INSERT INTO rows ({_COLUMNS}) VALUES ({_MARKS}) ON CONFLICT (batch, key) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS.replace(" ", "").split(",")[2:])
+    + " WHERE excluded.updated > rows.updated"
+)
+"""Adds a row to another copy of the store, unless that copy has a newer one of its key."""
+
+
+def _connect(path: Path | None) -> sqlite3.Connection:
+    """A connection to the store at ``path`` (in memory for None), in WAL mode, with the
+    tables made and upgraded; its folder is made first."""
+    if path is not None:
+        if path.parent.name == STATE_FOLDER:
+            make_state_folder(path.parent)
+        path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(
+        path or ":memory:", timeout=_BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
+    )
+    try:
+        switch_to_wal(db, _BUSY_TIMEOUT)
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(_SCHEMA)
+        _add_columns(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _identity(path: Path | None) -> tuple[int, int] | None:
+    """Which file is at ``path`` now (None: no file)."""
+    if path is None:
+        return None
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+@contextmanager
+def _reported(path: Path | None) -> Iterator[None]:
+    """Turn SQLite's errors about the file into a :class:`BatchStoreError` naming it."""
+    try:
+        yield
+    except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+        raise  # a mistake of this module, not of the file
+    except sqlite3.DatabaseError as exc:
+        if path is None:
+            raise
+        raise BatchStoreError(path, exc) from None
 
 
 _SELECT = (
