@@ -12,10 +12,13 @@ the model when the notebook runs unattended.
 - ``off``: always live;
 - ``strict``: replay, and fail a cell whose inputs changed instead of calling the model (CI).
 
-Every live run is recorded (replacing the cell's older recording). The recordings come from the
-frontend that holds the document; with none (nbconvert, papermill), from the notebooks in the
-kernel's working folder (a recording is found by the identity of the run's inputs, so only a
-run with the same inputs can use one). ``%agent replay forget CELL`` drops a cell's recording.
+Every live run is recorded (replacing the cell's older recording). A cell's recordings come
+from that cell only: from the frontend that holds the document, or with none (nbconvert,
+papermill) from the cell of the same text in the notebook being executed (named by
+``JUPYTER_AGENTS_NOTEBOOK``, else on the command line of the process that started the kernel).
+A recording is data: only one signed by the person's own runtime may decide anything again
+(see :mod:`jupyter_agents.runtime.replay.signing`). ``%agent replay forget CELL`` drops a
+cell's recording.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from IPython.core.error import UsageError
 
+from ..runtime.errors import UserError
 from ..runtime.replay import Cassette
 from ..runtime.replay.cassette import ReplayMode
 from .document_comm import NoFrontend
@@ -42,7 +46,11 @@ METADATA = "jupyter_agents"
 """The cell metadata key (its ``cassette`` holds the packed recordings)."""
 
 SCANNED_BYTES = 50_000_000
-"""Notebooks larger than this in the working folder are not read for recordings."""
+"""A notebook larger than this is not read for recordings."""
+
+NOTEBOOK_ENV = "JUPYTER_AGENTS_NOTEBOOK"
+"""Names the notebook a kernel with no frontend runs (nbconvert, papermill), when the command
+line that started the kernel does not."""
 
 
 def replay_magic(host: NotebookHost, words: list[str]) -> None:
@@ -93,7 +101,7 @@ async def cell_cassette(
     mode = host.replay_mode
     stored, live = await _recorded(host, cell)
     if host.document is None or host.document.frontend is None:  # nbconvert, papermill
-        runs = _recorded_nearby(Path.cwd())
+        runs = _recorded_in_file(host.current_source())
     else:
         runs = _unpacked(stored) if stored is not None else []
     chosen: ReplayMode
@@ -138,28 +146,69 @@ async def _recorded(host: NotebookHost, cell: str) -> tuple[str | None, bool]:
 
 
 def _unpacked(data: str) -> list[dict[str, Any]]:
+    """The recordings packed in a cell; none, with a one-line warning, when they cannot be
+    read (damaged, not ours, or inflating past the bound): the cell then runs live."""
     try:
         return Cassette.unpack(data).runs
-    except Exception:
-        return []  # not ours, or damaged: the cell runs live and records again
+    except UserError as e:
+        print(f"jupyter_agents: this cell's recording was not used ({e}); it runs live.")
+        return []
 
 
-def _recorded_nearby(folder: Path) -> list[dict[str, Any]]:
+def _recorded_in_file(source: str | None) -> list[dict[str, Any]]:
+    """The recordings of the running cell in the notebook file being executed with no
+    frontend (nbconvert, papermill): the cells whose text is exactly the running cell's, in
+    the notebook the kernel was started for. Never another notebook's."""
+    if not source:
+        return []
     runs: list[dict[str, Any]] = []
-    for path in sorted(folder.glob("*.ipynb")):
-        try:
-            if path.stat().st_size > SCANNED_BYTES:
+    for path in executed_notebooks():
+        for cell in _cells(path):
+            if _text(cell.get("source")) != source:
                 continue
-            notebook = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        for cell in notebook.get("cells", []) if isinstance(notebook, dict) else []:
-            meta = cell.get("metadata") if isinstance(cell, dict) else None
+            meta = cell.get("metadata")
             ours = meta.get(METADATA) if isinstance(meta, dict) else None
             packed = ours.get("cassette") if isinstance(ours, dict) else None
             if isinstance(packed, str):
-                try:
-                    runs.extend(Cassette.unpack(packed).runs)
-                except Exception:
-                    continue
+                runs.extend(_unpacked(packed))
     return runs
+
+
+def executed_notebooks() -> list[Path]:
+    """The notebook(s) this kernel was started to execute with no frontend: the one
+    ``JUPYTER_AGENTS_NOTEBOOK`` names, else the ``.ipynb`` files on the command line of the
+    process that started the kernel (``jupyter nbconvert --execute NB``, ``papermill IN
+    OUT``, ``jupyter execute NB``), read from ``/proc``. None found: nothing replays."""
+    named = os.environ.get(NOTEBOOK_ENV)
+    if named:
+        return [Path(named)]
+    parent = f"/proc/{os.getppid()}"
+    try:
+        words = Path(parent, "cmdline").read_bytes().split(b"\0")
+        folder = os.readlink(f"{parent}/cwd")
+    except OSError:
+        return []
+    found: list[Path] = []
+    for word in map(os.fsdecode, words):
+        path = Path(folder, word)
+        if word.endswith(".ipynb") and path.is_file() and path not in found:
+            found.append(path)
+    return found
+
+
+def _cells(path: Path) -> list[dict[str, Any]]:
+    try:
+        if path.stat().st_size > SCANNED_BYTES:
+            return []
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    return [c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else []
+
+
+def _text(source: Any) -> str | None:
+    """A cell's source as one text (nbformat allows a list of lines)."""
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    return source if isinstance(source, str) else None

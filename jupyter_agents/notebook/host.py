@@ -122,16 +122,25 @@ class NotebookHost:
 
     def current_cell(self) -> str:
         """The id of the running cell (from the execute request), or ``In [n]``."""
+        cell_id = (self._request().get("metadata") or {}).get("cellId")
+        return str(cell_id) if cell_id else f"In [{self.shell.execution_count}]"
+
+    def current_source(self) -> str | None:
+        """The running cell's whole text, as the execute request carried it (None outside a
+        kernel)."""
+        code = (self._request().get("content") or {}).get("code")
+        return code if isinstance(code, str) else None
+
+    def _request(self) -> dict[str, Any]:
+        """The execute request being run (empty outside a kernel)."""
         kernel = getattr(self.shell, "kernel", None)
-        if kernel is not None:
-            try:
-                parent = kernel.get_parent("shell")
-            except Exception:
-                parent = None
-            cell_id = ((parent or {}).get("metadata") or {}).get("cellId")
-            if cell_id:
-                return str(cell_id)
-        return f"In [{self.shell.execution_count}]"
+        if kernel is None:
+            return {}
+        try:
+            parent = kernel.get_parent("shell")
+        except Exception:
+            return {}
+        return parent if isinstance(parent, dict) else {}
 
     # -- agents ------------------------------------------------------------------------
 

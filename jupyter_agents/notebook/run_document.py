@@ -26,10 +26,10 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
+from ..runtime._inflate import inflate_gzip
 from . import transcript
 from .widget_state import Block, Header
 
@@ -102,22 +102,9 @@ def decode(value: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("not a jupyter-agents run document of version 1 or 2")
     if value.get("encoding") != "gzip+base64" or not isinstance(value.get("data"), str):
         raise ValueError("unknown run document encoding")
-    document = json.loads(_inflated(base64.b64decode(value["data"])))
+    document = json.loads(
+        inflate_gzip(base64.b64decode(value["data"]), MAX_DECODED_BYTES, "the run document")
+    )
     if not isinstance(document, dict) or not isinstance(document.get("blocks"), list):
         raise ValueError("a run document needs header and blocks")
     return document
-
-
-def _inflated(data: bytes) -> bytes:
-    """The gzip members of ``data`` inflated, stopping past :data:`MAX_DECODED_BYTES` (a small
-    crafted document can inflate to gigabytes)."""
-    raw = b""
-    while data:
-        inflate = zlib.decompressobj(wbits=31)
-        raw += inflate.decompress(data, MAX_DECODED_BYTES + 1 - len(raw))
-        if len(raw) > MAX_DECODED_BYTES:
-            raise ValueError(f"the run document inflates to more than {MAX_DECODED_BYTES:,} bytes")
-        if not inflate.eof:
-            raise ValueError("the run document's data is cut short")
-        data = inflate.unused_data
-    return raw

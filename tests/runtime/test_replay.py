@@ -170,7 +170,7 @@ async def test_tools_can_run_again_and_a_different_output_is_reported(tmp_path: 
     assert recorded[0]["tools"]["c1"]["shown"] == "sunny in Paris (call 3)"
 
 
-async def test_a_call_that_runs_again_is_asked_again_not_decided_by_the_recording(
+async def test_a_call_that_runs_again_is_decided_as_the_person_decided_when_they_recorded_it(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "runs.json"
@@ -184,8 +184,10 @@ async def test_a_call_that_runs_again_is_asked_again_not_decided_by_the_recordin
 
     cassette = Cassette(path, mode="replay", replay_tools="run")
     await run(silent(), cassette, approval_handler=refuse)
-    assert asked == ["send"]  # the old approval was for the old run, not for this one
-    assert ran == ["Paris"]  # the refused call did not run
+    # their own signed recording: their approval of that very call stands (someone else's
+    # recording is asked again: tests/security/test_recording_trust.py)
+    assert asked == []
+    assert ran == ["Paris", "send ana"]
 
 
 async def test_guardrail_results_are_recorded_and_not_checked_again_in_a_replay(

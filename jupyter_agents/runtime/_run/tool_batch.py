@@ -27,6 +27,7 @@ from .tool_invoke import invoke
 
 if TYPE_CHECKING:
     from ..replay import RunReplay
+    from ..replay.recorded import RecordedOutput
     from ..run_state import RunState
 
 __all__ = ["ToolBatch"]
@@ -115,9 +116,13 @@ class ToolBatch:
             resume_escalation(call, run.waiting)
         replay = run.replay
         while outcome is None:  # once; again for a call escalated out of the sandbox
+            recorded = replay.recorded_output(call.parsed.call_id) if replay else None
+            if recorded is not None:  # answered from the recording: the tool does not run
+                outcome = self._replayed(call, recorded)
+                break
             approved = False
             if await needs_approval(run, call):
-                if replay is None or not replayed_decision(replay, call):
+                if replay is None or not replayed_decision(replay, run, call):
                     async with aclosing(self._decider().decide(call)) as deciding:
                         async for event in deciding:
                             yield event
@@ -129,14 +134,6 @@ class ToolBatch:
                 approved = call.decision.approved
                 if not approved:
                     outcome = await self._decider().refusal(call)
-            if outcome is None and replay is not None:
-                recorded = replay.recorded_output(call.parsed.call_id)
-                outcome = Outcome(recorded) if recorded is not None else None
-                if recorded is not None and call.decision is None:  # decided in a round
-                    replayed_decision(replay, call)  # (an escalation) that does not come now
-                show = streamer(call.parsed.call_id) if recorded and recorded.printed else None
-                if show is not None and recorded is not None:
-                    show(recorded.printed)  # what it printed then, where it prints now
             if outcome is None:
                 sink = self._queue.put_nowait if self._queue is not None else None
                 outcome = await invoke(run, call, approved, sink)
@@ -151,6 +148,19 @@ class ToolBatch:
             raw = dict(output.raw_item)
             replay.record_output(call.parsed.call_id, raw, output.output, output.status, shown)
         yield RunItemStreamEvent(name="tool_output", item=output)
+
+    def _replayed(self, call: ToolCall, recorded: RecordedOutput) -> Outcome:
+        """A call answered from the recording: its recorded output and printed text, and the
+        decision recorded with it, shown as recorded (data: nothing runs on it)."""
+        replay = self._run.replay
+        assert replay is not None
+        call.decision = replay.shown_decision(call.parsed.call_id)
+        if call.decision is not None:
+            replay.record_decision(call.parsed.call_id, call.decision, shown=True)
+        show = streamer(call.parsed.call_id) if recorded.printed else None
+        if show is not None:
+            show(recorded.printed)  # what it printed then, where it prints now
+        return Outcome(recorded)
 
     def _decider(self) -> Approvals:
         """The batch's approvals (made when a call first needs one: most batches need none)."""
@@ -172,12 +182,23 @@ class ToolBatch:
             self.escalations[call.parsed.call_id] = call.arguments
 
 
-def replayed_decision(replay: RunReplay, call: ToolCall) -> bool:
-    """Decide ``call`` as its recording did (a replayed run asks nobody); whether it was."""
+def replayed_decision(replay: RunReplay, run: ToolRun, call: ToolCall) -> bool:
+    """Decide ``call`` as the person did when they recorded this run (their own recording
+    only: :meth:`RunReplay.recorded_decision`); whether it was. A call decided alone (an
+    escalation out of the sandbox, a dangerous command) is asked again, and recorded edited
+    arguments that the tool's schema refuses are not used: the call is asked."""
     decision = replay.recorded_decision(call.parsed.call_id)
-    if decision is None:
+    tool = call.tool
+    if decision is None or tool is None:
+        return False
+    if call.kind.decided_alone(call.arguments, tool, run.run_config) or getattr(
+        tool, "always_asks", False
+    ):
         return False
     if decision.approved and decision.arguments is not None:
+        validate = getattr(tool, "validate_arguments", None)
+        if callable(validate) and validate(decision.arguments) is not None:
+            return False
         call.arguments = json.dumps(decision.arguments)
     call.decision = decision
     return True

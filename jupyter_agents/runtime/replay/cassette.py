@@ -6,6 +6,11 @@ A recording is one run: the identity of each model request in order with the mod
 never enter it: request headers and keys are not part of a request's identity, and the fields
 kept to explain a change pass the tracing redaction.
 
+A recording is data, never a decision: each one this person's runtime makes is signed
+(:mod:`.signing`); an unsigned or changed one is someone else's, and replay uses it for the
+model's replies and tools' outputs only, never for an approval, a rejection, edited arguments
+or a guardrail result (:meth:`Cassette.owns`).
+
 Modes (``RunConfig(replay=Cassette(path, mode=...))``):
 
 ``record``
@@ -24,6 +29,7 @@ Modes (``RunConfig(replay=Cassette(path, mode=...))``):
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
 import json
 import os
@@ -33,11 +39,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .._inflate import inflate_gzip
 from ..errors import UserError
+from . import signing
 
-__all__ = ["FORMAT_VERSION", "Cassette", "ReplayMismatch", "ReplayMode"]
+__all__ = ["FORMAT_VERSION", "MAX_PACKED_BYTES", "Cassette", "ReplayMismatch", "ReplayMode"]
 
 FORMAT_VERSION = 1
+
+MAX_PACKED_BYTES = 8 * 1024 * 1024
+"""The most a packed cassette (a notebook cell's) inflates to, as for saved runs: a small
+crafted cell can inflate to gigabytes."""
 
 ReplayMode = Literal["record", "replay", "auto", "strict"]
 MODES: tuple[str, ...] = ("record", "replay", "auto", "strict")
@@ -73,12 +85,20 @@ class Cassette:
     """The recordings the runs of this cassette replayed or made (a notebook cell keeps only
     these: its latest run's)."""
 
+    trusted: bool = False
+    """Whether every recording here counts as the person's own, signed or not (a notebook
+    Jupyter's notary says they trust). Otherwise only recordings signed with the person's
+    secret are (:mod:`.signing`): the others are data, never decisions."""
+
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise UserError(f"Cassette mode must be one of {', '.join(MODES)}, not {self.mode!r}.")
         if self.replay_tools not in ("recorded", "run"):
             raise UserError("Cassette replay_tools must be 'recorded' or 'run'.")
         self._taken: dict[str, int] = {}
+        self._own: dict[int, tuple[dict[str, Any], bool]] = {}
+        """Whether each recording (by ``id``, with the recording itself, so a new object
+        at a reused address is checked afresh) is signed by the person."""
         if self.path is not None and not self.runs and Path(self.path).is_file():
             self.runs = _runs_of(json.loads(Path(self.path).read_text(encoding="utf-8")))
 
@@ -95,13 +115,26 @@ class Cassette:
         self._use(matching[taken])
         return matching[taken]
 
+    def owns(self, recording: dict[str, Any]) -> bool:
+        """Whether ``recording`` is the person's own (their decisions may be used again), not
+        someone else's (data only)."""
+        if self.trusted:
+            return True
+        known = self._own.get(id(recording))
+        if known is None or known[0] is not recording:
+            known = self._own[id(recording)] = (recording, signing.is_signed(recording))
+        return known[1]
+
     def nearest(self) -> dict[str, Any] | None:
         """The recording a changed run most likely stands for (the latest), to say what
         changed."""
         return self.runs[-1] if self.runs else None
 
     def keep(self, recording: dict[str, Any], replaces: dict[str, Any] | None) -> None:
-        """Add a run's recording (in place of ``replaces``, the one it was replaying)."""
+        """Add a run's recording (in place of ``replaces``, the one it was replaying), signed
+        as the person's own."""
+        signing.sign(recording)
+        self._own[id(recording)] = (recording, True)
         if replaces is not None and any(r is replaces for r in self.runs):
             self.runs[next(i for i, r in enumerate(self.runs) if r is replaces)] = recording
         else:
@@ -142,10 +175,14 @@ class Cassette:
 
     @classmethod
     def unpack(cls, text: str, **options: Any) -> Cassette:
-        """A cassette from :meth:`pack`'s text (a malformed one is a ``UserError``)."""
+        """A cassette from :meth:`pack`'s text (a malformed one, or one that inflates past
+        :data:`MAX_PACKED_BYTES`, is a ``UserError``)."""
+        if not isinstance(text, str) or len(text) > 2 * MAX_PACKED_BYTES:
+            raise UserError("Not a packed cassette: not text, or too large.")
         try:
-            data = json.loads(gzip.decompress(base64.b64decode(text, validate=True)))
-        except Exception as e:
+            raw = inflate_gzip(base64.b64decode(text, validate=True), MAX_PACKED_BYTES, "it")
+            data = json.loads(raw)
+        except (ValueError, binascii.Error, RecursionError) as e:
             raise UserError(f"Not a packed cassette: {e}") from None
         return cls(runs=_runs_of(data), **options)
 

@@ -19,11 +19,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from pydantic import TypeAdapter
 
 from ..approvals import ApprovalDecision
+from ..errors import InputGuardrailTripwireTriggered
 from ..guardrails import GuardrailFunctionOutput
 from ..items import ModelResponse, TResponseStreamEvent
 from ..models._responses_build import EventSequence, build_response
@@ -45,6 +47,17 @@ class _Result(Protocol):
 
 _Checked = TypeVar("_Checked", bound=_Result)
 """A guardrail's result (input or output): its ``output`` is what the function returned."""
+
+
+@dataclass
+class _Provisional:
+    """An input guardrail result taken from a recording before the run's was known."""
+
+    digest: str
+    source: dict[str, Any]
+    check: Callable[[], Awaitable[Any]]
+    result: Any
+
 
 NO_RECORDING = "no recording"
 """What ``changed`` says when there was no recording to compare with (a first run)."""
@@ -71,6 +84,16 @@ class RunReplay:
         self.new: dict[str, Any] = {"calls": [], "tools": {}, "approvals": {}}
         self.printed: dict[str, str] = {}
         """What each call printed while it ran, by call id (see :meth:`tee`)."""
+        self.provisional: list[_Provisional] = []
+        """Input guardrail results taken from a recording before the run's recording was
+        known (input guardrails run before the first model request): checked live at that
+        request unless that recording is the one replayed (:meth:`settle`)."""
+
+    @property
+    def own(self) -> bool:
+        """Whether the recording replayed is the person's own (their decisions may be used
+        again); someone else's is data, never decisions."""
+        return self.recording is not None and self.cassette.owns(self.recording)
 
     @property
     def replaying(self) -> bool:
@@ -189,29 +212,38 @@ class RunReplay:
             self.differences.append(f"{call_id}: the tool's output differs from the recording")
 
     def recorded_decision(self, call_id: str) -> ApprovalDecision | None:
-        """The decision recorded for a replayed call (shown as recorded, not asked again).
-        None when tools run again: a call that runs now is decided now."""
-        if not self.replaying or self.cassette.replay_tools == "run":
+        """The person's own decision recorded for a replayed call, to decide it again as they
+        did: None unless the recording replayed is theirs (:attr:`own`) and they made that
+        decision themselves (not one carried over from someone else's recording)."""
+        if not self.replaying or not self.own:
             return None
         entry = self._recorded("approvals", call_id)
-        if entry is None:
+        if entry is None or entry.get("foreign") is True:
             return None
-        arguments = entry.get("arguments")
-        return ApprovalDecision(
-            approved=entry.get("approved") is True,
-            always=entry.get("always") is True,
-            message=entry.get("message") if isinstance(entry.get("message"), str) else None,
-            arguments=arguments if isinstance(arguments, dict) else None,
-        )
+        return _decision_of(entry)
 
-    def record_decision(self, call_id: str, decision: ApprovalDecision) -> None:
-        self.new["approvals"][call_id] = {
+    def shown_decision(self, call_id: str) -> ApprovalDecision | None:
+        """The decision recorded for a call answered from the recording (it does not run):
+        shown on its card as recorded, whoever made it."""
+        entry = self._recorded("approvals", call_id) if self.replaying else None
+        return None if entry is None else _decision_of(entry)
+
+    def record_decision(
+        self, call_id: str, decision: ApprovalDecision, *, shown: bool = False
+    ) -> None:
+        """Keep a call's decision. ``shown``: taken from the recording replayed, for a call
+        that did not run; marked ``foreign`` when that recording is someone else's, so it is
+        never used as a decision, even once this run's recording is signed as the person's."""
+        entry: dict[str, Any] = {
             "approved": decision.approved,
             "always": decision.always,
             "message": decision.message,
             "arguments": redact_secrets(decision.arguments),
             "at": time.time(),
         }
+        if shown and not self.own:
+            entry["foreign"] = True
+        self.new["approvals"][call_id] = entry
 
     def _recorded(self, part: str, call_id: str) -> dict[str, Any] | None:
         entries = (self.recording or {}).get(part)
@@ -228,19 +260,44 @@ class RunReplay:
         check: Callable[[], Awaitable[_Checked]],
         rebuild: Callable[[GuardrailFunctionOutput], _Checked],
     ) -> _Checked:
-        """A guardrail's result: recorded, for a check already made on the same value (kind,
-        name, agent, value: ``key``), unless the run records or its tools run again; else
-        ``check()``'s, kept for the recording. Found by the value, not by the run's first
-        request: input guardrails may run before it."""
+        """A guardrail's result: the one the person's own recording of this run holds for a
+        check of the same value (kind, name, agent, value: ``key``), else ``check()``'s, kept
+        for the recording. Never someone else's, never another run's, and none while the run
+        records or its tools run again (a guardrail then guards something that runs).
+
+        Input guardrails may run before the run's first model request says which recording
+        it replays: their result comes provisionally from the person's latest recording that
+        holds it, and :meth:`settle` checks it live at that request unless that recording is
+        the one replayed."""
         digest = value_identity(*key)
-        if self.cassette.mode != "record" and self.cassette.replay_tools == "recorded":
-            for run in reversed(self.cassette.runs):
-                entry = (run.get("guardrails") or {}).get(digest)
-                if isinstance(entry, dict):
-                    tripped = entry.get("tripwire") is True
-                    return rebuild(GuardrailFunctionOutput(entry.get("info"), tripped))
+        source = self._guardrail_source(digest)
+        if source is not None:
+            entry = source["guardrails"][digest]
+            tripped = entry.get("tripwire") is True
+            result = rebuild(GuardrailFunctionOutput(entry.get("info"), tripped))
+            self.new.setdefault("guardrails", {})[digest] = entry
+            if not self.started:
+                self.provisional.append(_Provisional(digest, source, check, result))
+            return result
         result = await check()
-        output = result.output
+        self._keep_guardrail(digest, result.output)
+        return result
+
+    def _guardrail_source(self, digest: str) -> dict[str, Any] | None:
+        """The recording whose result for ``digest`` may stand for a live check."""
+        if self.cassette.mode == "record" or self.cassette.replay_tools == "run":
+            return None
+        if self.started:
+            candidates = [self.recording] if self.replaying and self.own else []
+        else:
+            candidates = [r for r in reversed(self.cassette.runs) if self.cassette.owns(r)]
+        for run in candidates:
+            entries = run.get("guardrails") if run is not None else None
+            if isinstance(entries, dict) and isinstance(entries.get(digest), dict):
+                return run
+        return None
+
+    def _keep_guardrail(self, digest: str, output: GuardrailFunctionOutput) -> None:
         info = plain(output.output_info)
         try:
             json.dumps(info)
@@ -248,7 +305,23 @@ class RunReplay:
             info = repr(output.output_info)
         entry = {"tripwire": bool(output.tripwire_triggered), "info": redact_secrets(info)}
         self.new.setdefault("guardrails", {})[digest] = entry
-        return result
+
+    async def settle(self) -> None:
+        """Check live the input guardrails whose results came from a recording that is not
+        the one this run replays (called at each model request; only the first finds any).
+
+        Raises:
+            InputGuardrailTripwireTriggered: A guardrail checked now trips.
+        """
+        pending, self.provisional = self.provisional, []
+        for provisional in pending:
+            if self.replaying and provisional.source is self.recording:
+                continue
+            checked = await provisional.check()
+            provisional.result.output = checked.output  # the run's results show the live one
+            self._keep_guardrail(provisional.digest, checked.output)
+            if checked.output.tripwire_triggered:
+                raise InputGuardrailTripwireTriggered(checked)
 
     def finish(self) -> None:
         """Keep this run's recording (a live or diverged run; a full replay keeps the old), and
@@ -261,8 +334,8 @@ class RunReplay:
             "changed": list(self.changed),
             "differences": list(self.differences),
         }
-        if self.replaying and not self.differences:
-            return
+        if self.replaying and not self.differences and self.own:
+            return  # the person's own recording, followed to the end: it stays as it was
         self.cassette.keep(dict(self.new), replaces=self.recording)
 
 
@@ -278,6 +351,7 @@ class ReplayModel(RequestModel):
     async def respond(self, request: ModelRequest) -> ModelResponse:
         digest, fields = request_identity(request, self.name)
         recorded = self.replay.take(digest, fields)
+        await self.replay.settle()
         if recorded is not None:
             return _response(recorded)
         response = await self.inner.get_response(*_args(request), **_kwargs(request))
@@ -287,6 +361,7 @@ class ReplayModel(RequestModel):
     async def stream(self, request: ModelRequest) -> AsyncIterator[TResponseStreamEvent]:
         digest, fields = request_identity(request, self.name)
         recorded = self.replay.take(digest, fields)
+        await self.replay.settle()
         if recorded is not None:
             response = _response(recorded)
             rid = response.response_id or "resp_replayed"
@@ -326,6 +401,17 @@ def _response(recorded: dict[str, Any]) -> ModelResponse:
     usage = usage if isinstance(usage, dict) else {}
     return ModelResponse(
         output=output, usage=_usage_of(usage), response_id=recorded.get("response_id")
+    )
+
+
+def _decision_of(entry: dict[str, Any]) -> ApprovalDecision:
+    arguments = entry.get("arguments")
+    message = entry.get("message")
+    return ApprovalDecision(
+        approved=entry.get("approved") is True,
+        always=entry.get("always") is True,
+        message=message if isinstance(message, str) else None,
+        arguments=arguments if isinstance(arguments, dict) else None,
     )
 
 
