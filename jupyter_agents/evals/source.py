@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -42,18 +43,60 @@ def _function(source: str, *, here_only: bool) -> Any:
 
 def _check_here(source: str, module_name: str) -> None:
     """A source read from a file must be a module under this folder: a report file cannot make
-    the gate import and call any installed module's function."""
-    try:
-        spec = importlib.util.find_spec(module_name)
-    except (ImportError, ValueError):
-        spec = None
-    origin = spec.origin if spec is not None and spec.has_location else None  # not "frozen"
-    here = Path.cwd().resolve()
-    if not origin or not Path(origin).resolve().is_relative_to(here):
+    the gate import and call any installed module's function. It is decided from the files
+    alone, before anything is imported (asking the import system about ``pkg.mod`` would
+    import ``pkg`` first)."""
+    if _file_here(module_name, Path.cwd().resolve()) is None:
         raise UserError(
             f"the baseline names {source!r}, which is not a module under this folder; "
             "give --run MODULE:FUNCTION to run it anyway"
         )
+
+
+def _file_here(module_name: str, here: Path) -> Path | None:
+    """The file under ``here`` that importing ``module_name`` would run, found without
+    importing anything; None when the import would run anything else: a module already
+    imported from elsewhere, a built-in one, a top-level name found elsewhere first, or a
+    parent that is not a regular package here (a namespace package may have parts anywhere)."""
+    parts = module_name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    spec: importlib.machinery.ModuleSpec | None = None
+    for depth in range(1, len(parts) + 1):
+        if spec is not None and not _regular_package(spec, here):
+            return None
+        spec = _spec_unimported(".".join(parts[:depth]), spec)
+        if spec is None or not spec.has_location or not _is_under(spec.origin, here):
+            return None
+    return Path(str(spec.origin)) if spec is not None else None
+
+
+def _spec_unimported(
+    name: str, parent: importlib.machinery.ModuleSpec | None
+) -> importlib.machinery.ModuleSpec | None:
+    """Where ``name`` would be imported from, given its parent package's spec; imports
+    nothing (``importlib.util.find_spec`` does not for a top-level name)."""
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        found: importlib.machinery.ModuleSpec | None = getattr(loaded, "__spec__", None)
+        return found
+    try:
+        if parent is None:
+            return importlib.util.find_spec(name)
+        package = sys.modules.get(parent.name)
+        search = getattr(package, "__path__", None) or parent.submodule_search_locations or []
+        return importlib.machinery.PathFinder.find_spec(name, list(search))
+    except (ImportError, ValueError):
+        return None
+
+
+def _regular_package(spec: importlib.machinery.ModuleSpec, here: Path) -> bool:
+    """Whether ``spec`` is a package with an ``__init__`` file under ``here``."""
+    return spec.submodule_search_locations is not None and _is_under(spec.origin, here)
+
+
+def _is_under(origin: object, here: Path) -> bool:
+    return isinstance(origin, str) and Path(origin).resolve().is_relative_to(here)
 
 
 def run_source(source: str, *, from_report: bool = False) -> EvalReport:
