@@ -30,6 +30,7 @@ from jupyter_agents import (
 from jupyter_agents.runtime.errors import UserError
 from jupyter_agents.runtime.replay import Cassette
 from jupyter_agents.runtime.replay.cassette import MAX_PACKED_BYTES
+from jupyter_agents.runtime.sandbox import SandboxPolicy, run_sandboxed
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 from ..prerequisites import needs_bwrap
@@ -394,3 +395,21 @@ def test_a_packed_recording_that_inflates_past_its_bound_is_refused_with_little_
 def test_a_malformed_packed_recording_is_one_user_error(junk: str) -> None:
     with pytest.raises(UserError, match=r"^(Not a packed cassette|A cassette needs)"):
         Cassette.unpack(junk)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("secret", ["jupyter_agents/recording_secret", "notebook_secret"])
+async def test_a_sandboxed_command_cannot_read_jupyters_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, secret: str
+) -> None:
+    """The recording secret signs recordings as the person's, the notary's marks notebooks
+    trusted: a command that read either could forge them. Even with the data folder inside the
+    workspace, neither is there for it."""
+    ws = tmp_path / "ws"
+    data = ws / "jupyter-data"
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(data))
+    (data / "jupyter_agents").mkdir(parents=True)
+    (data / secret).write_text("s3cret-" * 8)
+    for mode in ("read-only", "workspace-write"):
+        shown = await run_sandboxed(f"cat {data / secret}; ls {data}", SandboxPolicy(mode, ws))
+        assert "s3cret" not in shown.stdout + shown.stderr, mode

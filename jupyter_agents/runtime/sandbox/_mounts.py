@@ -126,14 +126,20 @@ def _existing_folders(paths: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(found)
 
 
+JUPYTER_SECRETS = ("runtime", "jupyter_agents", "notebook_secret", "nbsignatures.db")
+"""What of Jupyter's data folder a sandboxed command never sees: the runtime folder (server
+tokens, kernel connection files), this project's recording secret (it signs the person's
+recordings as theirs) and the notary's secret and signatures (they mark notebooks trusted)."""
+
+
 def _runtime_folders(home: str) -> list[str]:
-    """Where local services keep their sockets and tokens: ``/run`` (with ``/var/run``), the
-    user's runtime folder and Jupyter's (server tokens, kernel connection files)."""
+    """Where local services keep their sockets and tokens and Jupyter its secrets: ``/run``
+    (with ``/var/run``), the user's runtime folder and :data:`JUPYTER_SECRETS`."""
     env = os.environ
     data = env.get("JUPYTER_DATA_DIR") or os.path.join(
         env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share"), "jupyter"
     )
-    folders = ["/run", "/var/run", os.path.join(data, "runtime")]
+    folders = ["/run", "/var/run", *(os.path.join(data, name) for name in JUPYTER_SECRETS)]
     for name in ("XDG_RUNTIME_DIR", "JUPYTER_RUNTIME_DIR"):
         value = env.get(name, "")
         if value.startswith("/"):
@@ -142,7 +148,8 @@ def _runtime_folders(home: str) -> list[str]:
 
 
 def _hidden() -> list[Path]:
-    """Existing places to hide, resolved, outermost first, none inside another. (Plain
+    """Existing places to hide, resolved, outermost first (a place inside another is kept:
+    the workspace may be bound between them, as a folder inside ``/tmp`` can be). (Plain
     strings until the end: this runs before every sandboxed command.)"""
     home = os.path.expanduser("~")
     try:
@@ -151,12 +158,17 @@ def _hidden() -> list[Path]:
         present = set()
     places = ["/tmp", *_runtime_folders(home)]
     places += [os.path.join(home, n) for n in CREDENTIAL_STORES if n.split("/")[0] in present]
-    resolved = sorted({os.path.realpath(p) for p in places if os.path.exists(p)})
-    kept: list[str] = []
-    for place in resolved:  # sorted: a folder comes before what it holds
-        if place != "/" and not any(_under_str(place, outer) for outer in kept):
+    resolved = {os.path.realpath(p) for p in places if os.path.exists(p)}
+    return sorted(Path(p) for p in resolved if p != "/")
+
+
+def _outermost(places: Sequence[Path]) -> list[Path]:
+    """``places`` (sorted) without those inside another: hiding the outer hides them."""
+    kept: list[Path] = []
+    for place in places:  # sorted: a folder comes before what it holds
+        if not any(_under(place, outer) for outer in kept):
             kept.append(place)
-    return sorted(map(Path, kept))
+    return kept
 
 
 def _hide(place: Path) -> list[str]:
@@ -190,13 +202,13 @@ def mount_args(
     roots = [workspace, *writable] if mode == "workspace-write" else list(writable)
     bound = [workspace, *writable]  # mounted over the hidden places: hide again what they hold
     hidden = [place for place in _hidden() if place not in bound]  # the person chose those
-    late = [place for place in hidden if _inside(place, bound)]
+    late = _outermost([place for place in hidden if _inside(place, bound)])
+    early = _outermost([place for place in hidden if not _inside(place, bound)])
     envs = [Path(env) for env in python_envs()]
     holds_root = [e for e in envs if any(_under(root, e) for root in roots)]
     argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_PROC_READ_ONLY]
-    for place in hidden:
-        if place not in late:
-            argv += _hide(place)
+    for place in early:
+        argv += _hide(place)
     argv += _ro(e for e in holds_root if _inside(e, hidden))  # before the root it holds
     if mode == "workspace-write":
         argv += ["--bind", str(workspace), str(workspace)]
