@@ -220,7 +220,9 @@ async def test_guardrail_results_are_recorded_and_not_checked_again_in_a_replay(
     assert not result.output_guardrail_results[0].output.tripwire_triggered
     again = script()
     await run(again, Cassette(path, mode="replay", replay_tools="run"), agent=guarded(again))
-    assert checked == ["input", "output", "input", "output"]  # checks run again with tools
+    assert checked == ["input", "output"]  # tools run again: the person's own results stand
+    await run(again, Cassette(path, mode="record"), agent=guarded(again))
+    assert checked == ["input", "output", "input", "output"]  # recording: checked again
 
 
 async def test_no_secret_enters_the_file(tmp_path: Path) -> None:
@@ -309,3 +311,44 @@ def test_the_same_request_always_has_the_same_identity(prompt: str, temperature:
         )
 
     assert request_identity(make(), "m") == request_identity(make(), "m")
+
+
+@pytest.mark.parametrize("cassette_tools", ["recorded", "run"])
+async def test_a_tool_says_how_its_calls_replay_whatever_the_cassette_says(
+    tmp_path: Path, cassette_tools: str
+) -> None:
+    sent: list[str] = []
+
+    @tool(replay="recorded")
+    def mail(to: str) -> str:
+        """Send mail (the outside world: never again in a replay)."""
+        sent.append(to)
+        return f"mailed {to}"
+
+    @tool(replay="run")
+    def compute(x: int) -> int:
+        """Compute (the notebook's own work: again in a replay, like a cell)."""
+        ran.append(f"compute {x}")
+        return x * 2
+
+    def both(model: Any) -> Agent[Any]:
+        return Agent(name="a", model=model, instructions="Be brief.", tools=[mail, compute])
+
+    turns = [[tool_call("mail", {"to": "ana"}, "m1"), tool_call("compute", {"x": 21}, "c1")]]
+    model = ScriptedModel([*turns, [text("Done.")]], name="scripted")
+    path = tmp_path / "runs.json"
+    await run(model, Cassette(path, mode="record"), agent=both(model))
+    assert sent == ["ana"] and ran == ["compute 21"]
+    replayed = await run(
+        silent(), Cassette(path, mode="strict", replay_tools=cassette_tools), agent=both(silent())
+    )
+    assert sent == ["ana"] and ran == ["compute 21", "compute 21"]
+    outputs = {
+        i.raw_item["call_id"]: i for i in replayed.new_items if i.type == "tool_call_output_item"
+    }
+    assert outputs["m1"].replayed and not outputs["c1"].replayed
+
+
+def test_a_tools_replay_must_be_run_or_recorded() -> None:
+    with pytest.raises(Exception, match=r"replay=\.\.\.\) must be 'run' or 'recorded'"):
+        tool(replay="sometimes")(lambda: None)  # type: ignore[call-overload]

@@ -116,7 +116,7 @@ class ToolBatch:
             resume_escalation(call, run.waiting)
         replay = run.replay
         while outcome is None:  # once; again for a call escalated out of the sandbox
-            recorded = replay.recorded_output(call.parsed.call_id) if replay else None
+            recorded = replay.recorded_output(call.parsed.call_id, call.tool) if replay else None
             if recorded is not None:  # answered from the recording: the tool does not run
                 outcome = self._replayed(call, recorded)
                 break

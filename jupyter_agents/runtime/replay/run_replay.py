@@ -175,9 +175,13 @@ class RunReplay:
 
         return keep
 
-    def recorded_output(self, call_id: str) -> RecordedOutput | None:
-        """A replayed call's recorded output, unless tools run again."""
-        if not self.replaying or self.cassette.replay_tools == "run":
+    def recorded_output(self, call_id: str, tool: Any = None) -> RecordedOutput | None:
+        """A replayed call's recorded output, unless its tool runs again: as the tool says
+        (its ``replay``: ``"run"`` or ``"recorded"``), else as the cassette does."""
+        if not self.replaying:
+            return None
+        policy = getattr(tool, "replay", None)
+        if (policy or self.cassette.replay_tools) == "run":
             return None
         entry = self._recorded("tools", call_id)
         if entry is None or not isinstance(entry.get("item"), dict):
@@ -262,8 +266,8 @@ class RunReplay:
     ) -> _Checked:
         """A guardrail's result: the one the person's own recording of this run holds for a
         check of the same value (kind, name, agent, value: ``key``), else ``check()``'s, kept
-        for the recording. Never someone else's, never another run's, and none while the run
-        records or its tools run again (a guardrail then guards something that runs).
+        for the recording. Never someone else's, never another run's, none while the run
+        records.
 
         Input guardrails may run before the run's first model request says which recording
         it replays: their result comes provisionally from the person's latest recording that
@@ -285,7 +289,7 @@ class RunReplay:
 
     def _guardrail_source(self, digest: str) -> dict[str, Any] | None:
         """The recording whose result for ``digest`` may stand for a live check."""
-        if self.cassette.mode == "record" or self.cassette.replay_tools == "run":
+        if self.cassette.mode == "record":
             return None
         if self.started:
             candidates = [self.recording] if self.replaying and self.own else []

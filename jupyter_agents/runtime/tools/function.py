@@ -40,6 +40,8 @@ IsEnabled: TypeAlias = Union[bool, Callable[[RunContextWrapper[Any], "Agent[Any]
 """A bool, or a sync/async callable ``(run_context, agent) -> bool`` evaluated each turn."""
 
 DocstringStyle: TypeAlias = Literal["google", "numpy", "sphinx"]
+ToolReplay: TypeAlias = Literal["run", "recorded"]
+"""How a replayed run answers a tool's calls (see :attr:`FunctionTool.replay`)."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -100,6 +102,11 @@ class FunctionTool:
 
     killable: bool = False
     """Runs in a child process that a timeout or Stop kills (``@tool(killable=True)``)."""
+
+    replay: ToolReplay | None = None
+    """How a replayed run answers this tool's calls: ``"run"`` (it runs again, like a cell),
+    ``"recorded"`` (its recorded output, for a tool that acts on the outside world); None: as
+    the run's cassette says (``Cassette.replay_tools``)."""
 
     arguments_validator: Callable[[dict[str, Any]], str | None] | None = field(
         default=None, repr=False
@@ -253,6 +260,7 @@ def function_tool(
     tool_output_guardrails: list[Any] | None = None,
     timeout: float | None = None,
     killable: bool = False,
+    replay: ToolReplay | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -272,6 +280,7 @@ def function_tool(
     tool_output_guardrails: list[Any] | None = None,
     timeout: float | None = None,
     killable: bool = False,
+    replay: ToolReplay | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a Python function into a :class:`FunctionTool`; use bare or with arguments.
 
@@ -299,7 +308,12 @@ def function_tool(
             it may still finish later. Use ``killable=True`` when it must be.
         killable: Run the (sync) function in a forked child process that a timeout or Stop
             kills. Its result must be picklable, and it cannot change the caller's variables.
+        replay: How a replayed run answers its calls: ``"run"`` again, or ``"recorded"``
+            (its recorded output: for a tool that sends mail or pays); default: as the
+            cassette says (``Cassette.replay_tools``).
     """
+    if replay not in (None, "run", "recorded"):
+        raise UserError(f"@function_tool(replay=...) must be 'run' or 'recorded', not {replay!r}.")
 
     def decorate(f: Callable[..., Any]) -> FunctionTool:
         if not callable(f):
@@ -319,6 +333,7 @@ def function_tool(
                 "tool_output_guardrails": list(tool_output_guardrails or []),
                 "timeout": timeout,
                 "killable": killable,
+                "replay": replay,
             },
         )
         for listener in list(_tool_listeners):
