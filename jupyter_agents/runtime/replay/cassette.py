@@ -43,9 +43,19 @@ from .._inflate import inflate_gzip
 from ..errors import UserError
 from . import signing
 
-__all__ = ["FORMAT_VERSION", "MAX_PACKED_BYTES", "Cassette", "ReplayMismatch", "ReplayMode"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MAX_PACKED_BYTES",
+    "NO_RECORDING",
+    "Cassette",
+    "ReplayMismatch",
+    "ReplayMode",
+]
 
 FORMAT_VERSION = 1
+
+NO_RECORDING = "no recording"
+"""What ``changed`` says when there was no recording to compare with (a first run)."""
 
 MAX_PACKED_BYTES = 8 * 1024 * 1024
 """The most a packed cassette (a notebook cell's) inflates to, as for saved runs: a small

@@ -34,7 +34,7 @@ from ..models.usage import usage_from_openai
 from ..tools.display import ToolDisplay
 from ..tracing.redact import redact_secrets
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
-from .cassette import Cassette, ReplayMismatch
+from .cassette import NO_RECORDING, Cassette, ReplayMismatch
 from .identity import changes, plain, request_identity, value_identity
 from .recorded import PRINTED_CHARS, RecordedOutput, display_from_json, display_to_json
 
@@ -58,9 +58,6 @@ class _Provisional:
     check: Callable[[], Awaitable[Any]]
     result: Any
 
-
-NO_RECORDING = "no recording"
-"""What ``changed`` says when there was no recording to compare with (a first run)."""
 
 CHUNK = 48
 """Characters per text delta when a recorded reply is streamed again."""
