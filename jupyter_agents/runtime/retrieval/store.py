@@ -33,6 +33,7 @@ from .index_db import fts_row, open_index
 from .limits import DocumentLimits
 from .parse import ISOLATED, check_parser, parse_document
 from .results import Hit, IndexReport, SearchMode, SearchResult
+from .segment import segmentation
 from .text import match_expression
 from .worker import ParserProcess
 
@@ -91,7 +92,8 @@ class DocumentStore:
                 raise UserError(f"DocumentStore: {path} is not {what}, or is a link; remove it.")
             if path == folder:
                 make_state_folder(folder)
-        self._db = open_index(index)
+        self._cut = segmentation()  # how Chinese is cut: jieba's words, or pairs
+        self._db = open_index(index, self._cut)
         self._lock = threading.Lock()
         self.last_report: IndexReport | None = None
         """What the last indexing pass did."""
@@ -226,7 +228,8 @@ class DocumentStore:
             parsed.notes.append(
                 f"only its first {limit:,} passages are indexed (max_chunks_per_file)."
             )
-        return _Read(digest, kept, [fts_row(c.heading, c.text) for c in kept], parsed.notes)
+        fts = [fts_row(c.heading, c.text, self._cut) for c in kept]
+        return _Read(digest, kept, fts, parsed.notes)
 
     def _write(self, path: str, read: _Read | None, embeddings: list[bytes] | None) -> None:
         """Replace one file's chunks (remove them, without ``read``) in the pass's transaction;
@@ -300,7 +303,7 @@ class DocumentStore:
             raise UserError(f"mode must be 'hybrid', 'keyword' or 'vector', got {mode!r}.")
         has_embedder = self.embeddings.embedder() is not None
         if mode == "keyword" or (mode == "hybrid" and not has_embedder):
-            return SearchResult(self._keyword(query, k), "keyword")
+            return SearchResult(await self._akeyword(query, k), "keyword")
         if not has_embedder:
             raise UserError(
                 "Vector search needs embeddings: give DocumentStore(embed=...) or client=, "
@@ -315,13 +318,20 @@ class DocumentStore:
                 self.embeddings.failed(e)
         if vector is None:
             why = f"searched by keywords only: embeddings unavailable ({self.embeddings.error})."
-            return SearchResult(self._keyword(query, k), "keyword", [why])
+            return SearchResult(await self._akeyword(query, k), "keyword", [why])
         if mode == "vector":
             return SearchResult(vector, "vector")
-        return SearchResult(_fuse(self._keyword(query, 4 * k), vector, k), "hybrid")
+        return SearchResult(_fuse(await self._akeyword(query, 4 * k), vector, k), "hybrid")
+
+    async def _akeyword(self, query: str, k: int) -> list[Hit]:
+        """:meth:`_keyword`, off the event loop when jieba cuts the query: the first one with
+        Chinese in it loads jieba's dictionary, which takes seconds."""
+        if self._cut.words is None:
+            return self._keyword(query, k)
+        return await asyncio.to_thread(self._keyword, query, k)
 
     def _keyword(self, query: str, k: int) -> list[Hit]:
-        match = match_expression(query)  # the query's words, never FTS syntax
+        match = match_expression(query, self._cut.words)  # the query's words, never FTS syntax
         if match is None:
             return []
         with self._lock:

@@ -1,12 +1,23 @@
 """Text as the keyword index sees it, and names as people and models see them.
 
 SQLite's ``unicode61`` tokenizer makes one token of a whole run of Han characters (Chinese
-and Japanese write no spaces), so a word inside a sentence was never found. The index stores
-each run of CJK characters as its overlapping pairs (``北京是中国`` becomes ``北京 京是 是中
-中国``, plus the last character alone) and a query is cut the same way: any word of two or
-more characters is a sequence of pairs the text has, and a single character is a prefix of
-one. Latin text goes through unchanged, so its stemming and BM25 ranking stay as they were.
-Both sides are NFKC-normalised first (full-width Latin, half-width katakana).
+and Japanese write no spaces), so a word inside a sentence was never found. Each run of CJK
+characters is cut, in the index and in a query alike, in one of two ways (see ``segment``):
+
+- **pairs** (without jieba, and always for runs with kana or Hangul): the run's overlapping
+  pairs (``北京是中国`` becomes ``北京 京是 是中 中国``, plus the last character alone). Any word
+  of two or more characters is a sequence of pairs the text has, and a single character is a
+  prefix of one.
+- **words** (with jieba, for runs of Han characters only, which is Chinese; a Japanese
+  sentence has kana in it): the run's words, then each of its characters
+  (``研究生命起源`` becomes ``研究 生命 起源 研 究 生 命 起 源``). A query's word matches the
+  word, or the same characters in a row (a phrase); a query's single character matches the
+  character. So ``研究生`` ranks a passage about a graduate student (the word) above one about
+  ``研究生命`` (only the characters), which pairs cannot tell apart, and a question's pairs
+  across words (``型要`` in ``这个模型要训练多久``) no longer match passages by chance.
+
+Latin text goes through unchanged, so its stemming and BM25 ranking stay as they were. Both
+sides are NFKC-normalised first (full-width Latin, half-width katakana).
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ import math
 import operator
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
 
 __all__ = ["estimate_tokens", "index_text", "match_expression", "name_problem", "printable"]
 
@@ -32,6 +44,10 @@ _CJK = (
     "\U00020000-\U0003134f"  # CJK extensions B to G
 )
 _CJK_RUN = re.compile(f"[{_CJK}]+")
+_HAN_RUN = re.compile(
+    "[\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+"
+)
+"""A run of Han characters alone (with 々 〆 〇): cut into words when there is a segmenter."""
 _WIDE = re.compile(f"[{_CJK}\u3000-\u303f\uff00-\uffef]")  # and CJK punctuation, full width
 _WORD = re.compile(r"\w+")
 MAX_QUERY_TERMS = 200
@@ -40,6 +56,9 @@ MAX_QUERY_TERMS = 200
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
+Words = Callable[[str], list[str]]
+"""Cuts a run of Han characters into words (see ``segment``)."""
+
 
 def _pairs(run: str) -> list[str]:
     """A run of CJK characters as its overlapping pairs, and its last character alone (so
@@ -47,32 +66,58 @@ def _pairs(run: str) -> list[str]:
     return [*map(operator.add, run, run[1:]), run[-1]]
 
 
-def _spaced_pairs(found: re.Match[str]) -> str:
-    return f" {' '.join(_pairs(found.group()))} "
+def _run_tokens(run: str, words: Words | None) -> list[str]:
+    """What the index holds for one run of CJK characters."""
+    if words is None or not _HAN_RUN.fullmatch(run):
+        return _pairs(run)
+    return [word for word in words(run) if len(word) > 1] + list(run)
 
 
-def index_text(text: str) -> str:
-    """``text`` as it goes into the full-text index."""
-    return _CJK_RUN.sub(_spaced_pairs, unicodedata.normalize("NFKC", text))
+def index_text(text: str, words: Words | None = None) -> str:
+    """``text`` as it goes into the full-text index, runs of Han characters cut by ``words``
+    when given, in pairs otherwise."""
+
+    def spaced(found: re.Match[str]) -> str:
+        return f" {' '.join(_run_tokens(found.group(), words))} "
+
+    return _CJK_RUN.sub(spaced, unicodedata.normalize("NFKC", text))
 
 
-def match_expression(query: str) -> str | None:
+def _quoted(*tokens: str) -> str:
+    """An FTS5 string (a phrase when there are several tokens)."""
+    return '"' + " ".join(tokens).replace('"', '""') + '"'
+
+
+def _run_terms(run: str, words: Words | None) -> Iterator[str]:
+    """The terms of a query for one run of CJK characters, cut as :func:`index_text` cuts."""
+    if words is None or not _HAN_RUN.fullmatch(run):
+        if len(run) == 1:
+            yield f"{_quoted(run)} *"  # the start of a pair, a last character or a character
+        else:
+            yield from map(_quoted, _pairs(run)[:-1])
+        return
+    for word in words(run):
+        if len(word) == 1:
+            yield f"{_quoted(word)} *"  # a character, or the start of a pair (kana runs)
+            continue
+        yield _quoted(word)  # the word as the passage's segmenter cut it
+        yield _quoted(*word)  # the same characters in a row, however it was cut there
+        if len(word) > 2:
+            yield _quoted(*_pairs(word)[:-1])  # in a run with kana, which is cut in pairs
+
+
+def match_expression(query: str, words: Words | None = None) -> str | None:
     """An FTS5 ``MATCH`` expression for the words of ``query`` (any of them; never FTS syntax
-    from the user), or None when it has no words."""
+    from the user), cut as :func:`index_text` cuts with the same ``words``; None when it has
+    no words."""
     terms: dict[str, None] = {}  # in order, once each
     normal = unicodedata.normalize("NFKC", query)
     position = 0
     for found in _CJK_RUN.finditer(normal):
-        for word in _WORD.findall(normal[position : found.start()]):
-            terms[f'"{word}"'] = None
-        run = found.group()
-        if len(run) == 1:
-            terms[f'"{run}" *'] = None  # the start of a pair, or a last character
-        else:
-            terms.update((f'"{pair}"', None) for pair in _pairs(run)[:-1])
+        terms.update(dict.fromkeys(map(_quoted, _WORD.findall(normal[position : found.start()]))))
+        terms.update(dict.fromkeys(_run_terms(found.group(), words)))
         position = found.end()
-    for word in _WORD.findall(normal[position:]):
-        terms[f'"{word}"'] = None
+    terms.update(dict.fromkeys(map(_quoted, _WORD.findall(normal[position:]))))
     return " OR ".join(list(terms)[:MAX_QUERY_TERMS]) or None
 
 
