@@ -1,8 +1,9 @@
-"""The ``%agent`` line magic: status, model, instructions, tools, docs, mcp, policy, cost,
-budget, new, history, session."""
+"""The ``%agent`` line magic: status, model, instructions, tools, docs, mcp, policy, approvals,
+replay, cost, budget, new, history, session, help (``COMMANDS``)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import shlex
 from typing import Any
@@ -27,13 +28,46 @@ from .standing import approvals_magic
 
 __all__ = ["agent_line_magic"]
 
+COMMANDS: dict[str, tuple[str, str]] = {
+    "status": ("", "the model, tools, conversation, policy and instructions (the default)"),
+    "model": ("NAME", "use another model: a name, or a variable holding a Model"),
+    "instructions": ("TEXT", "replace the notebook agent's instructions"),
+    "tools": ("[add NAME [KEY=VALUE...] | remove NAME]", "list, add or remove the agent's tools"),
+    "docs": ("[add PATH...]", "documents the agent searches (its retrieval tool)"),
+    "mcp": ("[list | add | log | restart | remove | serve ...]", "tools from MCP servers"),
+    "policy": ("[...]", "the approval policy and sandbox of the shell and patch tools"),
+    "approvals": ("[forget [TOOL]]", "the calls approved always in this notebook"),
+    "replay": ("[auto|on|off|strict|forget CELL]", "when agent cells replay their recordings"),
+    "cost": ("", "what this notebook's runs cost"),
+    "budget": ("[DOLLARS | --notebook DOLLARS | off]", "a spending cap per cell or notebook"),
+    "new": ("[AGENT]", "start a new conversation"),
+    "history": ("[AGENT]", "the conversation so far"),
+    "session": ("[URL [ID] | off]", "keep conversations in a database"),
+    "help": ("", "this list"),
+}
+"""``%agent`` subcommands: their arguments and one line on what each does."""
+
 LINE_USAGE = (
-    "%agent [status | model NAME | instructions TEXT | tools [add NAME [KEY=VALUE...] | "
-    "remove NAME] | docs [add PATH...] | mcp [...] | policy [...] | "
-    "approvals [forget [TOOL]] | replay [auto|on|off|strict|forget CELL] | cost | "
-    "budget [DOLLARS | --notebook DOLLARS | off] | new [AGENT] | history [AGENT] | "
-    "session [URL [ID] | off]]"
+    "%agent [" + " | ".join(f"{name} {args}".strip() for name, (args, _) in COMMANDS.items()) + "]"
 )
+
+
+def _help() -> str:
+    """``%agent help``: one line per subcommand."""
+    lines = [f"%agent {name} {args}".rstrip() for name, (args, _) in COMMANDS.items()]
+    width = max(len(line) for line in lines)
+    rows = [
+        f"{line:<{width}}  {about}"
+        for line, (_, about) in zip(lines, COMMANDS.values(), strict=True)
+    ]
+    return "\n".join(["%agent COMMAND: the notebook agent's settings.", *rows])
+
+
+def _unknown(command: str) -> UsageError:
+    """The one-line error for a mistyped subcommand, with the nearest name when one is close."""
+    near = difflib.get_close_matches(command, COMMANDS, n=1, cutoff=0.6)
+    guess = f" Did you mean %agent {near[0]}?" if near else ""
+    return UsageError(f"%agent: unknown command {command!r}.{guess} %agent help lists them.")
 
 
 def _table(rows: list[dict[str, str]], columns: list[str]) -> str:
@@ -210,8 +244,10 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
         session_magic(host, rest)
     elif command == "history":
         display(_history(host, rest[0] if rest else "notebook"), raw=True)
+    elif command == "help":
+        print(_help())
     else:
-        raise UsageError(f"%agent: unknown command {command!r}. Usage: {LINE_USAGE}")
+        raise _unknown(command)
     return None
 
 

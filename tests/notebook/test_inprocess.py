@@ -10,7 +10,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agents.notebook.conversation import Conversation
 from jupyter_agents.notebook.host import current_host
-from jupyter_agents.notebook.magics import _status
+from jupyter_agents.notebook.magics import COMMANDS, _status
 from jupyter_agents.notebook.options import CellOptions, parse_cell_options
 from jupyter_agents.notebook.prompt import PromptError, interpolate, summarize
 
@@ -327,3 +327,31 @@ def test_agent_policy_sets_the_runs_policy(shell: Any, capsys: Any, tmp_path: An
     assert "is not a folder" in str(missing.error_in_exec)
     run(shell, "%agent policy reset on-request")
     assert "approval on-request · sandbox workspace-write" in capsys.readouterr().out
+
+
+def test_percent_agent_help_lists_every_command_on_one_line(shell: Any, capsys: Any) -> None:
+    capsys.readouterr()
+    assert run(shell, "%agent help").error_in_exec is None
+    lines = capsys.readouterr().out.splitlines()
+    for name in COMMANDS:
+        (line,) = [x for x in lines if x.startswith(f"%agent {name}")]
+        assert len(line.split("  ")) > 1, line  # the command, then what it does
+    assert len(lines) == len(COMMANDS) + 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("hepl", "%agent: unknown command 'hepl'. Did you mean %agent help?"),
+        ("--help", "Did you mean %agent help?"),
+        ("stauts", "Did you mean %agent status?"),
+        ("buget 5", "Did you mean %agent budget?"),
+        ("frobnicate", "%agent: unknown command 'frobnicate'. %agent help lists them."),
+    ],
+)
+def test_a_mistyped_command_is_one_line_with_the_nearest_name(
+    shell: Any, typed: str, said: str
+) -> None:
+    error = run(shell, f"%agent {typed}").error_in_exec
+    assert isinstance(error, UsageError)
+    assert said in str(error) and "\n" not in str(error)
