@@ -10,6 +10,7 @@ known price says "price unknown" and cannot run under a budget.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -122,6 +123,14 @@ def cost_magic(book: CostBook, words: list[str]) -> None:
     display(Markdown("\n".join(lines)))
 
 
+_DOLLAR = re.compile(r"\\\$(?:[\d,]|\\\.)*")
+"""An escaped ``$`` in escaped Markdown, with the amount after it (``\\$0\\.0123``)."""
+
+
 def _md(text: str) -> str:
-    """Literal Markdown text; ``$`` escaped too, or JupyterLab reads two amounts as math."""
-    return escape_markdown(text).replace("$", "\\$")
+    """Literal Markdown text whose ``$`` never starts math in JupyterLab: each is escaped (for
+    its Markdown step) and in an element of its own with the amount after it, since MathJax then
+    pairs any two ``$`` in one run of text (an escaped ``$`` is a plain one by the time it
+    looks)."""
+    escaped = escape_markdown(text).replace("$", "\\$")
+    return _DOLLAR.sub(lambda dollar: f"<span>{dollar.group()}</span>", escaped)
