@@ -38,6 +38,16 @@ def test_public_names_resolve() -> None:
     assert "Agent" in dir(jupyter_agents)
 
 
+def test_the_written_out_all_is_exactly_the_lazy_exports_and_the_entry_points() -> None:
+    import jupyter_agents
+    from jupyter_agents._exports import EXPORTS
+
+    entry_points = {"__version__", "last_result", "load_ipython_extension"}
+    entry_points.add("unload_ipython_extension")
+    assert len(jupyter_agents.__all__) == len(set(jupyter_agents.__all__))
+    assert set(jupyter_agents.__all__) == set(EXPORTS) | entry_points
+
+
 def test_the_litellm_paths_do_not_import_litellm_until_a_call() -> None:
     loaded = modules_after(
         "import jupyter_agents\n"
