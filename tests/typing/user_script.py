@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from jupyter_agents import Agent, RunConfig, Runner, RunResult, function_tool, tool
 
@@ -28,9 +29,12 @@ async def main() -> str:
     return str(result.final_output)
 
 
-reveal_type(Runner.run)
-reveal_type(add)
-reveal_type(config.max_cost_usd)
+if TYPE_CHECKING:
+    from typing_extensions import reveal_type
+
+    reveal_type(Runner.run)
+    reveal_type(add)
+    reveal_type(config.max_cost_usd)
 
 if __name__ == "__main__":
     print(asyncio.run(main()))
