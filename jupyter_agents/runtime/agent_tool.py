@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 from typing_extensions import TypedDict
 
+from ._run.budget import outer_stop
 from ._util import call_maybe_async
 from .context import ToolContext
-from .errors import UserError
+from .errors import BudgetExceeded, UserError
 from .events import AgentUpdatedStreamEvent, StreamEvent
 from .tools import FunctionTool
 
@@ -53,8 +54,9 @@ nested_resume: contextvars.ContextVar[Any] = contextvars.ContextVar(
 
 
 class NestedRunPaused(Exception):
-    """An agent tool's nested run paused for approvals and the outer run has no handler: the
-    outer run pauses too, carrying the nested run's state."""
+    """An agent tool's nested run paused for approvals and the outer run has no handler, or
+    an outer run's budget stopped it: the outer run pauses (or stops) too, carrying the
+    nested run's state."""
 
     def __init__(self, state: RunState) -> None:
         super().__init__("the nested run paused for approvals")
@@ -64,10 +66,12 @@ class NestedRunPaused(Exception):
 _run_streamed: Callable[..., RunResultStreaming] | None = None
 
 
-def set_nested_runner(run_streamed: Callable[..., RunResultStreaming]) -> None:
-    """Called by the runner module: how agent tools start their nested runs."""
+def set_nested_runner(run_nested: Callable[..., RunResultStreaming]) -> None:
+    """Called by the runner module: how agent tools start their nested runs
+    (``run_nested(agent, input, outer_context, **runner_options)``: a streamed run nested in
+    the run whose tool context is ``outer_context``)."""
     global _run_streamed
-    _run_streamed = run_streamed
+    _run_streamed = run_nested
 
 
 @dataclass
@@ -126,12 +130,18 @@ def agent_as_tool(
         result = _run_streamed(
             agent,
             resume if resume is not None else str(request),
+            ctx,
             context=ctx.context,
             max_turns=max_turns,
             approval_handler=outer_approval_handler.get(),
             **extra,
         )
-        await _forward(result, agent, on_stream, ctx.tool_call)
+        try:
+            await _forward(result, agent, on_stream, ctx.tool_call)
+        except BudgetExceeded as stop:
+            if stop.run_state is None or not outer_stop(stop, ctx._spend):
+                raise  # the nested run's own budget (the tool's run_config): the tool failed
+            raise NestedRunPaused(stop.run_state) from None  # the outer run stops with it
         if result.interruptions:
             raise NestedRunPaused(result.to_state())
         if custom_output_extractor is not None:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
 from .usage import Usage
+
+if TYPE_CHECKING:
+    from ._run.spend import Spend
 
 __all__ = ["AgentHookContext", "RunContextWrapper", "TContext", "ToolContext"]
 
@@ -30,6 +33,10 @@ class RunContextWrapper(Generic[TContext]):
 
     turn_input: list[Any] = field(default_factory=list)
     """The input items of the current turn's model call (set before each call)."""
+
+    _spend: Spend | None = field(default=None, kw_only=True, repr=False, compare=False)
+    """The run's spend while it runs (private): the runs its agent tools start are nested in
+    it, so one budget covers them all."""
 
 
 AgentHookContext = RunContextWrapper
@@ -67,7 +74,8 @@ class ToolContext(RunContextWrapper[TContext]):
         tool_call: Any = None,
         run_config: Any = None,
     ) -> ToolContext[TContext]:
-        """Build a tool context that shares ``ctx``'s user context, usage and turn input."""
+        """Build a tool context that shares ``ctx``'s user context, usage, turn input and
+        spend."""
         return cls(
             context=ctx.context,
             usage=ctx.usage,
@@ -77,4 +85,5 @@ class ToolContext(RunContextWrapper[TContext]):
             tool_arguments=tool_arguments,
             tool_call=tool_call,
             run_config=run_config,
+            _spend=ctx._spend,
         )

@@ -30,6 +30,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._run.spend import Spend
     from .result import RunErrorDetails
     from .run_state import RunState
 
@@ -77,11 +78,16 @@ class MaxTurnsExceeded(AgentsException):
 
 class BudgetExceeded(AgentsException):
     """The run's next model call would take it over its budget (``RunConfig.max_cost_usd``),
-    so the call was not made and the run stopped there.
+    so the call was not made and the run stopped there. The budget is the whole run's: the
+    calls of the agents it runs as tools count, and a nested run stopped by it stops the run.
 
     ``run_state`` continues the run where it stopped, without repeating anything:
     ``Runner.run(agent, err.run_state, run_config=RunConfig(max_cost_usd=larger))``.
     """
+
+    _spend: Spend | None = None
+    """Whose budget it is: the spend of the run it belongs to (in memory only; an agent tool
+    tells its nested run's own budget from the outer run's by it)."""
 
     def __init__(
         self,
@@ -97,7 +103,8 @@ class BudgetExceeded(AgentsException):
         self.spent_usd = spent_usd
         """What the run's model calls cost so far (those before a resume included)."""
         self.next_call_usd = next_call_usd
-        """The estimated cost of the call that was not made."""
+        """The estimated cost of the call that was not made (0: the budget was already
+        spent, and an agent tool's run was not started)."""
         self.budget_usd = budget_usd
         """The budget it would have gone over."""
         self.run_state = run_state

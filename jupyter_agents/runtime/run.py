@@ -11,6 +11,7 @@ from typing_extensions import TypedDict, Unpack
 from ._run.error_handlers import check_error_handlers
 from ._run.loop import RunLoop
 from ._run.resume import resume_loop
+from ._run.spend import Spend
 from .agent import Agent
 from .agent_tool import set_nested_runner
 from .approvals import ApprovalHandler
@@ -161,6 +162,17 @@ def _result(loop: RunLoop) -> RunResult:
     )
 
 
+async def _drained(loop: RunLoop) -> RunResult:
+    """Run ``loop`` to its end, its events unread."""
+    events = loop.events()
+    try:
+        async for _ in events:
+            pass
+    finally:
+        await events.aclose()
+    return _result(loop)
+
+
 class Runner:
     """Runs agents. All three entry points share one turn loop and take the same arguments.
 
@@ -189,14 +201,7 @@ class Runner:
         **options: Unpack[RunKwargs],
     ) -> RunResult:
         """Run ``starting_agent`` on ``input`` until it produces a final output."""
-        loop = _prepare(starting_agent, input, False, RunOptions.of(options))
-        events = loop.events()
-        try:
-            async for _ in events:
-                pass
-        finally:
-            await events.aclose()
-        return _result(loop)
+        return await _drained(_prepare(starting_agent, input, False, RunOptions.of(options)))
 
     @classmethod
     def run_sync(
@@ -228,4 +233,33 @@ class Runner:
         return RunResultStreaming(_prepare(starting_agent, input, True, RunOptions.of(options)))
 
 
-set_nested_runner(Runner.run_streamed)
+async def run_in_budget(
+    outer: Spend | None,
+    starting_agent: Agent[Any],
+    input: str | list[TResponseInputItem] | RunState,
+    **options: Unpack[RunKwargs],
+) -> RunResult:
+    """``Runner.run``, for a run that spends from ``outer``'s budget as well as its own (a
+    batch row from its batch's; None: none): it is not started when that budget is spent,
+    and stops before a call that would go over it."""
+    loop = _prepare(starting_agent, input, False, RunOptions.of(options))
+    loop.outer_spend = outer
+    return await _drained(loop)
+
+
+def _run_nested(
+    agent: Agent[Any],
+    input: str | list[TResponseInputItem] | RunState,
+    outer: RunContextWrapper[Any],
+    **options: Any,
+) -> RunResultStreaming:
+    """A streamed run started by an agent tool, nested in the run whose tool context is
+    ``outer``: its usage is added to that run's (as the SDK does), and its spend too, so one
+    budget covers both."""
+    loop = _prepare(agent, input, True, RunOptions.of(options))
+    loop.outer_spend = outer._spend
+    loop.progress.context_wrapper.usage = outer.usage
+    return RunResultStreaming(loop)
+
+
+set_nested_runner(_run_nested)

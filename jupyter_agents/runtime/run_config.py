@@ -124,10 +124,12 @@ class RunConfig:
     """Turn limit, used when ``Runner.run`` is not given ``max_turns``."""
 
     max_cost_usd: float | Decimal | None = None
-    """A budget in US dollars for the run's model calls (those before a resume included).
-    Before each call the run estimates its cost; a call that would go over is not made and the
-    run stops with ``BudgetExceeded`` (resumable from its ``run_state``). A model without a
-    known price cannot run under a budget (``UserError``). None: no budget."""
+    """A budget in US dollars for the run's model calls (those before a resume included, and
+    those of the agents it runs as tools: one budget for the whole run). Before each call the
+    run estimates its cost; a call that would go over is not made and the run stops with
+    ``BudgetExceeded`` (resumable from its ``run_state``), also when the call is a nested
+    run's. A model without a known price cannot run under a budget (``UserError``). None: no
+    budget."""
 
     approval_handler: ApprovalHandler | None = None
     """Decides on calls that need approval while the run waits; None pauses the run instead."""

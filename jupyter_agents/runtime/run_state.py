@@ -19,7 +19,7 @@ from ._run.state_json import (
 from .approval_ledger import ApprovalLedger
 from .approvals import ApprovalDecision
 from .context import RunContextWrapper
-from .errors import UserError
+from .errors import BudgetExceeded, UserError
 from .items import (
     HandoffCallItem,
     MCPApprovalRequestItem,
@@ -55,6 +55,9 @@ class RunState:
         self.state_id = state_id or uuid.uuid4().hex
         """Identifies this pause; a state (or its JSON) resumes once per process."""
         self._resumed = False
+        self._budget_stop: BudgetExceeded | None = None
+        """The budget stop that made this state (in memory only): a nested run's stop
+        stops the run calling it too."""
 
     @property
     def current_agent(self) -> Agent[Any]:

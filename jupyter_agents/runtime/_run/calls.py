@@ -1,5 +1,6 @@
-"""A turn's calls: hosted MCP approval requests answered, tool calls run, then a pause, a
-handoff, the final output or another turn."""
+"""A turn's calls: hosted MCP approval requests answered, tool calls run, then a pause (or a
+stop, when a budget stopped an agent tool's run), a handoff, the final output or another
+turn."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ..items import (
 from ..tools import Tool
 from ..tools.kinds import ToolKind, kind_for_call, kind_for_tool
 from ..tracing import handoff_span
+from .budget import budget_stop, stop_with_nested
 from .mcp_approvals import answer_mcp_request
 from .progress import HandedOff, Interrupted, NextStep, Paused, RunAgain, TurnPlan
 from .tool_batch import ToolBatch
@@ -59,18 +61,21 @@ async def resolve_calls(
     for output in batch.outputs:
         progress.new_items.append(output)
         progress.model_input.append(output.raw_item)
-    if batch.interruptions or waiting_mcp:
+    stop = budget_stop(batch.nested) if batch.nested else None  # an agent tool's run stopped
+    if batch.interruptions or waiting_mcp or stop is not None:
         waiting = {item.call_id for item in batch.interruptions} | set(batch.nested)
-        yield Interrupted(
-            Paused(
-                calls=[c for c in calls if c.call_id in waiting],
-                mcp=waiting_mcp,
-                handoffs=list(plan.handoffs),  # performed once the calls are decided
-                interruptions=[*batch.interruptions, *waiting_mcp],
-                nested=batch.nested,
-                escalations=batch.escalations,
-            )
+        paused = Paused(
+            calls=[c for c in calls if c.call_id in waiting],
+            mcp=waiting_mcp,
+            handoffs=list(plan.handoffs),  # performed once the calls are decided
+            interruptions=[*batch.interruptions, *waiting_mcp],
+            nested=batch.nested,
+            escalations=batch.escalations,
         )
+        if stop is not None:  # this run stops too, its call waiting to resume that run
+            progress.paused = paused
+            stop_with_nested(progress, stop)
+        yield Interrupted(paused)
         return
     if plan.handoffs:
         async for step in _hand_off(run, agent, handoffs, plan.handoffs, plan.turn_start):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..agent import Agent
@@ -28,6 +29,7 @@ from ..result import RunErrorDetails
 from ..sessions import Session
 from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
 from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, trace
+from .budget import refuse_if_spent
 from .calls import resolve_calls
 from .input_guardrails import race, raise_if_tripped, start_input_guardrails
 from .model_call import ModelCall, ServerState, resolve_model
@@ -43,7 +45,7 @@ from .progress import (
     TurnPlan,
 )
 from .session_io import load_session, save_session
-from .spend import trace_metadata
+from .spend import Spend, trace_metadata
 from .step import finish_turn, make_item, out_of_turns
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
@@ -115,6 +117,9 @@ class RunLoop:
         """The run's own input (what a finished run saves to its session)."""
         self.trace: Trace = trace("", disabled=True)
         self.agent_span: Span[Any] = NO_OP_SPAN
+        self.outer_spend: Spend | None = None
+        """The spend of the run this one is nested in (an agent tool's caller, a batch), set
+        by whoever starts it: one budget covers both."""
         self.replay: RunReplay | None = None
         """Records this run, or replays its recording (``RunConfig.replay``)."""
         if run_config.replay is not None:
@@ -235,10 +240,13 @@ class RunLoop:
         self._start_trace()
         error: BaseException | None = None
         try:
+            self._link_budget()
             if self.session is not None and not self.resumed:  # a resumed run has its history
                 merge = self.run_config.session_input_callback
                 settings = self.run_config.session_settings
                 await load_session(self.session, self.progress, self.new_input, merge, settings)
+            if self.outer_spend is not None:  # a nested run starts only while budgets last
+                refuse_if_spent(self.progress)
             yield AgentUpdatedStreamEvent(new_agent=self.progress.current_agent)
             await self.hooks.agent_start(self.progress.current_agent)
             if self.progress.paused:
@@ -281,6 +289,14 @@ class RunLoop:
         finally:
             self._end_trace(error)
 
+    def _link_budget(self) -> None:
+        """Give the run's spend its budget and the run it is nested in; its tools' context
+        carries it to the runs they start."""
+        limit = self.run_config.max_cost_usd
+        spend = self.progress.spend
+        spend.link(Decimal(str(limit)) if limit is not None else None, self.outer_spend)
+        self.progress.context_wrapper._spend = spend
+
     async def _guarded(
         self, turn: AsyncGenerator[StreamEvent, None]
     ) -> AsyncGenerator[StreamEvent, None]:
@@ -302,11 +318,12 @@ class RunLoop:
         agent = self.progress.current_agent
         tools, handoffs = await tools_for(agent, self.progress.context_wrapper)
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
-        await call.prepare()
-        guard = await self._input_guardrails(agent)
+        guard: asyncio.Future[list[InputGuardrailResult]] | None = None
         streamed: dict[int, RunItem] = {}
         response: ModelResponse | None = None
         try:
+            await call.prepare()
+            guard = await self._input_guardrails(agent)
             if self.stream:
                 events = call.stream(streamed, lambda raw: make_item(raw, agent, handoffs))
                 async with aclosing(events):
@@ -323,6 +340,7 @@ class RunLoop:
                 self.input_guardrail_results.extend(await guard)
                 raise_if_tripped(guard)
         finally:
+            call.release()  # a call never made holds nothing of the budget
             if guard is not None and not guard.done():
                 guard.cancel()
         assert response is not None

@@ -24,7 +24,7 @@ from ..retry import EffectiveRetry, advice_source, decide_retry, describe_error,
 from ..run_config import CallModelData, ModelInputData, RunConfig
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
-from .budget import check_budget, request_chars
+from .budget import Held, request_chars, reserve
 
 if TYPE_CHECKING:
     from ..lifecycle import HookCaller
@@ -122,6 +122,8 @@ class ModelCall:
         self.price_name = self.price_ref.model if self.price_ref is not None else repr(model)
         self.chars = 0
         """The request's size in characters (measured only under a budget)."""
+        self.held: Held | None = None
+        """The call's part of the budgets, held until the call is over."""
 
     async def prepare(self) -> None:
         """Instructions, input (after the input filter) and settings for this call."""
@@ -156,12 +158,18 @@ class ModelCall:
             settings = settings.resolve(ModelSettings(tool_choice="auto"))
         self.settings = settings
         run.progress.context_wrapper.turn_input = list(self.input)  # this call's input
-        budget = run.run_config.max_cost_usd
-        if budget is not None:  # before the hooks: a call over the budget is not made
+        if run.progress.spend.budgeted:  # before the hooks: a call over a budget is not made
             items = self.input if run.server.sent == 0 else run.progress.model_input
             self.chars = request_chars(self.instructions, [*self.tools, *self.handoffs], items)
-            check_budget(run.progress, budget, self.price_ref, self.price_name, self.chars)
+            self.held = await reserve(run.progress, self.price_ref, self.price_name, self.chars)
         await run.hooks.llm_start(agent, self.instructions, self.input)
+
+    def release(self) -> None:
+        """Stop holding the call in the budgets (once: the call is over, or was never
+        made)."""
+        if self.held is not None:
+            self.held.release(self.run.progress.spend)
+            self.held = None
 
     def _args(self) -> tuple[Any, ...]:
         return (
@@ -206,6 +214,7 @@ class ModelCall:
                     self.chars,
                     usage.input_tokens + usage.output_tokens,
                 )
+        self.release()
         if span is NO_OP_SPAN:
             return
         if response is not None:

@@ -2,10 +2,15 @@
 
 The loop only appends a call's usage (cheap); prices are calculated the first time something
 asks (``result.cost``, a budget, a recording trace), each call once.
+
+A run started inside another (an agent tool's nested run, a batch row) links its spend to the
+outer one (:meth:`Spend.link`): each call is then recorded in both, so the outer run's cost
+and budget count it, and the budget checks every run of the chain (``_run/budget.py``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -20,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["Spend", "SpentCall", "request_usage", "trace_metadata"]
 
 _UNPRICED: Any = object()
+_ZERO = Decimal(0)
 
 
 @dataclass(slots=True)
@@ -52,40 +58,135 @@ def request_usage(usage: Usage) -> RequestUsage:
 
 
 class Spend:
-    """The model calls of a run (a resumed run's included), in order."""
+    """The model calls of a run (a resumed run's included, and those of the runs nested in
+    it), in order; while the run runs, also its budget, the spend of the run it is nested
+    in, and the calls in flight that the budget counts."""
 
-    __slots__ = ("calls", "marks")
+    __slots__ = (
+        "_dearest",
+        "_known",
+        "_scanned",
+        "_total",
+        "_waiters",
+        "blind",
+        "budgeted",
+        "calls",
+        "held",
+        "in_flight",
+        "limit",
+        "marks",
+        "outer",
+    )
 
     def __init__(self, calls: list[SpentCall] | None = None) -> None:
         self.calls: list[SpentCall] = calls if calls is not None else []
+        """The calls, in order (the list only grows)."""
         self.marks: dict[str, tuple[int, int]] = {}
         """Per model, the last request's size in characters and its reported input plus
         output tokens (for a budget's next estimate; not saved: a resume estimates afresh)."""
+        self.limit: Decimal | None = None
+        """The run's budget (``RunConfig.max_cost_usd``; None: none). Not saved: a resumed
+        run has the budget it is resumed with."""
+        self.outer: Spend | None = None
+        """The spend of the run this one is nested in (None: the outermost run)."""
+        self.budgeted = False
+        """Whether this run or one it is nested in has a budget (its calls are checked)."""
+        self.held = _ZERO
+        """What the model calls in flight (here or in nested runs) are expected to cost,
+        counted by the budget until their usage is known."""
+        self.in_flight = 0
+        """Model calls in flight, here or in nested runs."""
+        self.blind = 0
+        """Those of them whose cost could not be projected (no call of their model had
+        ended): no other call of the budget runs alongside them."""
+        self._waiters: list[asyncio.Future[None]] = []
+        self._scanned = 0  # calls priced so far, into the three below
+        self._total = _ZERO
+        self._known = True
+        self._dearest: dict[str, Decimal] = {}
+
+    def link(self, limit: Decimal | None, outer: Spend | None) -> None:
+        """Give the running run its budget, and nest it in the run of ``outer`` (None: it is
+        the outermost)."""
+        self.limit, self.outer = limit, outer
+        self.budgeted = limit is not None or (outer is not None and outer.budgeted)
+
+    def chain(self) -> list[Spend]:
+        """This spend and those of the runs it is nested in, innermost first."""
+        chain, spend = [self], self.outer
+        while spend is not None:
+            chain.append(spend)
+            spend = spend.outer
+        return chain
 
     def add(self, name: str, ref: PriceRef | None, usage: Usage) -> SpentCall:
-        """Record one call's usage (a response with several entries counts each)."""
+        """Record one call's usage (a response with several entries counts each), here and
+        in the runs this one is nested in."""
         entries = usage.request_usage_entries or [request_usage(usage)]
         calls = [SpentCall(name, ref, entry) for entry in entries]
         self.calls.extend(calls)
+        outer = self.outer
+        while outer is not None:
+            outer.calls.extend(calls)
+            outer = outer.outer
         return calls[-1]
 
+    def hold(self, usd: Decimal, blind: bool) -> None:
+        """Count a call in flight, expected to cost ``usd``, here and in the outer runs."""
+        for spend in self.chain():
+            spend.held += usd
+            spend.in_flight += 1
+            spend.blind += blind
+
+    def release(self, usd: Decimal, blind: bool) -> None:
+        """The call :meth:`hold` counted is over: wake the calls waiting for it."""
+        for spend in self.chain():
+            spend.held -= usd
+            spend.in_flight -= 1
+            spend.blind -= blind
+            waiters, spend._waiters = spend._waiters, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+    def changed(self) -> asyncio.Future[None]:
+        """Resolved when a call in flight here ends."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        return waiter
+
+    def dearest(self, name: str) -> Decimal | None:
+        """The highest price of a call of model ``name`` so far (None: none has ended)."""
+        self._scan()
+        return self._dearest.get(name)
+
     def copy(self) -> Spend:
-        """A copy whose list can grow independently (the calls are shared: their prices are
-        the same wherever they are asked)."""
+        """A copy of the calls whose list can grow independently (the calls are shared: their
+        prices are the same wherever they are asked); the copy has no budget and no outer
+        run until it is linked."""
         spend = Spend(list(self.calls))
         spend.marks = dict(self.marks)
         return spend
 
     def priced(self) -> tuple[Decimal, bool]:
         """What the calls with a known price cost, and whether every call has one."""
-        total, known = Decimal(0), True
-        for call in self.calls:
+        self._scan()
+        return self._total, self._known
+
+    def _scan(self) -> None:
+        """Price the calls added since the last scan (each call is priced once, when first
+        asked; a budget asks before every call, so this stays a step per call)."""
+        calls = self.calls
+        for index in range(self._scanned, len(calls)):
+            call = calls[index]
             usd = call.usd()
             if usd is None:
-                known = False
-            else:
-                total += usd
-        return total, known
+                self._known = False
+                continue
+            self._total += usd
+            if usd > self._dearest.get(call.name, -1):
+                self._dearest[call.name] = usd
+        self._scanned = len(calls)
 
     def cost(self) -> RunCost:
         """The run's cost, per model."""

@@ -6,6 +6,14 @@ a row starts only while ``spent + (rows running + 1) * cost per row <= budget``,
 row being the mean of the rows finished in this run of the batch. Rows not started stay
 ``pending``; the results store keeps the finished ones, so running the batch again with a
 larger budget goes on where it stopped.
+
+The projection decides which rows start; the budget itself is kept call by call, as a run's
+is (``_run/budget.py``): every row run here is nested in the batch's :attr:`BatchBudget.live`
+spend, so its model calls (and those of the agents it runs as tools) count against the
+batch's budget as they happen, and a row is stopped before a call that would go over it. A
+row run on Ray gets what is left of the budget as it starts (:meth:`BatchBudget.left`). A row
+the budget stopped is left ``pending`` (not stored), its spend counted, and no row starts
+after it.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from .._run.spend import Spend
 from ..cost import format_usd
 from .result import RowResult
 
@@ -73,12 +82,27 @@ class BatchBudget:
         self.spent = Decimal(0)
         self.priced = 0
         self.stopped = False
-        """Set when a row was not started because of the budget."""
+        """Set when a row was not started, or was stopped, because of the budget."""
+        self.live: Spend | None = None
+        """The spend of the rows run here, call by call, under the budget (None: no
+        budget)."""
+        if limit is not None:
+            self.live = Spend()
+            self.live.link(limit, None)
+
+    def left(self) -> Decimal | None:
+        """What is left of the budget for a row starting now (None: no budget)."""
+        if self.limit is None:
+            return None
+        live = self.live.priced()[0] if self.live is not None else Decimal(0)
+        return max(Decimal(0), self.limit - max(self.spent, live))
 
     def may_start(self, running: int) -> bool:
         """Whether one more row may start while ``running`` rows are in flight."""
         if self.limit is None:
             return True
+        if self.stopped:
+            return False
         if not self.priced:
             allowed = running == 0
         else:
@@ -88,8 +112,12 @@ class BatchBudget:
         return allowed
 
     def row_done(self, row: RowResult) -> None:
-        """Count a finished row's cost (a row without a known price adds nothing)."""
-        if row.cost_usd is not None:
+        """Count a finished row's cost (a row without a known price adds nothing); a row the
+        budget stopped (left ``pending``) adds its spend, and stops the batch."""
+        if row.status == "pending":
+            self.spent += row.cost_usd or 0
+            self.stopped = True
+        elif row.cost_usd is not None:
             self.spent += row.cost_usd
             self.priced += 1
 

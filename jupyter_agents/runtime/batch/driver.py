@@ -113,7 +113,7 @@ class LocalBackend:
             stored = self._batch.store.row(self._batch.batch_id, key)
             resume = RowResume(stored.state if stored is not None else None, decided)
         job = RowJob(rows.prompts[index], key, rows.labels[index], resume)
-        return [await run_row(self._settings, job)]
+        return [await run_row(self._settings, job, self._batch.budget.live)]
 
     def close(self) -> None:
         """Nothing to release."""

@@ -116,7 +116,8 @@ class RayBackend:
         slot = self._turn % len(self._pool.actors)
         self._turn += 1
         rows = self._batch.rows
-        jobs = [RowJob(rows.prompts[i], rows.keys[i], rows.labels[i]) for i in indexes]
+        left = self._batch.budget.left()  # what the rows may spend there
+        jobs = [RowJob(rows.prompts[i], rows.keys[i], rows.labels[i], None, left) for i in indexes]
         self._calls += 1
         actor = None
         try:

@@ -13,15 +13,18 @@ import dataclasses
 import json
 import time
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Literal
 
+from .._run.budget import outer_stop
+from .._run.spend import Spend
 from ..agent import Agent
 from ..approvals import ApprovalDecision
-from ..errors import UserError
+from ..errors import BudgetExceeded, UserError
 from ..items import ToolCallItem, ToolCallOutputItem
 from ..lifecycle import RunHooks
 from ..replay import Cassette, ReplayMismatch, ReplayMode
-from ..run import RunConfig, Runner
+from ..run import RunConfig, RunKwargs, run_in_budget
 from ..run_state import RunState
 from .result import RowResult
 
@@ -84,6 +87,9 @@ class RowJob:
     """The row's index label (or position)."""
     resume: RowResume | None = None
     """For a reviewed row: where it paused and what was decided."""
+    budget_usd: Decimal | None = None
+    """What is left of the batch's budget as the row starts, for a row run elsewhere (on
+    Ray); a row run here spends from the batch's budget itself (None: no budget)."""
 
 
 @dataclass(frozen=True)
@@ -117,10 +123,14 @@ class ReplayPool:
         runs: list[dict[str, Any]],
         mode: ReplayMode,
         replay_tools: Literal["recorded", "run"],
+        owned: list[bool] | None = None,
     ) -> None:
         self.runs = list(runs)
         self.mode = mode
         self.replay_tools = replay_tools
+        self.owned = list(owned) if owned is not None else [False] * len(self.runs)
+        """Whether each recording is the person's own, as the driver checked it (a Ray
+        worker may not hold the person's secret): only those replay decisions."""
         self.by_key: dict[Any, list[int]] = {}
         """Positions in :attr:`runs`, by the identity of the run's first request."""
         self.by_row: dict[str, list[int]] = {}
@@ -191,7 +201,15 @@ class RowCassette(Cassette):
     def nearest(self) -> dict[str, Any] | None:
         return self.pool.nearest(self.row)
 
+    def owns(self, recording: dict[str, Any]) -> bool:
+        """As the driver found it for the pool's recordings; this row's own new ones are."""
+        position = next((i for i, r in enumerate(self.pool.runs) if r is recording), None)
+        if position is None:
+            return any(r is recording for r, _ in self.kept)
+        return self.pool.owned[position]
+
     def keep(self, recording: dict[str, Any], replaces: dict[str, Any] | None) -> None:
+        """Keep the row's new recording for the driver, which signs it as it merges it."""
         recording[ROW_FIELD] = self.row
         position = next((p for p in self.replayed if self.pool.runs[p] is replaces), None)
         self.kept.append((recording, position))
@@ -204,14 +222,19 @@ class RowCassette(Cassette):
         return RowRecordings(list(self.kept), list(self.replayed), self.last)
 
 
-async def run_row(settings: RowSettings, job: RowJob) -> RowOutcome:
-    """Run one row (or resume it with the review's decisions); never raises for the row's own
-    failure."""
+async def run_row(settings: RowSettings, job: RowJob, budget: Spend | None = None) -> RowOutcome:
+    """Run one row (or resume it with the review's decisions), spending from ``budget`` (the
+    batch's, when the row runs here) or else ``job.budget_usd``; never raises for the row's
+    own failure. A row the batch's budget stops is left ``pending`` (not stored: it runs again
+    with the batch), its spend in ``cost_usd``."""
     started = time.monotonic()
     config, cassette = settings.run_config, None
     if settings.replay is not None:
         cassette = RowCassette(settings.replay, job.key)
         config = dataclasses.replace(config, replay=cassette)
+    if budget is None and job.budget_usd is not None:
+        budget = Spend()
+        budget.link(job.budget_usd, None)
     try:
         start: Any = job.prompt
         if job.resume is not None:
@@ -219,22 +242,19 @@ async def run_row(settings: RowSettings, job: RowJob) -> RowOutcome:
                 raise UserError(f"Row {job.label!r} has no stored state to resume.")
             start = _decided_state(settings.agent, job.resume)
         handler = {"deny": _deny, "auto": _approve}.get(settings.approve)
-        result = await Runner.run(
-            settings.agent,
-            start,
-            max_turns=settings.max_turns,
-            run_config=config,
-            hooks=settings.hooks,
-            approval_handler=handler,
-        )
+        options: RunKwargs = {
+            "max_turns": settings.max_turns,
+            "run_config": config,
+            "hooks": settings.hooks,
+            "approval_handler": handler,
+        }
+        result = await run_in_budget(budget, settings.agent, start, **options)
+    except BudgetExceeded as e:
+        if outer_stop(e, budget):
+            return _stopped(job, e, started, cassette)
+        return _failed(job, e, started, cassette)
     except Exception as e:
-        error = f"{type(e).__name__}: {e}"
-        seconds = time.monotonic() - started
-        return RowOutcome(
-            RowResult(job.key, job.label, "failed", error=error, seconds=seconds),
-            recordings=cassette.report() if cassette is not None else None,
-            stored=not isinstance(e, ReplayMismatch),
-        )
+        return _failed(job, e, started, cassette)
     row = _row_of(result, job, time.monotonic() - started)
     row.cost_usd = result.cost.usd
     state = result.to_state().to_json() if row.status == "waiting" else None
@@ -242,6 +262,30 @@ async def run_row(settings: RowSettings, job: RowJob) -> RowOutcome:
         return RowOutcome(row, state)
     row.replayed = bool(cassette.last and cassette.last.get("replayed"))
     return RowOutcome(row, state, recordings=cassette.report())
+
+
+def _failed(job: RowJob, e: Exception, started: float, cassette: RowCassette | None) -> RowOutcome:
+    error = f"{type(e).__name__}: {e}"
+    seconds = time.monotonic() - started
+    return RowOutcome(
+        RowResult(job.key, job.label, "failed", error=error, seconds=seconds),
+        recordings=cassette.report() if cassette is not None else None,
+        stored=not isinstance(e, ReplayMismatch),
+    )
+
+
+def _stopped(
+    job: RowJob, e: BudgetExceeded, started: float, cassette: RowCassette | None
+) -> RowOutcome:
+    """The batch's budget stopped the row: it stays pending, not stored, its spend counted."""
+    spent = e.run_state.progress.spend.cost().usd if e.run_state is not None else None
+    error = f"{type(e).__name__}: {e}"
+    seconds = time.monotonic() - started
+    return RowOutcome(
+        RowResult(job.key, job.label, "pending", error=error, seconds=seconds, cost_usd=spent),
+        recordings=cassette.report() if cassette is not None else None,
+        stored=False,
+    )
 
 
 def _decided_state(agent: Agent[Any], resume: RowResume) -> RunState:
