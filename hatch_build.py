@@ -1,7 +1,13 @@
 """The build hook that keeps Node.js out of installing: the JupyterLab extension ships prebuilt
 (``jupyter_agents/labextension/``, committed, and checked current by CI), so it is built with
-``jlpm build:prod`` only when that build is missing or, for an editable install from a git
-checkout, older than its sources.
+``jlpm build:prod`` only when that build is missing or, for an editable install, made from
+other sources than the tree holds.
+
+"Other sources" is a matter of content, not of commit order: ``jlpm build:prod`` ends by
+writing the SHA-256 of what it read (``labextension/source-digest.mjs``, into
+``jupyter_agents/labextension/sources.json``), and :func:`source_digest` computes the same
+digest of the tree. A change to files the build does not read (the run widget's JavaScript,
+tests) never makes the committed build look stale.
 
 hatch-jupyter-builder's ``skip-if-exists`` does not apply to editable installs, which is why
 this hook decides instead and calls its ``npm_builder`` only when a build is due.
@@ -10,59 +16,66 @@ this hook decides instead and calls its ``npm_builder`` only when a build is due
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-__all__ = ["BUILT", "SOURCES", "LabExtensionHook", "build_due"]
+__all__ = ["BUILT", "DIGEST", "LabExtensionHook", "build_due", "source_digest"]
 
 BUILT = ("jupyter_agents/labextension/package.json", "jupyter_agents/labextension/static/style.js")
 """Files the build makes; the wheel is not made without them."""
 
-SOURCES = (
-    "labextension/src",
-    "labextension/style",
-    "labextension/schema",
-    "labextension/package.json",
-    "labextension/yarn.lock",
-    "labextension/tsconfig.json",
-    "labextension/webpack.config.js",
-)
-"""What ``jlpm build:prod`` reads (tests and the widget bundle's script are left out)."""
+DIGEST = "jupyter_agents/labextension/sources.json"
+"""Where the build records the digest of the sources it was made from."""
+
+FILES = ("package.json", "yarn.lock", "tsconfig.json", "webpack.config.js")
+TREES = (("src", ".ts"), ("style", ""), ("schema", ""))
+"""What ``jlpm build:prod`` reads, in ``labextension/``: these files, and in these folders
+the files ending so (tsc compiles ``src/**/*.ts``; the widget's ``.js`` is build:widget's)."""
+
+
+def source_digest(folder: Path) -> str:
+    """The SHA-256 of the sources in ``folder`` (``labextension/``) that the build reads, as
+    ``source-digest.mjs`` computes it (paths sorted; each path, its length and its text with
+    CRLF read as LF)."""
+    paths = [name for name in FILES if (folder / name).is_file()]
+    for tree, suffix in TREES:
+        base = folder / tree
+        if base.is_dir():
+            paths += [
+                p.relative_to(folder).as_posix()
+                for p in base.rglob("*")
+                if p.is_file() and p.name.endswith(suffix)
+            ]
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        data = (folder / path).read_bytes().replace(b"\r\n", b"\n")
+        digest.update(f"{path}\n{len(data)}\n".encode())
+        digest.update(data)
+    return digest.hexdigest()
 
 
 def build_due(root: Path, editable: bool) -> str | None:
     """Why the extension must be built before packaging ``root``, or None when the build
-    there is current: it exists and, for an editable install in a git checkout, no source
-    changed after the last commit of the build (edited, untracked, or committed later)."""
+    there is current: it exists and, for an editable install of a tree holding the sources,
+    it was made from the sources the tree holds (their digest is the one it recorded)."""
     missing = [name for name in BUILT if not (root / name).is_file()]
     if missing:
         return f"{missing[0]} is missing"
-    if not editable:
-        return None
+    sources = root / "labextension"
+    if not editable or not (sources / "package.json").is_file():
+        return None  # a wheel, or a tree without the sources: the shipped build is the build
     try:
-        edited = _git(root, "status", "--porcelain", "--", *SOURCES)
-        # The build's last commit; a build never committed counts as made just now.
-        built = _git(root, "log", "-1", "--format=%H", "--", "jupyter_agents/labextension")
-        built = built or _git(root, "rev-parse", "HEAD")
-        later = _git(root, "log", "-1", "--format=%h %s", f"{built}..HEAD", "--", *SOURCES)
-    except (OSError, subprocess.CalledProcessError):
-        return None  # no git or not a checkout (an sdist): the shipped build is the build
-    if edited:
-        return f"sources changed since the build: {edited.splitlines()[0].strip()}"
-    if later:
-        return f"sources committed after the build, in {later}"
+        recorded = json.loads((root / DIGEST).read_text(encoding="utf-8"))["sources_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"{DIGEST} is missing or unreadable"
+    if recorded != source_digest(sources):
+        return "the sources in labextension/ differ from those the committed build was made from"
     return None
-
-
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, check=True, timeout=60
-    )
-    return done.stdout.strip()
 
 
 class LabExtensionHook(BuildHookInterface):
