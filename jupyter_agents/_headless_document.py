@@ -11,9 +11,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .notebook.cell_cards import line_feeds
 from .notebook.cell_outputs import cell_source
 from .notebook.cell_replay import METADATA
-from .notebook.notebook_edits import line_feeds
 from .notebook.output_collector import OutputCollector
 
 __all__ = ["TARGET", "HeadlessDocument"]
@@ -161,8 +161,8 @@ class HeadlessDocument:
             return {"refused": "that cell is running now; it cannot be changed."}
         if op == "run":
             return self._run(cell, args)
-        if op in ("edit", "delete") and cell_source(cell) != args.get("expected"):
-            return {"stale": True, "source": cell_source(cell)}
+        if op in ("edit", "delete", "move") and cell_source(cell) != args.get("expected"):
+            return _stale(cell)  # not the source its card showed: the person changed it since
         if op == "edit":
             if not isinstance(args.get("source"), str):
                 return {"refused": "the new source must be text."}
@@ -179,6 +179,8 @@ class HeadlessDocument:
                 return {"missing": str(after)}
             if target == index:
                 return {"refused": "a cell cannot go after itself."}
+            if after is not None and cell_source(cells[target]) != args.get("after_expected"):
+                return _stale(cells[target])
             del cells[index]
             place = self._find(after) if after is not None else None
             cells.insert(0 if place is None else place + 1, cell)
@@ -191,7 +193,7 @@ class HeadlessDocument:
         if id(cell) in self.waiting:
             return {"refused": "that cell runs later in this run of the notebook, in its turn."}
         if cell_source(cell) != args.get("expected"):
-            return {"stale": True, "source": cell_source(cell)}
+            return _stale(cell)
         token = args.get("run")
         if not isinstance(token, str) or token in self.runs:
             return {"refused": "a run needs a token of its own."}
@@ -265,10 +267,17 @@ class HeadlessDocument:
             found = self._find(after if after is not None else before)
             if found is None:
                 return {"missing": str(after if after is not None else before)}
+            if cell_source(cells[found]) != args.get("expected"):
+                return _stale(cells[found])  # the cell it goes next to, as its card showed it
             cells.insert(found + 1 if after is not None else found, cell)
         else:
             cells.append(cell)
         return {"done": True, "cell": cell["id"], "source": source}
+
+
+def _stale(cell: Any) -> dict[str, Any]:
+    """The reply for a cell that does not hold the source a change expected: nothing done."""
+    return {"stale": True, "cell": cell.get("id"), "source": cell_source(cell)}
 
 
 class _Comm:

@@ -3,16 +3,18 @@
 
 A notebook in JupyterLab (the end-to-end tests' server and browser, ``tests/e2e/lab.py``) runs
 ``%load_ext jupyter_agents``, then one cell that calls the notebook tools the way a run does
-(``FunctionTool.on_invoke_tool``, without the approvals, which wait for a person) and times
-each call in the kernel with ``time.perf_counter``:
+(for a changing tool, its card first: ``needs_approval`` reads the cells it shows from the page;
+then ``FunctionTool.on_invoke_tool`` as if the person approved at once) and times each call in
+the kernel with ``time.perf_counter``:
 
 - ``echo_ms``: a ``ping`` request on the document comm, which the page answers with nothing
   (the floor: a comm message each way through the server and the page);
 - ``read_cell_ms``: ``read_cell`` of a small cell (the page sends every cell);
-- ``edit_cell_ms``: ``edit_cell`` of that cell (checked and applied in one transaction in the
-  page's notebook model, the model told the new version);
-- ``run_cells_ms``: ``run_cells`` of that cell (``x = N``: the page shows it running, the
-  kernel runs it on its loop, the page gets its outputs and count).
+- ``edit_cell_ms``: ``edit_cell`` of that cell (its card read from the page, then checked and
+  applied in one transaction in the page's notebook model, the model told the new version);
+- ``run_cells_ms``: ``run_cells`` of that cell (its card read from the page, then ``x = N``:
+  the page shows it running, the kernel runs it on its loop, the page gets its outputs and
+  count).
 
 Every call is measured ``rounds`` times, interleaved. Smoke mode: 5 of each.
 """
@@ -31,12 +33,23 @@ MEASURE = """import json, time
 from jupyter_agents.notebook.cell_outputs import cell_version
 from jupyter_agents.notebook.host import current_host
 from jupyter_agents.notebook.notebook_tools import NotebookTools
+from jupyter_agents.runtime.approvals import approved_call
+from jupyter_agents.runtime.context import ToolContext
 doc = current_host().document
 tools = {t.name: t for t in NotebookTools()}
 
 async def call(name, **args):
     start = time.perf_counter()
-    said = await tools[name].on_invoke_tool(None, json.dumps(args))
+    tool, arguments = tools[name], json.dumps(args)
+    ctx = ToolContext(context=None, tool_name=name, tool_call_id=name, tool_arguments=arguments,
+                      tool_call=object())
+    if callable(tool.needs_approval):  # the card: the cells it shows, read from the page
+        await tool.needs_approval(ctx, args, name)
+    token = approved_call.set(name)  # as if the person approved at once
+    try:
+        said = await tool.on_invoke_tool(ctx, arguments)
+    finally:
+        approved_call.reset(token)
     return (time.perf_counter() - start) * 1000, str(said)
 
 samples = {"echo_ms": [], "read_cell_ms": [], "edit_cell_ms": [], "run_cells_ms": []}

@@ -22,7 +22,12 @@ CARD_STATUS: dict[str, ToolStatus] = {
 }
 """A call's outcome (``ToolCallOutputItem.status``) -> its card's status."""
 
-__all__ = ["CARD_STATUS", "card_part", "card_parts", "output_of", "raw_output_parts"]
+__all__ = ["CALL_CHARS", "CARD_STATUS", "card_part", "card_parts", "output_of", "raw_output_parts"]
+
+CALL_CHARS = 100_000
+"""A part that shows the call (the code that will run, the change that will be made) is what
+a person approves: a live card keeps it whole up to this long, whatever the view's limit for
+arguments (the notebook's cell tools never ask with a longer card, ``cell_cards.CARD_CHARS``)."""
 
 
 def card_part(part: DisplayPart, limit: int) -> Part | None:

@@ -10,14 +10,16 @@ kernel → frontend
     ``{"type": "request", "id": n, "op": "ping"}``: nothing but the reply ``"done": true``
     (what a round trip costs, benchmark NB1);
     ``{"type": "request", "id": n, "op": "cells"}``: every cell of the document;
-    ``{"type": "request", "id": n, "op": OP, "args": {...}}`` for a change, one undo step each:
-    ``insert`` (``cell_type``, ``source``, and ``after`` or ``before`` a cell id, or neither:
-    at the end), ``edit`` (``id``, ``expected``: the source the model read, ``source``: the
-    new one), ``delete`` (``id``, ``expected``), ``move`` (``id``, ``after``: a cell id, or
-    null for the top);
+    ``{"type": "request", "id": n, "op": OP, "args": {...}}`` for a change, one undo step each,
+    every ``expected`` being the whole source the change's card showed (``cell_cards.py``):
+    ``insert`` (``cell_type``, ``source``, and ``after`` or ``before`` a cell id with
+    ``expected``, that cell's source, or neither: at the end), ``edit`` (``id``, ``expected``,
+    ``source``: the new one), ``delete`` (``id``, ``expected``), ``move`` (``id``,
+    ``expected``, ``after``: a cell id with ``after_expected``, or null for the top);
     ``run`` (``id``, ``expected``, ``run``: a token): the kernel is about to run the cell
-    (``cell_runner.py``): the frontend checks it as for an edit (and refuses a cell that is not
-    code or is running), clears its outputs and shows it running; then, with no replies,
+    (``cell_runner.py``), the source its card showed: the frontend checks it as for an edit
+    (and refuses a cell that is not code or is running), clears its outputs and shows it
+    running; then, with no replies,
     ``{"type": "output", "run": token, "msg_type": str, "content": {...}}`` for each output
     message of the run (as a kernel sends them on IOPub: ``stream``, ``display_data``,
     ``execute_result``, ``error``, ``clear_output``, ``update_display_data``); then ``ran``
@@ -30,13 +32,14 @@ frontend → kernel
     ``{"type": "reply", "id": n, "cells": [cell, ...]}`` where a cell is ``{"id", "cell_type",
     "source", "execution_count", "outputs", "executing"}`` as nbformat has them (``executing``:
     the cell is running now); for a change ``{"type": "reply", "id": n, "done": true, "cell":
-    id}``, or ``"stale": true`` with the cell's ``source`` now when it is not the one expected
-    (nothing applied), ``"missing": id`` for a cell that is not there, ``"refused": why`` (a
-    running cell); ``{"type": "reply", "id": n, "error": str}``; ``run`` and ``ran`` reply
-    ``"done": true`` (or as a change does).
+    id}``, or ``"stale": true`` with the ``cell`` and its ``source`` now when a cell does not
+    hold the source expected (nothing applied), ``"missing": id`` for a cell that is not
+    there, ``"refused": why`` (a running cell); ``{"type": "reply", "id": n, "error": str}``;
+    ``run`` and ``ran`` reply ``"done": true`` (or as a change does).
 
 A change is checked and applied by the frontend in one step, against the document as it is
-then: the person may have typed since the kernel last read it.
+then: the person may have typed since its card was shown. The kernel keeps no copy of the
+cells: each card reads them afresh.
 
 Nothing a frontend sends is trusted: malformed replies are errors for the one request that
 asked, unknown messages are ignored, and a request nobody answers times out.
@@ -46,12 +49,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections import OrderedDict
 from typing import Any
 
 from comm import create_comm, get_comm_manager
 
-from .cell_outputs import cell_source, cell_version
 from .comm_set import CommSet
 
 __all__ = ["TARGET", "DocumentChannel", "NoFrontend"]
@@ -64,9 +65,6 @@ REPLY_TIMEOUT = 20.0
 HELLO_WAIT = 5.0
 """Seconds a request waits for a frontend's hello on a comm still open (the page may not have
 answered yet when Run All reaches an agent cell right after ``%load_ext``)."""
-
-SOURCES_KEPT = 512
-"""Cell sources remembered by version (what a change's card diffs against)."""
 
 
 class NoFrontend(Exception):
@@ -82,7 +80,6 @@ class DocumentChannel:
         self._frontend: dict[int, str] = {}  # id(comm) -> what said hello on it
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self._sources: OrderedDict[str, str] = OrderedDict()
         self._hello: asyncio.Event | None = None
 
     def open(self) -> None:
@@ -108,10 +105,7 @@ class DocumentChannel:
         cells = reply.get("cells")
         if not isinstance(cells, list):
             raise NoFrontend("The notebook's frontend sent no cells; try again.")
-        found = [c for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)]
-        for cell in found:
-            self._remember(cell_source(cell))
-        return found
+        return [c for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)]
 
     def notify(self, data: dict[str, Any], parent: dict[str, Any]) -> None:
         """Send ``data`` to the frontend without waiting for a reply, from any thread, as part
@@ -134,21 +128,6 @@ class DocumentChannel:
             return False
         comm.send({"type": "request", "id": next(self._ids), "op": op, "args": args})
         return True
-
-    def remember(self, source: str) -> None:
-        """Remember a source the model now knows (a change it made), by its version."""
-        self._remember(source)
-
-    def source_of(self, version: str) -> str | None:
-        """The source of a cell the kernel read with this version, if it still remembers."""
-        return self._sources.get(version)
-
-    def _remember(self, source: str) -> None:
-        version = cell_version(source)
-        self._sources[version] = source
-        self._sources.move_to_end(version)
-        while len(self._sources) > SOURCES_KEPT:
-            self._sources.popitem(last=False)
 
     async def request(
         self, op: str, args: dict[str, Any] | None = None, *, timeout: float = REPLY_TIMEOUT

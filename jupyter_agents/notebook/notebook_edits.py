@@ -1,49 +1,139 @@
 """The notebook agent's editing tools: ``insert_cell``, ``edit_cell``, ``delete_cell`` and
-``move_cell``. Each asks first (the run's approvals, like any tool) with a card that shows the
-change as a diff of the cell's source, and each is applied by the frontend that holds the
-document, in one step it checks against the document as it is then:
+``move_cell``. Each asks first (the run's approvals, like any tool) with a card made when it
+asks, from the cells as the frontend holds them then (``cell_cards.py``), and each is applied
+by the frontend that holds the document, in one step it checks against the document as it is
+then:
 
-- an edit or a delete names the version of the cell the model read (``read_cell`` gives it);
-  if the cell changed since (the person typed in it), nothing is applied and the model gets
-  the cell's source now;
+- the call acts only on the sources its card showed: the cell an edit, delete or move changes
+  and the cell an insert or a move goes after must still hold them, or nothing is applied (the
+  person typed since) and the model is told in one line;
+- the model names the version of the cell it read (``read_cell`` gives it): a cell that holds
+  another source is refused before anyone is asked;
 - the agent's own cell and cells running now are never edited, deleted or moved;
 - an id that does not exist is one line naming the nearest ids.
-
-The diff on the card comes from the sources the model read (by version): a card never asks the
-frontend anything, and the change applied is checked against that same version.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Callable
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar, Literal
 
+from ..runtime.approvals import approved_call
+from ..runtime.context import ToolContext
 from ..runtime.tools import FunctionTool, function_tool
-from ..runtime.tools.display import DisplayPart, PartType, ToolDisplay
-from .cell_outputs import cell_source, cell_version
+from ..runtime.tools.display import ToolDisplay
+from .cell_cards import (
+    CardBook,
+    CellCard,
+    MakeCard,
+    delete_card,
+    edit_card,
+    insert_card,
+    label,
+    line_feeds,
+    move_card,
+    quoted,
+)
+from .cell_outputs import cell_version
 from .document_comm import DocumentChannel, NoFrontend
 
-__all__ = ["CellChangeTool", "Refusal", "editing_tools", "missing_cell", "source_read"]
+__all__ = [
+    "CellChangeTool",
+    "approved_card",
+    "cell_tool",
+    "editing_tools",
+    "line_feeds",
+    "missing_cell",
+    "stale_message",
+]
 
 CellType = Literal["code", "markdown", "raw"]
 
-DIFF_CONTEXT = 3
-"""Unchanged lines shown around each change on a card."""
-
-RUNNING = "Not applied: that cell is running now; it cannot be changed."
-
-Describe = Callable[[dict[str, Any], Callable[[str], str | None]], str]
-"""What a change's card shows, from its arguments and the sources read (by version)."""
+Document = Callable[[], DocumentChannel]
 
 
-def editing_tools(
-    document: Callable[[], DocumentChannel], own_cell: Callable[[], str]
-) -> list[FunctionTool]:
+@dataclasses.dataclass
+class CellChangeTool(FunctionTool):
+    """A cell tool whose card is made when its call asks and kept for that call (a subclass,
+    so copies of the tool, such as the notebook cell's, keep its book of cards)."""
+
+    cards: CardBook = dataclasses.field(default_factory=CardBook)
+    """The cards made for its calls."""
+
+    approved_on_its_card: ClassVar[bool] = True
+    """What a call does shows only on its card (the code it runs, the lines it changes, read
+    when it asks; its arguments hold only ids and versions): views that show the arguments
+    alone (the runs panel, a notification) may reject it, never approve it."""
+
+    def describe_this_call(self, display: ToolDisplay, call: object) -> ToolDisplay:
+        """The card's view of ``call``: the parts made when it asked (before that, and for a
+        call refused without asking, its arguments)."""
+        card = self.cards.get(call)
+        if card is None or not card.parts:
+            return display
+        return dataclasses.replace(display, parts=(*card.parts, *display.parts))
+
+
+def cell_tool(
+    func: Callable[..., Awaitable[Any]],
+    make: MakeCard,
+    document: Document,
+    own_cell: Callable[[], str],
+    cards: CardBook,
+) -> CellChangeTool:
+    """``func`` as a tool that asks with a card ``make`` makes from the cells the frontend
+    sends when the call asks; ``func`` gets the call's context and finds its card in
+    ``cards`` (:func:`approved_card`)."""
+
+    async def ask(ctx: ToolContext[Any] | None, arguments: Any, _call_id: str) -> bool:
+        call = _call_of(ctx)
+        card = cards.get(call)
+        if card is None:  # made once: a resumed or escalated call keeps the card it showed
+            card = await _make(document, make, arguments, own_cell())
+            cards.put(call, card)
+        return card.refusal is None  # a refused call is not asked about: it does nothing
+
+    made = function_tool(func)
+    fields = {f.name: getattr(made, f.name) for f in dataclasses.fields(FunctionTool)}
+    fields["needs_approval"] = ask
+    return CellChangeTool(**fields, cards=cards)
+
+
+async def _make(document: Document, make: MakeCard, arguments: Any, own: str) -> CellCard:
+    try:
+        cells = await document().cells()
+    except NoFrontend as e:
+        return CellCard(refusal=str(e))
+    return make(arguments if isinstance(arguments, dict) else {}, cells, own)
+
+
+def _call_of(ctx: ToolContext[Any] | None) -> object:
+    """What a call's card is kept by: its call item (the context itself without one)."""
+    call = getattr(ctx, "tool_call", None)
+    return call if call is not None else ctx
+
+
+def approved_card(cards: CardBook, ctx: ToolContext[Any] | None, verb: str) -> CellCard | str:
+    """The card of the call ``ctx`` is for, when a person approved that very call; else what
+    the model is told (the card's refusal, or why nothing is done)."""
+    card = cards.get(_call_of(ctx))
+    if card is None:
+        return f"Not {verb}: no card was shown for this call; call the tool again."
+    if card.refusal is not None:
+        return card.refusal
+    if ctx is None or approved_call.get() != ctx.tool_call_id:
+        return f"Not {verb}: nobody approved this call."
+    return card
+
+
+def editing_tools(document: Document, own_cell: Callable[[], str]) -> list[FunctionTool]:
     """The four editing tools, reaching the frontend through ``document()``."""
+    cards = CardBook()
 
     async def insert_cell(
+        ctx: ToolContext[Any],
         cell_type: CellType,
         source: str,
         after_id: str | None = None,
@@ -57,106 +147,95 @@ def editing_tools(
             after_id: Put it after this cell (an id from list_cells).
             before_id: Put it before this cell. Give neither to put it at the end.
         """
-        if after_id is not None and before_id is not None:
-            return "Give after_id or before_id, not both."
-        source = line_feeds(source)
-        args = {"cell_type": cell_type, "source": source, "after": after_id, "before": before_id}
-        return await _change(document, "insert", args, after_id or before_id)
+        card = approved_card(cards, ctx, "applied")
+        if isinstance(card, str):
+            return card
+        anchor = card.anchor
+        named = after_id if after_id is not None else before_id
+        side = None if named is None else "after" if after_id is not None else "before"
+        if (named, side) != ((anchor.id, card.side) if anchor is not None else (None, None)):
+            return _not_on_card(named)
+        args: dict[str, Any] = {"cell_type": cell_type, "source": line_feeds(source)}
+        args.update({"after": after_id, "before": before_id})
+        if anchor is not None:
+            args["expected"] = anchor.source
+        return await _change(document, "insert", args, anchor.id if anchor else None)
 
-    async def edit_cell(id: str, version: str, new_source: str) -> str:
+    async def edit_cell(ctx: ToolContext[Any], id: str, version: str, new_source: str) -> str:
         """Replace a cell's source. Name the version read_cell gave: if the user changed the
-        cell since, nothing is applied and you get its source now. The user approves it first.
+        cell since, nothing is applied. The user approves it first.
 
         Args:
             id: The cell's id.
             version: The cell's version, from read_cell.
             new_source: The cell's whole new source.
         """
-        if id == own_cell():
-            return "The agent's own cell cannot be edited."
-        expected = await source_read(document, id, version)
-        if not isinstance(expected, str):
-            return expected.message
-        args = {"id": id, "expected": expected, "source": line_feeds(new_source)}
+        card = approved_card(cards, ctx, "applied")
+        if isinstance(card, str):
+            return card
+        (cell,) = card.cells
+        if id != cell.id:
+            return _not_on_card(id)
+        args = {"id": id, "expected": cell.source, "source": line_feeds(new_source)}
         return await _change(document, "edit", args, id)
 
-    async def delete_cell(id: str, version: str) -> str:
+    async def delete_cell(ctx: ToolContext[Any], id: str, version: str) -> str:
         """Delete a cell. Name the version read_cell gave. The user approves it first.
 
         Args:
             id: The cell's id.
             version: The cell's version, from read_cell.
         """
-        if id == own_cell():
-            return "The agent's own cell cannot be deleted."
-        expected = await source_read(document, id, version)
-        if not isinstance(expected, str):
-            return expected.message
-        return await _change(document, "delete", {"id": id, "expected": expected}, id)
+        card = approved_card(cards, ctx, "applied")
+        if isinstance(card, str):
+            return card
+        (cell,) = card.cells
+        if id != cell.id:
+            return _not_on_card(id)
+        return await _change(document, "delete", {"id": id, "expected": cell.source}, id)
 
-    async def move_cell(id: str, after_id: str | None = None) -> str:
+    async def move_cell(ctx: ToolContext[Any], id: str, after_id: str | None = None) -> str:
         """Move a cell after another one (or to the top). The user approves it first.
 
         Args:
             id: The cell to move.
             after_id: The cell it goes after; none: the top of the notebook.
         """
-        if id == own_cell():
-            return "The agent's own cell cannot be moved."
-        return await _change(document, "move", {"id": id, "after": after_id}, id)
+        card = approved_card(cards, ctx, "applied")
+        if isinstance(card, str):
+            return card
+        (cell,) = card.cells
+        anchor = card.anchor
+        if id != cell.id or after_id != (anchor.id if anchor else None):
+            return _not_on_card(id if id != cell.id else after_id)
+        args = {"id": id, "expected": cell.source, "after": after_id}
+        if anchor is not None:
+            args["after_expected"] = anchor.source
+        return await _change(document, "move", args, id)
 
-    tools: list[FunctionTool] = []
-    for func, describe in (
-        (insert_cell, _insert_diff),
-        (edit_cell, _edit_diff),
-        (delete_cell, _delete_diff),
-        (move_cell, _move_diff),
-    ):
-        made = function_tool(needs_approval=True)(func)
-        fields = {f.name: getattr(made, f.name) for f in dataclasses.fields(FunctionTool)}
-        tools.append(CellChangeTool(**fields, describe_change=describe, document=document))
-    return tools
-
-
-@dataclasses.dataclass
-class CellChangeTool(FunctionTool):
-    """A function tool whose card shows the change it makes to a cell as a diff (a subclass,
-    so copies of the tool, such as the notebook cell's, keep it)."""
-
-    describe_change: Describe | None = None
-    document: Callable[[], DocumentChannel] | None = None
-    part: PartType = "diff"
-    """The card part the description is (``"code"`` for the cells ``run_cells`` runs)."""
-    language: str | None = None
-
-    def describe_call(self, display: ToolDisplay) -> ToolDisplay:
-        """The card's view: the change as a diff part, before the output."""
-        if self.describe_change is None:
-            return display
-        arguments = display.arguments if isinstance(display.arguments, dict) else {}
-        try:
-            channel = self.document() if self.document is not None else None
-        except NoFrontend:
-            channel = None
-        read = channel.source_of if channel is not None else _unknown
-        text = self.describe_change(arguments, read)
-        part = DisplayPart(self.part, text, language=self.language, role="call")
-        return dataclasses.replace(display, parts=(part, *display.parts))
+    return [
+        cell_tool(insert_cell, insert_card, document, own_cell, cards),
+        cell_tool(edit_cell, edit_card, document, own_cell, cards),
+        cell_tool(delete_cell, delete_card, document, own_cell, cards),
+        cell_tool(move_cell, move_card, document, own_cell, cards),
+    ]
 
 
-def line_feeds(text: str) -> str:
-    """``text`` with plain line feeds: a notebook editor shows ``\r\n`` and ``\r`` as one
-    line break while the cell's source keeps them, and later changes land at the wrong place."""
-    return text.replace("\r\n", "\n").replace("\r", "\n") if isinstance(text, str) else text
+def _not_on_card(cell_id: Any) -> str:
+    shown = label(str(cell_id)) if cell_id is not None else "(none)"
+    return f"Not applied: cell {shown} was not on the card the user approved; nothing changed."
 
 
-def _unknown(version: str) -> str | None:
-    return None
+def stale_message(verb: str, cell_id: Any) -> str:
+    """What the model is told when a cell changed after its card was shown (one line)."""
+    did = "ran" if verb == "run" else "changed"
+    return (
+        f"Not {verb}: cell {label(str(cell_id))} changed since the card showed it (the user may "
+        f"have typed in it); nothing {did}. Read it again with read_cell."
+    )
 
 
-async def _change(
-    document: Callable[[], DocumentChannel], op: str, args: dict[str, Any], about: str | None
-) -> str:
+async def _change(document: Document, op: str, args: dict[str, Any], about: str | None) -> str:
     """Ask the frontend for one change; what the model is told."""
     try:
         channel = document()
@@ -166,20 +245,13 @@ async def _change(
     if reply.get("missing") is not None:
         return await missing_cell(channel, str(reply["missing"]))
     if reply.get("refused"):
-        return f"Not applied: {str(reply['refused'])[:300]}"
+        return f"Not applied: {_one_line(reply['refused'])}"
     if reply.get("stale"):
-        now = str(reply.get("source", ""))
-        return (
-            f"Not applied: cell {about} changed since you read it (the user may have typed in "
-            f"it). Its version is now {cell_version(now)} and its source:\n{now}\n"
-            "Send the change again against this version if it still applies."
-        )
+        return stale_message("applied", reply.get("cell", about))
     if reply.get("done") is not True:
         return "The notebook's frontend did not apply the change; try again."
-    cell = str(reply.get("cell", about or ""))
+    cell = label(str(reply.get("cell", about or "")))
     source = reply.get("source")
-    if isinstance(source, str):
-        channel.remember(source)  # the model knows it: it can edit or run it by this version
     version = f" (version now {cell_version(source)})" if isinstance(source, str) else ""
     return {
         "insert": f"Inserted cell {cell}{version}; it has not run.",
@@ -189,89 +261,16 @@ async def _change(
     }.get(op, "Done.")
 
 
-@dataclasses.dataclass(frozen=True)
-class Refusal:
-    """Why a change is not made: what the model is told."""
-
-    message: str
+def _one_line(text: Any) -> str:
+    return " ".join(str(text).split())[:300]
 
 
-async def source_read(
-    document: Callable[[], DocumentChannel], cell: str, version: str
-) -> str | Refusal:
-    """The source the model read as ``version`` (what the frontend checks the cell still
-    holds), or why there is none: a version that is no source read from this notebook."""
-    try:
-        channel = document()
-        known = channel.source_of(version)
-        if known is not None:
-            return known
-        cells = await channel.cells()  # perhaps read before the kernel last remembered it
-    except NoFrontend as e:
-        return Refusal(str(e))
-    known = channel.source_of(version)
-    if known is not None:
-        return known
-    current = next((c for c in cells if c.get("id") == cell), None)
-    if current is None:
-        return Refusal(await missing_cell(channel, cell))
-    if current.get("executing") is True:
-        return Refusal(RUNNING)
-    now = cell_source(current)
-    return Refusal(
-        f"Not applied: {version!r} is not a version of cell {cell} (read_cell gives it). Its "
-        f"version is {cell_version(now)} and its source:\n{now}"
-    )
-
-
-async def missing_cell(channel: DocumentChannel, id: str) -> str:
+async def missing_cell(channel: DocumentChannel, id: str, did: str = "changed") -> str:
+    """One line for a cell that is not there, naming the nearest ids."""
     try:
         ids = [str(c["id"]) for c in await channel.cells()]
     except NoFrontend:
         ids = []
     close = difflib.get_close_matches(id, ids, n=3, cutoff=0.3)
-    hint = f" The nearest: {', '.join(close)}." if close else ""
-    return f"No cell with id {id!r}; nothing changed.{hint} (list_cells shows them.)"
-
-
-# -- cards ---------------------------------------------------------------------------------
-
-
-def _lines(source: str, mark: str) -> list[str]:
-    return [mark + line for line in source.splitlines()] or [mark]
-
-
-def _insert_diff(args: dict[str, Any], read: Callable[[str], str | None]) -> str:
-    where = (
-        f"after {args['after_id']}"
-        if args.get("after_id")
-        else f"before {args['before_id']}"
-        if args.get("before_id")
-        else "at the end"
-    )
-    header = f"create_cell ({args.get('cell_type', 'code')}, {where})"
-    return "\n".join([header, *_lines(str(args.get("source", "")), "+")])
-
-
-def _edit_diff(args: dict[str, Any], read: Callable[[str], str | None]) -> str:
-    header = f"update_cell {args.get('id', '?')}"
-    new = str(args.get("new_source", ""))
-    old = read(str(args.get("version", "")))
-    if old is None:  # a version the model never read: it will be refused as stale
-        return "\n".join([f"{header} (a version never read: it will not apply)", *_lines(new, "+")])
-    diff = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), "before", "after", n=DIFF_CONTEXT, lineterm=""
-    )
-    body = [line for line in diff if not line.startswith(("--- ", "+++ "))]
-    return "\n".join([header, *(body or [" (no change)"])])
-
-
-def _delete_diff(args: dict[str, Any], read: Callable[[str], str | None]) -> str:
-    old = read(str(args.get("version", "")))
-    header = f"delete_cell {args.get('id', '?')}"
-    return "\n".join([header, *(_lines(old, "-") if old is not None else [])])
-
-
-def _move_diff(args: dict[str, Any], read: Callable[[str], str | None]) -> str:
-    where = f"after {args['after_id']}" if args.get("after_id") else "to the top"
-    return f"move_cell {args.get('id', '?')} {where}"
+    hint = f" The nearest: {', '.join(label(i) for i in close)}." if close else ""
+    return f"No cell with id {quoted(id)}; nothing {did}.{hint} (list_cells shows them.)"

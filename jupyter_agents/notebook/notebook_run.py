@@ -4,10 +4,12 @@
 appear in the notebook, the execution count goes on) while the agent's own cell keeps running
 (``cell_runner.py``), and gives the model what they showed.
 
-It asks first, like every change, with a card that shows the code that will run: for each cell
-the version the model read (``read_cell``, ``insert_cell`` or ``edit_cell`` gives it). The
-frontend refuses a cell that changed since, so what runs is what the person approved. It stops
-at the first cell that fails, as Run All does.
+It asks first, like every change, with a card made when it asks (``cell_cards.py``): the code
+of each cell as the frontend holds it then, whole. The model names the version of each cell it
+read (``read_cell``, ``insert_cell`` or ``edit_cell`` gives it); a cell that holds another
+source is refused before anyone is asked. What runs is the source the card showed, and only
+while the cell still holds it: the frontend checks each cell as it starts, and refuses one the
+person changed since. It stops at the first cell that fails, as Run All does.
 
 ``restart_kernel`` asks every time (no "always" covers it) and restarts the kernel when the
 agent's cell ends (the frontend does it, so the run's record is kept in the cell).
@@ -22,17 +24,16 @@ from typing import Any
 
 from typing_extensions import TypedDict  # pydantic reads its fields on Python < 3.12
 
+from ..runtime.context import ToolContext
 from ..runtime.tools import FunctionTool, function_tool
 from ..runtime.tools.outputs import ToolOutput, ToolOutputText
+from .cell_cards import CardBook, ShownCell, label, run_card
 from .cell_outputs import model_outputs
 from .cell_runner import CellRun, CellRunner
 from .document_comm import DocumentChannel, NoFrontend
-from .notebook_edits import CellChangeTool, Refusal, missing_cell, source_read
+from .notebook_edits import approved_card, cell_tool, missing_cell, stale_message
 
 __all__ = ["CellToRun", "running_tools"]
-
-MAX_CELLS = 20
-"""The most cells one call runs."""
 
 OUTPUT_CHARS = 6000
 """Text kept of each cell's outputs for the model (head and tail)."""
@@ -52,8 +53,9 @@ def running_tools(
 ) -> list[FunctionTool]:
     """``run_cells``, reaching the frontend through ``document()`` and the kernel through
     ``runner()`` (None outside a kernel)."""
+    cards = CardBook()
 
-    async def run_cells(cells: list[CellToRun]) -> str | list[ToolOutput]:
+    async def run_cells(ctx: ToolContext[Any], cells: list[CellToRun]) -> str | list[ToolOutput]:
         """Run code cells in the notebook's kernel, in order, as if the user ran them: their
         outputs appear in the notebook and you get them back. Name the version of each cell
         you read (read_cell gives it; so do insert_cell and edit_cell). Stops at the first
@@ -62,10 +64,12 @@ def running_tools(
         Args:
             cells: The cells to run, in order, each {"id": ..., "version": ...}.
         """
-        if not cells:
-            return "Name at least one cell to run."
-        if len(cells) > MAX_CELLS:
-            return f"Run at most {MAX_CELLS} cells in one call."
+        card = approved_card(cards, ctx, "run")
+        if isinstance(card, str):
+            return card
+        chosen = _on_card(card.cells, cells)
+        if isinstance(chosen, str):
+            return chosen
         kernel = runner()
         if kernel is None:
             return "run_cells needs the notebook's IPython kernel (%load_ext jupyter_agents)."
@@ -74,9 +78,8 @@ def running_tools(
         except NoFrontend as e:
             return str(e)
         said: list[ToolOutput] = []
-        for ref in cells:
-            stop = await _run_one(channel, document, kernel, own_cell(), ref, said)
-            if stop:
+        for cell in chosen:
+            if await _run_one(channel, kernel, cell, said):
                 break
         return _answer(said)
 
@@ -100,46 +103,39 @@ def running_tools(
             "Finish your answer now, and say which cells to run again."
         )
 
-    made = function_tool(needs_approval=True)(run_cells)
-    fields = {f.name: getattr(made, f.name) for f in dataclasses.fields(FunctionTool)}
-    tool = CellChangeTool(
-        **fields, describe_change=_run_card, document=document, part="code", language="python"
-    )
     restart = dataclasses.replace(
         function_tool(needs_approval=True)(restart_kernel), always_asks=True
     )
-    return [tool, restart]
+    return [cell_tool(run_cells, run_card, document, own_cell, cards), restart]
+
+
+def _on_card(shown: tuple[ShownCell, ...], named: Any) -> list[ShownCell] | str:
+    """The cells to run, as the card showed them, in the order the approved arguments name
+    them (edited arguments may leave some out, never add one the card did not show)."""
+    by_id = {cell.id: cell for cell in shown}
+    chosen = []
+    for ref in named if isinstance(named, list) else []:
+        key = ref.get("id") if isinstance(ref, dict) else None
+        cell = by_id.get(key) if isinstance(key, str) else None
+        if cell is None:
+            name = label(str(key))
+            return f"Not run: cell {name} was not on the card the user approved; nothing ran."
+        chosen.append(cell)
+    return chosen or "Not run: no cell left to run; nothing ran."
 
 
 async def _run_one(
-    channel: DocumentChannel,
-    document: Callable[[], DocumentChannel],
-    kernel: CellRunner,
-    own: str,
-    ref: Any,
-    said: list[ToolOutput],
+    channel: DocumentChannel, kernel: CellRunner, cell: ShownCell, said: list[ToolOutput]
 ) -> bool:
-    """Run one cell, adding what the model is told to ``said``; whether to stop here."""
-    cell = str(ref.get("id", "")) if isinstance(ref, dict) else ""
-    version = str(ref.get("version", "")) if isinstance(ref, dict) else ""
-    if cell == own:
-        said.append(ToolOutputText("Not run: the agent's own cell cannot be run by the agent."))
-        return True
-    source = await source_read(document, cell, version)
-    if isinstance(source, Refusal):
-        told = source.message.replace("Not applied:", "Not run:", 1)
-        said.append(ToolOutputText(told.replace("cannot be changed", "cannot run again now")))
-        return True
-    if source.lstrip().startswith("%%agent"):
-        said.append(ToolOutputText(f"Not run: cell {cell} is an agent cell; run it yourself."))
-        return True
+    """Run one cell, its source as the card showed it, adding what the model is told to
+    ``said``; whether to stop here."""
     token = uuid.uuid4().hex[:16]
     try:
-        reply = await channel.request("run", {"id": cell, "expected": source, "run": token})
+        reply = await channel.request("run", {"id": cell.id, "expected": cell.source, "run": token})
     except NoFrontend as e:
         said.append(ToolOutputText(str(e)))
         return True
-    refused = await _refused(channel, reply, cell)
+    refused = await _refused(channel, reply, cell.id)
     if refused is not None:
         said.append(ToolOutputText(refused))
         return True
@@ -151,29 +147,24 @@ async def _run_one(
 
     outcome: CellRun | None = None
     try:
-        outcome = await kernel.run(source, cell, relay)
+        outcome = await kernel.run(cell.source, cell.id, relay)
     finally:
         count = outcome.execution_count if outcome is not None else None
         try:
             await channel.request("ran", {"run": token, "execution_count": count})
         except NoFrontend:
             pass
-    said.extend(_told(cell, outcome))
+    said.extend(_told(label(cell.id), outcome))
     return outcome.error is not None
 
 
 async def _refused(channel: DocumentChannel, reply: dict[str, Any], cell: str) -> str | None:
     if reply.get("missing") is not None:
-        return (await missing_cell(channel, str(reply["missing"]))).replace(
-            "nothing changed", "nothing ran"
-        )
+        return await missing_cell(channel, str(reply["missing"]), did="ran")
     if reply.get("refused"):
-        return f"Not run: {str(reply['refused'])[:300]}"
+        return f"Not run: {' '.join(str(reply['refused']).split())[:300]}"
     if reply.get("stale"):
-        return (
-            f"Not run: cell {cell} changed since you read it (the user may have typed in it); "
-            "read it again."
-        )
+        return stale_message("run", cell)
     if reply.get("done") is not True:
         return "The notebook's frontend did not start the cell; try again."
     return None
@@ -199,18 +190,3 @@ def _answer(said: list[ToolOutput]) -> str | list[ToolOutput]:
     if all(isinstance(part, ToolOutputText) for part in said):
         return "\n\n".join(part.text for part in said if isinstance(part, ToolOutputText))
     return said
-
-
-def _run_card(args: dict[str, Any], read: Callable[[str], str | None]) -> str:
-    """The code a ``run_cells`` call will run, cell by cell, as the card shows it."""
-    blocks = []
-    cells = args.get("cells")
-    for ref in cells if isinstance(cells, list) else []:
-        if not isinstance(ref, dict):
-            continue
-        source = read(str(ref.get("version", "")))
-        if source is None:
-            blocks.append(f"# cell {ref.get('id', '?')}: a version never read (it will not run)")
-        else:
-            blocks.append(f"# cell {ref.get('id', '?')}\n{source}")
-    return "\n\n".join(blocks) or "# no cells"

@@ -153,6 +153,8 @@ class RunRegistry:
         }
         if request.question is not None:  # answered in the cell's form; the panel can skip it
             record.pending[request.request_id]["question"] = request.question.text[:200]
+        if _approved_on_its_card(request):  # only the card shows what it would do
+            record.pending[request.request_id]["on_card"] = True
         self._changed(record)
 
         def settled(_answer: Any) -> None:
@@ -180,6 +182,8 @@ class RunRegistry:
             return False
         if approved and "question" in record.pending[request_id]:
             return False  # a question needs an answer: only its card's form gives one
+        if approved and record.pending[request_id].get("on_card"):
+            return False  # approved where it shows what it does: on its card, never from here
         decision = (
             ApprovalDecision.approve() if approved else ApprovalDecision.reject(message or None)
         )
@@ -196,3 +200,11 @@ class RunRegistry:
     def stop_all(self) -> int:
         """Stop every running run; how many were stopped."""
         return sum(self.stop(run_id) for run_id in list(self._runs))
+
+
+def _approved_on_its_card(request: ApprovalRequest) -> bool:
+    """Whether ``request``'s tool shows what a call does only on its card (the notebook's cell
+    tools: the code that would run is read when the call asks, not in its arguments)."""
+    named = getattr(request.agent, "tool_named", None)
+    tool = named(request.tool_name) if callable(named) else None
+    return getattr(tool, "approved_on_its_card", False) is True

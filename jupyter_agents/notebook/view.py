@@ -27,7 +27,7 @@ from ..runtime.tools.display import DisplayPart, ToolDisplay
 from ..runtime.tools.kinds import describe_call, kind_for_call
 from ..runtime.usage import Usage
 from . import run_document, transcript
-from .card_parts import CARD_STATUS, card_parts, raw_output_parts
+from .card_parts import CALL_CHARS, CARD_STATUS, card_parts, raw_output_parts
 from .display_text import clip, compact_json, message_text
 from .header_usage import set_header_usage
 from .standing import StandingApprovals
@@ -117,6 +117,7 @@ class RunView:
             stop=self._stop_clicked,
             notice=self.add_notice,
             standing=standing,
+            redraw=self._redraw,
         )
         self.inbox = self._decisions.inbox
         self.rendered = self._decisions.rendered
@@ -282,6 +283,8 @@ class RunView:
         elif name == "tool_approval_requested":
             source = getattr(item, "call_item", None)
             card = self._state.card(source, item.call_id, item.tool_name)
+            if source is not None:
+                self._redraw(card, source)
             if card.get("approval") is None:
                 card["approval"] = {"state": "pending", "attempt": 1}
             arguments = getattr(item, "arguments", None) or {}
@@ -379,8 +382,14 @@ class RunView:
         if display.live != "text":
             card["live"] = display.live
 
+    def _redraw(self, card: ToolBlock, item: Any) -> None:
+        """Show the call on ``card`` as its kind describes it now that it asks: some cards are
+        made only then (the notebook's cell tools read the cells they show when they ask)."""
+        self._show(card, describe_call(item))
+
     def _parts(self, parts: Sequence[DisplayPart]) -> list[Part]:
-        return card_parts(parts, call_chars=self.max_args_chars, output_chars=self.max_output_chars)
+        call_chars = max(self.max_args_chars, CALL_CHARS)  # what a person approves, whole
+        return card_parts(parts, call_chars=call_chars, output_chars=self.max_output_chars)
 
     def _bundle(self) -> dict[str, Any]:
         header, blocks = self._state.snapshot()

@@ -89,6 +89,7 @@ class Decisions:
         stop: Callable[[], None],
         notice: Callable[[str, str], None],
         standing: StandingApprovals | None = None,
+        redraw: Callable[[ToolBlock, Any], None] | None = None,
     ) -> None:
         """Create the component.
 
@@ -103,11 +104,14 @@ class Decisions:
             notice: ``(text, level)``: adds a line to the view.
             standing: The notebook's "always for this notebook" decisions: a request they
                 cover is decided at once; a card offers to add one.
+            redraw: ``(card, call_item)``: shows the call on its card as it is described
+                when it asks, before the card takes a decision.
         """
         self._state, self._lock, self._pacer, self._widget = state, lock, pacer, widget
         self._timer, self._max_args_chars = timer, max_args_chars
         self._stop_clicked, self._notice = stop, notice
         self._standing = standing
+        self._redraw = redraw
         self._requests: dict[str, tuple[ApprovalRequest, str]] = {}
         """Waiting requests by request id, with the id of the card that shows them."""
         self.rendered = threading.Event()
@@ -161,6 +165,8 @@ class Decisions:
         with self._lock:
             self._pacer.capture_loop()
             card = self._state.card(request.call_item, request.call_id, request.tool_name)
+            if self._redraw is not None and request.call_item is not None:
+                self._redraw(card, request.call_item)  # what the decision will be about
             self._requests[request.request_id] = (request, card["id"])
             if not card.get("args"):
                 card["args"], card["args_cut"] = clip(

@@ -32,6 +32,13 @@ describe('messages from a kernel', () => {
     assert.equal(odd?.question, undefined);
   });
 
+  it('keeps the mark of a call approved on its card only, and only true', () => {
+    const run = { request: 'r3', call: 'c1', tool: 'run_cells', arguments: '{}', on_card: true };
+    assert.deepEqual(parseRun({ ...RUN, pending: [run] })?.pending, [run]);
+    const odd = parseRun({ ...RUN, pending: [{ ...run, on_card: 'yes' }] })?.pending[0];
+    assert.equal(odd?.on_card, undefined);
+  });
+
   it('drops a run with a field of the wrong type', () => {
     assert.equal(parseRun({ ...RUN, agent: 5 }), null);
     assert.equal(parseRun({ ...RUN, started: 'yesterday' }), null);

@@ -40,15 +40,21 @@ def _valid(rng, scratch):
         args = {"cell_type": rng.choice(["code", "markdown", "raw"]), "source": rng.choice(SOURCES)}
         where = rng.choice(["after", "before", "end"])
         if where != "end":
-            args[where] = rng.choice(ids)
+            anchor = rng.choice(scratch)
+            args[where], args["expected"] = anchor["id"], anchor["source"]
         return kind, args
     cell = rng.choice(scratch)
     if kind == "edit":
         return kind, {"id": cell["id"], "expected": cell["source"], "source": rng.choice(SOURCES)}
     if kind == "delete":
         return kind, {"id": cell["id"], "expected": cell["source"]}
-    others = [i for i in ids if i != cell["id"]]
-    return kind, {"id": cell["id"], "after": rng.choice(others)}
+    after = rng.choice([c for c in scratch if c["id"] != cell["id"]])
+    return kind, {
+        "id": cell["id"],
+        "expected": cell["source"],
+        "after": after["id"],
+        "after_expected": after["source"],
+    }
 
 
 def _junk(rng, scratch):
@@ -74,12 +80,12 @@ def _junk(rng, scratch):
             "expected": cell["source"],
             "source": rng.choice([None, 5, []]),
         }
-    if choice == 6:  # stale: not the source the cell holds
-        return rng.choice(["edit", "delete"]), {
-            "id": cell["id"],
-            "expected": cell["source"] + " (older)",
-            "source": "overwrite",
-        }
+    if choice == 6:  # stale: not the source the cell (or the one it goes next to) holds
+        older = cell["source"] + " (older)"
+        op = rng.choice(["edit", "delete", "move", "insert"])
+        if op == "insert":
+            return op, {"cell_type": "code", "source": "x", "after": cell["id"], "expected": older}
+        return op, {"id": cell["id"], "expected": older, "source": "overwrite", "after": None}
     if choice == 7:
         return "insert", {"cell_type": "code", "source": "x", "after": rng.choice(JUNK_IDS[:2])}
     return "move", {"id": cell["id"], "after": cell["id"]}  # after itself

@@ -117,8 +117,7 @@ def test_changes_are_approved_as_diffs_stale_ones_refused_and_undo_takes_the_age
         waiting_card(lab, 2).get_by_role("button", name="Approve", exact=True).click()
         # 3. the insert, approved
         waiting_card(lab, 3).get_by_role("button", name="Approve", exact=True).click()
-        # 4. the delete, rejected
-        waiting_card(lab, 4).get_by_role("button", name="Reject", exact=True).click()
+        # 4. the delete names the draft's version before the person typed: refused unasked
         expect(lab.outputs(4)).to_contain_text("Done.")  # the agent's cell moved down one
         lab.screenshot("notebook-changes")
         sources_now = lab.page.evaluate(
@@ -134,9 +133,9 @@ def test_changes_are_approved_as_diffs_stale_ones_refused_and_undo_takes_the_age
         lab.run_cell(5)
         expect(lab.outputs(5)).to_contain_text("Not applied")
         told = lab.outputs(5).first.text_content()
-    assert "changed since you read it" in told and "# draft typed by me" in told
+    assert "Not applied: cell draft changed since the card showed it" in told
     assert "Edited cell data" in told and "Inserted cell" in told
-    assert "rejected" in told.lower()
+    assert "Not applied: cell draft is not at version" in told  # the delete: nobody asked
 
 
 RUNS = """%load_ext jupyter_agents

@@ -1,6 +1,7 @@
 """Junk and valid changes, at random, against the headless runner's document: the notebook
 stays valid (nbformat), nothing raises, and a change naming a source the cell no longer holds
-never applies."""
+never applies (nor does a move or an insert next to a cell that no longer holds the source
+its card showed)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ ARGS = st.fixed_dictionaries(
         "after": st.sampled_from(IDS),
         "before": st.sampled_from(IDS),
         "expected": SOURCES,
+        "after_expected": SOURCES,
         "source": SOURCES,
         "cell_type": st.sampled_from(["code", "markdown", "raw", "heading", None, 1]),
     },
@@ -48,7 +50,13 @@ def test_random_changes_leave_a_valid_notebook(changes: list[tuple[str, dict[str
         before = {c["id"]: c["source"] for c in client.nb.cells}
         reply = document.change(op, args)
         assert isinstance(reply, dict)
-        if op in ("edit", "delete") and reply.get("done"):
-            assert before[args["id"]] == args["expected"]  # applied only to what was read
+        if op in ("edit", "delete", "move") and reply.get("done"):
+            assert before[args["id"]] == args["expected"]  # applied only to what was shown
+        anchor = args.get("after")
+        if op == "insert" and anchor is None:
+            anchor = args.get("before")
+        if op in ("insert", "move") and anchor is not None and reply.get("done"):
+            shown = args.get("expected" if op == "insert" else "after_expected")
+            assert before[anchor] == shown  # next to the cell as its card showed it
         nbformat.validate(client.nb)
     assert len({c["id"] for c in client.nb.cells}) == len(client.nb.cells)  # ids stay unique

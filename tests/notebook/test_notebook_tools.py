@@ -182,6 +182,7 @@ def test_the_headless_runner_applies_approved_changes_and_refuses_stale_ones(
 ) -> None:
     from jupyter_agents.notebook.cell_outputs import cell_version
 
+    OLD = cell_version("# an older draft")
     setup = (
         EDITS.replace("DATA_V", cell_version("x = 1"))
         .replace("OLD_V", cell_version("# an older draft"))
@@ -211,9 +212,12 @@ def test_the_headless_runner_applies_approved_changes_and_refuses_stale_ones(
     told = "".join(o.get("text", "") for o in out.cells[-1].outputs).split("=== ")[1:]
     assert told[0].startswith("Edited cell data (version now ")
     assert told[1].startswith("Edited cell draft")
-    assert told[2].startswith("Not applied: cell draft changed since you read it")
-    assert "# v2" in told[2]  # its source now, for the model to read again
-    assert told[3].startswith("Not applied: '") and "is not a version of cell draft" in told[3]
+    # both name a version the cell no longer holds: refused before anyone is asked
+    assert told[2].strip() == (
+        f"Not applied: cell draft is not at version {cell_version('# draft')} (the user may "
+        "have typed in it since you read it); read it again with read_cell."
+    )
+    assert told[3].startswith(f"Not applied: cell draft is not at version {OLD}")
     assert told[4].startswith("Inserted cell ") and "it has not run" in told[4]
     assert told[5].startswith("Deleted cell junk")
     assert told[6].startswith("Moved cell draft")
@@ -223,6 +227,10 @@ def test_the_headless_runner_applies_approved_changes_and_refuses_stale_ones(
     saved = decode(out.cells[4].outputs[0]["data"]["application/vnd.jupyter-agents.run+json"])
     cards = [b for b in saved["blocks"] if b.get("name", "").endswith("_cell")]
     diffs = [p["text"] for c in cards for p in c["parts"] if p.get("type") == "diff"]
+    assert len(diffs) == 5  # the calls refused before asking have no card of their own
     assert diffs[0] == "update_cell data\n@@ -1 +1 @@\n-x = 1\n+x = 2"  # the card's diff
-    assert diffs[4] == "create_cell (markdown, after data)\n+## Added"
-    assert diffs[5] == "delete_cell junk\n-junk = 0"
+    assert diffs[2] == (
+        "create_cell (markdown, after data)\n+## Added\n# the cell it goes after (data):\n  x = 2"
+    )
+    assert diffs[3] == "delete_cell junk\n-junk = 0"
+    assert diffs[4] == "move_cell draft to the top\n# the cell that moves:\n  # v2"

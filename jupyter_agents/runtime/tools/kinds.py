@@ -260,6 +260,9 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
         return ToolDisplay(kind=self.name, title=call.name, arguments=arguments, parts=parts)
 
     def with_tool(self, tool: FunctionTool, raw: Any, display: ToolDisplay) -> ToolDisplay:
+        this_call = getattr(tool, "describe_this_call", None)  # a card made for this very
+        if callable(this_call):  # call item when it asked (the notebook's cell tools)
+            return this_call(display, raw)  # type: ignore[no-any-return]
         refine = getattr(tool, "describe_call", None)  # e.g. an MCP tool names its server
         return refine(display) if callable(refine) else display
 

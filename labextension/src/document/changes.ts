@@ -1,7 +1,10 @@
 /**
  * The notebook agent's changes, applied to the notebook model this page holds: each checked
- * against the document as it is now (the person may have typed since the kernel read it) and
- * made in one transaction, so it is one undo step.
+ * against the document as it is now and made in one transaction, so it is one undo step.
+ *
+ * Every cell a change touches or goes next to must still hold, in full, the source its card
+ * showed the person (`expected`, `after_expected`): the person may have typed since the card
+ * was made, and then nothing is done (`stale`, with the cell and its source now).
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 
@@ -28,7 +31,7 @@ function lineFeeds(text: string): string {
  * CodeMirror takes typed text from the page on the next animation frame; a change checked
  * before that would not see it, and the text would be lost under the change. (The editor's
  * observer is internal to CodeMirror: without it, nothing is flushed, as before.) */
-function flushTyping(panel: NotebookPanel, index: number): void {
+export function flushTyping(panel: NotebookPanel, index: number): void {
   const editor = panel.content.widgets[index]?.editor as unknown as {
     editor?: { observer?: { forceFlush?: () => void } };
   } | null;
@@ -37,6 +40,20 @@ function flushTyping(panel: NotebookPanel, index: number): void {
   } catch (e) {
     console.debug('jupyter-agents: could not read pending typing', e);
   }
+}
+
+/** The reply for a cell that does not hold the source its card showed: nothing is done. */
+export function stale(id: string, source: string): Reply {
+  return { stale: true, cell: id, source };
+}
+
+/** Whether cell `index` of `panel` holds exactly `expected` (what the person typed and its
+ * editor has not read yet is read first); the stale reply when it does not. */
+function holds(panel: NotebookPanel, index: number, expected: unknown): Reply | null {
+  const cell = panel.content.model!.cells.get(index);
+  flushTyping(panel, index);
+  const now = cell.sharedModel.getSource();
+  return now === expected ? null : stale(cell.id, now);
 }
 
 /** Apply change `op` with `args` to `panel`'s notebook; the reply for the kernel. */
@@ -66,6 +83,10 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
       if (found < 0) {
         return { missing: String(anchor) };
       }
+      const changed = holds(panel, found, args.expected); // the cell it goes next to
+      if (changed) {
+        return changed;
+      }
       index = args.after !== null && args.after !== undefined ? found + 1 : found;
     }
     let id = '';
@@ -86,8 +107,8 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
     return { refused: 'that cell is running now; it cannot be changed.' };
   }
   const now = cell.sharedModel.getSource();
-  if ((op === 'edit' || op === 'delete') && now !== args.expected) {
-    return { stale: true, source: now };
+  if ((op === 'edit' || op === 'delete' || op === 'move') && now !== args.expected) {
+    return stale(cell.id, now);
   }
   if (op === 'edit') {
     if (typeof args.source !== 'string') {
@@ -119,6 +140,10 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
       }
       if (target === index) {
         return { refused: 'a cell cannot go after itself.' };
+      }
+      const changed = holds(panel, target, args.after_expected);
+      if (changed) {
+        return changed;
       }
       to = target < index ? target + 1 : target;
     }

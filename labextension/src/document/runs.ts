@@ -9,7 +9,7 @@ import type { ICodeCellModel } from '@jupyterlab/cells';
 import type * as nbformat from '@jupyterlab/nbformat';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
-import { Reply } from './changes';
+import { flushTyping, Reply, stale } from './changes';
 
 type Args = Record<string, unknown>;
 
@@ -24,7 +24,8 @@ interface Run {
 export class Runs {
   private readonly runs = new Map<string, Run>();
 
-  /** The kernel is about to run cell `args.id`, whose source must still be `args.expected`. */
+  /** The kernel is about to run cell `args.id`, whose source must still be `args.expected`
+   * (the source its card showed). */
   start(panel: NotebookPanel, args: Args): Reply {
     const model = panel.content.model;
     const token = args.run;
@@ -32,15 +33,15 @@ export class Runs {
       return { refused: 'a run needs a token of its own.' };
     }
     let cell: ICodeCellModel | undefined;
-    let found = false;
-    for (let i = 0; i < model.cells.length; i++) {
+    let found = -1;
+    for (let i = 0; i < model.cells.length && found < 0; i++) {
       const candidate = model.cells.get(i);
       if (candidate.id === args.id) {
-        found = true;
+        found = i;
         cell = candidate.type === 'code' ? (candidate as ICodeCellModel) : undefined;
       }
     }
-    if (!found) {
+    if (found < 0) {
       return { missing: String(args.id) };
     }
     if (!cell) {
@@ -49,9 +50,12 @@ export class Runs {
     if (cell.executionState === 'running') {
       return { refused: 'that cell is running or waiting to run; it cannot run again now.' };
     }
+    // The kernel runs the source the card showed: only while the cell still holds all of it
+    // (typing its editor has not read yet included), so the outputs land under that code.
+    flushTyping(panel, found);
     const source = cell.sharedModel.getSource();
     if (source !== args.expected) {
-      return { stale: true, source };
+      return stale(cell.id, source);
     }
     cell.outputs.clear();
     cell.executionCount = null;

@@ -64,6 +64,16 @@ export class ApprovalNotifier {
         ]
       });
     }
+    if (call.on_card) {
+      // What it would do shows only on its card (the code it runs): approved there.
+      return Notification.warning(`${run.agent} waits for your decision on ${call.tool}`, {
+        autoClose: false,
+        actions: [
+          { label: 'Show the card', callback: show, displayType: 'accent' },
+          { label: 'Reject', callback: decide(false), displayType: 'warn' }
+        ]
+      });
+    }
     const args = call.arguments.length > 80 ? `${call.arguments.slice(0, 79)}…` : call.arguments;
     return Notification.warning(`${run.agent} wants to run ${call.tool}(${args})`, {
       autoClose: false,

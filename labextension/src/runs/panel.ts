@@ -173,6 +173,14 @@ export class RunsPanel extends Widget {
     if (call.question !== undefined) {
       approve.hidden = true; // a question is answered in its cell's form; here it can be skipped
       reject.textContent = 'Skip';
+    } else if (call.on_card) {
+      approve.hidden = true; // what it would do shows on its card only: approved there
+      const show = row.insertBefore(
+        el('button', 'jp-Button jp-mod-styled ja-run-card', 'Show the card'),
+        reject
+      );
+      show.title = 'What this call would do (the code it runs, the cells it changes) is on its card';
+      show.onclick = () => this._actions.show(run);
     }
     approve.onclick = () => send(true);
     reject.onclick = () => send(false);

@@ -154,7 +154,11 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
     });
     app.commands.addCommand(COMMANDS.approve, {
       label: 'Approve the Agent Call Waiting in the Active Cell',
-      isEnabled: () => pendingInActiveCell() !== null,
+      // a call whose card alone shows what it does is approved on the card
+      isEnabled: () => {
+        const found = pendingInActiveCell();
+        return found !== null && !found.call.on_card && found.call.question === undefined;
+      },
       execute: () => {
         const found = pendingInActiveCell();
         if (found) {

@@ -14,6 +14,9 @@ export interface PendingCall {
   arguments: string;
   /** Set for a question (`ask_user`, an MCP server's): it is answered in its cell's form. */
   question?: string;
+  /** Set for a call whose card alone shows what it does (the notebook's cell tools: the code
+   * that would run is not in its arguments): it is approved on its card, never from here. */
+  on_card?: boolean;
 }
 
 /** How far a run's plan (the model's `update_plan` checklist) is. */
@@ -65,6 +68,9 @@ function parsePending(x: unknown): PendingCall | null {
   const pending: PendingCall = { request, call, tool, arguments: args };
   if (isString(x.question)) {
     pending.question = x.question;
+  }
+  if (x.on_card === true) {
+    pending.on_card = true;
   }
   return pending;
 }

@@ -24,6 +24,19 @@ function pre(cls, label, text) {
   return box;
 }
 
+/** A character that does not show, as the kernel marks it on a card that shows a cell's
+ * source (a carriage return, a bidi override, a zero-width space): drawn so it stands out. */
+const CHAR_MARK = /(⟨U\+[0-9A-F]{4,6}⟩)/;
+
+/** `text` as nodes (classed `cls`), each mark of a character that does not show in a span of
+ * its own. @param {string} text @param {string} cls @returns {(Node | string)[]} */
+function withMarks(text, cls) {
+  return text
+    .split(CHAR_MARK)
+    .filter((piece) => piece !== "")
+    .map((piece) => (CHAR_MARK.test(piece) ? h("span", "ja-char", piece) : cls ? h("span", cls, piece) : piece));
+}
+
 /** The class of a diff line: what the line does. @param {string} line */
 function diffClass(line) {
   if (/^(create|update|delete|move)_(file|cell) /.test(line)) return "ja-diff-file";
@@ -47,13 +60,19 @@ const RENDER = {
   code: (p, label) => {
     const runs = codeRuns(p.text, p.language || "");
     const box = pre("ja-code", label);
-    box.append(...runs.map((r) => (r.cls ? h("span", r.cls, r.text) : r.text)));
+    box.append(...runs.flatMap((r) => withMarks(r.text, r.cls)));
     return box;
   },
   diff: (p, label) => {
     const lines = p.text.replace(/\n$/, "").split("\n");
     const box = pre("ja-diff", label);
-    box.append(...lines.map((line) => h("span", diffClass(line), line + "\n")));
+    box.append(
+      ...lines.map((line) => {
+        const span = h("span", diffClass(line));
+        span.append(...withMarks(line + "\n", ""));
+        return span;
+      }),
+    );
     return box;
   },
   image: (p) => {
