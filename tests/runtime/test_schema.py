@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, Optional
 
 import pydantic
@@ -492,8 +493,47 @@ def test_type_pydantic_cannot_handle_names_the_parameter() -> None:
         pass
 
     takes.__annotations__ = {"ok": int, "thing": Opaque}
-    with pytest.raises(UserError, match="parameter 'thing' has a type pydantic cannot validate"):
+    with pytest.raises(UserError) as raised:
         function_schema(takes)
+    said = str(raised.value)
+    where = f"{takes.__qualname__}() ({__file__}, line {takes.__code__.co_firstlineno})"
+    assert said.startswith(f"Tool 'takes': parameter 'thing' of {where} is annotated ")
+    assert "arbitrary_types_allowed" not in said and "__get_pydantic_core_schema__" not in said
+
+
+class Opaque:
+    pass
+
+
+@pytest.mark.parametrize(
+    ("hint", "annotated", "culprit"),
+    [
+        (Opaque, "test_schema.Opaque", "test_schema.Opaque"),
+        (list[Opaque], "list[test_schema.Opaque]", "test_schema.Opaque"),
+        (Optional[dict[str, Opaque]], "dict[str, test_schema.Opaque] | None", "test_schema.Opaque"),
+        (
+            Annotated[Opaque, "the thing"],
+            "Annotated[test_schema.Opaque, 'the thing']",
+            "test_schema.Opaque",
+        ),
+        (Callable[[int], int], "Callable[[int], int]", None),
+    ],
+)
+def test_a_type_a_model_cannot_send_says_what_to_annotate_instead(
+    hint: Any, annotated: str, culprit: str | None
+) -> None:
+    def analyse(rows: int, thing: Any) -> None:
+        pass
+
+    analyse.__annotations__ = {"rows": int, "thing": hint}
+    with pytest.raises(UserError) as raised:
+        function_schema(analyse, name_override="summarise")
+    said = str(raised.value).replace("tests.runtime.", "")
+    assert said.startswith("Tool 'summarise': parameter 'thing' of ")
+    assert f"analyse() ({__file__}, line " in said
+    assert f"is annotated {annotated}; a model cannot send a {culprit or annotated}," in said
+    assert "Annotate 'thing' with str, int, float, bool, a list or dict of them" in said
+    assert "(`thing: str`) and look it up in the function." in said
 
 
 def kinds(a: int, /, b: int, *, c: int = 3) -> tuple[int, int, int]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import threading
+import types
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Annotated, Any, NamedTuple, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, Union, get_args, get_origin
 
 import pydantic
 from pydantic.fields import FieldInfo
@@ -53,15 +55,19 @@ def field_name(param: str) -> str:
 
 
 def params_model(
-    tool: str, specs: tuple[FieldSpec, ...], strict: bool
+    tool: str, specs: tuple[FieldSpec, ...], strict: bool, function: str | None = None
 ) -> tuple[type[pydantic.BaseModel], dict[str, Any]]:
-    """The arguments model and a private copy of its JSON schema, memoised when possible."""
+    """The arguments model and a private copy of its JSON schema, memoised when possible.
+
+    ``function`` names the Python function in errors (``analyse()`` in ``stats.py``, line 3);
+    the tool's name stands for it when not given."""
     key: Hashable | None = (tool, strict, tuple(spec.cache_key() for spec in specs))
     try:
         hash(key)
     except TypeError:  # e.g. an unhashable object inside Annotated metadata
         key = None
-    model, schema = _MODELS.get_or_build(key, functools.partial(_build, tool, specs, strict))
+    build = functools.partial(_build, tool, specs, strict, function or f"{tool}()")
+    model, schema = _MODELS.get_or_build(key, build)
     return model, copy_json(schema)
 
 
@@ -112,7 +118,7 @@ class _ModelCache:
 _MODELS = _ModelCache(size=256, seen_size=4096)
 
 
-def _build(tool: str, specs: tuple[FieldSpec, ...], strict: bool) -> _Built:
+def _build(tool: str, specs: tuple[FieldSpec, ...], strict: bool, function: str) -> _Built:
     """Create the pydantic model and its (strict) JSON schema."""
     fields: dict[str, Any] = {}
     for spec in specs:
@@ -132,7 +138,7 @@ def _build(tool: str, specs: tuple[FieldSpec, ...], strict: bool) -> _Built:
         model = pydantic.create_model(f"{tool}_args", __config__=config, **fields)
         schema = model.model_json_schema()
     except (pydantic.PydanticUserError, TypeError, ValueError, NameError) as exc:
-        raise UserError(_describe_build_error(tool, specs, exc)) from exc
+        raise UserError(_describe_build_error(tool, specs, exc, function)) from exc
     if strict:
         try:
             schema = ensure_strict_json_schema(schema)
@@ -188,18 +194,71 @@ def describe_strict_error(tool: str, exc: StrictSchemaError) -> str:
     return f"Tool {tool!r}: parameter {param!r}{at}: {exc.reason}; {exc.hint}."
 
 
-def _describe_build_error(tool: str, specs: tuple[FieldSpec, ...], exc: Exception) -> str:
-    """Name the parameter whose type pydantic rejected (found by trying each on its own)."""
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+JSON_TYPES = (
+    "str, int, float, bool, a list or dict of them, a Literal, an Enum, a TypedDict, a dataclass "
+    "or a pydantic model"
+)
+"""What a tool's parameter may be annotated with: types whose values a model sends as JSON."""
+
+
+def _describe_build_error(
+    tool: str, specs: tuple[FieldSpec, ...], exc: Exception, function: str
+) -> str:
+    """Name the parameter whose type pydantic rejected (found by trying each on its own), the
+    type at fault, and what to annotate it with instead."""
     for spec in specs:
-        try:
-            pydantic.TypeAdapter(_field_definition(spec, spec.param)[0])
-        except (pydantic.PydanticUserError, TypeError, ValueError, NameError):
-            return (
-                f"Tool {tool!r}: parameter {spec.param!r} has a type pydantic cannot "
-                f"validate ({spec.annotation!r}): {first_line}"
-            )
-    return f"Tool {tool!r}: cannot build the arguments model: {first_line}"
+        culprit = _unsendable(_field_definition(spec, spec.param)[0])
+        if culprit is None:
+            continue
+        return (
+            f"Tool {tool!r}: parameter {spec.param!r} of {function} is annotated "
+            f"{_type_name(spec.annotation)}; a model cannot send a {_type_name(culprit)}, since "
+            f"a model's arguments are JSON. Annotate {spec.param!r} with {JSON_TYPES} instead; "
+            f"for an object such as a DataFrame, take the name of its variable or file "
+            f"(`{spec.param}: str`) and look it up in the function."
+        )
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"Tool {tool!r}: cannot build the arguments model of {function}: {first_line}"
+
+
+def _unsendable(hint: Any) -> Any:
+    """The part of ``hint`` (itself, or the innermost of its arguments) that has no JSON
+    schema, or None when all of it has one."""
+    try:
+        pydantic.TypeAdapter(hint).json_schema()
+        return None
+    except (pydantic.PydanticUserError, TypeError, ValueError, NameError):
+        pass
+    for arg in get_args(hint):
+        if isinstance(arg, type) or get_args(arg):  # not a Literal's value, not metadata
+            inner = _unsendable(arg)
+            if inner is not None:
+                return inner
+    return hint
+
+
+def _type_name(hint: Any) -> str:
+    """A type as its author likely wrote it: ``pandas.DataFrame`` (where the package exports
+    it), ``Thing`` (defined in the notebook), ``list[Thing] | None``."""
+    origin, args = get_origin(hint), get_args(hint)
+    if hint is type(None):
+        return "None"
+    if isinstance(hint, list):  # a Callable's parameters
+        return f"[{', '.join(_type_name(arg) for arg in hint)}]"
+    if origin is Annotated:
+        return f"Annotated[{', '.join([_type_name(args[0]), *map(repr, args[1:])])}]"
+    if origin in (Union, types.UnionType):
+        return " | ".join(_type_name(arg) for arg in args)
+    if origin is Literal or not isinstance(origin or hint, type):
+        return repr(hint).replace("typing.", "")
+    if args:
+        return f"{_type_name(origin)}[{', '.join(_type_name(arg) for arg in args)}]"
+    module, name = hint.__module__, hint.__qualname__
+    if module in ("builtins", "__main__", "typing", "collections.abc"):
+        return str(name)
+    package = module.split(".")[0]
+    exported = getattr(sys.modules.get(package), name, None) is hint
+    return f"{package if exported else module}.{name}"
 
 
 class _Identity:

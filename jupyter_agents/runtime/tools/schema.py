@@ -156,7 +156,7 @@ def function_schema(
     if json_schema is not None:
         factory = functools.partial(_model_only, name, specs, strict_json_schema)
     else:  # pydantic's path: build now, so a bad type fails at decoration time
-        model, json_schema = params_model(name, specs, strict_json_schema)
+        model, json_schema = params_model(name, specs, strict_json_schema, _where(func))
         factory = functools.partial(_identity, model)
     return FuncSchema(
         name=name,
@@ -167,6 +167,18 @@ def function_schema(
         strict_json_schema=strict_json_schema,
         model_factory=factory,
     )
+
+
+def _where(func: Callable[..., Any]) -> str:
+    """The function as its author knows it: ``analyse()``, and where it is defined when that is
+    a file of theirs (a notebook cell's code has none worth naming)."""
+    target = func.func if isinstance(func, functools.partial) else func
+    name = getattr(target, "__qualname__", None) or type(target).__name__
+    code = getattr(target, "__code__", None)
+    file: str = getattr(code, "co_filename", "")
+    if code is None or not file or file.startswith("<") or "ipykernel" in file:
+        return f"{name}()"
+    return f"{name}() ({file}, line {code.co_firstlineno})"
 
 
 def _identity(model: type[pydantic.BaseModel]) -> type[pydantic.BaseModel]:
