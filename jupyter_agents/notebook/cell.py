@@ -15,6 +15,7 @@ from IPython.core.error import UsageError
 from ..runtime.agent import Agent
 from ..runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, OnLoop
 from ..runtime.context import ToolContext
+from ..runtime.items import ToolCallOutputItem
 from ..runtime.replay import Cassette
 from ..runtime.replay.run_replay import NO_RECORDING
 from ..runtime.result import RunResultStreaming
@@ -247,7 +248,7 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         _show_usage(host, run, record, "failed")
         view.finish("failed", f"{type(e).__name__}: {e}")
         runs.update(record, status="failed")
-        raise AgentRunError(f"{_failed_in(view)} ({type(e).__name__}: {_first_line(e)})") from None
+        raise AgentRunError(_failed_in(e)) from None
     finally:
         ticker.cancel()
         tool_output_sink.reset(streaming)
@@ -266,6 +267,7 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     host.last_result = result
     if opts.out:
         host.shell.user_ns[opts.out] = result
+    detail = "; ".join(d for d in (_failed_calls(result), detail) if d) or None
     view.finish("done", detail, replayed=replayed)
     runs.update(record, status="done")
 
@@ -314,14 +316,21 @@ def _record(run: _Prepared) -> RunRecord:
     return run.record
 
 
-def _failed_in(view: LiveView) -> str:
-    return "the agent run failed; the run above shows the error"
+def _failed_in(error: BaseException) -> str:
+    """The cell's error line: the run above already says the error in full (once is enough)."""
+    return f"the agent run failed ({type(error).__name__}); the run above shows why"
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    line = text[0] if text else ""
-    return line if len(line) <= 200 else line[:200] + "…"
+def _failed_calls(result: RunResultStreaming) -> str | None:
+    """``"2 of 3 tool calls failed"`` for a run whose tool calls failed (an error or a
+    timeout), so that a run which ended well does not read "done" as if they had not."""
+    outputs = [item for item in result.new_items if isinstance(item, ToolCallOutputItem)]
+    failed = sum(1 for item in outputs if item.status in ("error", "timeout"))
+    if not failed:
+        return None
+    if failed == len(outputs):
+        return "its tool call failed" if failed == 1 else f"all {failed} tool calls failed"
+    return f"{failed} of {len(outputs)} tool calls failed"
 
 
 async def run_agent_cell(line: str, body: str) -> None:

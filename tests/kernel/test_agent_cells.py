@@ -250,11 +250,42 @@ def test_a_failing_run_stops_run_all(fe: Frontend) -> None:
     decide(fe, comm, "e1", True)
     reply = fe.reply(agent_cell)
     assert reply["content"]["status"] == "error"
-    assert "model exploded" in reply["content"]["evalue"]
+    said = "the agent run failed (RuntimeError); the run above shows why"
+    assert reply["content"]["evalue"] == said  # the error itself is said once, in the run
     (line,) = reply["content"]["traceback"]  # one line, no internals
-    assert "AgentRunError" in line and "the run above shows the error" in line
+    assert "AgentRunError" in line and "model exploded" not in line
     assert fe.reply(next_cell)["content"]["status"] == "aborted"
-    assert final_state(fe, comm)["header"]["status"] == "failed"
+    header = final_state(fe, comm)["header"]
+    assert header["status"] == "failed" and header["detail"] == "RuntimeError: model exploded"
+
+
+@pytest.mark.parametrize(
+    ("cities", "detail"),
+    [
+        (["Paris", "Nowhere"], "1 of 2 tool calls failed"),
+        (["Nowhere"], "its tool call failed"),
+        (["Nowhere", "Nowhere"], "all 2 tool calls failed"),
+        (["Paris"], None),
+    ],
+)
+def test_a_run_whose_tool_calls_failed_says_how_many(
+    fe: Frontend, cities: list[str], detail: str | None
+) -> None:
+    fe.run(
+        "@tool\ndef forecast(city: str) -> str:\n"
+        "    'Tomorrow weather.'\n"
+        "    if city == 'Nowhere':\n        raise ValueError('no such city')\n"
+        "    return 'rain'"
+    )
+    calls = ", ".join(
+        f'tool_call("forecast", {{"city": "{c}"}}, call_id="f{n}")' for n, c in enumerate(cities)
+    )
+    script(fe, f'[[{calls}], [text("Here is the forecast.")]]')
+    cell, comm = start(fe, "%%agent\nTomorrow's weather?")
+    fe.hello(comm)
+    assert fe.reply(cell)["content"]["status"] == "ok"
+    header = final_state(fe, comm)["header"]
+    assert header["status"] == "done" and header.get("detail") == detail
 
 
 def test_headless_grace_period_rejects_with_instructions(fe: Frontend) -> None:
