@@ -34,6 +34,7 @@ from .._util import STATE_FOLDER, make_state_folder
 from .._wal import switch_to_wal
 from ..errors import UserError
 from ..replay import Cassette
+from ..replay.signing import sign
 from .row import ROW_FIELD, ReplayPool, RowRecordings
 
 __all__ = [
@@ -353,7 +354,8 @@ class BatchCassette:
         """Merge what a crashed batch left in the journal, then take the rows' pool."""
         self.cassette = cassette
         recover(cassette)
-        self.pool = ReplayPool(cassette.runs, cassette.mode, cassette.replay_tools)
+        owned = [cassette.owns(run) for run in cassette.runs]
+        self.pool = ReplayPool(cassette.runs, cassette.mode, cassette.replay_tools, owned)
         self._positions = {id(run): i for i, run in enumerate(cassette.runs)}
         self._used = {id(run) for run in cassette.used}
         self._journal: TextIO | None = None
@@ -368,6 +370,7 @@ class BatchCassette:
             if position not in replaced:
                 self._use(self.pool.runs[position])
         for recording, replacing in recordings.kept:
+            sign(recording)  # made by this batch's rows: the person's (a worker may lack the key)
             old = self.pool.runs[replacing] if replacing is not None else None
             self._write_journal(recording, old)
             self._put(recording, old)
