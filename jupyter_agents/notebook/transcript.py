@@ -217,6 +217,8 @@ def _card(block: _Any) -> str:
     status = block.get("status", "done")
     mark, words = STATUS_MARKS.get(status, ("", status))
     tone = "ja-bad" if status in _BAD else "ja-good" if status == "done" else "ja-muted"
+    if status == "rejected" and isinstance((block.get("approval") or {}).get("question"), dict):
+        words, tone = "skipped", "ja-muted"  # a question nobody answered: skipped, not refused
     summary = f'<span class="{tone}" title="{escape_html(words, quote=True)}">{mark}</span> '
     shown = call_text(block, 120)
     summary += f"<code>{escape_html(shown)}</code>"
