@@ -99,11 +99,11 @@ class Spend:
         self.blind = 0
         """Those of them whose cost could not be projected (no call of their model had
         ended): no other call of the budget runs alongside them."""
-        self._waiters: list[asyncio.Future[None]] = []
+        self._waiters: list[asyncio.Future[None]] | None = None  # made when a call waits
         self._scanned = 0  # calls priced so far, into the three below
         self._total = _ZERO
         self._known = True
-        self._dearest: dict[str, Decimal] = {}
+        self._dearest: dict[str, Decimal] | None = None  # made when a call is priced
 
     def link(self, limit: Decimal | None, outer: Spend | None) -> None:
         """Give the running run its budget, and nest it in the run of ``outer`` (None: it is
@@ -144,21 +144,23 @@ class Spend:
             spend.held -= usd
             spend.in_flight -= 1
             spend.blind -= blind
-            waiters, spend._waiters = spend._waiters, []
-            for waiter in waiters:
+            waiters, spend._waiters = spend._waiters, None
+            for waiter in waiters or ():
                 if not waiter.done():
                     waiter.set_result(None)
 
     def changed(self) -> asyncio.Future[None]:
         """Resolved when a call in flight here ends."""
         waiter = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
         self._waiters.append(waiter)
         return waiter
 
     def dearest(self, name: str) -> Decimal | None:
         """The highest price of a call of model ``name`` so far (None: none has ended)."""
         self._scan()
-        return self._dearest.get(name)
+        return self._dearest.get(name) if self._dearest is not None else None
 
     def copy(self) -> Spend:
         """A copy of the calls whose list can grow independently (the calls are shared: their
@@ -184,8 +186,10 @@ class Spend:
                 self._known = False
                 continue
             self._total += usd
-            if usd > self._dearest.get(call.name, -1):
-                self._dearest[call.name] = usd
+            dearest = self._dearest if self._dearest is not None else {}
+            if usd > dearest.get(call.name, -1):
+                dearest[call.name] = usd
+            self._dearest = dearest
         self._scanned = len(calls)
 
     def cost(self) -> RunCost:
