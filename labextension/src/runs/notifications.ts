@@ -1,12 +1,13 @@
 /**
  * A notification for each call that waits for a decision while its cell is out of sight (its
  * notebook is not the current tab, or the cell is scrolled away), with Approve, Reject and Show.
- * It goes away when the call is decided anywhere.
+ * It goes away when the call is decided anywhere, or when its card comes into view (toasts.ts).
  */
 import { Notification } from '@jupyterlab/apputils';
 
 import { Run, RunsModel } from './model';
 import { PendingCall } from './protocol';
+import { planToasts } from './toasts';
 
 export interface NotifierActions {
   /** Whether the run's cell is on screen in the current notebook tab. */
@@ -17,6 +18,8 @@ export interface NotifierActions {
 export class ApprovalNotifier {
   /** Notification ids by request id. */
   private readonly _shown = new Map<string, string>();
+  /** Requests whose notification went when their card came into view (not shown again). */
+  private readonly _seen = new Set<string>();
   enabled = true;
 
   constructor(
@@ -26,7 +29,7 @@ export class ApprovalNotifier {
     _model.changed.connect(() => this.refresh(), this);
   }
 
-  /** Show what waits and is out of sight; withdraw what no longer waits. */
+  /** Show what waits and is out of sight; withdraw what no longer waits or is in view. */
   refresh(): void {
     const waiting = new Map<string, [Run, PendingCall]>();
     for (const run of this._model.runs()) {
@@ -34,19 +37,25 @@ export class ApprovalNotifier {
         waiting.set(call.request, [run, call]);
       }
     }
-    for (const [request, id] of this._shown) {
-      if (!waiting.has(request) || !this.enabled) {
-        Notification.dismiss(id);
-        this._shown.delete(request);
-      }
+    const state = {
+      waiting: new Set(waiting.keys()),
+      shown: new Set(this._shown.keys()),
+      seen: this._seen,
+      enabled: this.enabled
+    };
+    const plan = planToasts(state, request => {
+      const found = waiting.get(request);
+      return found !== undefined && this._actions.visible(found[0]);
+    });
+    for (const request of plan.withdraw) {
+      Notification.dismiss(this._shown.get(request) ?? '');
+      this._shown.delete(request);
     }
-    if (!this.enabled) {
-      return;
-    }
-    for (const [request, [run, call]] of waiting) {
-      if (!this._shown.has(request) && !this._actions.visible(run)) {
-        this._shown.set(request, this._notify(run, call));
-      }
+    plan.seen.forEach(request => this._seen.add(request));
+    [...this._seen].filter(r => !waiting.has(r)).forEach(r => this._seen.delete(r));
+    for (const request of plan.show) {
+      const [run, call] = waiting.get(request)!;
+      this._shown.set(request, this._notify(run, call));
     }
   }
 

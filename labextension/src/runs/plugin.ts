@@ -97,6 +97,19 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
 
     const notifier = new ApprovalNotifier(model, { visible, show });
     notebooks.currentChanged.connect(() => notifier.refresh());
+    labShell?.currentChanged.connect(() => notifier.refresh());
+    // A notification goes once its card comes into view: look again as a notebook scrolls.
+    let frame = 0;
+    const scrolled = () => {
+      frame ||= requestAnimationFrame(() => {
+        frame = 0;
+        notifier.refresh();
+      });
+    };
+    const follow = (panel: NotebookPanel) =>
+      panel.node.addEventListener('scroll', scrolled, { capture: true, passive: true });
+    notebooks.forEach(follow);
+    notebooks.widgetAdded.connect((_t, panel) => follow(panel));
 
     if (statusBar) {
       const item = new RunsStatus(model, openPanel);
