@@ -153,7 +153,8 @@ export function toolView(ctx) {
     badge.dataset.verdict = (b.badge || "").split(":")[0];
     const asked = b.approval?.question;
     args1.textContent = asked ? asked.text : b.args || ""; // a question reads better than JSON
-    status.textContent = st === "done" ? "" : asked && st === "waiting" ? "asks you" : STATUS_WORDS[st] || st;
+    const word = asked && st === "waiting" ? "asks you" : asked && st === "rejected" ? "skipped" : STATUS_WORDS[st] || st;
+    status.textContent = st === "done" ? "" : word; // a question nobody answered was skipped, not refused
     ms.textContent = b.replayed ? "replayed" : b.ms != null ? duration(b.ms) : "";
     ms.title = b.replayed ? "Answered from the run's recording: the tool did not run." : "";
     const parts = Array.isArray(b.parts) ? b.parts.filter((p) => p && typeof p === "object") : [];
