@@ -9,6 +9,7 @@ run in their turn, as in a browser's Run All)."""
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from .notebook.cell_cards import line_feeds
@@ -21,6 +22,9 @@ __all__ = ["TARGET", "HeadlessDocument"]
 TARGET = "jupyter_agents.document"
 
 CELL_TYPES = ("code", "markdown", "raw")
+
+CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A cell id nbformat accepts (an insert may ask for one: see ``notebook_edits.inserted_id``)."""
 
 CHANGES = ("insert", "edit", "delete", "move", "run", "ran", "restart", "cassette", "set_cassette")
 """The requests that change the document (each with ``args``)."""
@@ -43,6 +47,12 @@ class HeadlessDocument:
         """The cells the agent runs now, by the run's token."""
         self.restart_pending = False
         """Restart the kernel when the cell running now ends (``restart_kernel``)."""
+        self.claimed: set[int] = set()
+        """``id()`` of cells a replayed run inserted again: they were there, and are the
+        agent's now (not run in their turn)."""
+        self.lifted: list[tuple[int, Any]] = []
+        """Cells an agent inserted in an earlier run, unchanged since, with their places: out
+        of the notebook until the agent inserts them again (see :meth:`_start_clean`)."""
         client.comm_open_handlers[TARGET] = self._opened
         client.on_cell_execute = self._started
         client.on_cell_executed = self._ended  # (on_cell_complete fires once it is sent)
@@ -57,13 +67,14 @@ class HeadlessDocument:
             info = await client.async_wait_for_reply(client.kc.kernel_info())
             if info is not None and "language_info" in info["content"]:
                 self.nb.metadata["language_info"] = info["content"]["language_info"]
+            self._start_clean()
             cells = list(self.nb.cells)
             self.waiting = {id(c) for c in cells}
             for cell in cells:
                 self.waiting.discard(id(cell))
                 index = self._index(cell)
-                if index is None:
-                    continue  # deleted by the agent before its turn
+                if index is None or id(cell) in self.claimed:
+                    continue  # deleted by the agent before its turn, or inserted by it again
                 # nbclient puts the cell back at the index it began with when it ends: into a
                 # copy of the list, as the agent may have inserted or deleted cells meanwhile;
                 # the kernel's counts, not nbclient's own, as the agent's runs count too
@@ -77,7 +88,33 @@ class HeadlessDocument:
                     self.restart_pending = False
                     await self._restart()
             client.set_widgets_metadata()
+        self._put_back_lifted()
         return self.nb
+
+    def _start_clean(self) -> None:
+        """Start as a fresh Run All of the notebook as first written: no outputs left from an
+        earlier execution (the agent reads the cells), and the cells an agent inserted then,
+        unchanged since, taken out (a replay of that run inserts them again, with the same ids,
+        where they were; a person's edit keeps a cell where it is)."""
+        kept = []
+        for index, cell in enumerate(self.nb.cells):
+            if cell.get("cell_type") == "code":
+                cell["outputs"], cell["execution_count"] = [], None
+            ours = cell.get("metadata", {}).get(METADATA)
+            made = ours.get("inserted") if isinstance(ours, dict) else None
+            if made is not None and made == _digest(cell_source(cell)):
+                self.lifted.append((index, cell))
+            else:
+                kept.append(cell)
+        self.nb.cells = kept
+
+    def _put_back_lifted(self) -> None:
+        """Cells taken out at the start that no run inserted again (it went another way)
+        return to their places: nothing the notebook held is lost."""
+        present = {c.get("id") for c in self.nb.cells}
+        for index, cell in self.lifted:
+            if cell.get("id") not in present:
+                self.nb.cells.insert(min(index, len(self.nb.cells)), cell)
 
     def _send_cell_ids(self) -> None:
         """Execute requests carry the cell's id (``metadata.cellId``), as JupyterLab's do, so
@@ -260,8 +297,19 @@ class HeadlessDocument:
             "markdown": nbformat.v4.new_markdown_cell,
             "raw": nbformat.v4.new_raw_cell,
         }[kind]
-        cell = make(source)  # type: ignore[no-untyped-call]
         cells = self.nb.cells
+        proposed = args.get("id")
+        if isinstance(proposed, str) and CELL_ID.fullmatch(proposed):
+            there = self._find(proposed)
+            if there is not None:
+                held = cells[there]
+                if held.get("cell_type") == kind and cell_source(held) == source:
+                    return self._claim(held)  # as the recorded run left it: not twice
+                proposed = None  # a cell of that id holds something else: a new id
+        cell = make(source)  # type: ignore[no-untyped-call]
+        if isinstance(proposed, str) and CELL_ID.fullmatch(proposed):
+            cell["id"] = proposed
+        cell["metadata"][METADATA] = {"inserted": _digest(source)}
         after, before = args.get("after"), args.get("before")
         if after is not None or before is not None:
             found = self._find(after if after is not None else before)
@@ -273,6 +321,25 @@ class HeadlessDocument:
         else:
             cells.append(cell)
         return {"done": True, "cell": cell["id"], "source": source}
+
+    def _claim(self, cell: Any) -> dict[str, Any]:
+        """An insert of the cell the notebook already holds (a replayed run inserting what its
+        recording did): this run's own, as if just inserted, so it does not run again in its
+        turn and the agent may run it."""
+        self.waiting.discard(id(cell))
+        self.claimed.add(id(cell))
+        return {"done": True, "cell": cell["id"], "source": cell_source(cell)}
+
+
+def _digest(source: str) -> str:
+    """What marks a cell an agent inserted, and says whether anyone changed it since: the
+    length and FNV-1a hash of its UTF-8 text (the lab extension's ``insertedMark`` makes the
+    same, without an asynchronous digest)."""
+    data = source.encode("utf-8")
+    value = 0x811C9DC5
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{len(data)}-{value:08x}"
 
 
 def _stale(cell: Any) -> dict[str, Any]:

@@ -92,12 +92,22 @@ class CellCassette(Cassette):
 
     stored: str | None = None
 
+    unconfigured: bool = False
+    """It replays because no model is set up (a person ran the cell under ``auto``)."""
+
 
 async def cell_cassette(
-    host: NotebookHost, cell: str, choice: str | None, tools: str = "recorded"
+    host: NotebookHost,
+    cell: str,
+    choice: str | None,
+    tools: str = "recorded",
+    *,
+    configured: bool = True,
 ) -> Cassette:
     """The cassette a cell's run records into (and replays from, as the mode says);
-    ``tools="run"``: a replayed run's tool calls run again."""
+    ``tools="run"``: a replayed run's tool calls run again. ``configured``: a model is set up
+    for the run; without one, a cell a person runs under ``auto`` replays its recording (and
+    says why) instead of failing for want of a key."""
     mode = host.replay_mode
     stored, live = await _recorded(host, cell)
     if host.document is None or host.document.frontend is None:  # nbconvert, papermill
@@ -111,9 +121,11 @@ async def cell_cassette(
         chosen = "strict" if mode == "strict" and choice is None else "replay"
     else:
         headless = host.document is not None and host.document.frontend == "headless"
-        chosen = "replay" if headless or unattended() else "record"
+        chosen = "replay" if headless or unattended() or not configured else "record"
     tools_mode: Literal["recorded", "run"] = "run" if tools == "run" else "recorded"
-    return CellCassette(runs=runs, mode=chosen, replay_tools=tools_mode, stored=stored)
+    made = CellCassette(runs=runs, mode=chosen, replay_tools=tools_mode, stored=stored)
+    made.unconfigured = not configured and chosen == "replay" and mode == "auto"
+    return made
 
 
 async def keep_recording(host: NotebookHost, cell: str, cassette: Cassette) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Literal
 
@@ -157,6 +158,7 @@ def editing_tools(document: Document, own_cell: Callable[[], str]) -> list[Funct
             return _not_on_card(named)
         args: dict[str, Any] = {"cell_type": cell_type, "source": line_feeds(source)}
         args.update({"after": after_id, "before": before_id})
+        args["id"] = inserted_id(own_cell(), ctx.tool_call_id)
         if anchor is not None:
             args["expected"] = anchor.source
         return await _change(document, "insert", args, anchor.id if anchor else None)
@@ -219,6 +221,15 @@ def editing_tools(document: Document, own_cell: Callable[[], str]) -> list[Funct
         cell_tool(delete_cell, delete_card, document, own_cell, cards),
         cell_tool(move_cell, move_card, document, own_cell, cards),
     ]
+
+
+def inserted_id(agent_cell: str, call_id: str) -> str:
+    """The id an ``insert_cell`` call asks its new cell to have: made from the agent's cell and
+    the call's id, so the replay of a recorded run asks for the same one, and a frontend that
+    already holds that cell with that text (the notebook as the recorded run left it) keeps
+    it instead of inserting it twice."""
+    digest = hashlib.sha256(f"{agent_cell}\0{call_id}".encode()).hexdigest()
+    return f"ja-{digest[:20]}"
 
 
 def _not_on_card(cell_id: Any) -> str:

@@ -14,7 +14,7 @@ __all__ = ["CellOptions", "parse_cell_options"]
 
 USAGE = (
     "%%agent [AGENT] [--model M] [--max-turns N] [--new] [--out VAR] "
-    "[--approve ask|auto|deny] [--background] [--live | --replay] [--replay-tools run] | "
+    "[--approve ask|auto|deny] [--background] [--live | --replay] [--replay-tools recorded] | "
     "%%agent [AGENT] --over DATAFRAME [--approve review|auto|deny] [--concurrency N] "
     "[--out VAR] [--backend local|ray [--keep-warm]] [--fresh] [--rpm N] [--tpm N] | "
     "%%agent [AGENT] --eval DATASET [--scorer VAR ...] [the --over options]"
@@ -58,10 +58,12 @@ class CellOptions:
     replay: Literal["live", "replay"] | None = None
     """``--live``: ask the model whatever the notebook's replay mode; ``--replay``: replay the
     cell's recording when its inputs are the same (None: the notebook's ``%agent replay``)."""
-    replay_tools: Literal["recorded", "run"] = "recorded"
-    """``--replay-tools run``: a replayed run's tool calls run again (outputs that differ from
-    the recording are flagged; calls that need approval are asked again) instead of being
-    answered from the recording."""
+    replay_tools: Literal["recorded", "run"] = "run"
+    """How a replayed run answers its tool calls: ``run`` (the default) runs them again, as
+    Restart & Run All runs cells, so the variables, cells and files they made are there again
+    (outputs that differ from the recording are flagged; calls that need approval are decided
+    as the person did, from their own recording, or asked); ``--replay-tools recorded`` answers
+    them from the recording instead. A tool's own ``@tool(replay=...)`` wins either way."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,7 +91,7 @@ def _parser() -> _Parser:
     parser.add_argument("--tpm", type=int)
     parser.add_argument("--live", action="store_const", const="live", dest="replay")
     parser.add_argument("--replay", action="store_const", const="replay", dest="replay")
-    parser.add_argument("--replay-tools", choices=["recorded", "run"], default="recorded")
+    parser.add_argument("--replay-tools", choices=["recorded", "run"], default=None)
     return parser
 
 
@@ -112,7 +114,7 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         raise UsageError("%%agent: --scorer goes with --eval DATASET.")
     if args.replay is not None and batch:
         raise UsageError(f"%%agent: --{args.replay} does not go with {batch} (a batch).")
-    if args.replay_tools != "recorded" and batch:
+    if args.replay_tools is not None and batch:
         raise UsageError(f"%%agent: --replay-tools does not go with {batch} (a batch).")
     if args.keep_warm and args.backend != "ray":
         raise UsageError("%%agent: --keep-warm goes with --backend ray.")
@@ -157,7 +159,7 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         rpm=args.rpm,
         tpm=args.tpm,
         replay=args.replay,
-        replay_tools=args.replay_tools,
+        replay_tools=args.replay_tools or "run",
     )
 
 

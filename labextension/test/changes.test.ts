@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
-import { applyChange } from '../src/document/changes';
+import { applyChange, insertedMark } from '../src/document/changes';
 import { Runs } from '../src/document/runs';
 
 class Cell {
@@ -37,8 +37,8 @@ function panelOf(cells: Cell[]): NotebookPanel {
     cells: { get length() { return cells.length; }, get: (i: number) => cells[i] },
     sharedModel: {
       transact: (change: () => void) => change(),
-      insertCell: (index: number, cell: { cell_type: string; source: string }) => {
-        const inserted = new Cell(`new${++made}`, cell.source, cell.cell_type);
+      insertCell: (index: number, cell: { cell_type: string; source: string; id?: string }) => {
+        const inserted = new Cell(cell.id ?? `new${++made}`, cell.source, cell.cell_type);
         cells.splice(index, 0, inserted);
         return { getId: () => inserted.id };
       },
@@ -116,6 +116,34 @@ describe('a change the card showed', () => {
     const unchecked = applyChange(panel, 'insert', { cell_type: 'code', source: 'z', after: 'a' });
     assert.equal(unchecked.stale, true); // a kernel that sends no expected source is refused
     assert.deepEqual(ids(cells), ['a', 'b']);
+  });
+
+  it('inserts with the id the kernel asks for, and never twice', () => {
+    const cells = [new Cell('a', 'x = 1')];
+    const panel = panelOf(cells);
+    const insert = { cell_type: 'code', source: 'y = 2', after: 'a', expected: 'x = 1' };
+    const first = applyChange(panel, 'insert', { ...insert, id: 'ja-0123' });
+    assert.deepEqual(first, { done: true, cell: 'ja-0123', source: 'y = 2' });
+    // a replay of the same call: the notebook holds that cell with that text already
+    const again = applyChange(panel, 'insert', { ...insert, id: 'ja-0123' });
+    assert.deepEqual(again, { done: true, cell: 'ja-0123', source: 'y = 2' });
+    assert.deepEqual(ids(cells), ['a', 'ja-0123']);
+    // the person changed it since: a new cell, with an id of its own
+    cells[1].source = 'y = 3';
+    const changed = applyChange(panel, 'insert', { ...insert, id: 'ja-0123' });
+    assert.equal(changed.done, true);
+    assert.notEqual(changed.cell, 'ja-0123');
+    // an id nbformat would refuse is not asked for
+    const odd = applyChange(panel, 'insert', { ...insert, id: 'not an id!' });
+    assert.notEqual(odd.cell, 'not an id!');
+    assert.equal(cells.length, 4);
+  });
+
+  it('marks an inserted cell as the headless runner does', () => {
+    // the values Python's _digest gives (tests/notebook/test_replayed_notebooks.py checks them)
+    assert.equal(insertedMark(''), '0-811c9dc5');
+    assert.equal(insertedMark('x = 1'), '5-41f65c6b');
+    assert.equal(insertedMark('é 😀'), '7-d7be7e9a');
   });
 
   it('names the cell when an edit or a delete finds another source', () => {

@@ -2,18 +2,19 @@
 answering through the real openai client and the local OpenAI-compatible test server over HTTP
 (``JUPYTER_AGENTS_SCRIPTED_HTTP=1``); then the executed notebook is executed again by the
 headless runner in a network namespace of its own (bubblewrap ``--unshare-net``), its model
-requests sent to an address where nothing listens. Every agent cell shows the same run as
-before, timing aside, replayed from the recording the first run left in the cell: a model
-request would have failed.
+requests sent to an address where nothing listens. Replay reproduces the notebook the way
+Restart & Run All reproduces code cells: every agent cell shows the same run as before, timing
+aside, replayed from the recording the first run left in the cell (a model request would have
+failed), its tools run again (so the variables, cells and files they made are there again),
+and every other code cell shows what it showed the first time, with no error.
 
-Cells that are not agent cells are not compared: a code cell that calls the runtime itself
-(``await Runner.run(...)``) is not recorded, and a replayed tool does not run again, so a cell
-reading what it did (a variable, a file) differs (docs/replay.md says so).
+Outputs are compared with timings and the names of temporary folders (``tempfile``'s) left out.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,27 @@ def test_agent_cells_replay_offline_the_same(executed: dict[str, Any], name: str
         assert replayed == then, f"{now.source!r} differs:\n{said}"
         if "header" in then:  # one run (a batch cell shows its table instead)
             assert _header(now)["replayed"] is True, f"{now.source!r} ran live:\n{said}"
+
+
+@pytest.mark.parametrize("name", [p.stem for p in WITH_AGENTS])
+def test_every_code_cell_shows_the_same_again_offline(executed: dict[str, Any], name: str) -> None:
+    live, again, said = executed[name]["live"], executed[name]["again"], executed[name]["said"]
+    assert [c.source for c in live.cells] == [c.source for c in again.cells], said
+    for was, now in zip(live.cells, again.cells, strict=True):
+        if now.cell_type != "code":
+            continue
+        errors = [f"{o.ename}: {o.evalue}" for o in now.outputs if o.output_type == "error"]
+        assert errors == [], f"{now.source!r} failed offline: {errors}\n{said}"
+        assert _plain(run_of(now)) == _plain(run_of(was)), f"{now.source!r} differs:\n{said}"
+
+
+TEMPORARY = re.compile(r"/tmp/[\w.-]*?[a-z0-9_]{8}(?=[/'\"\s\\]|$)")
+"""A folder ``tempfile`` made (``/tmp/data-tools-ph5l5z8w``): another name each run."""
+
+
+def _plain(shown: Any) -> Any:
+    """``shown`` with temporary folders' names left out."""
+    return json.loads(TEMPORARY.sub("/tmp/TEMPORARY", json.dumps(shown)))
 
 
 def _header(cell: Any) -> dict[str, Any]:

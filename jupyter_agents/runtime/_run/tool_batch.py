@@ -185,8 +185,10 @@ class ToolBatch:
 def replayed_decision(replay: RunReplay, run: ToolRun, call: ToolCall) -> bool:
     """Decide ``call`` as the person did when they recorded this run (their own recording
     only: :meth:`RunReplay.recorded_decision`); whether it was. A call decided alone (an
-    escalation out of the sandbox, a dangerous command) is asked again, and recorded edited
-    arguments that the tool's schema refuses are not used: the call is asked."""
+    escalation out of the sandbox, a dangerous command) is asked again, as is a call whose
+    card shows what the notebook holds now (the cell tools: what the person approved then may
+    not be what will run now); recorded edited arguments that the tool's schema refuses are
+    not used: the call is asked."""
     decision = replay.recorded_decision(call.parsed.call_id)
     tool = call.tool
     if decision is None or tool is None:
@@ -195,6 +197,8 @@ def replayed_decision(replay: RunReplay, run: ToolRun, call: ToolCall) -> bool:
         tool, "always_asks", False
     ):
         return False
+    if getattr(tool, "describe_this_call", None) is not None:
+        return False  # its card is made from the notebook now, not from the call: ask again
     if decision.approved and decision.arguments is not None:
         validate = getattr(tool, "validate_arguments", None)
         if callable(validate) and validate(decision.arguments) is not None:

@@ -13,8 +13,24 @@ import { changedPart } from './diff';
 export type Reply = Record<string, unknown>;
 
 const CELL_TYPES = ['code', 'markdown', 'raw'];
+/** A cell id nbformat accepts (an insert may ask for one: notebook_edits.inserted_id). */
+const CELL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 type Args = Record<string, unknown>;
+
+/**
+ * What marks a cell the agent inserted, and says whether anyone changed it since: the length
+ * and FNV-1a hash of its UTF-8 text (the headless runner's `_digest` makes the same). Running
+ * the notebook again headless takes such a cell out until the replayed run inserts it again.
+ */
+export function insertedMark(source: string): string {
+  const data = new TextEncoder().encode(source);
+  let value = 0x811c9dc5;
+  for (const byte of data) {
+    value = Math.imul(value ^ byte, 0x01000193) >>> 0;
+  }
+  return `${data.length}-${value.toString(16).padStart(8, '0')}`;
+}
 
 /** The editor shows `\r\n` and `\r` as one line break while the cell's shared source keeps
  * them, so a change to such a source lands at the wrong place (or throws in the editor). */
@@ -89,10 +105,25 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
       }
       index = args.after !== null && args.after !== undefined ? found + 1 : found;
     }
-    let id = '';
     const source = lineFeeds(args.source);
+    // The kernel asks for an id made from the call, so a replayed run asks for the same one:
+    // a cell of that id holding that text is the one the recorded run inserted (not twice).
+    let asked = typeof args.id === 'string' && CELL_ID.test(args.id) ? args.id : undefined;
+    if (asked !== undefined) {
+      const there = indexOf(asked);
+      if (there >= 0) {
+        const held = model.cells.get(there);
+        if (held.type === kind && held.sharedModel.getSource() === source) {
+          return { done: true, cell: asked, source };
+        }
+        asked = undefined; // that id holds something else: a new one
+      }
+    }
+    let id = '';
     shared.transact(() => {
-      id = shared.insertCell(index, { cell_type: kind as 'code', source }).getId();
+      const metadata = { jupyter_agents: { inserted: insertedMark(source) } };
+      const cell = { cell_type: kind as 'code', source, metadata, ...(asked ? { id: asked } : {}) };
+      id = shared.insertCell(index, cell).getId();
     });
     return { done: true, cell: id, source };
   }
