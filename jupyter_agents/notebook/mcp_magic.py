@@ -34,6 +34,11 @@ _RULES = ("always", "never", "destructive")
 DEFAULT_APPROVAL = "destructive"
 """In a notebook, tools a server does not mark read-only ask first unless told otherwise."""
 
+SESSION_TIMEOUT = 30.0
+"""Seconds a server added here may take to start and to list its tools (the SDK's 5 s is
+short for a server that imports much, or that ``npx`` fetches first, on a busy machine; tool
+calls have their own limit)."""
+
 
 def mcp_magic(host: NotebookHost, words: list[str]) -> None:
     """Handle ``%agent mcp ...``."""
@@ -88,7 +93,12 @@ def _add(host: NotebookHost, words: list[str]) -> None:
     rule = options.pop("approve", [DEFAULT_APPROVAL])[-1]
     if rule not in _RULES:
         raise UsageError(f"%agent mcp add: --approve takes {', '.join(_RULES)}; got {rule!r}.")
-    common: dict[str, Any] = {"name": name, "cache_tools_list": True, "require_approval": rule}
+    common: dict[str, Any] = {
+        "name": name,
+        "cache_tools_list": True,
+        "require_approval": rule,
+        "client_session_timeout_seconds": SESSION_TIMEOUT,
+    }
     url = options.pop("url", [None])[-1]
     try:
         if url is not None:

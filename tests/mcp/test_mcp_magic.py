@@ -43,6 +43,7 @@ def test_http_and_sse_servers_by_url(
         "X-Trace": "abc"
     }
     assert type(old).__name__ == "MCPServerSse" and old.require_approval == "never"
+    assert web.client_session_timeout_seconds == old.client_session_timeout_seconds == 30
     agent = host.notebook_agent()
     assert agent.mcp_servers == [web, old]
     shell.run_cell("%agent mcp list")
