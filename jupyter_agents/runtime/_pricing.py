@@ -68,21 +68,26 @@ def _calculator() -> tuple[Callable[..., Any], Any]:
 
 def request_price(ref: PriceRef, usage: RequestUsage) -> Decimal | None:
     """The price in US dollars of one call with ``usage``, as genai-prices calculates it
-    (cached input tokens at the cache-read price, reasoning tokens as output or at their own
-    price where the model has one); None when genai-prices knows no price for the model."""
-    cached = min(usage.input_tokens_details.cached_tokens, usage.input_tokens)
+    (input tokens read from the prompt cache at the cache-read price, those written to it at
+    the cache-write price, reasoning tokens as output or at their own price where the model
+    has one); None when genai-prices knows no price for the model."""
+    details = usage.input_tokens_details
+    cached = min(details.cached_tokens, usage.input_tokens)
+    written = min(details.cache_write_tokens, usage.input_tokens - cached)
     reasoning = min(usage.output_tokens_details.reasoning_tokens, usage.output_tokens)
-    return _price(ref, usage.input_tokens, cached, usage.output_tokens, reasoning)
+    return _price(ref, usage.input_tokens, cached, written, usage.output_tokens, reasoning)
 
 
 @functools.lru_cache(maxsize=4096)  # batches repeat the same usage; a price takes ~0.7 ms
 def _price(
-    ref: PriceRef, input_tokens: int, cached: int, output_tokens: int, reasoning: int
+    ref: PriceRef, input_tokens: int, cached: int, written: int, output_tokens: int, reasoning: int
 ) -> Decimal | None:
     calc, usage_type = _calculator()
+    # genai-prices counts cache reads and writes inside input_tokens, as OpenAI and LiteLLM do.
     priced = usage_type(
         input_tokens=input_tokens,
         cache_read_tokens=cached,
+        cache_write_tokens=written,
         output_tokens=output_tokens,
         output_reasoning_tokens=reasoning,
     )

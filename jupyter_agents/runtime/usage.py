@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 __all__ = ["InputTokensDetails", "OutputTokensDetails", "RequestUsage", "Usage"]
 
@@ -12,7 +12,12 @@ class InputTokensDetails:
     """Breakdown of the input tokens."""
 
     cached_tokens: int = 0
-    """Input tokens served from the provider's prompt cache."""
+    """Input tokens read from the provider's prompt cache (OpenAI's ``cached_tokens``,
+    Anthropic's ``cache_read_input_tokens``)."""
+
+    cache_write_tokens: int = 0
+    """Input tokens written to the provider's prompt cache (OpenAI's ``cache_write_tokens``,
+    Anthropic's ``cache_creation_input_tokens``), which some providers price above input."""
 
 
 @dataclass
@@ -69,7 +74,7 @@ class Usage:
                     other.input_tokens,
                     other.output_tokens,
                     other.total_tokens,
-                    InputTokensDetails(other.input_tokens_details.cached_tokens),
+                    replace(other.input_tokens_details),
                     OutputTokensDetails(other.output_tokens_details.reasoning_tokens),
                 )
             )
@@ -78,13 +83,16 @@ class Usage:
         self.output_tokens += other.output_tokens
         self.total_tokens += other.total_tokens
         self.input_tokens_details.cached_tokens += other.input_tokens_details.cached_tokens
+        self.input_tokens_details.cache_write_tokens += (
+            other.input_tokens_details.cache_write_tokens
+        )
         self.output_tokens_details.reasoning_tokens += other.output_tokens_details.reasoning_tokens
 
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
             return NotImplemented
         result = Usage(
-            input_tokens_details=InputTokensDetails(self.input_tokens_details.cached_tokens),
+            input_tokens_details=replace(self.input_tokens_details),
             output_tokens_details=OutputTokensDetails(self.output_tokens_details.reasoning_tokens),
         )
         result.requests = self.requests

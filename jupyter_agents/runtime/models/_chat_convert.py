@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..items import TResponseInputItem
+from ._chat_reasoning import replay_fields
 
 __all__ = ["to_chat_messages"]
 
@@ -72,6 +73,15 @@ def _tool_output(item: TResponseInputItem) -> tuple[dict[str, Any], list[dict[st
     return {"role": "tool", "tool_call_id": item["call_id"], "content": summary}, parts
 
 
+def _tool_call(item: TResponseInputItem) -> dict[str, Any]:
+    arguments = item.get("arguments", "")
+    return {
+        "id": item["call_id"],
+        "type": "function",
+        "function": {"name": item["name"], "arguments": arguments},
+    }
+
+
 def _attachments_message(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "role": "user",
@@ -80,12 +90,18 @@ def _attachments_message(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def to_chat_messages(
-    system_instructions: str | None, input: str | list[TResponseInputItem]
+    system_instructions: str | None,
+    input: str | list[TResponseInputItem],
+    *,
+    model: str = "",
+    thinking_blocks: bool = False,
 ) -> list[dict[str, Any]]:
-    """Responses API input items as Chat Completions messages.
+    """Responses API input items as Chat Completions messages for ``model``.
 
     Consecutive assistant text and function calls merge into one assistant message carrying
-    ``tool_calls``; reasoning items are dropped (Chat Completions has no place for them).
+    ``tool_calls``. A reasoning item adds to the assistant message after it what the model's
+    provider wants back (``_chat_reasoning.replay_fields``: Claude's thinking blocks when
+    ``thinking_blocks``, DeepSeek's ``reasoning_content``), and is dropped otherwise.
     """
     messages: list[dict[str, Any]] = []
     if system_instructions:
@@ -95,6 +111,7 @@ def to_chat_messages(
         return messages
     assistant: dict[str, Any] | None = None
     attachments: list[dict[str, Any]] = []
+    reasoning: dict[str, Any] = {}  # for the next assistant message
     for item in input:
         if attachments and item.get("type") != "function_call_output":
             messages.append(_attachments_message(attachments))
@@ -103,27 +120,24 @@ def to_chat_messages(
         role = item.get("role")
         if kind == "function_call":
             if assistant is None:
-                assistant = {"role": "assistant", "content": None}
+                assistant = {"role": "assistant", "content": None, **reasoning}
                 messages.append(assistant)
-            assistant.setdefault("tool_calls", []).append(
-                {
-                    "id": item["call_id"],
-                    "type": "function",
-                    "function": {"name": item["name"], "arguments": item.get("arguments", "")},
-                }
-            )
+                reasoning = {}
+            assistant.setdefault("tool_calls", []).append(_tool_call(item))
             continue
-        if (kind == "message" and role == "assistant") or (kind is None and role == "assistant"):
-            assistant = {"role": "assistant", "content": _plain_text(item.get("content", ""))}
+        if role == "assistant" and kind in ("message", None):
+            text = _plain_text(item.get("content", ""))
+            assistant = {"role": "assistant", "content": text, **reasoning}
             messages.append(assistant)
+            reasoning = {}
             continue
-        assistant = None
+        assistant, reasoning = None, {}
         if kind == "function_call_output":
             message, parts = _tool_output(item)
             messages.append(message)
             attachments.extend(parts)
         elif kind == "reasoning":
-            continue
+            reasoning = replay_fields(item, model, thinking_blocks)
         elif role in ("user", "system", "developer"):
             chat_role = "system" if role == "developer" else role
             messages.append({"role": chat_role, "content": _text_parts(item.get("content", ""))})

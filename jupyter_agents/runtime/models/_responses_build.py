@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from openai.types.responses import (
     Response,
@@ -24,6 +24,7 @@ from openai.types.responses import (
     ResponseOutputItemAddedEvent,
     ResponseOutputItemDoneEvent,
     ResponseOutputMessage,
+    ResponseOutputRefusal,
     ResponseOutputText,
     ResponseReasoningItem,
     ResponseTextDeltaEvent,
@@ -32,6 +33,7 @@ from openai.types.responses import (
 )
 from openai.types.responses.response_reasoning_item import Summary
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+from pydantic import BaseModel
 
 from ..usage import Usage
 
@@ -41,16 +43,32 @@ __all__ = [
     "function_call_item",
     "message_item",
     "reasoning_item",
+    "refusal_part",
     "split_text",
 ]
 
+_Event = TypeVar("_Event", bound=BaseModel)
 
-def message_item(text: str, item_id: str, status: str = "completed") -> ResponseOutputMessage:
-    """An assistant message holding one text part."""
-    part = ResponseOutputText.model_construct(type="output_text", text=text, annotations=[])
+
+def message_item(
+    text: str, item_id: str, status: str = "completed", refusal: str | None = None
+) -> ResponseOutputMessage:
+    """An assistant message holding one text part, or a refusal part, or both (text first)."""
+    parts: list[Any] = []
+    if text or refusal is None:
+        parts.append(
+            ResponseOutputText.model_construct(type="output_text", text=text, annotations=[])
+        )
+    if refusal is not None:
+        parts.append(refusal_part(refusal))
     return ResponseOutputMessage.model_construct(
-        id=item_id, type="message", role="assistant", status=status, content=[part]
+        id=item_id, type="message", role="assistant", status=status, content=parts
     )
+
+
+def refusal_part(refusal: str) -> ResponseOutputRefusal:
+    """A refusal content part."""
+    return ResponseOutputRefusal.model_construct(type="refusal", refusal=refusal)
 
 
 def function_call_item(
@@ -82,7 +100,8 @@ def _openai_usage(usage: Usage) -> ResponseUsage:
         output_tokens=usage.output_tokens,
         total_tokens=usage.total_tokens,
         input_tokens_details=InputTokensDetails.model_construct(
-            cached_tokens=usage.input_tokens_details.cached_tokens
+            cached_tokens=usage.input_tokens_details.cached_tokens,
+            cache_write_tokens=usage.input_tokens_details.cache_write_tokens,
         ),
         output_tokens_details=OutputTokensDetails.model_construct(
             reasoning_tokens=usage.output_tokens_details.reasoning_tokens
@@ -128,6 +147,11 @@ class EventSequence:
     def _next(self) -> int:
         self._seq += 1
         return self._seq
+
+    def event(self, kind: type[_Event], **fields: Any) -> _Event:
+        """An event of class ``kind`` with the next sequence number (for the events without a
+        method of their own)."""
+        return kind.model_construct(sequence_number=self._next(), **fields)
 
     def created(self, response: Response) -> ResponseCreatedEvent:
         return ResponseCreatedEvent.model_construct(

@@ -11,7 +11,10 @@ provider, so a request is built and an answer read exactly as for
   sent (hosted tools, a stored prompt, server-side conversation state), and a setting the
   provider does not take is LiteLLM's ``UnsupportedParamsError`` turned into a ``UserError``:
   nothing is dropped silently;
-- calls are priced by genai-prices from LiteLLM's ``provider/model`` name.
+- calls are priced by genai-prices from LiteLLM's ``provider/model`` name;
+- Claude's thinking blocks, which LiteLLM returns as ``thinking_blocks``, go back to it the same
+  way on the next assistant message (``_chat_reasoning``): Anthropic refuses a tool-use turn
+  without them.
 
 The ``litellm`` package is imported on the first call (it takes seconds), never by
 ``import jupyter_agents``.
@@ -105,7 +108,9 @@ class LitellmModel(RequestModel):
 
     def _params(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
         self._refuse(request)
-        params = chat_params(self.model, request, self._warned, stream)
+        # LiteLLM takes max_tokens for every provider (and renames it for OpenAI's reasoning
+        # models itself), and Claude's thinking blocks back on assistant messages.
+        params = chat_params(self.model, request, self._warned, stream, thinking_blocks=True)
         # One retry layer, the run's: LiteLLM's own retries would multiply it.
         params.update(num_retries=0, max_retries=0)
         if self.base_url is not None:
@@ -131,7 +136,7 @@ class LitellmModel(RequestModel):
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """One ``acompletion`` call, as a Responses API response."""
-        return chat_response(await self._call(self._params(request, False)))
+        return chat_response(await self._call(self._params(request, False)), self.model)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[TResponseStreamEvent]:
         """One streamed ``acompletion`` call, its chunks as Responses API events."""

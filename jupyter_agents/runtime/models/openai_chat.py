@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from ..items import ModelResponse, TResponseStreamEvent
-from ._chat_request import chat_params, chat_response
+from ._chat_request import chat_params, chat_response, token_limit_field
 from ._chat_stream import chat_stream_events
 from .interface import ModelRequest, RequestModel
 from .provider import ClientPool, shared_client_pool
@@ -64,18 +64,20 @@ class OpenAIChatCompletionsModel(RequestModel):
                 self,
             )
 
-    def _params(self, request: ModelRequest, stream: bool) -> dict[str, Any]:
+    def _params(self, client: AsyncOpenAI, request: ModelRequest, stream: bool) -> dict[str, Any]:
         self._refuse_prompt(request.prompt)
-        return chat_params(self.model, request, self._warned, stream)
+        field = token_limit_field(self.model, str(client.base_url))
+        return chat_params(self.model, request, self._warned, stream, token_field=field)
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """One ``chat.completions.create`` call, as a Responses API response."""
-        completion = await self._client().chat.completions.create(**self._params(request, False))
-        return chat_response(completion)
+        client = self._client()
+        completion = await client.chat.completions.create(**self._params(client, request, False))
+        return chat_response(completion, self.model)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[TResponseStreamEvent]:
         """One streamed call, its chunks converted to Responses API events."""
-        params = self._params(request, True)
-        stream = await self._client().chat.completions.create(**params)
+        client = self._client()
+        stream = await client.chat.completions.create(**self._params(client, request, True))
         async for event in chat_stream_events(self.model, stream):
             yield event

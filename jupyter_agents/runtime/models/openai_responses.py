@@ -1,13 +1,21 @@
-"""The OpenAI Responses API as a :class:`Model`."""
+"""The OpenAI Responses API as a :class:`Model`.
+
+Output items are kept as the API sends them, values newer than the installed ``openai``
+package included (``_lenient``: no warning when they are dumped). Input items that came from
+another API are cleaned first, as the OpenAI Agents SDK does: reasoning items made from a Chat
+Completions answer (they carry ``provider_data``) are left out, and ``provider_data`` is
+removed from the others.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from ..items import ModelResponse, TResponseStreamEvent
+from ..items import ModelResponse, TResponseInputItem, TResponseStreamEvent
 from ..model_settings import ModelSettings
 from ..tools import HostedTool, Tool
+from ._lenient import without_dump_warnings
 from ._openai_params import response_format, responses_tools, settings_params
 from .interface import ModelRequest, RequestModel
 from .provider import ClientPool, shared_client_pool
@@ -50,7 +58,7 @@ class OpenAIResponsesModel(RequestModel):
 
     def _params(self, request: ModelRequest) -> dict[str, Any]:
         settings, tools, handoffs = request.model_settings, request.tools, request.handoffs
-        params: dict[str, Any] = {"model": self.model, "input": request.input}
+        params: dict[str, Any] = {"model": self.model, "input": _responses_input(request.input)}
         if request.system_instructions is not None:
             params["instructions"] = request.system_instructions
         if tools or handoffs:
@@ -90,7 +98,7 @@ class OpenAIResponsesModel(RequestModel):
         """One ``responses.create`` call."""
         response = await self._client().responses.create(**self._params(request))
         return ModelResponse(
-            output=list(response.output),
+            output=[without_dump_warnings(item) for item in response.output],
             usage=usage_from_openai(response.usage),
             response_id=response.id,
         )
@@ -100,9 +108,26 @@ class OpenAIResponsesModel(RequestModel):
         stream = await self._client().responses.create(**self._params(request), stream=True)
         try:
             async for event in stream:
+                kind = event.type
+                if kind == "response.output_item.done" or kind == "response.output_item.added":
+                    without_dump_warnings(event.item)
+                elif kind == "response.completed" or kind == "response.incomplete":
+                    for item in event.response.output:
+                        without_dump_warnings(item)
                 yield event
         finally:
             await stream.close()
+
+
+def _responses_input(input: str | list[TResponseInputItem]) -> str | list[TResponseInputItem]:
+    """``input`` without what the Responses API refuses from other APIs' items."""
+    if isinstance(input, str) or not any("provider_data" in item for item in input):
+        return input
+    return [
+        {key: value for key, value in item.items() if key != "provider_data"}
+        for item in input
+        if not (item.get("type") == "reasoning" and item.get("provider_data"))
+    ]
 
 
 def _include(settings: ModelSettings) -> list[str] | None:
