@@ -21,6 +21,7 @@ from ..runtime.replay.run_replay import NO_RECORDING
 from ..runtime.result import RunResultStreaming
 from ..runtime.run import RunConfig, Runner
 from ..runtime.tools import FunctionTool
+from ..runtime.tools.background import BackgroundCall, background_call_sink
 from ..runtime.tools.live_output import tool_output_sink
 from ..runtime.tools.plan import plan_of
 from . import _tool_output
@@ -226,8 +227,13 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         while True:
             await asyncio.sleep(TICK)
 
+    def went_on(call: BackgroundCall) -> None:  # a sync tool the run stopped waiting for
+        view.left_running(call)
+        runs.left_running(record, call)
+
     ticker = asyncio.ensure_future(tick())
     streaming = tool_output_sink.set(view.tool_output_text)  # every tool's, as it comes
+    going_on = background_call_sink.set(went_on)
     try:
         await _start(host, opts, run)
         result = run.result
@@ -252,6 +258,7 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     finally:
         ticker.cancel()
         tool_output_sink.reset(streaming)
+        background_call_sink.reset(going_on)
     if result.is_cancelled:
         _show_usage(host, run, record, "cancelled")
         view.finish("cancelled", "stopped")

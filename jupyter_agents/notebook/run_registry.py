@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
+from ..runtime.tools.background import BackgroundCall
 from ..runtime.tools.plan import Plan
 from .view_protocol import LiveView
 
@@ -56,6 +57,9 @@ class RunRecord:
     """Waiting approval requests by request id: tool, call id and an arguments preview."""
     plan: Plan | None = None
     """The run's latest plan (``update_plan``), if it set one."""
+    background: dict[str, str] = field(default_factory=dict)
+    """Tool calls still running in the background after the run stopped waiting for them: the
+    tool's name by call id (until each really ends)."""
     view: LiveView | None = field(default=None, repr=False)
     stop: Callable[[], None] | None = field(default=None, repr=False)
 
@@ -74,7 +78,13 @@ class RunRecord:
             "tool_calls": self.tool_calls,
             "pending": list(self.pending.values()),
             "plan": None if self.plan is None else _progress(self.plan),
+            "background_calls": [{"call": c, "tool": t} for c, t in self.background.items()],
         }
+
+    @property
+    def live(self) -> bool:
+        """Whether something of the run still goes on: the run, or a call it left running."""
+        return self.status in ACTIVE or bool(self.background)
 
 
 def _progress(plan: Plan) -> dict[str, Any]:
@@ -123,7 +133,7 @@ class RunRegistry:
         record = RunRecord(f"run-{next(_ids)}", cell_id, agent, model, view=view)
         with self._lock:
             self._runs[record.run_id] = record
-            finished = [k for k, r in self._runs.items() if r.status not in ACTIVE]
+            finished = [k for k, r in self._runs.items() if not r.live]
             for key in finished[:-KEEP_FINISHED] if len(finished) > KEEP_FINISHED else []:
                 del self._runs[key]
         self._changed(record)
@@ -163,6 +173,22 @@ class RunRegistry:
 
         if hasattr(answer, "add_done_callback"):
             answer.add_done_callback(settled)
+
+    def left_running(self, record: RunRecord, call: BackgroundCall) -> None:
+        """``call`` goes on in the background until its function really ends."""
+        record.background[call.call_id] = call.tool_name
+        self._changed(record)
+
+        def ended(_end: object) -> None:
+            if record.background.pop(call.call_id, None) is not None:
+                self._changed(record)
+
+        call.when_done(ended)
+
+    def live(self) -> bool:
+        """Whether any run (or a call one left running) still goes on."""
+        with self._lock:
+            return any(r.live for r in self._runs.values())
 
     # -- what views outside the cell ask -------------------------------------------------
 

@@ -21,11 +21,21 @@ frontend → kernel
 Nothing a frontend sends is trusted: unknown types and malformed fields are ignored, and a
 decision only settles a request that is waiting in that run (stale and repeated ones get
 ``"ok": false``).
+
+While a run is live, waits for a person, or left a tool call running in the background, the
+kernel also sends ``{"type": "activity"}`` every :data:`ACTIVITY_INTERVAL` seconds, on a comm of
+its own that no frontend opened (frontends ignore it). Jupyter Server counts every IOPub
+``comm_msg`` as activity, and a cell awaiting a click sends nothing else, so an idle-culling
+server (``MappingKernelManager.cull_idle_timeout``) would otherwise shut down the kernel under a
+run waiting for its person, browser open or not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from comm import create_comm, get_comm_manager
@@ -33,24 +43,110 @@ from comm import create_comm, get_comm_manager
 from .comm_set import CommSet
 from .run_registry import RunRegistry
 
-__all__ = ["TARGET", "RunsChannel"]
+__all__ = ["ACTIVITY_INTERVAL", "TARGET", "Heartbeat", "RunsChannel", "activity_interval"]
+
+logger = logging.getLogger("jupyter_agents")
 
 TARGET = "jupyter_agents.runs"
+
+ACTIVITY_INTERVAL = 30.0
+"""Seconds between activity messages while a run is live (``JUPYTER_AGENTS_ACTIVITY_INTERVAL``
+sets it; 0 sends none). Well under any idle-culling timeout in use (Jupyter Server's culler
+checks every 300 s by default; JupyterHub's idle culler's default timeout is an hour)."""
+
+
+def activity_interval(environ: Mapping[str, str] = os.environ) -> float:
+    """The interval ``JUPYTER_AGENTS_ACTIVITY_INTERVAL`` asks for (seconds, 0 for none), else
+    :data:`ACTIVITY_INTERVAL`."""
+    raw = environ.get("JUPYTER_AGENTS_ACTIVITY_INTERVAL", "").strip()
+    if not raw:
+        return ACTIVITY_INTERVAL
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        logger.warning(
+            "JUPYTER_AGENTS_ACTIVITY_INTERVAL=%r is not a number of seconds (0 or more); using %g.",
+            raw,
+            ACTIVITY_INTERVAL,
+        )
+        return ACTIVITY_INTERVAL
+    return seconds
+
+
+class Heartbeat:
+    """Calls ``send()`` every ``interval`` seconds on ``loop`` while ``live()`` is true.
+
+    :meth:`check` (from any thread) starts it once something is live; it stops by itself at
+    the first beat that finds nothing live.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[], None],
+        live: Callable[[], bool],
+        interval: float,
+        loop: asyncio.AbstractEventLoop | None,
+    ) -> None:
+        self.send, self.live, self.interval, self.loop = send, live, interval, loop
+        self._timer: asyncio.TimerHandle | None = None
+
+    def check(self) -> None:
+        """Start beating if something is live and no beat is due (any thread)."""
+        loop = self.loop
+        if self.interval <= 0 or loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self._arm)
+        except RuntimeError:  # closed meanwhile
+            pass
+
+    def stop(self) -> None:
+        """Stop beating (on the loop)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _arm(self) -> None:
+        if self._timer is None and self.live() and self.loop is not None:
+            self._timer = self.loop.call_later(self.interval, self._beat)
+
+    def _beat(self) -> None:
+        self._timer = None
+        if not self.live():
+            return
+        try:
+            self.send()
+        except Exception:  # a failed beat must not end the beating
+            logger.debug("could not send an activity message", exc_info=True)
+        self._arm()
 
 
 class RunsChannel:
     """Every open ``jupyter_agents.runs`` comm of this kernel, fed from ``registry``."""
 
-    def __init__(self, registry: RunRegistry) -> None:
+    def __init__(self, registry: RunRegistry, interval: float | None = None) -> None:
+        """``interval``: seconds between activity messages (None: :func:`activity_interval`)."""
         self.registry = registry
         self._comms = CommSet("runs", self._on_msg)
         self._unlisten: Callable[[], None] | None = None
+        self._interval = activity_interval() if interval is None else interval
+        self.heartbeat: Heartbeat | None = None
+        """Sends the activity messages (made by :meth:`open`)."""
 
     def open(self) -> None:
         """Register the target and open a comm to the frontend (needs a kernel)."""
         self._comms.bind_loop()
         get_comm_manager().register_target(TARGET, self._opened_by_frontend)
-        self._unlisten = self.registry.listen(self._broadcast)
+        beacon = create_comm(target_name=TARGET, primary=False)  # never opened: no frontend has it
+        self.heartbeat = Heartbeat(
+            lambda: beacon.send({"type": "activity"}),
+            self.registry.live,
+            self._interval,
+            self._comms.loop,
+        )
+        self._unlisten = self.registry.listen(self._changed)
         comm = create_comm(target_name=TARGET, data={"type": "snapshot", "runs": []})
         self._comms.adopt(comm)
 
@@ -59,6 +155,8 @@ class RunsChannel:
         if self._unlisten is not None:
             self._unlisten()
             self._unlisten = None
+        if self.heartbeat is not None:
+            self._comms.on_loop(self.heartbeat.stop)
         self._comms.close()
 
     # -- comms -----------------------------------------------------------------------------
@@ -67,9 +165,11 @@ class RunsChannel:
         self._comms.adopt(comm)
         self._comms.send(comm, {"type": "snapshot", "runs": self.registry.snapshot()})
 
-    def _broadcast(self, run: dict[str, Any]) -> None:
+    def _changed(self, run: dict[str, Any]) -> None:
         for comm in list(self._comms.comms):
             self._comms.send(comm, {"type": "run", "run": run})
+        if self.heartbeat is not None:
+            self.heartbeat.check()
 
     # -- messages from a frontend ------------------------------------------------------------
 

@@ -19,11 +19,13 @@ from typing import Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
 from ..runtime.questions import Question
+from ..runtime.tools.background import BackgroundCall
 from ..runtime.tools.kinds import describe_call
 from ..runtime.tools.plan import Plan, plan_of
 from ..runtime.usage import Usage
 from .card_parts import card_parts, raw_output_parts
 from .display_text import compact_json, part_text, terminal_safe
+from .view_background import ended_note
 from .widget_state import Part, RunStatus
 
 __all__ = ["TextView"]
@@ -136,6 +138,13 @@ class TextView:
 
     def add_notice(self, text: str, level: str = "info") -> None:
         self._line(f"[{level}] {text}")
+
+    def left_running(self, call: BackgroundCall) -> None:
+        name = terminal_safe(call.tool_name)
+        self._line(
+            f"[warning] {name} is still running in the background: a thread cannot be stopped"
+        )
+        call.when_done(lambda end: self._line(f"[info] {name} {ended_note(call, end)}"))
 
     async def inbox(self, request: ApprovalRequest) -> ApprovalDecision:
         """Ask at the prompt (on a thread, so the run's loop keeps going).

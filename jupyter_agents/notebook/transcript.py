@@ -54,6 +54,7 @@ STATUS_MARKS: dict[str, tuple[str, str]] = {
     "cancelled": ("○", "cancelled"),
     "running": ("…", "running"),
     "waiting": ("…", "waiting for approval"),
+    "background": ("⟳", "still running in the background"),
 }
 """Status of a tool card -> (mark, words)."""
 
@@ -92,6 +93,9 @@ def _facts(header: Header, blocks: Sequence[Block]) -> list[str]:
     calls = sum(1 for b in blocks if _is_tool(b))
     if calls:
         facts.append(f"{calls} tool call{'s' if calls != 1 else ''}")
+    going_on = sum(1 for b in blocks if _is_tool(b) and b.get("status") == "background")
+    if going_on:
+        facts.append(f"{going_on} still running in the background")
     tokens = header.get("tokens")
     if tokens and tokens.get("total"):
         facts.append(f"{tokens['total']:,} tokens")
@@ -232,6 +236,8 @@ def _card(block: _Any) -> str:
         summary += f' <span class="ja-muted">{block["ms"] / 1000:.1f} s</span>'
     if note := _decision(block):
         summary += f' <span class="ja-muted"><i>{escape_html(note)}</i></span>'
+    if late := block.get("note"):  # a call that went on in the background, say
+        summary += f' <span class="ja-muted"><i>{escape_html(str(late))}</i></span>'
     parts = [p for p in block.get("parts", []) if isinstance(p, dict)]
     call = [p for p in parts if p.get("role") == "call"]
     body = [_part(p, False) for p in call]
@@ -328,7 +334,7 @@ def to_markdown(header: Header, blocks: Sequence[Block]) -> str:
         block: _Any = typed
         if _is_tool(block):
             mark, _ = STATUS_MARKS.get(block.get("status", "done"), ("", ""))
-            note = _decision(block)
+            note = _decision(block) or str(block.get("note") or "")
             note = f" <i>{escape_html(note[:80])}</i>" if note else ""
             calls.append(f"<li>{mark} <code>{escape_html(call_text(block, 80))}</code>{note}</li>")
             continue

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from ..runtime.approvals import ApprovalDecision
+from ..runtime.tools.background import BackgroundCall, BackgroundEnd
 from ..runtime.tools.display import DisplayPart, ToolDisplay
 from ..runtime.tools.kinds import describe_call, kind_for_call
 from ..runtime.usage import Usage
@@ -31,6 +32,7 @@ from .card_parts import CALL_CHARS, CARD_STATUS, card_parts, raw_output_parts
 from .display_text import clip, compact_json, message_text
 from .header_usage import set_header_usage
 from .standing import StandingApprovals
+from .view_background import mark_ended, mark_running
 from .view_decisions import CallTimer, Decisions, recorded_approval
 from .view_plan import show_plan
 from .view_state import ViewState
@@ -171,6 +173,29 @@ class RunView:
                 card["printed_cut"] = card.get("printed_cut", 0) + excess
             card["printed"] = printed
             self._state.changed(card)
+
+    def left_running(self, call: BackgroundCall) -> None:
+        """A sync tool call the run stopped waiting for goes on, on its thread: its card says
+        so until the call ends, then notes what it did (in the finished view too)."""
+        with self._lock:
+            card = self._state.card(None, call.call_id)
+            mark_running(card, call)
+            self._state.changed(card)
+        call.when_done(lambda end: self._left_call_ended(call, end))
+
+    def _left_call_ended(self, call: BackgroundCall, end: BackgroundEnd) -> None:
+        with self._lock:
+            card = self._state.card(None, call.call_id)
+            mark_ended(card, call, end)
+            self._state.changed(card)
+            if not self._finished:
+                return
+            header, blocks = self._state.wire()  # the finished view is redrawn in place
+            bundle = run_document.final_output(
+                *self._state.snapshot(), cast(dict[str, Any], header), cast(Any, blocks)
+            )
+        if self._handle is not None:
+            self._handle.update(bundle, raw=True)
 
     def add_notice(self, text: str, level: str = "info") -> None:
         """Add a line to the view (level: info, warning or error)."""

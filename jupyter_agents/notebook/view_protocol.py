@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
+from ..runtime.tools.background import BackgroundCall
 from ..runtime.usage import Usage
 from .widget_state import RunStatus
 
@@ -39,6 +40,9 @@ class LiveView(Protocol):
 
     def add_notice(self, text: str, level: str = "info") -> None:
         """Add a line (info, warning or error)."""
+
+    def left_running(self, call: BackgroundCall) -> None:
+        """Show that a sync tool call goes on in the background, then how it ended."""
 
     def inbox(self, request: ApprovalRequest) -> Any:
         """The approval handler: registers ``request`` and returns what the run awaits."""

@@ -61,9 +61,18 @@ RunStatus = Literal["running", "waiting", "done", "failed", "cancelled", "backgr
 """Where the run is."""
 
 ToolStatus = Literal[
-    "running", "waiting", "done", "error", "timeout", "rejected", "blocked", "cancelled"
+    "running",
+    "waiting",
+    "done",
+    "error",
+    "timeout",
+    "rejected",
+    "blocked",
+    "cancelled",
+    "background",
 ]
-"""Where a tool call is."""
+"""Where a tool call is (``background``: the run was stopped, but the call's function goes on
+on a thread that cannot be stopped)."""
 
 ApprovalState = Literal["pending", "approved", "rejected", "expired"]
 """What became of an approval request (``expired``: the run ended undecided)."""
@@ -189,7 +198,8 @@ class ToolBlock(TypedDict):
     the call printed while running (``printed_cut``: characters dropped from its start), drawn
     as ``live`` says (left out: plain text); ``badge``, ``origin`` and ``escalation`` (why it
     asks to leave the sandbox) come from the kind and the approval request; ``replayed``: the
-    output comes from the run's recording (the tool did not run; no duration)."""
+    output comes from the run's recording (the tool did not run; no duration); ``note``: a line
+    from the view about the call (that it goes on in the background, then what it did)."""
 
     id: str
     kind: NotRequired[Literal["tool"]]
@@ -210,6 +220,7 @@ class ToolBlock(TypedDict):
     origin: NotRequired[str]
     escalation: NotRequired[str]
     replayed: NotRequired[bool]
+    note: NotRequired[str]
 
 
 class TextBlock(TypedDict):

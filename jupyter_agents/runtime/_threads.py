@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
+
+__all__ = ["left_running", "run_in_thread"]
 
 T = TypeVar("T")
 
 _MAX_WORKERS = 64
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+
+left_running: contextvars.ContextVar[Callable[[Future[Any]], None] | None] = contextvars.ContextVar(
+    "jupyter_agents_left_running", default=None
+)
+"""Told of each function whose await :func:`run_in_thread` stopped while the function had
+started: it goes on (or has just finished) on its thread. The tool-invoke step sets it."""
 
 
 def _get_pool() -> ThreadPoolExecutor:
@@ -31,9 +38,16 @@ async def run_in_thread(func: Callable[..., T], /, *args: Any, **kwargs: Any) ->
 
     The thread runs in a copy of the caller's context, so context variables (such as the
     notebook kernel's record of which cell is running) follow the call and prints land where
-    the run's output goes. A cancelled await leaves the thread to finish on its own.
+    the run's output goes. A cancelled await leaves the thread to finish on its own (a function
+    that had not started yet never starts); :data:`left_running` hears of it.
     """
-    loop = asyncio.get_running_loop()
     ctx = contextvars.copy_context()
-    call = functools.partial(ctx.run, func, *args, **kwargs)
-    return await loop.run_in_executor(_get_pool(), call)
+    future: Future[T] = _get_pool().submit(ctx.run, func, *args, **kwargs)
+    try:
+        return await asyncio.wrap_future(future)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if not future.cancel():  # it started: the thread cannot be stopped
+            report = left_running.get()
+            if report is not None:
+                report(future)
+        raise

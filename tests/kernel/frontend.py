@@ -22,13 +22,20 @@ Predicate = Callable[[], Any]
 class Frontend:
     """One kernel and the frontend side of its widgets."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
-        self.km = KernelManager(kernel_name="python3")
-        kernel_env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
-        kernel_env.update(env or {})
-        self.km.start_kernel(env=kernel_env)
-        self.kc = self.km.client()
-        self.kc.start_channels()
+    def __init__(self, env: dict[str, str] | None = None, client: Any = None) -> None:
+        """Start a kernel (with ``env`` added to this process's), or drive the one ``client``
+        (a ``BlockingKernelClient``) connects to: a kernel a Jupyter server started."""
+        self.km: KernelManager | None = None
+        if client is None:
+            self.km = KernelManager(kernel_name="python3")
+            kernel_env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
+            kernel_env.update(env or {})
+            self.km.start_kernel(env=kernel_env)
+            self.kc = self.km.client()
+            self.kc.start_channels()
+        else:  # no heartbeat: before its first beat, the client takes the kernel for dead
+            self.kc = client
+            self.kc.start_channels(hb=False)
         self.kc.wait_for_ready(timeout=60)
         self.iopub: list[dict[str, Any]] = []
         self.models: dict[str, dict[str, Any]] = {}
@@ -48,7 +55,8 @@ class Frontend:
     def close(self) -> None:
         self._stop.set()
         self.kc.stop_channels()
-        self.km.shutdown_kernel(now=True)
+        if self.km is not None:
+            self.km.shutdown_kernel(now=True)
 
     # -- iopub ---------------------------------------------------------------------------
 
@@ -232,4 +240,5 @@ class Frontend:
         return reply
 
     def interrupt(self) -> None:
+        assert self.km is not None, "a kernel started by a server is interrupted through it"
         self.km.interrupt_kernel()

@@ -793,3 +793,34 @@ async def test_state_values_that_become_classes_pick_only_known_ones(lab: Lab) -
     assert not {"ja-evil", "jp-mod-hidden", "lm-mod-hidden"} & classes
     assert {"ja-s-unknown", "ja-st-unknown", "ja-a-unknown", "ja-l-info", "ja-event"} <= classes
     assert "ja-part-text" in classes and "ja-terminal" not in classes  # an odd part: text
+
+
+BACKGROUND_NOTE = (
+    "the run was stopped, but a thread cannot be stopped: this card will say what it did"
+)
+ENDED_NOTE = "finished in the background after the run was stopped: wrote 5 characters"
+
+
+def stopped_run(card: dict[str, Any]) -> dict[str, Any]:
+    """A run that was interrupted during a call to a sync tool, as its final state."""
+    header = {**PENDING["header"], "status": "cancelled", "detail": "interrupted", "live": False}
+    call = {"id": "k1", "kind": "tool", "call_id": "w1", "name": "write_file", "args": "{}"}
+    return {"header": header, "blocks": [{**call, **card}]}
+
+
+async def test_a_call_left_running_in_the_background_says_so_then_what_it_did(lab: Lab) -> None:
+    await lab.mount(**stopped_run({"status": "background", "note": BACKGROUND_NOTE}))
+    card = lab.page.locator(".ja-tool")
+    await expect(card).to_have_class("ja-tool ja-st-background")
+    await expect(card.locator(".ja-tstatus")).to_have_text("still running in the background")
+    await expect(card.locator(".ja-icon")).to_have_text("⟳")
+    await expect(card.locator(".ja-note")).to_have_text(BACKGROUND_NOTE)
+    await lab.shot("background_call_running")
+    ended = stopped_run({"status": "done", "note": ENDED_NOTE})
+    await lab.page.evaluate("s => model.set(s)", ended)
+    await expect(card).to_have_class("ja-tool ja-st-done")
+    await expect(card.locator(".ja-note")).to_have_text(ENDED_NOTE)
+    await expect(card.locator(".ja-tstatus")).to_be_hidden()
+    await lab.shot("background_call_ended")
+    await lab.page.evaluate("s => model.set(s)", stopped_run({"status": "cancelled"}))
+    await expect(card.locator(".ja-note")).to_be_hidden()  # no note, no line

@@ -3,10 +3,13 @@ limit, output guardrails. An agent tool's nested run may pause instead of answer
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, cast
 
+from .._threads import left_running
 from .._util import call_maybe_async
 from ..agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
 from ..approvals import approved_call
@@ -19,6 +22,7 @@ from ..sandbox.bwrap import SandboxUnavailable
 from ..sandbox.policy import EscalationRequest
 from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
+from ..tools.background import BackgroundCall, BackgroundReason, report_background
 from ..tools.kinds import LocalTool
 from ..tools.live_output import tool_output_sink
 from ..tracing import function_span
@@ -107,7 +111,32 @@ async def _invoke(run: ToolRun, call: ToolCall, sink: EventSink | None) -> Outco
 async def _call_tool(
     run: ToolRun, call: ToolCall, tool: LocalTool, ctx: ToolContext[Any], sink: EventSink | None
 ) -> Outcome:
+    """The tool under its time limit; a sync function the run stops waiting for (stopped, or
+    out of time) goes on on its thread, and is reported (``tools.background``)."""
     token = event_sink.set(sink)
+    going_on: list[Future[Any]] = []
+    watching = left_running.set(going_on.append)
+    try:
+        outcome = await _limited(run, call, tool, ctx)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        _went_on(call, going_on, "stopped")
+        raise
+    finally:
+        left_running.reset(watching)
+        event_sink.reset(token)
+    if outcome.status == "timeout":
+        _went_on(call, going_on, "timeout")
+    return outcome
+
+
+def _went_on(call: ToolCall, futures: list[Future[Any]], reason: BackgroundReason) -> None:
+    loop = asyncio.get_running_loop()
+    for future in futures:
+        parsed = call.parsed
+        report_background(BackgroundCall(parsed.call_id, parsed.name, reason, future, loop))
+
+
+async def _limited(run: ToolRun, call: ToolCall, tool: LocalTool, ctx: ToolContext[Any]) -> Outcome:
     timeout = getattr(tool, "timeout", None)
     precise = timeout is not None
     if timeout is None:
@@ -134,8 +163,6 @@ async def _call_tool(
         raise
     except Exception as e:
         return await _failed(tool, ctx, e)
-    finally:
-        event_sink.reset(token)
 
 
 async def _failed(tool: LocalTool, ctx: ToolContext[Any], error: Exception) -> Outcome:

@@ -2,9 +2,12 @@
 
 A thread cannot be stopped from outside, so a sync tool that times out on a thread goes on to
 finish its side effects. ``@tool(killable=True)`` runs the function in a child process instead
-(``fork``, so functions defined in notebook cells need no pickling); the child is killed when the
-run stops waiting. The return value (or the exception) travels back pickled; what the child
-prints is captured and printed by the parent, so it lands in the cell's output.
+(``fork``, so functions defined in notebook cells need no pickling); when the run stops waiting
+(a timeout, Stop, an interrupt) the child is killed with every program it started: it leads its
+own process group, and the whole group gets SIGKILL. Being its own group also keeps the
+kernel's interrupt (SIGINT to the kernel's group) out of it: the parent decides. The return
+value (or the exception) travels back pickled; what the child prints is captured and printed by
+the parent, so it lands in the cell's output.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import io
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +47,7 @@ def can_fork() -> bool:
 
 
 def _child(conn: Any, func: Callable[..., Any], args: Any, kwargs: Any) -> None:
+    os.setpgid(0, 0)  # a group of its own: killing the group stops what it starts too
     printed = io.StringIO()
     sys.stdout = sys.stderr = printed
     try:
@@ -60,6 +65,16 @@ def _child(conn: Any, func: Callable[..., Any], args: Any, kwargs: Any) -> None:
     conn.send_bytes(data)
     conn.close()
     os._exit(0)  # skip the parent's atexit handlers and open files: this is a fork
+
+
+def _kill_group(process: Any) -> None:
+    """SIGKILL the child's process group (itself and what it started), or the child alone when
+    it has not made its group yet (then it has started nothing)."""
+    pid = process.pid
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)  # the group's id is the child's pid, while it lives
+    process.kill()
 
 
 async def run_in_process(func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
@@ -94,7 +109,7 @@ async def run_in_process(func: Callable[..., Any], /, *args: Any, **kwargs: Any)
         loop.remove_reader(reader.fileno())
         reader.close()
         if process.is_alive():
-            process.kill()
+            _kill_group(process)
         await asyncio.get_running_loop().run_in_executor(None, process.join)
     payload = pickle.loads(data)
     printed = payload[-1]

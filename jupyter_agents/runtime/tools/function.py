@@ -98,10 +98,12 @@ class FunctionTool:
     the run's ``RunConfig.tool_timeout`` (600 s by default)."""
 
     runs_in_thread: bool = False
-    """A sync function run on a worker thread: a timeout cannot stop it, only stop waiting."""
+    """A sync function run on a worker thread: a timeout, Stop or interrupt cannot stop it,
+    only stop waiting; it goes on, reported as a ``BackgroundCall`` (``tools.background``)."""
 
     killable: bool = False
-    """Runs in a child process that a timeout or Stop kills (``@tool(killable=True)``)."""
+    """Runs in a child process that a timeout, Stop or interrupt kills with every program it
+    started (``@tool(killable=True)``)."""
 
     replay: ToolReplay | None = None
     """How a replayed run answers this tool's calls: ``"run"`` (it runs again, like a cell),
@@ -304,10 +306,13 @@ def function_tool(
         tool_input_guardrails: Checks on each call's arguments before the tool runs.
         tool_output_guardrails: Checks on each call's output before the model sees it.
         timeout: Seconds a call may take; the model is told when it times out (default: the
-            run's ``RunConfig.tool_timeout``). A sync function on a thread cannot be stopped:
-            it may still finish later. Use ``killable=True`` when it must be.
-        killable: Run the (sync) function in a forked child process that a timeout or Stop
-            kills. Its result must be picklable, and it cannot change the caller's variables.
+            run's ``RunConfig.tool_timeout``). A sync function on a thread cannot be stopped,
+            by a timeout or by stopping the run: it may still finish later, and its side
+            effects still happen. Use ``killable=True`` when it must be stopped.
+        killable: Run the (sync) function in a forked child process that a timeout, Stop or
+            interrupt kills, with every program it started. Its result must be picklable, and
+            what it does to objects in memory happens in the child's copy (your variables do
+            not change).
         replay: How a replayed run answers its calls: ``"run"`` again, or ``"recorded"``
             (its recorded output: for a tool that sends mail or pays); default: as the
             cassette says (``Cassette.replay_tools``).

@@ -134,6 +134,13 @@ export class RunsPanel extends Widget {
     for (const call of run.pending) {
       node.appendChild(this._pendingNode(run, call));
     }
+    for (const call of run.background ?? []) {
+      const line = node.appendChild(el('div', 'ja-run-background'));
+      line.appendChild(el('span', 'ja-run-tool', call.tool));
+      line.append(' still running in the background');
+      line.title = 'The run stopped waiting for this call, but a thread cannot be stopped: ' +
+        'it ends on its own, and its card says what it did.';
+    }
     return node;
   }
 

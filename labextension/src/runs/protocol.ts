@@ -44,6 +44,15 @@ export interface RunInfo {
   pending: PendingCall[];
   /** Left out until the run has a plan. */
   plan?: PlanProgress;
+  /** Tool calls still running in the background after the run stopped waiting for them (a
+   * plain function's thread cannot be stopped); left out when there are none. */
+  background?: BackgroundCall[];
+}
+
+/** A tool call that goes on in the background until its function really ends. */
+export interface BackgroundCall {
+  call: string;
+  tool: string;
 }
 
 export type KernelMessage =
@@ -113,6 +122,14 @@ export function parseRun(x: unknown): RunInfo | null {
   const plan = parsePlan(x.plan);
   if (plan) {
     run.plan = plan;
+  }
+  const background = Array.isArray(x.background_calls)
+    ? x.background_calls.filter(
+        (c): c is BackgroundCall => isObject(c) && isString(c.call) && isString(c.tool)
+      )
+    : [];
+  if (background.length > 0) {
+    run.background = background.map(({ call, tool }) => ({ call, tool }));
   }
   return run;
 }

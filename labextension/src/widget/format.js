@@ -8,12 +8,13 @@ export const LABELS = { waiting: "waiting for approval", background: "running in
 /** @type {Record<string, string>} */
 export const ICONS = {
   done: "✓", error: "✗", timeout: "⏱", rejected: "⊘", blocked: "⛔", waiting: "●",
-  cancelled: "○",
+  cancelled: "○", background: "⟳",
 };
 /** @type {Record<string, string>} */
 export const STATUS_WORDS = {
   error: "failed", timeout: "timed out", rejected: "rejected", blocked: "blocked by a guardrail",
   cancelled: "cancelled", waiting: "needs approval", running: "running",
+  background: "still running in the background",
 };
 
 /** The values of the state fields that become CSS classes. A saved run in a notebook someone
@@ -24,7 +25,8 @@ export const STATUS_WORDS = {
  *  step: import("./state.js").StepStatus[]}} */
 const KNOWN = {
   run: ["running", "waiting", "done", "failed", "cancelled", "background"],
-  tool: ["running", "waiting", "done", "error", "timeout", "rejected", "blocked", "cancelled"],
+  tool: ["running", "waiting", "done", "error", "timeout", "rejected", "blocked", "cancelled",
+    "background"],
   approval: ["pending", "approved", "rejected", "expired"],
   level: ["info", "warning", "error"],
   kind: ["text", "reasoning", "tool", "notice", "event"],

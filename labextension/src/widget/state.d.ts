@@ -3,7 +3,7 @@
 
 export type RunStatus = "running" | "waiting" | "done" | "failed" | "cancelled" | "background" | "serving";
 
-export type ToolStatus = "running" | "waiting" | "done" | "error" | "timeout" | "rejected" | "blocked" | "cancelled";
+export type ToolStatus = "running" | "waiting" | "done" | "error" | "timeout" | "rejected" | "blocked" | "cancelled" | "background";
 
 export type ApprovalState = "pending" | "approved" | "rejected" | "expired";
 
@@ -131,7 +131,8 @@ export interface Approval {
  * characters dropped from its start), drawn as `live` says (left out: plain text); `badge`,
  * `origin` and `escalation` (why it asks to leave the sandbox) come from the kind and the approval
  * request; `replayed`: the output comes from the run's recording (the tool did not run; no
- * duration).
+ * duration); `note`: a line from the view about the call (that it goes on in the background, then
+ * what it did).
  */
 export interface ToolBlock {
   id: string;
@@ -153,6 +154,7 @@ export interface ToolBlock {
   origin?: string;
   escalation?: string;
   replayed?: boolean;
+  note?: string;
 }
 
 /**

@@ -52,6 +52,7 @@ export function toolView(ctx) {
   const trace = det.appendChild(h("details", "ja-trace"));
   trace.appendChild(h("summary", "", "Traceback"));
   const traceText = trace.appendChild(h("pre"));
+  const note = card.appendChild(h("div", "ja-note")); // e.g. what a call did in the background
   const box = card.appendChild(h("div", "ja-approval"));
   const done = box.appendChild(h("div"));
   const form = box.appendChild(h("div", "ja-form"));
@@ -168,6 +169,8 @@ export function toolView(ctx) {
     args.hidden = shown.length > 0;
     follow(printed, (b.printed_cut ? "…" : "") + (b.printed || ""), terminal);
     printed.hidden = !b.printed;
+    note.textContent = b.note || "";
+    note.hidden = !b.note;
     const e = b.error;
     failure.hidden = !e;
     failure.textContent = e ? `${e.type || "Error"}: ${e.message || ""}` : "";
