@@ -3,7 +3,10 @@ rows and errors, Stop) and, when rows wait for review, a review table (approve o
 or for a selection, then resume them).
 
 Built from ipywidgets' own widgets. Every text from a row (its output, its error, a tool's
-arguments) is escaped before it reaches an HTML widget: it stays text.
+arguments) is escaped before it reaches an HTML widget: it stays text. The progress widget's
+output also holds its saved form (``saved_forms.py``), written when the batch starts, every
+:data:`SAVED_EVERY` seconds while it runs and when it ends: the lab extension draws it when the
+widget's model is gone (a notebook reopened without its kernel), other frontends show its HTML.
 """
 
 from __future__ import annotations
@@ -19,11 +22,16 @@ from .._render import escape_html
 from ..runtime.batch.progress import Tally, set_notebook_progress
 from ..runtime.batch.result import BatchResult, RowResult
 from ..runtime.batch.run_batch import BatchControl
+from . import saved_forms
+from .saved_forms import BatchState
 
 __all__ = ["BatchView", "ReviewView", "install"]
 
 LATEST = 8
 """Rows shown in the table of the latest rows."""
+SAVED_EVERY = 30.0
+"""Seconds between two updates of the saved form while a batch runs (each update redraws the
+output, and frontends without the lab extension draw the widget's view again)."""
 
 
 class BatchView:
@@ -38,7 +46,9 @@ class BatchView:
         self._latest: collections.deque[tuple[Any, RowResult]] = collections.deque(maxlen=LATEST)
         self._errors: collections.deque[tuple[Any, str]] = collections.deque(maxlen=3)
         self._shown = 0.0
+        self._saved = time.monotonic()
         self._final = False
+        self._outcome = "running"
         self._lock = threading.Lock()
         self.bar = w.IntProgress(min=0, max=max(total, 1), description="", bar_style="info")
         self.summary = w.HTML(layout=w.Layout(flex="1 1 auto", margin="0 8px"))
@@ -82,8 +92,10 @@ class BatchView:
         self.stop_button.disabled = True
         self.stop_button.description = "Stopped" if stopped else "Done"
         self._final = True
-        self.bar.bar_style = (
-            "warning" if stopped else ("danger" if self.tally.counts.get("failed") else "success")
+        failed = bool(self.tally.counts.get("failed"))
+        self._outcome = "stopped" if stopped else ("failed" if failed else "done")
+        self.bar.bar_style = {"stopped": "warning", "failed": "danger"}.get(
+            self._outcome, "success"
         )
         note = "stopped: run the cell again to go on" if stopped else f"done in {seconds:.1f} s"
         self._render(force=True, note=note)
@@ -122,6 +134,30 @@ class BatchView:
             f"<tr><th>row</th><th>status</th><th>output</th></tr>{rows}</table>"
         )
         self.table.value = table + (f"<p>Latest errors:</p><ul>{errors}</ul>" if errors else "")
+        if not self._final and self._handle is not None and now - self._saved >= SAVED_EVERY:
+            self._saved = now
+            self._handle.update(_Bundle(self))
+
+    def saved_state(self) -> BatchState:
+        """What the widget shows now, for the saved form."""
+        with self._lock:
+            return {
+                "line": self.text.removeprefix("batch: "),
+                "finished": self.tally.finished,
+                "total": self.tally.total,
+                "outcome": self._outcome,
+                "latest": [
+                    {
+                        "label": str(label),
+                        "status": row.status,
+                        "text": _short(row.output if row.error is None else row.error),
+                    }
+                    for label, row in self._latest
+                ],
+                "errors": [
+                    {"label": str(label), "text": _short(text, 160)} for label, text in self._errors
+                ],
+            }
 
 
 class ReviewView:
@@ -198,17 +234,14 @@ class ReviewView:
 
 
 class _Bundle:
-    """The progress widget with a text form for frontends that cannot show widgets."""
+    """The progress widget with its saved form (``saved_forms.py``) and text."""
 
     def __init__(self, view: BatchView) -> None:
         self.view = view
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        model = {"version_major": 2, "version_minor": 0, "model_id": self.view.widget.model_id}
-        return {
-            "text/plain": self.view.text,
-            "application/vnd.jupyter.widget-view+json": model,
-        }
+        view = self.view
+        return saved_forms.batch_bundle(view.saved_state(), view.text, view.widget.model_id)
 
 
 def install() -> None:

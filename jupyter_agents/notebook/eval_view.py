@@ -5,8 +5,10 @@ B side by side, the cases that got worse first.
 
 The widget's state is plain JSON (``labextension/src/evalreport/state.d.ts`` describes it),
 made here from an ``EvalReport`` or a ``Comparison``; its view is
-``labextension/src/evalreport/index.js``, which puts every text in text nodes only. A frontend
-without widgets (a headless run, nbconvert) shows the report's text form.
+``labextension/src/evalreport/index.js``, which puts every text in text nodes only. Its output
+also holds the report's saved form (``saved_forms.py``): the lab extension draws the report
+from it with the same code when the widget's model is gone (a notebook reopened without its
+kernel), and other frontends show its HTML, Markdown or text table.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import anywidget
 import traitlets
+
+from . import saved_forms
 
 if TYPE_CHECKING:
     from ..evals import Comparison, EvalReport
@@ -181,14 +185,14 @@ def comparison_state(comparison: Comparison) -> dict[str, Any]:
 
 
 class _Bundle:
-    """The widget with the report's text form for frontends that cannot show widgets."""
+    """The widget with the report's saved form (``saved_forms.py``): a document the lab
+    extension draws when the widget's model is gone, HTML, Markdown and the text table."""
 
     def __init__(self, widget: EvalReportWidget, text: str) -> None:
         self.widget, self.text = widget, text
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        model = {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
-        return {"text/plain": self.text, "application/vnd.jupyter.widget-view+json": model}
+        return saved_forms.eval_bundle(self.widget.report, self.text, self.widget.model_id)
 
 
 def show(value: Any) -> None:

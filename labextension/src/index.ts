@@ -9,6 +9,7 @@ import { documentPlugin } from './document/plugin';
 import { insertPlugin } from './insert/plugin';
 import { runLivePlugin } from './runlive/plugin';
 import { runsPlugin } from './runs/plugin';
+import { savedFormsPlugin } from './savedforms/plugin';
 import { transcriptPlugin } from './transcript/plugin';
 
 const plugins: JupyterFrontEndPlugin<unknown>[] = [
@@ -17,7 +18,8 @@ const plugins: JupyterFrontEndPlugin<unknown>[] = [
   transcriptPlugin,
   insertPlugin,
   runLivePlugin,
-  documentPlugin
+  documentPlugin,
+  savedFormsPlugin
 ];
 
 export default plugins;

@@ -1,4 +1,80 @@
-"use strict";(self.rspackChunkjupyter_agents=self.rspackChunkjupyter_agents||[]).push([[129],{28(a,r,e){var o=e(25),n=e.n(o),t=e(26),i=(e.n(t))()(n());i.push([a.id,`/* Live agent run view: JupyterLab theme variables, with light-theme fallbacks. */
+"use strict";(self.rspackChunkjupyter_agents=self.rspackChunkjupyter_agents||[]).push([[751],{30(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/* Evaluation report widget: JupyterLab theme variables, with light-theme fallbacks. */
+.ja-ev {
+  --ja-ok: var(--jp-success-color1, #388e3c);
+  --ja-bad: var(--jp-error-color1, #d32f2f);
+  --ja-muted: var(--jp-ui-font-color2, rgba(0, 0, 0, 0.54));
+  --ja-line: var(--jp-border-color2, #e0e0e0);
+  --ja-bg: var(--jp-layout-color1, #fff);
+  --ja-bg2: var(--jp-layout-color2, #eee);
+  --ja-mono: var(--jp-code-font-family, SFMono-Regular, Menlo, Consolas, monospace);
+  font: var(--jp-ui-font-size1, 13px) var(--jp-ui-font-family, system-ui, sans-serif);
+  color: var(--jp-ui-font-color1, rgba(0, 0, 0, 0.87));
+  background: var(--ja-bg);
+  border: 1px solid var(--ja-line);
+  border-radius: 6px;
+  overflow: hidden;
+}
+.ja-ev-head {
+  display: flex; gap: 10px; align-items: baseline; flex-wrap: wrap; padding: 6px 10px;
+  background: var(--ja-bg2); border-bottom: 1px solid var(--ja-line);
+}
+.ja-ev-title { font-weight: 600; }
+.ja-ev-summary { color: var(--ja-muted); font-variant-numeric: tabular-nums; }
+.ja-ev-scorers { display: flex; flex-wrap: wrap; gap: 6px; padding: 8px 10px 2px; }
+.ja-ev-chip {
+  display: inline-flex; gap: 6px; align-items: baseline; padding: 2px 8px;
+  border: 1px solid var(--ja-line); border-radius: 10px; font-variant-numeric: tabular-nums;
+}
+.ja-ev-chip-name { color: var(--ja-muted); }
+.ja-ev-chip-val { font-weight: 600; }
+.ja-ev-ok { color: var(--ja-ok); }
+.ja-ev-bad { color: var(--ja-bad); }
+.ja-ev-same, .ja-ev-none, .ja-ev-arrow { color: var(--ja-muted); }
+.ja-ev-arrow { padding: 0 3px; }
+.ja-ev-filters { display: flex; gap: 4px; padding: 6px 10px; }
+.ja-ev-filter {
+  font: inherit; color: inherit; background: none; cursor: pointer; padding: 1px 8px;
+  border: 1px solid var(--ja-line); border-radius: 4px; text-transform: capitalize;
+}
+.ja-ev-filter[aria-pressed="true"] { background: var(--ja-bg2); font-weight: 600; }
+.ja-ev-table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.ja-ev-table th {
+  text-align: left; font-weight: 600; color: var(--ja-muted); padding: 4px 8px;
+  border-bottom: 1px solid var(--ja-line); position: sticky; top: 0; z-index: 1;
+  background: var(--ja-bg);
+}
+.ja-ev-table td { padding: 3px 8px; border-bottom: 1px solid var(--ja-line); vertical-align: top; }
+.ja-ev-num { text-align: right; white-space: nowrap; }
+.ja-ev-table th.ja-ev-num { text-align: right; }
+.ja-ev-table th.ja-ev-scorer { white-space: nowrap; }
+.ja-ev-row { cursor: pointer; }
+.ja-ev-row:hover, .ja-ev-row:focus { background: var(--ja-bg2); outline: none; }
+.ja-ev-row > td:first-child { border-left: 3px solid transparent; }
+.ja-ev-fail > td:first-child, .ja-ev-error > td:first-child, .ja-ev-ch-worse > td:first-child {
+  border-left-color: var(--ja-bad);
+}
+.ja-ev-ch-better > td:first-child { border-left-color: var(--ja-ok); }
+.ja-ev-name { white-space: nowrap; }
+.ja-ev-scroll { overflow: auto; max-height: 40em; }
+.ja-ev-cut {
+  max-width: 11em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+}
+.ja-ev-detail { display: grid; gap: 8px; padding: 6px 4px 10px; max-width: 820px; }
+.ja-ev-label { font-weight: 600; color: var(--ja-muted); margin-bottom: 2px; }
+.ja-ev-pre {
+  margin: 0; padding: 4px 8px; font: 12px/1.45 var(--ja-mono); white-space: pre-wrap;
+  word-break: break-word; background: var(--ja-bg2); border-radius: 4px; max-height: 16em;
+  overflow: auto;
+}
+.ja-ev-error { color: var(--ja-bad); }
+.ja-ev-reason { display: flex; gap: 6px; align-items: baseline; padding: 1px 0; }
+.ja-ev-why { color: var(--ja-muted); }
+.ja-ev-tool { border: 1px solid var(--ja-line); border-radius: 4px; padding: 4px 6px; margin: 4px 0; }
+.ja-ev-tool-name { font: 600 12px var(--ja-mono); }
+.ja-ev-tool-status { color: var(--ja-muted); margin-left: 8px; }
+.ja-ev-tool .ja-ev-pre { margin-top: 4px; }
+.ja-ev-more { padding: 6px 10px; color: var(--ja-muted); }
+`,""]),o.d(r,{},{A:i})},28(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/* Live agent run view: JupyterLab theme variables, with light-theme fallbacks. */
 .ja-run {
   --ja-brand: var(--jp-brand-color1, #1976d2);
   --ja-error: var(--jp-error-color1, #d32f2f);
@@ -39,6 +115,9 @@
 .ja-stop, .ja-run-live { margin-left: auto; }
 .ja-badge[data-verdict="replayed"] { --ja-v: var(--ja-brand); font-size: 11px; }
 .ja-detail { padding: 4px 12px; font-size: 12px; color: var(--ja-c); white-space: pre-wrap; }
+.ja-wait { padding: 3px 12px; font-size: 12px; color: var(--ja-muted); border-bottom: 1px solid var(--ja-line); }
+.ja-wait:empty { display: none; }
+.ja-w-model, .ja-w-person { color: var(--ja-warn); }
 .ja-offline { padding: 3px 12px; font-size: 11px; color: var(--ja-warn); border-top: 1px solid var(--ja-line); }
 .ja-blocks { display: flex; flex-direction: column; gap: 6px; padding: 8px 12px; }
 
@@ -236,7 +315,7 @@
 .ja-step-completed { color: var(--ja-muted); }
 .ja-step-completed .ja-step-mark { color: var(--ja-ok); }
 .ja-step-completed .ja-step-text { text-decoration: line-through; }
-`,""]),e.d(r,{},{A:i})},24(a,r,e){var o=e(25),n=e.n(o),t=e(26),i=(e.n(t))()(n());i.push([a.id,`/*
+`,""]),o.d(r,{},{A:i})},24(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/*
  * %%agent cells (see src/agentcell/). The editor carries .jp-agent-cell while the cell is
  * in agent mode; the magic line and the {expression} spans are decorations of their own.
  * Colours come from JupyterLab's theme variables, so light and dark themes both work.
@@ -277,7 +356,7 @@
   background-color: color-mix(in srgb, var(--jp-mirror-editor-variable-2-color) 14%, transparent);
   border-radius: 3px;
 }
-`,""]),e.d(r,{},{A:i})},27(a,r,e){var o=e(25),n=e.n(o),t=e(26),i=(e.n(t))()(n());i.push([a.id,`/* The Agent runs panel and status bar item (src/runs/). Theme variables only. */
+`,""]),o.d(r,{},{A:i})},27(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/* The Agent runs panel and status bar item (src/runs/). Theme variables only. */
 .ja-runs-panel {
   padding: 8px 10px;
   overflow-y: auto;
@@ -319,7 +398,58 @@
 }
 .ja-run-reason { flex: 1; min-width: 80px; }
 .ja-run-background { margin-top: 4px; color: var(--jp-brand-color1); font-size: var(--jp-ui-font-size0); }
+.ja-run-wait {
+  margin: 0 0 4px; color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0);
+  font-variant-numeric: tabular-nums;
+}
+.ja-run-wait.ja-w-model, .ja-run-wait.ja-w-person { color: var(--jp-warn-color1); }
 .ja-runs-status { cursor: pointer; padding: 0 6px; }
 .ja-runs-status.ja-runs-waiting { color: var(--jp-warn-color1); font-weight: 600; }
 .ja-saved-run { padding: 2px 0; }
-`,""]),e.d(r,{},{A:i})},26(a){a.exports=function(a){var r=[];return r.toString=function(){return this.map(function(r){var e="",o=void 0!==r[5];return r[4]&&(e+="@supports (".concat(r[4],") {")),r[2]&&(e+="@media ".concat(r[2]," {")),o&&(e+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),e+=a(r),o&&(e+="}"),r[2]&&(e+="}"),r[4]&&(e+="}"),e}).join("")},r.i=function(a,e,o,n,t){"string"==typeof a&&(a=[[null,a,void 0]]);var i={};if(o)for(var p=0;p<this.length;p++){var l=this[p][0];null!=l&&(i[l]=!0)}for(var d=0;d<a.length;d++){var s=[].concat(a[d]);o&&i[s[0]]||(void 0!==t&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=t),e&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=e),n&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=n):s[4]="".concat(n)),r.push(s))}},r}},25(a){a.exports=function(a){return a[1]}},18(a){var r=[];function e(a){for(var e=-1,o=0;o<r.length;o++)if(r[o].identifier===a){e=o;break}return e}function o(a,o){for(var n={},t=[],i=0;i<a.length;i++){var p=a[i],l=o.base?p[0]+o.base:p[0],d=n[l]||0,s="".concat(l," ").concat(d);n[l]=d+1;var c=e(s),j={css:p[1],media:p[2],sourceMap:p[3],supports:p[4],layer:p[5]};if(-1!==c)r[c].references++,r[c].updater(j);else{var f=function(a,r){var e=r.domAPI(r);return e.update(a),function(r){r?(r.css!==a.css||r.media!==a.media||r.sourceMap!==a.sourceMap||r.supports!==a.supports||r.layer!==a.layer)&&e.update(a=r):e.remove()}}(j,o);o.byIndex=i,r.splice(i,0,{identifier:s,updater:f,references:1})}t.push(s)}return t}a.exports=function(a,n){var t=o(a=a||[],n=n||{});return function(a){a=a||[];for(var i=0;i<t.length;i++){var p=e(t[i]);r[p].references--}for(var l=o(a,n),d=0;d<t.length;d++){var s=e(t[d]);0===r[s].references&&(r[s].updater(),r.splice(s,1))}t=l}}},20(a){var r={};a.exports=function(a,e){var o=function(a){if(void 0===r[a]){var e=document.querySelector(a);if(window.HTMLIFrameElement&&e instanceof window.HTMLIFrameElement)try{e=e.contentDocument.head}catch(a){e=null}r[a]=e}return r[a]}(a);if(!o)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");o.appendChild(e)}},22(a){a.exports=function(a){var r=document.createElement("style");return a.setAttributes(r,a.attributes),a.insert(r,a.options),r}},21(a,r,e){a.exports=function(a){var r=e.nc;r&&a.setAttribute("nonce",r)}},19(a){a.exports=function(a){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=a.insertStyleElement(a);return{update:function(e){var o,n,t;o="",e.supports&&(o+="@supports (".concat(e.supports,") {")),e.media&&(o+="@media ".concat(e.media," {")),(n=void 0!==e.layer)&&(o+="@layer".concat(e.layer.length>0?" ".concat(e.layer):""," {")),o+=e.css,n&&(o+="}"),e.media&&(o+="}"),e.supports&&(o+="}"),(t=e.sourceMap)&&"u">typeof btoa&&(o+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(t))))," */")),a.styleTagTransform(o,r,a.options)},remove:function(){var a;null===(a=r).parentNode||a.parentNode.removeChild(a)}}}},23(a){a.exports=function(a,r){if(r.styleSheet)r.styleSheet.cssText=a;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(a))}}},17(a,r,e){var o=e(18),n=e.n(o),t=e(19),i=e.n(t),p=e(20),l=e.n(p),d=e(21),s=e.n(d),c=e(22),j=e.n(c),f=e(23),u=e.n(f),g=e(24),m={};m.styleTagTransform=u(),m.setAttributes=s(),m.insert=l().bind(null,"head"),m.domAPI=i(),m.insertStyleElement=j(),n()(g.A,m),g.A&&g.A.locals&&g.A.locals;var b=e(27),v={};v.styleTagTransform=u(),v.setAttributes=s(),v.insert=l().bind(null,"head"),v.domAPI=i(),v.insertStyleElement=j(),n()(b.A,v),b.A&&b.A.locals&&b.A.locals;var x=e(28),h={};h.styleTagTransform=u(),h.setAttributes=s(),h.insert=l().bind(null,"head"),h.domAPI=i(),h.insertStyleElement=j(),n()(x.A,h),x.A&&x.A.locals&&x.A.locals}}]);
+`,""]),o.d(r,{},{A:i})},29(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/*
+ * Saved forms of evaluation reports, comparisons and batch progress (src/savedforms/). A
+ * report is drawn by the report widget's own code and stylesheet (eval_report.css); a batch's
+ * progress by batch.ts, with JupyterLab's theme variables, so light and dark themes both work.
+ */
+.ja-saved-form { padding: 2px 0; }
+.ja-saved-form .ja-saved-note {
+  color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1); margin: 2px 0 6px;
+}
+.ja-bp {
+  font: var(--jp-ui-font-size1) var(--jp-ui-font-family);
+  color: var(--jp-ui-font-color1);
+  background: var(--jp-layout-color1);
+  border: 1px solid var(--jp-border-color2);
+  border-radius: 6px;
+  padding: 6px 10px;
+}
+.ja-bp-head { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
+.ja-bp-bar {
+  flex: 0 0 180px; height: 8px; border-radius: 4px; overflow: hidden;
+  background: var(--jp-layout-color3);
+}
+.ja-bp-fill { height: 100%; background: var(--jp-brand-color1); }
+.ja-bp-done .ja-bp-fill { background: var(--jp-success-color1); }
+.ja-bp-failed .ja-bp-fill { background: var(--jp-error-color1); }
+.ja-bp-stopped .ja-bp-fill { background: var(--jp-warn-color1); }
+.ja-bp-line { font-variant-numeric: tabular-nums; }
+.ja-bp-outcome { color: var(--jp-ui-font-color2); }
+.ja-bp-failed .ja-bp-outcome { color: var(--jp-error-color1); }
+.ja-bp-stopped .ja-bp-outcome { color: var(--jp-warn-color1); }
+.ja-bp-table { border-collapse: collapse; margin-top: 6px; line-height: 1.3; }
+.ja-bp-table th {
+  text-align: left; font-weight: 600; color: var(--jp-ui-font-color2); padding: 2px 8px;
+  border-bottom: 1px solid var(--jp-border-color2);
+}
+.ja-bp-table td { padding: 2px 8px; border-bottom: 1px solid var(--jp-border-color3); }
+.ja-bp-text {
+  max-width: 48em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  font-family: var(--jp-code-font-family); font-size: var(--jp-code-font-size);
+}
+.ja-bp-st-ok { color: var(--jp-success-color1); }
+.ja-bp-st-failed, .ja-bp-st-rejected { color: var(--jp-error-color1); }
+.ja-bp-st-waiting, .ja-bp-st-pending { color: var(--jp-warn-color1); }
+.ja-bp-errors { margin-top: 6px; }
+.ja-bp-errors-head { color: var(--jp-ui-font-color2); }
+.ja-bp-errors ul { margin: 2px 0; padding-left: 20px; }
+`,""]),o.d(r,{},{A:i})},26(a){a.exports=function(a){var r=[];return r.toString=function(){return this.map(function(r){var o="",e=void 0!==r[5];return r[4]&&(o+="@supports (".concat(r[4],") {")),r[2]&&(o+="@media ".concat(r[2]," {")),e&&(o+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),o+=a(r),e&&(o+="}"),r[2]&&(o+="}"),r[4]&&(o+="}"),o}).join("")},r.i=function(a,o,e,t,n){"string"==typeof a&&(a=[[null,a,void 0]]);var i={};if(e)for(var p=0;p<this.length;p++){var l=this[p][0];null!=l&&(i[l]=!0)}for(var d=0;d<a.length;d++){var s=[].concat(a[d]);e&&i[s[0]]||(void 0!==n&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=n),o&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=o),t&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=t):s[4]="".concat(t)),r.push(s))}},r}},25(a){a.exports=function(a){return a[1]}},18(a){var r=[];function o(a){for(var o=-1,e=0;e<r.length;e++)if(r[e].identifier===a){o=e;break}return o}function e(a,e){for(var t={},n=[],i=0;i<a.length;i++){var p=a[i],l=e.base?p[0]+e.base:p[0],d=t[l]||0,s="".concat(l," ").concat(d);t[l]=d+1;var j=o(s),c={css:p[1],media:p[2],sourceMap:p[3],supports:p[4],layer:p[5]};if(-1!==j)r[j].references++,r[j].updater(c);else{var f=function(a,r){var o=r.domAPI(r);return o.update(a),function(r){r?(r.css!==a.css||r.media!==a.media||r.sourceMap!==a.sourceMap||r.supports!==a.supports||r.layer!==a.layer)&&o.update(a=r):o.remove()}}(c,e);e.byIndex=i,r.splice(i,0,{identifier:s,updater:f,references:1})}n.push(s)}return n}a.exports=function(a,t){var n=e(a=a||[],t=t||{});return function(a){a=a||[];for(var i=0;i<n.length;i++){var p=o(n[i]);r[p].references--}for(var l=e(a,t),d=0;d<n.length;d++){var s=o(n[d]);0===r[s].references&&(r[s].updater(),r.splice(s,1))}n=l}}},20(a){var r={};a.exports=function(a,o){var e=function(a){if(void 0===r[a]){var o=document.querySelector(a);if(window.HTMLIFrameElement&&o instanceof window.HTMLIFrameElement)try{o=o.contentDocument.head}catch(a){o=null}r[a]=o}return r[a]}(a);if(!e)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");e.appendChild(o)}},22(a){a.exports=function(a){var r=document.createElement("style");return a.setAttributes(r,a.attributes),a.insert(r,a.options),r}},21(a,r,o){a.exports=function(a){var r=o.nc;r&&a.setAttribute("nonce",r)}},19(a){a.exports=function(a){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=a.insertStyleElement(a);return{update:function(o){var e,t,n;e="",o.supports&&(e+="@supports (".concat(o.supports,") {")),o.media&&(e+="@media ".concat(o.media," {")),(t=void 0!==o.layer)&&(e+="@layer".concat(o.layer.length>0?" ".concat(o.layer):""," {")),e+=o.css,t&&(e+="}"),o.media&&(e+="}"),o.supports&&(e+="}"),(n=o.sourceMap)&&"u">typeof btoa&&(e+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(n))))," */")),a.styleTagTransform(e,r,a.options)},remove:function(){var a;null===(a=r).parentNode||a.parentNode.removeChild(a)}}}},23(a){a.exports=function(a,r){if(r.styleSheet)r.styleSheet.cssText=a;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(a))}}},17(a,r,o){var e=o(18),t=o.n(e),n=o(19),i=o.n(n),p=o(20),l=o.n(p),d=o(21),s=o.n(d),j=o(22),c=o.n(j),f=o(23),u=o.n(f),v=o(24),g={};g.styleTagTransform=u(),g.setAttributes=s(),g.insert=l().bind(null,"head"),g.domAPI=i(),g.insertStyleElement=c(),t()(v.A,g),v.A&&v.A.locals&&v.A.locals;var b=o(27),m={};m.styleTagTransform=u(),m.setAttributes=s(),m.insert=l().bind(null,"head"),m.domAPI=i(),m.insertStyleElement=c(),t()(b.A,m),b.A&&b.A.locals&&b.A.locals;var x=o(28),h={};h.styleTagTransform=u(),h.setAttributes=s(),h.insert=l().bind(null,"head"),h.domAPI=i(),h.insertStyleElement=c(),t()(x.A,h),x.A&&x.A.locals&&x.A.locals;var w=o(29),y={};y.styleTagTransform=u(),y.setAttributes=s(),y.insert=l().bind(null,"head"),y.domAPI=i(),y.insertStyleElement=c(),t()(w.A,y),w.A&&w.A.locals&&w.A.locals;var k=o(30),z={};z.styleTagTransform=u(),z.setAttributes=s(),z.insert=l().bind(null,"head"),z.domAPI=i(),z.insertStyleElement=c(),t()(k.A,z),k.A&&k.A.locals&&k.A.locals}}]);
