@@ -217,11 +217,6 @@ async def test_claude_cache_writes_and_reads_are_in_the_usage_and_the_cost(strea
     assert result.cost.usd == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runtime/tracing/redact.py hides fields named like secrets in recordings, "
-    "`signature` among them: thinking blocks' signature must be exempt (see docs/models.md)",
-)
 async def test_a_recorded_thinking_run_keeps_the_signature_for_its_replay(tmp_path: Path) -> None:
     """A recording (``RunConfig(replay=Cassette(...))``) passes outputs through
     ``redact_secrets``, which hides every field *named* like a secret, ``signature`` among

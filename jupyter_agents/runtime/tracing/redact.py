@@ -150,12 +150,32 @@ def redact_assignments(text: str) -> str:
     return _ASSIGNMENT.sub(replace, text) if ("=" in text or ":" in text) else text
 
 
+_REASONING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning"})
+"""Items and blocks of a model's reasoning: what they carry goes back to the provider as it
+came (Anthropic answers 400 to a thinking block whose signature changed)."""
+
+_OPAQUE = frozenset({"signature", "data", "encrypted_content"})
+"""Fields of reasoning items and blocks kept verbatim: a provider's opaque proof of its own
+reasoning, not a credential (base64 that happens to start like a key is left alone too)."""
+
+_OPAQUE_ANYWHERE = frozenset({"encrypted_content", "thought_signature"})
+"""Fields that are a provider's opaque reasoning wherever they are."""
+
+
 def redact_secrets(value: Any) -> Any:
     """A copy of ``value`` with secret-looking entries replaced, at any depth: entries whose
-    name says secret, whole values that are credentials, and keys inside text."""
+    name says secret, whole values that are credentials, and keys inside text. A model's
+    reasoning payloads (a thinking block's ``signature``, ``encrypted_content``) are kept as
+    they are: they are no secret, and a changed one makes the provider refuse the next
+    request."""
     if isinstance(value, dict):
+        opaque = _OPAQUE if value.get("type") in _REASONING_TYPES else frozenset()
         return {
-            key: REDACTED if _secret_name(str(key)) else redact_secrets(inner)
+            key: inner
+            if key in opaque or key in _OPAQUE_ANYWHERE
+            else REDACTED
+            if _secret_name(str(key))
+            else redact_secrets(inner)
             for key, inner in value.items()
         }
     if isinstance(value, (list, tuple)):
