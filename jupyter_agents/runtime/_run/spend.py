@@ -52,7 +52,10 @@ def request_usage(usage: Usage) -> RequestUsage:
         usage.input_tokens,
         usage.output_tokens,
         usage.total_tokens,
-        InputTokensDetails(usage.input_tokens_details.cached_tokens),
+        InputTokensDetails(
+            usage.input_tokens_details.cached_tokens,
+            usage.input_tokens_details.cache_write_tokens,
+        ),
         OutputTokensDetails(usage.output_tokens_details.reasoning_tokens),
     )
 
@@ -212,6 +215,7 @@ class Spend:
                 "input_tokens": c.usage.input_tokens,
                 "output_tokens": c.usage.output_tokens,
                 "cached_tokens": c.usage.input_tokens_details.cached_tokens,
+                "cache_write_tokens": c.usage.input_tokens_details.cache_write_tokens,
                 "reasoning_tokens": c.usage.output_tokens_details.reasoning_tokens,
             }
             for c in self.calls
@@ -227,7 +231,7 @@ class Spend:
                 c["input_tokens"],
                 c["output_tokens"],
                 c["input_tokens"] + c["output_tokens"],
-                InputTokensDetails(c["cached_tokens"]),
+                InputTokensDetails(c["cached_tokens"], c.get("cache_write_tokens", 0)),
                 OutputTokensDetails(c["reasoning_tokens"]),
             )
             calls.append(SpentCall(c["model"], ref, usage))
@@ -259,6 +263,7 @@ def trace_metadata(metadata: dict[str, Any] | None, progress: RunProgress) -> di
             "input_tokens": usage.input_tokens,
             "output_tokens": usage.output_tokens,
             "cached_tokens": usage.input_tokens_details.cached_tokens,
+            "cache_write_tokens": usage.input_tokens_details.cache_write_tokens,
             "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
         },
         "cost_usd": str(cost.usd) if cost.usd is not None else None,

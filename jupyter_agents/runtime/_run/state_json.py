@@ -79,6 +79,7 @@ def dump_progress(progress: RunProgress, state_id: str) -> dict[str, Any]:
             "output_tokens": usage.output_tokens,
             "total_tokens": usage.total_tokens,
             "cached_tokens": usage.input_tokens_details.cached_tokens,
+            "cache_write_tokens": usage.input_tokens_details.cache_write_tokens,
             "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
         },
         "current_turn": progress.current_turn,
@@ -183,7 +184,9 @@ def _usage(saved: dict[str, Any]) -> Usage:
         input_tokens=saved["input_tokens"],
         output_tokens=saved["output_tokens"],
         total_tokens=saved["total_tokens"],
-        input_tokens_details=InputTokensDetails(saved["cached_tokens"]),
+        input_tokens_details=InputTokensDetails(
+            saved["cached_tokens"], saved.get("cache_write_tokens", 0)
+        ),
         output_tokens_details=OutputTokensDetails(saved["reasoning_tokens"]),
     )
 

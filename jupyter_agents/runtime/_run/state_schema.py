@@ -51,6 +51,7 @@ class _Usage(_Model):
     output_tokens: StrictInt = Field(ge=0)
     total_tokens: StrictInt = Field(ge=0)
     cached_tokens: StrictInt = Field(ge=0)
+    cache_write_tokens: StrictInt = Field(default=0, ge=0)
     reasoning_tokens: StrictInt = Field(ge=0)
 
 
@@ -61,6 +62,7 @@ class _SpentCall(_Model):
     input_tokens: StrictInt = Field(ge=0)
     output_tokens: StrictInt = Field(ge=0)
     cached_tokens: StrictInt = Field(default=0, ge=0)
+    cache_write_tokens: StrictInt = Field(default=0, ge=0)
     reasoning_tokens: StrictInt = Field(default=0, ge=0)
 
 

@@ -429,6 +429,7 @@ def _usage_dict(usage: Usage) -> dict[str, Any]:
         "output_tokens": usage.output_tokens,
         "total_tokens": usage.total_tokens,
         "cached_tokens": usage.input_tokens_details.cached_tokens,
+        "cache_write_tokens": usage.input_tokens_details.cache_write_tokens,
         "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
     }
 
@@ -443,7 +444,9 @@ def _usage_of(data: dict[str, Any]) -> Usage:
         input_tokens=number("input_tokens"),
         output_tokens=number("output_tokens"),
         total_tokens=number("total_tokens"),
-        input_tokens_details=InputTokensDetails(number("cached_tokens")),
+        input_tokens_details=InputTokensDetails(
+            number("cached_tokens"), number("cache_write_tokens")
+        ),
         output_tokens_details=OutputTokensDetails(number("reasoning_tokens")),
     )
 
