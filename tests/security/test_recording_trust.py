@@ -387,8 +387,8 @@ def test_a_packed_recording_that_inflates_past_its_bound_is_refused_with_little_
         "",
         "not base64!",
         base64.b64encode(b"not gzip").decode(),
-        base64.b64encode(gzip.compress(b"[" * 100_000)).decode(),
-        base64.b64encode(gzip.compress(b'{"version": 1, "runs": 5}')).decode(),
+        base64.b64encode(gzip.compress(b"[" * 100_000, mtime=0)).decode(),
+        base64.b64encode(gzip.compress(b'{"version": 1, "runs": 5}', mtime=0)).decode(),
         "A" * (3 * MAX_PACKED_BYTES),
     ],
 )
