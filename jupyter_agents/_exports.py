@@ -6,6 +6,7 @@ EXPORTS: dict[str, str] = {
     # agents and running
     "Agent": "runtime.agent",
     "ModelSettings": "runtime.model_settings",
+    "ModelTimeout": "runtime.model_settings",
     "Runner": "runtime.run",
     "RunConfig": "runtime.run_config",
     "DEFAULT_MAX_TURNS": "runtime.run",
@@ -65,6 +66,7 @@ EXPORTS: dict[str, str] = {
     "BudgetExceeded": "runtime.errors",
     "ModelBehaviorError": "runtime.errors",
     "ModelRefusalError": "runtime.errors",
+    "ModelTimeoutError": "runtime.errors",
     "UserError": "runtime.errors",
     # tools
     "FunctionTool": "runtime.tools",

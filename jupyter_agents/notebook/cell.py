@@ -32,6 +32,7 @@ from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
 from .run_registry import RunRecord
 from .view_protocol import LiveView
+from .waiting import ToolClock, WaitWatch
 
 __all__ = [
     "AgentRunError",
@@ -195,7 +196,7 @@ def _prepare(host: NotebookHost, opts: CellOptions, body: str) -> _Prepared:
     return run
 
 
-async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
+async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: ToolClock) -> None:
     """Load the conversation and start the streamed run."""
     conversation = host.conversation(run.agent.name)
     if opts.new:
@@ -213,6 +214,7 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
             **host.policy.run_config_fields(),
         ),
         approval_handler=_handler(opts, run.view, host, _record(run)),
+        hooks=hooks,
     )
     run.view.on_stop = run.result.cancel
     host.runs.update(_record(run), stop=run.result.cancel)
@@ -222,10 +224,12 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     """Feed the run's events to its view; record the turn when it succeeds."""
     view = run.view
     runs, record = host.runs, _record(run)
+    waits = WaitWatch(view, runs, record)  # what the run waits for, from 5 s on
 
     async def tick() -> None:
         while True:
             await asyncio.sleep(TICK)
+            waits.check(run.result.model_wait if run.result is not None else None)
 
     def went_on(call: BackgroundCall) -> None:  # a sync tool the run stopped waiting for
         view.left_running(call)
@@ -235,7 +239,7 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     streaming = tool_output_sink.set(view.tool_output_text)  # every tool's, as it comes
     going_on = background_call_sink.set(went_on)
     try:
-        await _start(host, opts, run)
+        await _start(host, opts, run, waits.tools)
         result = run.result
         assert result is not None
         async for event in result.stream_events():

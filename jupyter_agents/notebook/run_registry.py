@@ -23,6 +23,7 @@ from ..runtime.approvals import ApprovalDecision, ApprovalRequest
 from ..runtime.tools.background import BackgroundCall
 from ..runtime.tools.plan import Plan
 from .view_protocol import LiveView
+from .widget_state import Wait
 
 __all__ = ["RunRecord", "RunRegistry"]
 
@@ -57,6 +58,8 @@ class RunRecord:
     """Waiting approval requests by request id: tool, call id and an arguments preview."""
     plan: Plan | None = None
     """The run's latest plan (``update_plan``), if it set one."""
+    wait: Wait | None = None
+    """What the run waits for, once it has waited a few seconds."""
     background: dict[str, str] = field(default_factory=dict)
     """Tool calls still running in the background after the run stopped waiting for them: the
     tool's name by call id (until each really ends)."""
@@ -78,6 +81,7 @@ class RunRecord:
             "tool_calls": self.tool_calls,
             "pending": list(self.pending.values()),
             "plan": None if self.plan is None else _progress(self.plan),
+            "wait": self.wait,
             "background_calls": [{"call": c, "tool": t} for c, t in self.background.items()],
         }
 
@@ -148,6 +152,7 @@ class RunRegistry:
         if changes.get("status") not in (None, *ACTIVE):
             record.ended = time.time()
             record.pending.clear()
+            record.wait = None
         self._changed(record)
 
     def waiting(self, record: RunRecord, request: ApprovalRequest, answer: Any) -> None:

@@ -26,7 +26,7 @@ from ..runtime.usage import Usage
 from .card_parts import card_parts, raw_output_parts
 from .display_text import compact_json, part_text, terminal_safe
 from .view_background import ended_note
-from .widget_state import Part, RunStatus
+from .widget_state import Part, RunStatus, Wait
 
 __all__ = ["TextView"]
 
@@ -131,6 +131,15 @@ class TextView:
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         self.usage = usage
         self.cost = cost
+
+    _waiting: str | None = None
+
+    def set_wait(self, wait: Wait | None) -> None:
+        """Say once what the run waits for, when that changes (a terminal cannot tick)."""
+        text = wait["text"] if wait is not None else None
+        if text is not None and text != self._waiting:
+            self._line(f"… {terminal_safe(text)}")
+        self._waiting = text
 
     def tool_output_text(self, call_id: str, text: str) -> None:
         self._streamed.add(call_id)  # shown as it came: a terminal's output is not repeated

@@ -36,8 +36,9 @@ from .view_background import mark_ended, mark_running
 from .view_decisions import CallTimer, Decisions, recorded_approval
 from .view_plan import show_plan
 from .view_state import ViewState
+from .waiting import set_header_wait
 from .widget import RunWidget, SyncPacer
-from .widget_state import STATE_VERSION, Header, Part, RunStatus, ToolBlock
+from .widget_state import STATE_VERSION, Header, Part, RunStatus, ToolBlock, Wait
 
 __all__ = ["RunView"]
 
@@ -149,6 +150,12 @@ class RunView:
             self._header["status"], self._header["detail"] = status, detail
             self._state.changed()
 
+    def set_wait(self, wait: Wait | None) -> None:
+        """Show what the run waits for under the header (None: nothing, any more)."""
+        with self._lock:
+            if not self._finished and set_header_wait(self._header, wait):
+                self._state.changed()
+
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         """Show the run's token usage (and what it cost) in the header."""
         with self._lock:
@@ -215,6 +222,7 @@ class RunView:
                 return
             self._finished = self._state.final = True
             self._header["status"], self._header["detail"] = status, detail
+            set_header_wait(self._header, None)  # the run no longer waits for anything
             if replayed:
                 self._header["replayed"] = True
             self._header["live"], self._header["ended_at"] = False, int(time.time() * 1000)

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
 from ..runtime.tools.background import BackgroundCall
 from ..runtime.usage import Usage
-from .widget_state import RunStatus
+from .widget_state import RunStatus, Wait
 
 __all__ = ["LiveView"]
 
@@ -34,6 +34,9 @@ class LiveView(Protocol):
 
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         """Show the run's token usage, and what it cost (``"$0.0123"``, ``"price unknown"``)."""
+
+    def set_wait(self, wait: Wait | None) -> None:
+        """Show what the run waits for (the model, a tool, the person); None: nothing."""
 
     def tool_output_text(self, call_id: str, text: str) -> None:
         """Show what a running tool printed."""

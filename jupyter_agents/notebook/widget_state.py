@@ -51,6 +51,7 @@ __all__ = [
     "ToolBlock",
     "ToolStatus",
     "ViewMessage",
+    "Wait",
 ]
 
 STATE_VERSION = 2
@@ -107,6 +108,17 @@ class Plan(TypedDict):
     steps: list[PlanStep]
 
 
+class Wait(TypedDict):
+    """What the run waits for, once it has waited :data:`~.waiting.SHOW_AFTER` seconds: ``on``
+    the model, a tool or the person; ``text`` says which ("waiting for the model at
+    api.openai.com · attempt 2 of 3"); ``since`` (epoch ms) is when the wait began, and each
+    frontend adds the time since then itself."""
+
+    on: Literal["model", "tool", "person"]
+    text: str
+    since: int
+
+
 class Header(TypedDict):
     """Run-level state: ``v`` (:data:`STATE_VERSION`), the agent running now, the model label,
     the status and its detail, times in epoch ms (the frontend ticks the elapsed time itself),
@@ -130,6 +142,8 @@ class Header(TypedDict):
     plan: NotRequired[Plan]
     """The run's latest plan: a checklist above the blocks, updated in place (left out until
     the model sets one)."""
+    wait: NotRequired[Wait]
+    """What the live run waits for, from 5 s into a wait until it ends (left out otherwise)."""
 
 
 class Part(TypedDict):

@@ -8,6 +8,7 @@ Every exception derives from one base class::
      │                         stopped run's ``run_state`` to resume with a larger budget
      ├── ModelBehaviorError    the model did something the run cannot continue from
      │    └── ModelRefusalError  it refused to give the structured output
+     ├── ModelTimeoutError     a streamed model call sent nothing within its first-event limit
      ├── UserError             the code using the library is wrong; the message says what to change
      │    ├── SandboxUnavailable   a sandboxed mode was asked for and bubblewrap cannot run here
      │    └── StrictSchemaError    a tool's schema cannot be strict (in ``tools.strict_schema``)
@@ -43,6 +44,7 @@ __all__ = [
     "MaxTurnsExceeded",
     "ModelBehaviorError",
     "ModelRefusalError",
+    "ModelTimeoutError",
     "OutputGuardrailTripwireTriggered",
     "PatchError",
     "SandboxUnavailable",
@@ -127,6 +129,19 @@ class ModelRefusalError(ModelBehaviorError):
         super().__init__(f"The model refused to give the structured output: {refusal}")
         self.refusal = refusal
         """The model's refusal text."""
+
+
+class ModelTimeoutError(AgentsException):
+    """A streamed model call got no event within ``ModelTimeout.first_event`` seconds: the
+    server took the request and did not start answering. Retried like any timeout; the
+    message of the last one says which server, and what to change. (The OpenAI Agents SDK's
+    name; the HTTP client's own connect and read timeouts stay the client's errors.)
+    """
+
+    def __init__(self, timeout_seconds: float, message: str | None = None) -> None:
+        super().__init__(message or f"Model call timed out after {timeout_seconds:g} seconds.")
+        self.timeout_seconds = timeout_seconds
+        """The limit that was reached."""
 
 
 class UserError(AgentsException):

@@ -3,16 +3,95 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias, Union
 
 from .errors import UserError
 from .retry import ModelRetrySettings, coerce_retry_settings, merge_retry_settings
 
-__all__ = ["ModelSettings", "ToolChoice"]
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_FIRST_EVENT_TIMEOUT",
+    "DEFAULT_READ_TIMEOUT",
+    "ModelSettings",
+    "ModelTimeout",
+    "ToolChoice",
+]
+
+DEFAULT_CONNECT_TIMEOUT = 5.0
+"""Seconds to open a connection to the model's server (the ``openai`` client's own default)."""
+
+DEFAULT_FIRST_EVENT_TIMEOUT = 30.0
+"""Seconds a streamed model call may wait for its first event."""
+
+DEFAULT_READ_TIMEOUT = 120.0
+"""Seconds the answer may stay silent: between two chunks of a stream, or the whole wait for a
+non-streamed answer."""
 
 ToolChoice: TypeAlias = Union[Literal["auto", "required", "none"], str, None]
 """``"auto"``, ``"required"``, ``"none"``, or the name of one tool the model must call."""
+
+
+@dataclass(frozen=True)
+class ModelTimeout:
+    """How long each attempt of a model call may wait, phase by phase, in seconds.
+
+    ``ModelSettings(timeout=ModelTimeout(read=600))`` changes one limit and keeps the others'
+    defaults. A server that accepts the connection and never answers ends a streamed attempt
+    after ``first_event``; the run then retries as ``ModelSettings.retry`` (else
+    ``RunConfig.model_retry``) says, so by default a hung server fails the call after about
+    3 x 30 s. ``connect`` and ``read`` are the HTTP client's (httpx's names); ``first_event`` is
+    the run's own, so it holds for every model, a client you pass in included.
+    """
+
+    connect: float = DEFAULT_CONNECT_TIMEOUT
+    """Opening the connection to the server (TLS included)."""
+
+    first_event: float = DEFAULT_FIRST_EVENT_TIMEOUT
+    """A streamed call: from sending the request to the stream's first event (the server has
+    started answering). Raise it for a local server that loads the model or reads a long
+    prompt before it answers."""
+
+    read: float = DEFAULT_READ_TIMEOUT
+    """The longest silence while the answer comes: between two chunks of a stream, or the
+    whole wait for a non-streamed answer (a model that thinks long without streaming needs
+    more)."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise UserError(f"ModelTimeout.{f.name} must be a number of seconds, got {value!r}")
+            if not (value > 0 and math.isfinite(value)):
+                raise UserError(f"ModelTimeout.{f.name} must be positive and finite, got {value!r}")
+
+    @classmethod
+    def of(cls, value: float | ModelTimeout | dict[str, Any] | None) -> ModelTimeout:
+        """The limits ``ModelSettings.timeout`` sets: None, the defaults; a number ``n``, the
+        first event and every read ``n`` seconds (connecting at most the default, 5 s); a dict,
+        a ``ModelTimeout`` of its fields."""
+        if value is None:
+            return _DEFAULT_TIMEOUT
+        if isinstance(value, ModelTimeout):
+            return value
+        if isinstance(value, dict):
+            known = {f.name for f in fields(cls)}
+            unknown = sorted(str(k) for k in value if k not in known)
+            if unknown:
+                raise UserError(f"Unknown ModelTimeout fields: {', '.join(unknown)}")
+            return cls(**value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise UserError(f"timeout must be a positive number of seconds, got {value!r}")
+        seconds = float(value)
+        return cls(min(seconds, DEFAULT_CONNECT_TIMEOUT), seconds, seconds)
+
+    def to_json_dict(self) -> dict[str, float]:
+        """The three limits as a dict."""
+        return dataclasses.asdict(self)
+
+
+_DEFAULT_TIMEOUT = ModelTimeout()
 
 
 @dataclass
@@ -89,10 +168,13 @@ class ModelSettings:
     When set, it decides instead of ``RunConfig.model_retry``, whose values fill the fields it
     leaves unset. Merged field by field (the backoff's too); the policy is never serialized."""
 
-    timeout: float | None = None
-    """Seconds one model request may take (default: ``DEFAULT_MODEL_TIMEOUT``, 300 s, with 10 s
-    to connect). Retries are ``retry``'s, else ``RunConfig.model_retry``'s: the ``openai``
-    client's own retries are off."""
+    timeout: float | ModelTimeout | None = None
+    """How long each attempt of a model call may wait (a dict of ``ModelTimeout`` fields works
+    too). A number ``n`` lets the first event and every read take ``n`` seconds (connecting
+    at most 5 s); a ``ModelTimeout`` sets the limits apart. Unset: 5 s to connect, 30 s to a
+    stream's first event, 120 s of silence while the answer comes (a client you pass in keeps
+    its own connect and read limits). Retries are ``retry``'s, else
+    ``RunConfig.model_retry``'s: the ``openai`` client's own retries are off."""
 
     def __post_init__(self) -> None:
         self.retry = coerce_retry_settings(self.retry)
@@ -103,10 +185,10 @@ class ModelSettings:
             raise UserError(f"temperature must be between 0 and 2, got {self.temperature}")
         if self.top_p is not None and not 0 <= self.top_p <= 1:
             raise UserError(f"top_p must be between 0 and 1, got {self.top_p}")
-        if self.timeout is not None and not (
-            isinstance(self.timeout, (int, float)) and self.timeout > 0
-        ):
-            raise UserError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
+        if isinstance(self.timeout, dict):
+            self.timeout = ModelTimeout.of(self.timeout)
+        elif self.timeout is not None:
+            ModelTimeout.of(self.timeout)  # a number must be positive
         if self.top_logprobs is not None and not 0 <= self.top_logprobs <= 20:
             raise UserError(f"top_logprobs must be between 0 and 20, got {self.top_logprobs}")
         if self.max_tokens is not None and self.max_tokens < 1:
@@ -134,4 +216,6 @@ class ModelSettings:
         }
         if self.retry is not None:
             data["retry"] = self.retry.to_json_dict()
+        if isinstance(self.timeout, ModelTimeout):
+            data["timeout"] = self.timeout.to_json_dict()
         return data

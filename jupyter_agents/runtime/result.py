@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ._run.loop import RunLoop
     from ._run.progress import RunProgress
     from .agent import Agent
+    from .model_wait import ModelWait
 
 __all__ = ["RunErrorDetails", "RunResult", "RunResultBase", "RunResultStreaming"]
 
@@ -238,6 +239,13 @@ class RunResultStreaming(RunResultBase):
     def cost(self) -> RunCost:
         """What the run's model calls cost so far (see :attr:`RunResult.cost`)."""
         return self._loop.progress.spend.cost()
+
+    @property
+    def model_wait(self) -> ModelWait | None:
+        """The model call the run waits for now: the request is sent and nothing came back
+        yet (its server, attempt and start); None while the model streams, or between calls.
+        Set and cleared once per call, so polling it costs the run nothing."""
+        return self._loop.progress.model_wait
 
     @property
     def is_cancelled(self) -> bool:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import itertools
+import asyncio
 import logging
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import retry
 from .._pricing import price_ref_of
 from .._util import call_maybe_async
 from ..agent import Agent
@@ -20,10 +19,10 @@ from ..model_settings import ModelSettings
 from ..models.interface import Model, ModelTracing
 from ..models.multi_provider import MultiProvider
 from ..models.usage import usage_from_openai
-from ..retry import EffectiveRetry, advice_source, decide_retry, describe_error, retry_delay
 from ..run_config import CallModelData, ModelInputData, RunConfig
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
+from .attempts import Attempts
 from .budget import Held, request_chars, reserve
 
 if TYPE_CHECKING:
@@ -224,6 +223,7 @@ class ModelCall:
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
                 "cached_tokens": usage.input_tokens_details.cached_tokens,
+                "cache_write_tokens": usage.input_tokens_details.cache_write_tokens,
                 "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
                 "cost_usd": str(price) if price is not None else None,
             }
@@ -233,83 +233,55 @@ class ModelCall:
 
     async def response(self) -> ModelResponse:
         """A complete response, retried as ``ModelSettings.retry`` or else the run's policy says."""
-        failures: list[str] = []
         span = self._span()
+        attempts = self._attempts()
         try:
-            for attempt in itertools.count(1):
+            while True:
+                attempts.next()
                 try:
                     response = await self.model.get_response(*self._args(), **self._kwargs())
                 except Exception as error:
-                    await self._after_failure(error, attempt, failures)
+                    await attempts.failed(error)
                     continue
+                attempts.answered()
                 self._end_span(span, response, None)
                 return response
         except BaseException as error:
+            attempts.answered()
             self._end_span(span, None, error)
             raise
-        raise AssertionError("unreachable")
 
-    async def _after_failure(
-        self, error: Exception, attempt: int, failures: list[str], *, stream: bool = False
-    ) -> None:
-        """Wait before the next attempt, or re-raise ``error`` (noting what was tried)."""
-        failures.append(describe_error(error))
-        delay, reason = await self._retry_delay(error, attempt, stream)
-        if delay is None:
-            if len(failures) > 1:
-                _note(error, f"model call failed {len(failures)} times: " + "; ".join(failures))
-            raise error
-        why = f"; {reason}" if reason and reason != str(error) else ""
-        logger.info("model call failed (%s); retrying in %.2f s%s", failures[-1], delay, why)
-        await retry.wait(delay)
-
-    async def _retry_delay(
-        self, error: Exception, attempt: int, stream: bool
-    ) -> tuple[float | None, str | None]:
-        """Seconds before attempt ``attempt + 1`` and why, or None: no retry.
-
-        The resolved ``ModelSettings.retry`` decides when set (its unset fields taken from
-        ``RunConfig.model_retry``); otherwise ``RunConfig.model_retry`` alone.
-        """
-        fallback = self.run.run_config.model_retry
-        settings = self.settings.retry
-        if settings is None:
-            if attempt >= fallback.max_attempts or not fallback.is_retryable(error):
-                return None, None
-            return retry_delay(fallback, attempt, error), None
-        decision = await decide_retry(
-            EffectiveRetry.of(settings, fallback),
-            error=error,
-            attempt=attempt,
-            stream=stream,
-            previous_response_id=self.run.server.previous_response_id,
-            conversation_id=self.run.server.conversation_id,
-            advise=advice_source(self.model),
-        )
-        return (decision.delay or 0.0, decision.reason) if decision.retry else (None, None)
+    def _attempts(self) -> Attempts:
+        """The call's attempts (its wait is shown from now until its answer starts)."""
+        run, server = self.run, self.run.server
+        ids = (server.previous_response_id, server.conversation_id)
+        return Attempts(run.progress, self.model, self.settings, run.run_config.model_retry, ids)
 
     async def stream(
         self, streamed: dict[int, RunItem], make_item: Any
     ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
         """Stream the response's events; the last thing yielded is the ModelResponse.
 
-        A failed call is retried only while nothing of it was delivered. One generator on
-        purpose: every raw event of the run passes through here.
+        A failed call is retried only while nothing of it was delivered; an attempt whose first
+        event does not come within ``ModelTimeout.first_event`` fails with ModelTimeoutError.
+        One generator on purpose: every raw event of the run passes through here.
         """
-        failures: list[str] = []
-        attempt = 0
         span = self._span()
         response: ModelResponse | None = None
         final: Any = None
         event: Any
+        attempts = self._attempts()
         try:
             while True:
-                attempt += 1
+                attempts.next(stream=True)
                 delivered = False
+                failure: Exception | None = None
                 source = self.model.stream_response(*self._args(), **self._kwargs())
                 try:
                     async for event in source:
-                        delivered = True
+                        if not delivered:  # the first event: the wait is over (once per call)
+                            delivered = True
+                            attempts.answered()
                         yield RawResponsesStreamEvent(data=event)
                         kind = event.type
                         if kind == "response.output_item.done":
@@ -326,12 +298,20 @@ class ModelCall:
                     break
                 except Exception as error:
                     if delivered:
+                        attempts.explain(error)
                         raise
-                    await self._after_failure(error, attempt, failures, stream=True)
+                    failure = error
+                except asyncio.CancelledError:
+                    failure = None if delivered else attempts.timed_out()
+                    if failure is None:
+                        raise  # the run was stopped
                 finally:
+                    attempts.end_attempt()
                     aclose = getattr(source, "aclose", None)
                     if aclose is not None:
                         await aclose()
+                assert failure is not None  # else the loop was left above
+                await attempts.failed(failure, stream=True)
             if final is None:
                 raise ModelBehaviorError(
                     "The model's stream ended without a response.completed event."
@@ -342,6 +322,7 @@ class ModelCall:
                 response_id=final.id,
             )
         except BaseException as error:
+            attempts.answered()
             self._end_span(span, None, error)
             raise
         self._end_span(span, response, None)
@@ -366,14 +347,6 @@ _EVENT_NAMES = {
 def _dump(item: Any) -> Any:
     dump = getattr(item, "model_dump", None)
     return dump(exclude_unset=True, mode="json") if dump is not None else item
-
-
-def _note(error: Exception, text: str) -> None:
-    add_note = getattr(error, "add_note", None)
-    if add_note is not None:  # Python 3.11+
-        add_note(text)
-    else:
-        error.retry_history = text  # type: ignore[attr-defined]
 
 
 def _failure_text(event: Any) -> str:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         ToolCallItem,
         TResponseInputItem,
     )
+    from ..model_wait import ModelWait
     from ..run_state import RunState
 
 __all__ = [
@@ -115,6 +116,10 @@ class RunProgress:
 
     spend: Spend = field(default_factory=Spend)
     """The model calls made so far and their usage, per model (what the run cost)."""
+
+    model_wait: ModelWait | None = field(default=None, repr=False, compare=False)
+    """The model call the run waits for now (sent, nothing back yet); None otherwise. Live
+    state for views, never part of a snapshot."""
 
     def snapshot(self) -> RunProgress:
         """A copy that later changes to this one do not reach (items are shared: immutable)."""

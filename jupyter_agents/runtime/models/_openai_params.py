@@ -9,6 +9,7 @@ from typing import Any
 from ..model_settings import ModelSettings
 from ..tools import Tool
 from ..tools.kinds import kind_for_tool
+from .provider import client_timeout
 
 
 def settings_params(settings: ModelSettings) -> dict[str, Any]:
@@ -21,7 +22,7 @@ def settings_params(settings: ModelSettings) -> dict[str, Any]:
     if settings.extra_body:
         params["extra_body"] = settings.extra_body
     if settings.timeout is not None:
-        params["timeout"] = settings.timeout
+        params["timeout"] = client_timeout(settings.timeout)
     if settings.extra_args:
         params.update(settings.extra_args)
     return params

@@ -20,15 +20,17 @@ import threading
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import UserError
+from ..model_settings import DEFAULT_READ_TIMEOUT, ModelTimeout
 from .interface import Model, ModelProvider
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    from openai import AsyncOpenAI, Timeout
 
 __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_MODEL_TIMEOUT",
     "OpenAIProvider",
+    "client_timeout",
     "default_model_name",
     "default_provider",
     "get_default_openai_api",
@@ -40,8 +42,13 @@ __all__ = [
 DEFAULT_MODEL = "gpt-4.1"
 """The model used when neither the agent nor the run names one (``OPENAI_DEFAULT_MODEL`` wins)."""
 
-DEFAULT_MODEL_TIMEOUT = 300.0
-"""Seconds one model request may take by default (``ModelSettings.timeout`` changes it)."""
+DEFAULT_MODEL_TIMEOUT = DEFAULT_READ_TIMEOUT
+"""Seconds a model's answer may stay silent by default (between two chunks of a stream, or a
+whole non-streamed answer); connecting takes at most 5 s and a stream's first event 30 s
+(``ModelSettings.timeout`` changes them, see ``ModelTimeout``)."""
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+"""Where the ``openai`` client sends requests when nothing says otherwise."""
 
 OpenAIAPI = Literal["responses", "chat_completions"]
 
@@ -93,6 +100,16 @@ def _reset() -> None:
     _default_pool = ClientPool()
 
 
+def client_timeout(value: float | ModelTimeout | None) -> Timeout:
+    """The ``openai`` client's timeout for ``ModelSettings.timeout`` (None: the defaults): its
+    connect and read limits; a stream's first event is the run's to watch. The read limit is
+    at least the first event's, which also waits on reads."""
+    import openai
+
+    limits = ModelTimeout.of(value)
+    return openai.Timeout(max(limits.read, limits.first_event), connect=limits.connect)
+
+
 def default_model_name() -> str:
     """The model used when neither the agent nor the run names one: ``OPENAI_DEFAULT_MODEL``,
     else :data:`DEFAULT_MODEL`."""
@@ -128,6 +145,14 @@ class ClientPool:
         self._clients: dict[int, tuple[asyncio.AbstractEventLoop, AsyncOpenAI]] = {}
         self._lock = threading.Lock()
         self._base_taken = False
+
+    @property
+    def base_url(self) -> str:
+        """Where the pool's clients send requests (no client is made to tell)."""
+        base = self._base or _settings["client"]
+        if base is not None:
+            return str(base.base_url)
+        return self._base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
 
     def get(self) -> AsyncOpenAI:
         """The client for the running loop."""
@@ -167,7 +192,7 @@ class ClientPool:
             api_key=api_key,
             base_url=base_url,
             max_retries=0,
-            timeout=openai.Timeout(DEFAULT_MODEL_TIMEOUT, connect=10.0),
+            timeout=client_timeout(None),
         )
 
 

@@ -16,7 +16,7 @@ from ._types import ModelRetryAdvice, ModelRetryAdviceRequest, ModelRetryNormali
 
 __all__ = ["normalize_error", "openai_retry_advice"]
 
-_TIMEOUTS = frozenset({"APITimeoutError", "TimeoutException", "TimeoutError"})
+_TIMEOUTS = frozenset({"APITimeoutError", "TimeoutException", "TimeoutError", "ModelTimeoutError"})
 _NETWORK = _TIMEOUTS | {
     "APIConnectionError",
     "NetworkError",  # httpx: ConnectError, ReadError, WriteError, CloseError

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 __all__ = ["ModelRetryPolicy", "describe_error", "retry_delay"]
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+_RETRYABLE_ERRORS = frozenset(
+    {"APITimeoutError", "APIConnectionError", "TimeoutError", "ModelTimeoutError"}
+)
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class ModelRetryPolicy:
         if isinstance(status, int):
             return status in _RETRYABLE_STATUS
         names = {cls.__name__ for cls in type(error).__mro__}
-        return bool(names & {"APITimeoutError", "APIConnectionError", "TimeoutError"})
+        return bool(names & _RETRYABLE_ERRORS)
 
 
 def _retry_after(error: BaseException) -> float | None:

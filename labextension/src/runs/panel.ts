@@ -7,7 +7,7 @@ import { Widget } from '@lumino/widgets';
 
 import { Run, RunsModel } from './model';
 import { PendingCall } from './protocol';
-import { elapsed, planText, STATUS_LABELS } from './summary';
+import { elapsed, planText, STATUS_LABELS, waitText } from './summary';
 
 /** What the panel asks of the rest of the extension. */
 export interface PanelActions {
@@ -93,6 +93,10 @@ export class RunsPanel extends Widget {
         );
       }
     }
+    for (const node of this._list.querySelectorAll<HTMLElement>('.ja-run-wait')) {
+      const wait = { text: node.dataset.text ?? '', since: Number(node.dataset.since) };
+      node.textContent = waitText(wait, now);
+    }
   }
 
   private _runNode(run: Run): HTMLElement {
@@ -119,6 +123,12 @@ export class RunsPanel extends Widget {
     if (plan) {
       const steps = facts.appendChild(el('span', 'ja-run-plan', `plan ${plan}`));
       steps.title = run.plan?.current ? `Now: ${run.plan.current}` : 'Steps completed of the plan';
+    }
+    if (run.wait && run.ended === null) {
+      const text = waitText(run.wait, Date.now() / 1000);
+      const wait = node.appendChild(el('div', `ja-run-wait ja-w-${run.wait.on}`, text));
+      wait.dataset.text = run.wait.text;
+      wait.dataset.since = String(run.wait.since);
     }
     const row = node.appendChild(el('div', 'ja-run-actions'));
     const show = row.appendChild(el('button', 'jp-Button jp-mod-styled ja-run-show', 'Show'));

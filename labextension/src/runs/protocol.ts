@@ -44,6 +44,8 @@ export interface RunInfo {
   pending: PendingCall[];
   /** Left out until the run has a plan. */
   plan?: PlanProgress;
+  /** What the run waits for, from 5 s into a wait until it ends; left out otherwise. */
+  wait?: RunWait;
   /** Tool calls still running in the background after the run stopped waiting for them (a
    * plain function's thread cannot be stopped); left out when there are none. */
   background?: BackgroundCall[];
@@ -53,6 +55,14 @@ export interface RunInfo {
 export interface BackgroundCall {
   call: string;
   tool: string;
+}
+
+/** What a run waits for: the model, a tool or the person (`text` says which and where), since
+ * `since` (epoch ms; a view adds the time since then). */
+export interface RunWait {
+  on: 'model' | 'tool' | 'person';
+  text: string;
+  since: number;
 }
 
 export type KernelMessage =
@@ -93,6 +103,17 @@ function parsePlan(x: unknown): PlanProgress | null {
   return { completed: x.completed, total: x.total, current };
 }
 
+const WAITS: ReadonlyArray<RunWait['on']> = ['model', 'tool', 'person'];
+
+/** What a run waits for, or null when it waits for nothing (or the field is malformed). */
+function parseWait(x: unknown): RunWait | null {
+  if (!isObject(x) || !isString(x.text) || !isNumber(x.since)) {
+    return null;
+  }
+  const on = WAITS.find(w => w === x.on);
+  return on ? { on, text: x.text, since: x.since } : null;
+}
+
 /** A run reported by a kernel, or null when it is malformed. */
 export function parseRun(x: unknown): RunInfo | null {
   if (!isObject(x)) {
@@ -122,6 +143,10 @@ export function parseRun(x: unknown): RunInfo | null {
   const plan = parsePlan(x.plan);
   if (plan) {
     run.plan = plan;
+  }
+  const wait = parseWait(x.wait);
+  if (wait) {
+    run.wait = wait;
   }
   const background = Array.isArray(x.background_calls)
     ? x.background_calls.filter(

@@ -58,6 +58,13 @@ export function elapsed(run: RunInfo, now: number): string {
   return duration((run.ended ?? now) - run.started);
 }
 
+/** "waiting for the model at api.openai.com · 12 s": what a run waits for, and for how long at
+ * `now` (seconds since the epoch). */
+export function waitText(wait: { text: string; since: number }, now: number): string {
+  const seconds = Math.max(0, Math.floor(now - wait.since / 1000));
+  return `${wait.text} · ${seconds < 60 ? `${seconds} s` : duration(seconds)}`;
+}
+
 /** Words for a status. */
 export const STATUS_LABELS: Record<string, string> = {
   running: 'running',

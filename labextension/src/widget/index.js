@@ -24,6 +24,7 @@ const field = (b, name) => {
 };
 
 const LIVE = ["running", "waiting", "background"];
+const WAITS = ["model", "tool", "person"];
 /** Asks JupyterLab (labextension/src/runlive) to run the cell again, asking the model. */
 const RUN_LIVE_EVENT = "jupyter-agents:run-live";
 const OFFLINE = "Not connected to a running kernel: buttons are disabled.";
@@ -53,6 +54,7 @@ function render({ model, el }) {
   const runLive = head.appendChild(h("button", "ja-btn ja-run-live", "▶ Run live"));
   runLive.title = "Run this cell again, asking the model instead of replaying its recording";
   const detail = root.appendChild(h("div", "ja-detail"));
+  const waiting = root.appendChild(h("div", "ja-wait")); // what the run waits for, from 5 s on
   const plan = planView(); // the model's checklist (update_plan), above the blocks
   root.appendChild(plan.el);
   const body = root.appendChild(h("div", "ja-blocks"));
@@ -76,6 +78,10 @@ function render({ model, el }) {
     const end = hd.ended_at || (hd.live && ui.alive ? Date.now() : 0);
     const ms = end && hd.started_at ? Math.max(0, end - hd.started_at) : null;
     elapsed.textContent = ms == null ? "" : duration(ms, !hd.ended_at);
+    const w = hd.live && ui.alive ? hd.wait : undefined; // a saved run waits for nothing
+    const shown = !!w && typeof w.text === "string" && typeof w.since === "number";
+    waiting.textContent = shown ? `${w.text} · ${duration(Math.max(0, Date.now() - w.since), true)}` : "";
+    waiting.className = `ja-wait ja-w-${shown && WAITS.includes(w.on) ? w.on : "model"}`;
   }
 
   function drawHeader() {

@@ -44,6 +44,17 @@ export interface Plan {
 }
 
 /**
+ * What the run waits for, once it has waited SHOW_AFTER seconds: `on` the model, a tool or the
+ * person; `text` says which ("waiting for the model at api.openai.com · attempt 2 of 3"); `since`
+ * (epoch ms) is when the wait began, and each frontend adds the time since then itself.
+ */
+export interface Wait {
+  on: "model" | "tool" | "person";
+  text: string;
+  since: number;
+}
+
+/**
  * Run-level state: `v` (STATE_VERSION), the agent running now, the model label, the status and its
  * detail, times in epoch ms (the frontend ticks the elapsed time itself), the token usage, and
  * `live` (True until the view finished: the run takes clicks).
@@ -61,6 +72,7 @@ export interface Header {
   cost?: string;
   replayed?: boolean;
   plan?: Plan;
+  wait?: Wait;
 }
 
 /**
