@@ -29,7 +29,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..runtime._inflate import inflate_gzip
+from ..runtime.inflate import inflate_gzip
 from . import transcript
 from .widget_state import Block, Header
 

@@ -34,7 +34,7 @@ import json
 from typing import Any, TypedDict
 
 from .._render import escape_html
-from ..runtime._inflate import inflate_gzip
+from ..runtime.inflate import inflate_gzip
 
 __all__ = [
     "BATCH_MIME_TYPE",

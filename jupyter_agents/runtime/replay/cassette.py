@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .._inflate import inflate_gzip
+from ..inflate import inflate_gzip
 from ..errors import UserError
 from . import signing
 
