@@ -17,7 +17,7 @@ from ..runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalReque
 from ..runtime.context import ToolContext
 from ..runtime.items import ToolCallOutputItem
 from ..runtime.replay import Cassette
-from ..runtime.replay.run_replay import NO_RECORDING
+from ..runtime.replay.cassette import NO_RECORDING
 from ..runtime.result import RunResultStreaming
 from ..runtime.run import RunConfig, Runner
 from ..runtime.tools import FunctionTool
@@ -202,7 +202,10 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
     if opts.new:
         await conversation.clear()
     run.history = await conversation.history_before(run.cell)
-    run.cassette = await cell_cassette(host, run.cell, opts.replay, opts.replay_tools)
+    configured = run.model is not None or run.agent.model is not None or host.has_credentials()
+    run.cassette = await cell_cassette(
+        host, run.cell, opts.replay, opts.replay_tools, configured=configured
+    )
     run.result = Runner.run_streamed(
         _printing_to_cards(run.agent),
         [*run.history, {"role": "user", "content": run.prompt}],
@@ -288,10 +291,18 @@ def _say_how_it_ran(view: LiveView, cassette: Cassette) -> tuple[bool, str | Non
     live although a replay was wanted (a line under it says it in full)."""
     last = cassette.last or {}
     if last.get("replayed"):
+        why = (
+            "no model is set up (set OPENAI_API_KEY, or %agent model NAME, to run it live)"
+            if getattr(cassette, "unconfigured", False)
+            else "%%agent --live asks the model"
+        )
+        ran = (
+            "its tools ran again"
+            if cassette.replay_tools == "run"
+            else "tool calls answered from the recording"
+        )
         view.add_notice(
-            "Replayed from this cell's recording: no model request, and tool calls answered "
-            "from the recording. %%agent --live asks the model.",
-            "info",
+            f"Replayed from this cell's recording: no model request, {ran}; {why}.", "info"
         )
         return True, None
     changed = [str(c) for c in last.get("changed") or () if c != NO_RECORDING]

@@ -109,8 +109,9 @@ async def cell_cassette(
     for the run; without one, a cell a person runs under ``auto`` replays its recording (and
     says why) instead of failing for want of a key."""
     mode = host.replay_mode
-    stored, live = await _recorded(host, cell)
-    if host.document is None or host.document.frontend is None:  # nbconvert, papermill
+    frontend = await host.document.ready() if host.document is not None else None
+    stored, live = await _recorded(host, cell) if frontend is not None else (None, False)
+    if frontend is None:  # nbconvert, papermill
         runs = _recorded_in_file(host.current_source())
     else:
         runs = _unpacked(stored) if stored is not None else []
@@ -120,7 +121,7 @@ async def cell_cassette(
     elif choice == "replay" or mode in ("on", "strict"):
         chosen = "strict" if mode == "strict" and choice is None else "replay"
     else:
-        headless = host.document is not None and host.document.frontend == "headless"
+        headless = frontend == "headless"
         chosen = "replay" if headless or unattended() or not configured else "record"
     tools_mode: Literal["recorded", "run"] = "run" if tools == "run" else "recorded"
     made = CellCassette(runs=runs, mode=chosen, replay_tools=tools_mode, stored=stored)
@@ -132,7 +133,7 @@ async def keep_recording(host: NotebookHost, cell: str, cassette: Cassette) -> N
     """Store the cell's recordings (its latest run's, or batch's) in the cell, when they
     changed."""
     document = host.document
-    if document is None or document.frontend is None or not cassette.used:
+    if document is None or not cassette.used or await document.ready() is None:
         return  # nothing holds the document (nbconvert, papermill): nothing to write to
     data = Cassette(runs=list(cassette.used)).pack()
     if data == getattr(cassette, "stored", None):

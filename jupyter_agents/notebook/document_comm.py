@@ -81,6 +81,8 @@ class DocumentChannel:
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._hello: asyncio.Event | None = None
+        self._unanswered = False
+        """A hello was waited for in vain once: nothing holds the document (nbconvert)."""
 
     def open(self) -> None:
         """Register the target and offer a comm to the frontend (needs a kernel)."""
@@ -154,15 +156,22 @@ class DocumentChannel:
             raise NoFrontend(f"The notebook's frontend could not answer: {str(error)[:200]}")
         return reply
 
-    async def _answering(self) -> Any:
-        """The comm of a frontend that said hello (waiting a moment for one while a comm is
-        open but its frontend has not spoken yet)."""
-        if not self._frontend and self._comms.comms:
+    async def ready(self) -> str | None:
+        """What holds the document (:attr:`frontend`), waiting a moment for its hello while a
+        comm is open but its frontend has not spoken yet (a cell run right after
+        ``%load_ext`` may start before the page's hello is read)."""
+        if not self._frontend and self._comms.comms and not self._unanswered:
             self._hello = self._hello or asyncio.Event()
             try:
                 await asyncio.wait_for(self._hello.wait(), HELLO_WAIT)
             except asyncio.TimeoutError:
-                pass
+                self._unanswered = True  # nothing holds it (nbconvert): do not wait each time
+        return self.frontend
+
+    async def _answering(self) -> Any:
+        """The comm of a frontend that said hello (waiting a moment for one while a comm is
+        open but its frontend has not spoken yet)."""
+        await self.ready()
         comm = self._hello_comm()
         if comm is not None:
             return comm

@@ -145,6 +145,8 @@ def _decision(block: _Any) -> str:
         words.append("(always in this notebook)")
     elif approval.get("always"):
         words.append("(always)")
+    if approval.get("recorded"):
+        words.append("when it was recorded (not run now)")
     reason = f": {approval['message']}" if approval.get("message") else ""
     return f"{' '.join(words)}{reason}"
 

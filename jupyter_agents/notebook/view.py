@@ -400,6 +400,8 @@ class RunView:
         elapsed = self._timer.elapsed_ms(key)
         if getattr(item, "replayed", False):  # from the recording: it did not run, nor take time
             card["replayed"] = True
+            if "approval" in card:  # a decision then, for a call that did not run now
+                card["approval"]["recorded"] = True
         elif elapsed is not None and card["status"] != "rejected":
             card["ms"] = elapsed
         self._state.changed(card)

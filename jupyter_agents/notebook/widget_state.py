@@ -185,8 +185,10 @@ class Approval(TypedDict):
     why the last edit was refused; ``once``: no "always" (leaving the sandbox, a dangerous
     command, restarting the kernel); ``notebook``: "always for this notebook" is offered;
     ``always``, ``message``, ``edited`` and ``scope`` (``"notebook"``: it stands for the
-    notebook) describe the decision. ``question``: the request asks a question (the widget
-    shows a form: Answer / Skip); ``answer``: what the person answered, as text."""
+    notebook) describe the decision; ``recorded``: it is the decision a recording holds for a
+    call answered from it (the call did not run now). ``question``: the request asks a
+    question (the widget shows a form: Answer / Skip); ``answer``: what the person answered,
+    as text."""
 
     state: ApprovalState
     request: NotRequired[str]
@@ -203,6 +205,7 @@ class Approval(TypedDict):
     scope: NotRequired[Literal["notebook"]]
     question: NotRequired[QuestionState]
     answer: NotRequired[str]
+    recorded: NotRequired[bool]
 
 
 class ToolBlock(TypedDict):

@@ -89,3 +89,61 @@ def test_a_replayed_cell_shows_its_badge_and_run_live_asks_the_model(session: Se
         expect(badge).to_have_text("replayed")
         expect(run.locator(".ja-text")).to_contain_text("The second answer.")
         assert not lab.errors, lab.errors
+
+
+RECORDING = """%load_ext jupyter_agents
+from jupyter_agents.testing import ScriptedModel, text
+demo = ScriptedModel([[text("The recorded answer.")]], name="gpt-4.1")
+%agent model demo"""
+NO_MODEL = "%load_ext jupyter_agents"
+LIVE_AGAIN = """%load_ext jupyter_agents
+from jupyter_agents.testing import ScriptedModel, text
+demo = ScriptedModel([[text("The live answer.")]], name="gpt-4.1")
+%agent model demo"""
+
+
+def set_first_cell(path: Path, source: str) -> None:
+    """Change the notebook's first cell on disk (its outputs and recordings stay)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb["cells"][0]["source"] = source
+    path.write_text(json.dumps(nb), encoding="utf-8")
+
+
+def test_run_all_without_a_model_replays_and_run_live_works_in_a_fresh_kernel(
+    session: Session,
+) -> None:
+    """A person opens their recorded notebook where no model is set up (no key): Run All
+    replays the agent cell and says why, instead of failing for want of a key. Reopened in a
+    fresh kernel with a model, Run live runs the cells above first (the extension, the model),
+    then the cell, asking the model."""
+    name = "recorded.ipynb"
+    with session.lab("recorded") as lab:
+        path = lab.write_notebook(name, [RECORDING, AGENT], ["setup", "agent"])
+        lab.open(name)
+        lab.run_cell(0)
+        lab.run_cell(1)  # a person with a model: live, recorded into the cell
+        expect(lab.outputs(1).locator(".ja-run .ja-text")).to_contain_text("The recorded answer.")
+        expect(lab.outputs(1).locator(".ja-run .ja-pill")).to_have_text("done")  # recorded
+        lab.save(path)
+    assert json.loads(path.read_text())["cells"][1]["metadata"]["jupyter_agents"]["cassette"]
+    set_first_cell(path, NO_MODEL)
+    with session.lab("recorded-no-model") as lab:  # a fresh kernel, and no model set up
+        lab.open(name)
+        lab.run_all()
+        run = lab.outputs(1).locator(".ja-run")
+        expect(run.locator(".ja-replayed")).to_have_text("replayed")
+        expect(run.locator(".ja-notice")).to_contain_text("no model is set up")
+        expect(run.locator(".ja-text")).to_contain_text("The recorded answer.")
+        lab.notebook.click(position={"x": 4, "y": 4})
+        lab.screenshot("replay-no-model")
+        lab.save(path)
+        assert not lab.errors, lab.errors
+    set_first_cell(path, LIVE_AGAIN)
+    with session.lab("run-live-fresh-kernel") as lab:  # a fresh kernel: nothing has run
+        lab.open(name)
+        lab.outputs(1).locator(".ja-run-live").click()
+        expect(lab.outputs(0)).to_contain_text("now uses gpt-4.1")  # the cell above ran first
+        run = lab.outputs(1).locator(".ja-run")
+        expect(run.locator(".ja-text")).to_contain_text("The live answer.")
+        expect(run.locator(".ja-replayed")).to_be_hidden()
+        assert not lab.errors, lab.errors

@@ -69,9 +69,12 @@ def transcript(nb: Any) -> str:
     return "".join(str(d.get("text/markdown", "")) + str(d.get("text/html", "")) for d in data)
 
 
+@pytest.mark.parametrize("tools", ["run", "recorded"])
 def test_a_recorded_cell_replays_with_no_model_request_after_its_outputs_are_cleared(
-    tmp_path: Path,
+    tmp_path: Path, tools: str
 ) -> None:
+    """By default the replayed cell's tools run again (as Restart & Run All runs cells: what
+    they made is there again); ``--replay-tools recorded`` answers them from the recording."""
     first, said = headless(tmp_path, notebook(LIVE_TURNS, "Weather in Paris?"), "first")
     assert shown(first, 2) == "2 ['Paris']\n", said
     packed = first.cells[1].metadata["jupyter_agents"]["cassette"]
@@ -82,19 +85,28 @@ def test_a_recorded_cell_replays_with_no_model_request_after_its_outputs_are_cle
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     again.cells[0].source = again.cells[0].source.replace(LIVE_TURNS, "[]")
+    if tools == "recorded":
+        again.cells[1].source = again.cells[1].source.replace(
+            "%%agent", "%%agent --replay-tools recorded"
+        )
     replayed, said = headless(tmp_path, again, "again")
-    assert shown(replayed, 2) == "0 []\n", said  # no model request, no tool run
+    ran = "['Paris']" if tools == "run" else "[]"
+    assert shown(replayed, 2) == f"0 {ran}\n", said  # no model request; the tool as chosen
     assert "Sunny in Paris." in transcript(replayed)
     assert "Replayed from this cell's recording" in transcript(replayed)
     assert " · done · replayed · " in transcript(replayed)  # the header says it, saved
     saved = run_document.decode(replayed.cells[1].outputs[0]["data"][run_document.MIME_TYPE])
     assert saved["header"]["replayed"] is True  # what the lab extension draws the badge from
     (card,) = [b for b in saved["blocks"] if b.get("kind", "tool") == "tool"]
-    assert card["replayed"] is True and "ms" not in card  # the card says so, with no duration
-    assert """<code>lookup(city='Paris')</code> <span class="ja-muted">replayed</span>""" in (
-        transcript(replayed)
-    )
-    assert replayed.cells[1].metadata["jupyter_agents"]["cassette"] == packed
+    if tools == "recorded":
+        assert card["replayed"] is True and "ms" not in card  # it did not run, nor take time
+        assert """<code>lookup(city='Paris')</code> <span class="ja-muted">replayed</span>""" in (
+            transcript(replayed)
+        )
+    else:
+        assert "replayed" not in card and "ms" in card  # it ran now
+    if tools == "run":
+        assert replayed.cells[1].metadata["jupyter_agents"]["cassette"] == packed
 
 
 def test_a_changed_prompt_runs_live_under_auto_and_fails_under_strict(tmp_path: Path) -> None:

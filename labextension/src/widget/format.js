@@ -61,7 +61,7 @@ export function pretty(text) {
 }
 
 /** What was decided on a call.
- * @param {Pick<Approval, "state" | "edited" | "always" | "message" | "scope" | "question" | "answer">} a */
+ * @param {Pick<Approval, "state" | "edited" | "always" | "message" | "scope" | "question" | "answer" | "recorded">} a */
 export function decided(a) {
   if (a.question) {
     if (a.state === "pending") return "Waiting for an answer.";
@@ -74,7 +74,8 @@ export function decided(a) {
   const what = a.state === "approved" ? "✓ Approved" : "⊘ Rejected";
   const edited = a.edited ? " with edited arguments" : "";
   const always = a.scope === "notebook" ? " (always in this notebook)" : a.always ? " (always)" : "";
-  return what + always + edited + (a.message ? `: ${a.message}` : "");
+  const recorded = a.recorded ? " when it was recorded (not run now)" : "";
+  return what + always + edited + recorded + (a.message ? `: ${a.message}` : "");
 }
 
 /** "name: type" for each parameter of a JSON schema. @param {any} schema */

@@ -115,8 +115,10 @@ export interface QuestionState {
  * again about the call; `interactive`: the buttons work; `error`: why the last edit was refused;
  * `once`: no "always" (leaving the sandbox, a dangerous command, restarting the kernel);
  * `notebook`: "always for this notebook" is offered; `always`, `message`, `edited` and `scope`
- * (`"notebook"`: it stands for the notebook) describe the decision. `question`: the request asks a
- * question (the widget shows a form: Answer / Skip); `answer`: what the person answered, as text.
+ * (`"notebook"`: it stands for the notebook) describe the decision; `recorded`: it is the decision
+ * a recording holds for a call answered from it (the call did not run now). `question`: the
+ * request asks a question (the widget shows a form: Answer / Skip); `answer`: what the person
+ * answered, as text.
  */
 export interface Approval {
   state: ApprovalState;
@@ -134,6 +136,7 @@ export interface Approval {
   scope?: "notebook";
   question?: QuestionState;
   answer?: string;
+  recorded?: boolean;
 }
 
 /**
