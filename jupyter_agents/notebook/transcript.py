@@ -225,7 +225,8 @@ def _card(block: _Any) -> str:
     tone = "ja-bad" if status in _BAD else "ja-good" if status == "done" else "ja-muted"
     if status == "rejected" and isinstance((block.get("approval") or {}).get("question"), dict):
         words, tone = "skipped", "ja-muted"  # a question nobody answered: skipped, not refused
-    summary = f'<span class="{tone}" title="{escape_html(words, quote=True)}">{mark}</span> '
+    title = "" if status == "done" else f' title="{escape_html(words, quote=True)}"'  # ✓ says it
+    summary = f'<span class="{tone}"{title}>{mark}</span> '
     shown = call_text(block, 120)
     summary += f"<code>{escape_html(shown)}</code>"
     if origin := block.get("origin"):
@@ -262,6 +263,9 @@ def _card(block: _Any) -> str:
         body.append(_section("error", _pre(line, "ja-bad")))
         if trace := error.get("traceback"):
             body.append(f"<details><summary>traceback</summary>{_pre(str(trace))}</details>")
+    only = _section("output", "")
+    if len(body) == 1 and body[0].startswith(only):  # the output alone: no heading needed
+        body = [body[0][len(only) :]]
     return f'<details class="ja-card"><summary>{summary}</summary>{"".join(body)}</details>'
 
 
