@@ -52,7 +52,7 @@ class HeadlessDocument:
         agent's now (not run in their turn)."""
         self.lifted: list[tuple[int, Any]] = []
         """Cells an agent inserted in an earlier run, unchanged since, with their places: out
-        of the notebook until the agent inserts them again (see :meth:`_start_clean`)."""
+        of the notebook until the agent inserts them again (see ``_start_clean``)."""
         client.comm_open_handlers[TARGET] = self._opened
         client.on_cell_execute = self._started
         client.on_cell_executed = self._ended  # (on_cell_complete fires once it is sent)

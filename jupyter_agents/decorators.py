@@ -1,6 +1,6 @@
 """The decorators, at the path the OpenAI Agents SDK uses (``agents.decorators``).
 
-Everything here is also importable from :mod:`jupyter_agents`; ``tool`` is ``function_tool``.
+Everything here is also importable from ``jupyter_agents``; ``tool`` is ``function_tool``.
 """
 
 from __future__ import annotations

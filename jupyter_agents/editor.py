@@ -1,5 +1,5 @@
 """File editing for ``ApplyPatchTool``, at the path the OpenAI Agents SDK uses
-(``agents.editor``): the same objects as :mod:`jupyter_agents`'s."""
+(``agents.editor``): the same objects as ``jupyter_agents``'s."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ a summary of the cells that failed (the first one's error and what to do about i
 the executed notebook next to the original (``NAME.out.ipynb``) so the runs can be opened
 later. It holds the notebook document while it runs, so the notebook agent's reading tools
 (``%agent tools add notebook``) read and change its cells there. Approvals and questions follow
-the environment (see :data:`ENVIRONMENT`, also shown by ``--help``).
+the environment (see ``ENVIRONMENT``, also shown by ``--help``).
 
 The kernel is reached over IPC (Unix sockets in a private temporary folder), not TCP: nothing
 listens on a port, and ipykernel has no unencrypted connection to warn about.

@@ -1,5 +1,5 @@
 """The default model, at the path the OpenAI Agents SDK uses (``agents.models``): the names
-its module offers, where this project has them (the same objects as :mod:`jupyter_agents`'s)."""
+its module offers, where this project has them (the same objects as ``jupyter_agents``'s)."""
 
 from __future__ import annotations
 

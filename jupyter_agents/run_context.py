@@ -1,6 +1,6 @@
 """The run context, at the path the OpenAI Agents SDK uses (``agents.run_context``).
 
-Everything here is also importable from :mod:`jupyter_agents`.
+Everything here is also importable from ``jupyter_agents``.
 """
 
 from __future__ import annotations

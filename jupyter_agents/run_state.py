@@ -1,5 +1,5 @@
 """A paused run, at the path the OpenAI Agents SDK uses (``agents.run_state``): the same
-object as :mod:`jupyter_agents`'s."""
+object as ``jupyter_agents``'s."""
 
 from __future__ import annotations
 

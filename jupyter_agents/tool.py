@@ -1,5 +1,5 @@
 """Tools, at the path the OpenAI Agents SDK uses (``agents.tool``): the names its module
-offers, where this project has them (the same objects as :mod:`jupyter_agents`'s)."""
+offers, where this project has them (the same objects as ``jupyter_agents``'s)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """One sanitiser for every output path: model, tool and server text never becomes live HTML.
 
 Markdown is rendered by ``markdown-it-py`` with raw HTML turned off, then cleaned by ``nh3`` with
-a strict allowlist (:mod:`.html`). What must be Markdown (``text/markdown`` outputs, which
+a strict allowlist (``.html``). What must be Markdown (``text/markdown`` outputs, which
 JupyterLab renders without sanitising) is that sanitised HTML packed into one inert HTML block
-(:mod:`.markdown`). No image ever loads: images are shown as their alt text and address.
+(``.markdown``). No image ever loads: images are shown as their alt text and address.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 def inert_markdown(text: str, limit: int = MAX_CHARS) -> str:
     """Untrusted Markdown for a ``text/markdown`` output.
 
-    The text is rendered and sanitised to HTML first (:func:`markdown_to_html`), then emitted as
+    The text is rendered and sanitised to HTML first (``markdown_to_html``), then emitted as
     a single HTML block on one line: CommonMark and marked pass an HTML block through as it is
     and end it only at a blank line, so nothing inside is parsed as Markdown again (no image,
     link or raw HTML can appear). Newlines become ``&#10;`` so code blocks keep their lines.

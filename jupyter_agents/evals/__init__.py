@@ -4,12 +4,12 @@ Built on pydantic-evals (its ``Dataset``, ``Case`` and evaluators, called as it 
 and on ``run_batch`` (each case one row: concurrency, the results store, limits, budgets,
 review and Ray). Needs the ``evals`` extra: ``pip install 'jupyter_agents[evals]'``.
 
-- :func:`evaluate` / :func:`aevaluate` run and score; :class:`EvalReport` holds the result
+- ``evaluate`` / ``aevaluate`` run and score; ``EvalReport`` holds the result
   (``to_json``, ``from_json``, ``rescore`` without the model, ``to_pandas``).
-- Scorers reading the run: :class:`ToolTrajectory`, :class:`ValidOutput`, :class:`MaxCost`,
-  :class:`MaxTokens` and :func:`scorer` (a plain function); :func:`case_run` gives any
-  evaluator the run's :class:`CaseRun`.
-- :func:`compare` two reports; ``python -m jupyter_agents.evals gate`` fails CI on a drop.
+- Scorers reading the run: ``ToolTrajectory``, ``ValidOutput``, ``MaxCost``,
+  ``MaxTokens`` and ``scorer`` (a plain function); ``case_run`` gives any
+  evaluator the run's ``CaseRun``.
+- ``compare`` two reports; ``python -m jupyter_agents.evals gate`` fails CI on a drop.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ ScoreOne = Callable[[int, CaseRun], Awaitable[Scored]]
 
 
 class ScoreAsRowsFinish:
-    """A :class:`BatchProgress` that starts scoring each finished row (``concurrency`` at a
+    """A ``BatchProgress`` that starts scoring each finished row (``concurrency`` at a
     time) and passes every call on to ``shown``."""
 
     def __init__(self, shown: BatchProgress, score: ScoreOne, concurrency: int) -> None:

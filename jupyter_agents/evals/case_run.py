@@ -14,14 +14,14 @@ from ..runtime.errors import UserError
 __all__ = ["RUN_ATTRIBUTE", "CaseRun", "case_run"]
 
 RUN_ATTRIBUTE = "run"
-"""The key of ``EvaluatorContext.attributes`` holding the case's :class:`CaseRun`."""
+"""The key of ``EvaluatorContext.attributes`` holding the case's ``CaseRun``."""
 
 
 @dataclass(frozen=True)
 class CaseRun:
     """One case's run: its output, tool calls, usage, cost, time and error (serialisable).
 
-    Scorers read it from the evaluator context with :func:`case_run`.
+    Scorers read it from the evaluator context with ``case_run``.
     """
 
     output: Any = None
@@ -51,7 +51,7 @@ class CaseRun:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CaseRun:
-        """Read a record written by :meth:`to_dict`."""
+        """Read a record written by ``to_dict``."""
         return cls(**data)
 
     @classmethod
@@ -77,7 +77,7 @@ def _missing_output(row: RowResult) -> str | None:
 
 
 def case_run(ctx: EvaluatorContext[Any, Any, Any]) -> CaseRun:
-    """The :class:`CaseRun` of the case being scored.
+    """The ``CaseRun`` of the case being scored.
 
     Raises:
         UserError: The context was not made by ``jupyter_agents.evals`` (for instance a

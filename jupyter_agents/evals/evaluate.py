@@ -61,7 +61,7 @@ def evaluate(
     progress: Any = "auto",
     control: BatchControl | None = None,
 ) -> EvalReport:
-    """Evaluate ``agent`` on ``dataset`` and wait (see :func:`aevaluate`, its async twin, for
+    """Evaluate ``agent`` on ``dataset`` and wait (see ``aevaluate``, its async twin, for
     the arguments). Works in a notebook cell, a script or a running loop."""
     return run_blocking(
         aevaluate(

@@ -104,7 +104,7 @@ class CaseResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CaseResult:
-        """Read a case written by :meth:`to_dict`."""
+        """Read a case written by ``to_dict``."""
         scores = [Score(**s) for s in data.get("scores", [])]
         return cls(
             key=data["key"],
@@ -129,7 +129,7 @@ class CaseResult:
 
 @dataclass
 class EvalReport:
-    """An evaluation's result: one :class:`CaseResult` per case, in the dataset's order.
+    """An evaluation's result: one ``CaseResult`` per case, in the dataset's order.
 
     ``str(report)`` is a compact table (failing cases first, then the averages).
     """
@@ -248,7 +248,7 @@ class EvalReport:
 
     @classmethod
     def from_dict(cls, data: Any) -> EvalReport:
-        """Read a report written by :meth:`to_dict`.
+        """Read a report written by ``to_dict``.
 
         Raises:
             UserError: Not a saved report, or one of another version.
@@ -275,7 +275,7 @@ class EvalReport:
 
     @classmethod
     def from_json(cls, path: str | os.PathLike[str]) -> EvalReport:
-        """Read a report saved by :meth:`to_json`.
+        """Read a report saved by ``to_json``.
 
         Raises:
             UserError: The file is missing, is not JSON, or is not a saved report.
@@ -296,7 +296,7 @@ class EvalReport:
         concurrency: int = 64,
     ) -> EvalReport:
         """A new report whose scores are what ``scorers`` give on the stored runs (the model
-        is never called; see :meth:`arescore`)."""
+        is never called; see ``arescore``)."""
         return run_blocking(
             self.arescore(scorers, output_type=output_type, concurrency=concurrency)
         )

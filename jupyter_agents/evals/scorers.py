@@ -1,7 +1,7 @@
 """Scorers that read the agent's run, not only its output: which tools it called and in what
 order, whether a structured output validates, what it cost and how many tokens it used. Each
 is a pydantic-evals ``Evaluator`` (a dataclass), so it goes wherever pydantic-evals' own do;
-it reads the run with :func:`case_run`, which ``evaluate`` and ``EvalReport.rescore`` provide.
+it reads the run with ``case_run``, which ``evaluate`` and ``EvalReport.rescore`` provide.
 """
 
 from __future__ import annotations
@@ -153,11 +153,11 @@ ScorerFunction = Callable[[Case[Any, Any, Any], CaseRun], Any]
 
 @dataclass(repr=False)
 class FunctionScorer(Evaluator[Any, Any, Any]):
-    """A plain function as an evaluator (made by :func:`scorer`)."""
+    """A plain function as an evaluator (made by ``scorer``)."""
 
     function: ScorerFunction
     """``(case, run) -> bool | float | str | dict``: the case (``name``, ``inputs``,
-    ``expected_output``, ``metadata``) and its :class:`CaseRun`."""
+    ``expected_output``, ``metadata``) and its ``CaseRun``."""
     name: str | None = field(default=None)
     """The result's name (default: the function's name)."""
 

@@ -1,5 +1,5 @@
 """An evaluation as code: ``MODULE:FUNCTION``, a function (plain or async) that evaluates and
-returns an :class:`EvalReport`. ``python -m jupyter_agents.evals run`` calls it and saves the
+returns an ``EvalReport``. ``python -m jupyter_agents.evals run`` calls it and saves the
 report with its source; the gate calls it again when given only that baseline. With the
 evaluation's runs in a cassette (``evaluate(cassette=...)``), the call replays them: CI runs
 the whole evaluation offline.

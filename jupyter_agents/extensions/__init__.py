@@ -1,10 +1,10 @@
 """The OpenAI Agents SDK's ``agents.extensions`` paths that this project has.
 
-* :mod:`jupyter_agents.extensions.handoff_filters`: ready-made handoff input filters.
-* :mod:`jupyter_agents.extensions.handoff_prompt`: the recommended prompt for agents that hand
+* ``jupyter_agents.extensions.handoff_filters``: ready-made handoff input filters.
+* ``jupyter_agents.extensions.handoff_prompt``: the recommended prompt for agents that hand
   off.
-* :mod:`jupyter_agents.extensions.memory`: ``AdvancedSQLiteSession``.
-* :mod:`jupyter_agents.extensions.models.litellm_model` and ``.litellm_provider``: models
+* ``jupyter_agents.extensions.memory``: ``AdvancedSQLiteSession``.
+* ``jupyter_agents.extensions.models.litellm_model`` and ``.litellm_provider``: models
   through LiteLLM (the ``litellm`` extra).
 """
 

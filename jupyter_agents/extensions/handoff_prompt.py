@@ -1,6 +1,6 @@
 """The handoff prompt, at the SDK's path (``agents.extensions.handoff_prompt``).
 
-Everything here is also importable from :mod:`jupyter_agents`.
+Everything here is also importable from ``jupyter_agents``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""TypeScript declarations of the widget state, generated from :mod:`.widget_state`.
+"""TypeScript declarations of the widget state, generated from ``.widget_state``.
 
 ``python -m jupyter_agents.notebook._state_ts PATH`` writes them (the committed copy is
 ``labextension/src/widget/state.d.ts``, which the widget's JavaScript is type-checked against);

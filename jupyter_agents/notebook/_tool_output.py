@@ -4,7 +4,7 @@ A proxy around ``sys.stdout`` / ``sys.stderr`` checks a context variable: inside
 hands the text to the call's sink, elsewhere it writes to the real stream. Sync tools run on
 worker threads with a copy of the caller's context, so the variable follows them there.
 
-:func:`printing_to` sends a call's printed text where the runtime sends any tool's live output
+``printing_to`` sends a call's printed text where the runtime sends any tool's live output
 (``tools.live_output``), so a view gets every tool's output one way: its ``tool_output_text``,
 set once around the run as the ``tool_output_sink``.
 """

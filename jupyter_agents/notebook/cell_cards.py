@@ -3,9 +3,9 @@
 ``run_cells``, ``edit_cell``, ``insert_cell``, ``delete_cell`` and ``move_cell`` ask a person
 first. When the run asks (each tool's ``needs_approval``), the tool reads the cells from the
 frontend that holds the notebook, then and there (never from what the kernel read earlier), and
-makes the card from them (:func:`make_card`): the code that will run, the lines an edit
+makes the card from them (``make_card``): the code that will run, the lines an edit
 replaces or a delete removes, the cell that moves, the cell an insert or a move goes after. The
-card is kept for that very call, by its call item (:class:`CardBook`; never by call id or
+card is kept for that very call, by its call item (``CardBook``; never by call id or
 arguments, which the model chooses), and the call acts on exactly the sources the card showed:
 it sends them to the frontend as ``expected``, and the frontend refuses, in the step that makes
 the change, a cell that no longer holds them (the person typed in it since).
@@ -143,7 +143,7 @@ def label(cell_id: str) -> str:
 
 
 def quoted(cell_id: str) -> str:
-    """A cell id in a sentence: ``'plain'``, or any other as :func:`label` quotes it."""
+    """A cell id in a sentence: ``'plain'``, or any other as ``label`` quotes it."""
     shown = label(cell_id)
     return f"'{shown}'" if shown == cell_id else shown
 

@@ -17,7 +17,7 @@ from that cell only: from the frontend that holds the document, or with none (nb
 papermill) from the cell of the same text in the notebook being executed (named by
 ``JUPYTER_AGENTS_NOTEBOOK``, else on the command line of the process that started the kernel).
 A recording is data: only one signed by the person's own runtime may decide anything again
-(see :mod:`jupyter_agents.runtime.replay.signing`). ``%agent replay forget CELL`` drops a
+(see ``jupyter_agents.runtime.replay.signing``). ``%agent replay forget CELL`` drops a
 cell's recording.
 """
 

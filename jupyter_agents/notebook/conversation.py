@@ -1,6 +1,6 @@
 """Notebook conversations: one session per agent, organised by the cell that added each turn.
 
-The history lives in a runtime :class:`~jupyter_agents.runtime.sessions.Session` (in memory by
+The history lives in a runtime ``Session`` (in memory by
 default). Re-running a cell re-asks from the conversation as it was before that cell, so the
 history never holds a duplicated turn; a failed or cancelled run adds nothing. The new turn
 replaces the cell's old one (and the turns after it) in one transaction where the store has one

@@ -63,7 +63,7 @@ class CostBook:
 
     def budget_for_cell(self) -> Decimal | None:
         """The ``max_cost_usd`` of the next cell: the per-cell budget, or what is left of the
-        notebook's if that is less; a :class:`UsageError` when the notebook's is spent."""
+        notebook's if that is less; a ``UsageError`` when the notebook's is spent."""
         if self.notebook_budget is None:
             return self.cell_budget
         left = self.notebook_budget - self.spent()[0]

@@ -157,7 +157,7 @@ class DocumentChannel:
         return reply
 
     async def ready(self) -> str | None:
-        """What holds the document (:attr:`frontend`), waiting a moment for its hello while a
+        """What holds the document (``frontend``), waiting a moment for its hello while a
         comm is open but its frontend has not spoken yet (a cell run right after
         ``%load_ext`` may start before the page's hello is read)."""
         if not self._frontend and self._comms.comms and not self._unanswered:

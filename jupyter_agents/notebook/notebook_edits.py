@@ -86,7 +86,7 @@ def cell_tool(
 ) -> CellChangeTool:
     """``func`` as a tool that asks with a card ``make`` makes from the cells the frontend
     sends when the call asks; ``func`` gets the call's context and finds its card in
-    ``cards`` (:func:`approved_card`)."""
+    ``cards`` (``approved_card``)."""
 
     async def ask(ctx: ToolContext[Any] | None, arguments: Any, _call_id: str) -> bool:
         call = _call_of(ctx)

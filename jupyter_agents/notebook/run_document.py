@@ -1,7 +1,7 @@
 """The finished run as data, for the lab extension's renderer of saved notebooks.
 
 A finished ``%%agent`` cell's output holds, beside the HTML and Markdown transcripts that every
-frontend can show, :data:`MIME_TYPE`: the widget's final header and blocks, so JupyterLab with
+frontend can show, ``MIME_TYPE``: the widget's final header and blocks, so JupyterLab with
 the extension draws the same cards as the live view even without a kernel. The blocks are
 compressed (gzip, then base64): tool cards repeat a lot, and a saved notebook should not grow
 much for a second copy of the run. Everything in it is as untrusted as the run's own text; the
@@ -12,7 +12,7 @@ Shape (version 2)::
     {"version": 2, "encoding": "gzip+base64", "data": "<base64 of gzip of JSON>"}
 
 where the JSON is ``{"header": {...}, "blocks": [...]}`` in the widget's state format (the types
-in ``widget_state.py``), at most :data:`MAX_DECODED_BYTES` long: a larger run is saved with its
+in ``widget_state.py``), at most ``MAX_DECODED_BYTES`` long: a larger run is saved with its
 HTML and Markdown transcripts only, and the renderer stops inflating a (crafted) larger one.
 
 Version 1 (saved before tool cards had typed ``parts``) is the same envelope with version-1
@@ -45,17 +45,17 @@ __all__ = [
 
 MIME_TYPE = "application/vnd.jupyter-agents.run+json"
 VERSION = 2
-"""The version :func:`encode` writes."""
+"""The version ``encode`` writes."""
 
 READABLE = (1, 2)
-"""The versions :func:`decode` (and the lab extension) read."""
+"""The versions ``decode`` (and the lab extension) read."""
 MAX_DECODED_BYTES = 8 * 1024 * 1024
 """The most a run document inflates to (bytes of JSON); the lab extension has the same bound."""
 
 
 def encode(header: dict[str, Any], blocks: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The MIME bundle value for a finished run (deterministic for the same run); None when
-    the run is larger than :data:`MAX_DECODED_BYTES` (its transcripts stand alone)."""
+    the run is larger than ``MAX_DECODED_BYTES`` (its transcripts stand alone)."""
     raw = json.dumps({"header": header, "blocks": blocks}, separators=(",", ":")).encode("utf-8")
     if len(raw) > MAX_DECODED_BYTES:
         return None
@@ -92,11 +92,11 @@ def final_output(
 
 
 def decode(value: dict[str, Any]) -> dict[str, Any]:
-    """The ``{"header", "blocks"}`` of a value made by :func:`encode` (or by a version that
+    """The ``{"header", "blocks"}`` of a value made by ``encode`` (or by a version that
     wrote version 1: its blocks are returned as they were saved).
 
     Raises:
-        ValueError: The value is not a run document of a version in :data:`READABLE`.
+        ValueError: The value is not a run document of a version in ``READABLE``.
     """
     if not isinstance(value, dict) or value.get("version") not in READABLE:
         raise ValueError("not a jupyter-agents run document of version 1 or 2")

@@ -1,7 +1,7 @@
 """The kernel's list of ``%%agent`` runs, for views outside the cell (the lab extension's runs
 panel, status bar and notifications).
 
-Each run is a :class:`RunRecord`: plain facts (agent, model, status, elapsed time, tokens, cost,
+Each run is a ``RunRecord``: plain facts (agent, model, status, elapsed time, tokens, cost,
 tool calls, the plan's progress, the calls waiting for approval) that listeners receive as
 JSON-ready dicts whenever they change. Decisions and Stop from outside the cell go through the
 run's own view, so the cell's card and every other view see the same outcome, and a second or

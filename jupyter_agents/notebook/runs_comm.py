@@ -23,7 +23,7 @@ decision only settles a request that is waiting in that run (stale and repeated 
 ``"ok": false``).
 
 While a run is live, waits for a person, or left a tool call running in the background, the
-kernel also sends ``{"type": "activity"}`` every :data:`ACTIVITY_INTERVAL` seconds, on a comm of
+kernel also sends ``{"type": "activity"}`` every ``ACTIVITY_INTERVAL`` seconds, on a comm of
 its own that no frontend opened (frontends ignore it). Jupyter Server counts every IOPub
 ``comm_msg`` as activity, and a cell awaiting a click sends nothing else, so an idle-culling
 server (``MappingKernelManager.cull_idle_timeout``) would otherwise shut down the kernel under a
@@ -57,7 +57,7 @@ checks every 300 s by default; JupyterHub's idle culler's default timeout is an 
 
 def activity_interval(environ: Mapping[str, str] = os.environ) -> float:
     """The interval ``JUPYTER_AGENTS_ACTIVITY_INTERVAL`` asks for (seconds, 0 for none), else
-    :data:`ACTIVITY_INTERVAL`."""
+    ``ACTIVITY_INTERVAL``."""
     raw = environ.get("JUPYTER_AGENTS_ACTIVITY_INTERVAL", "").strip()
     if not raw:
         return ACTIVITY_INTERVAL
@@ -78,7 +78,7 @@ def activity_interval(environ: Mapping[str, str] = os.environ) -> float:
 class Heartbeat:
     """Calls ``send()`` every ``interval`` seconds on ``loop`` while ``live()`` is true.
 
-    :meth:`check` (from any thread) starts it once something is live; it stops by itself at
+    ``check`` (from any thread) starts it once something is live; it stops by itself at
     the first beat that finds nothing live.
     """
 
@@ -127,13 +127,13 @@ class RunsChannel:
     """Every open ``jupyter_agents.runs`` comm of this kernel, fed from ``registry``."""
 
     def __init__(self, registry: RunRegistry, interval: float | None = None) -> None:
-        """``interval``: seconds between activity messages (None: :func:`activity_interval`)."""
+        """``interval``: seconds between activity messages (None: ``activity_interval``)."""
         self.registry = registry
         self._comms = CommSet("runs", self._on_msg)
         self._unlisten: Callable[[], None] | None = None
         self._interval = activity_interval() if interval is None else interval
         self.heartbeat: Heartbeat | None = None
-        """Sends the activity messages (made by :meth:`open`)."""
+        """Sends the activity messages (made by ``open``)."""
 
     def open(self) -> None:
         """Register the target and open a comm to the frontend (needs a kernel)."""

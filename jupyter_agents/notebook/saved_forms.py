@@ -5,7 +5,7 @@ save: reopened without the kernel that holds its model, it reads "Error displayi
 not found". So each of their outputs holds, beside the widget's view, a static form of what
 the widget shows:
 
-- a document for the lab extension (:data:`EVAL_MIME_TYPE`, :data:`BATCH_MIME_TYPE`), which
+- a document for the lab extension (``EVAL_MIME_TYPE``, ``BATCH_MIME_TYPE``), which
   draws it with the widget's own code whenever the widget's model is not there (the kernel is
   gone or new, or the notebook came from someone else), and hands the output to the widget's
   view when it is (``labextension/src/savedforms/``);
@@ -18,8 +18,8 @@ A document is versioned and bounded like a saved run (``run_document.py``)::
 
 where the JSON is the widget's state: a report's or comparison's is ``ReportState``
 (``labextension/src/evalreport/state.d.ts``, made by ``eval_view.py``), a batch's is
-:class:`BatchState` (``labextension/src/savedforms/state.d.ts``). It inflates to at most
-:data:`MAX_DECODED_BYTES`: a report that would be larger is saved with shorter texts, then with
+``BatchState`` (``labextension/src/savedforms/state.d.ts``). It inflates to at most
+``MAX_DECODED_BYTES``: a report that would be larger is saved with shorter texts, then with
 fewer cases (its ``total`` still counts them all), and the lab extension stops inflating a
 (crafted) larger one. Everything in a document is as untrusted as the notebook that holds it:
 the extension puts its text in text nodes and maps the values that pick CSS classes to known
@@ -60,13 +60,13 @@ __all__ = [
 EVAL_MIME_TYPE = "application/vnd.jupyter-agents.eval+json"
 """An evaluation report's or a comparison's saved state (``ReportState``)."""
 BATCH_MIME_TYPE = "application/vnd.jupyter-agents.batch+json"
-"""A batch's progress, as last shown (:class:`BatchState`)."""
+"""A batch's progress, as last shown (``BatchState``)."""
 WIDGET_VIEW_MIME_TYPE = "application/vnd.jupyter.widget-view+json"
 
 VERSION = 1
-"""The version :func:`encode` writes."""
+"""The version ``encode`` writes."""
 READABLE = (1,)
-"""The versions :func:`decode` (and the lab extension) read."""
+"""The versions ``decode`` (and the lab extension) read."""
 MAX_DECODED_BYTES = 8 * 1024 * 1024
 """The most a document inflates to (bytes of JSON); the lab extension has the same bound."""
 
@@ -120,7 +120,7 @@ class BatchState(TypedDict):
 
 def encode(state: Any) -> dict[str, Any] | None:
     """The document holding ``state`` (deterministic for the same state); None when it would
-    inflate to more than :data:`MAX_DECODED_BYTES`."""
+    inflate to more than ``MAX_DECODED_BYTES``."""
     raw = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     if len(raw) > MAX_DECODED_BYTES:
         return None
@@ -133,11 +133,11 @@ def encode(state: Any) -> dict[str, Any] | None:
 
 
 def decode(value: Any) -> dict[str, Any]:
-    """The state a document made by :func:`encode` holds.
+    """The state a document made by ``encode`` holds.
 
     Raises:
-        ValueError: ``value`` is not a document of a version in :data:`READABLE`, or it
-            inflates to more than :data:`MAX_DECODED_BYTES`.
+        ValueError: ``value`` is not a document of a version in ``READABLE``, or it
+            inflates to more than ``MAX_DECODED_BYTES``.
     """
     if not isinstance(value, dict) or value.get("version") not in READABLE:
         raise ValueError("not a jupyter-agents saved form of version 1")
@@ -155,7 +155,7 @@ def decode(value: Any) -> dict[str, Any]:
 
 def fit_report(state: dict[str, Any]) -> dict[str, Any] | None:
     """The document of a report's (or comparison's) state, made to fit the bound: whole if it
-    fits, else with every text cut to :data:`SHORT_TEXT` characters, else with the first half
+    fits, else with every text cut to ``SHORT_TEXT`` characters, else with the first half
     of those cases, and so on (``total`` still counts every case, so the view says how many it
     shows). None only for a state whose other fields alone are too large."""
     document = encode(state)

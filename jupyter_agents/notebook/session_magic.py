@@ -1,9 +1,9 @@
 """``%agent session [URL [ID] | off]``: where the notebook agent's conversations are stored.
 
 By default a conversation lives in the kernel's memory. With a database URL, each agent's
-conversation is a session of :mod:`jupyter_agents.extensions.memory` (``redis://``,
-``rediss://`` and ``unix://`` URLs: :class:`RedisSession`; any other: a SQLAlchemy async URL,
-:class:`SQLAlchemySession`, tables created when missing), so it survives kernel restarts and
+conversation is a session of ``jupyter_agents.extensions.memory`` (``redis://``,
+``rediss://`` and ``unix://`` URLs: ``RedisSession``; any other: a SQLAlchemy async URL,
+``SQLAlchemySession``, tables created when missing), so it survives kernel restarts and
 a team's notebooks can share one server. A URL's password is never shown.
 """
 

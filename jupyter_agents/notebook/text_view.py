@@ -2,7 +2,7 @@
 
 A tool call shows as its kind describes it (``describe_call``): a line with its name and
 arguments (or the parts that show the call, such as a patch's diff or a plan's checklist), then
-its output's parts, each drawn by :func:`~.display_text.part_text`; the run's last plan is
+its output's parts, each drawn by ``part_text``; the run's last plan is
 repeated when it ends. Everything is made safe for a real terminal.
 """
 

@@ -4,9 +4,9 @@ When a run ends, the live widget is replaced by these (see ``RunView.finish``), 
 notebook shows the run in JupyterLab, on GitHub and in nbviewer. Tool cards stay cards:
 ``<details>`` elements that open without JavaScript, with arguments, printed output, output,
 errors (traceback folded) and the approval decision. Long texts keep their head and tail with a
-note of what was cut, and the whole transcript stays within :data:`BUDGET` characters; the full
+note of what was cut, and the whole transcript stays within ``BUDGET`` characters; the full
 run is in the ``RunResult``. Everything the model, a tool or a server wrote goes through the one
-sanitiser (:mod:`jupyter_agents._render`): no scripts, event handlers, styles or remote
+sanitiser (``jupyter_agents._render``): no scripts, event handlers, styles or remote
 resources. Colours follow the JupyterLab theme through CSS variables, with fallbacks for other
 frontends.
 """
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 HEAD = 1_500
-"""Characters kept from the start of a long output (and :data:`TAIL` from its end)."""
+"""Characters kept from the start of a long output (and ``TAIL`` from its end)."""
 
 TAIL = 1_000
 
@@ -303,7 +303,7 @@ def _block(block: _Any) -> str:
 
 
 def to_html(header: Header, blocks: Sequence[Block]) -> str:
-    """The run as one self-contained HTML fragment (at most about :data:`BUDGET` chars)."""
+    """The run as one self-contained HTML fragment (at most about ``BUDGET`` chars)."""
     status = str(header.get("status", ""))
     tone = "ja-bad" if status == "failed" else "ja-muted"
     facts = _facts(header, blocks)

@@ -1,5 +1,5 @@
 """What is in the notebook's namespace, as a model reads it: one line per variable
-(:func:`list_variables`) and a capped description of one (:func:`inspect_variable`).
+(``list_variables``) and a capped description of one (``inspect_variable``).
 
 Tables and arrays are described by their shape, columns, types, null counts and a few rows:
 pandas and polars DataFrames (and Series), numpy arrays, pyarrow tables and record batches. Lazy
@@ -52,7 +52,7 @@ TEXT_CHARS = 400
 """The longest text (or another value's own repr) shown inside a container."""
 
 SUMMARY_CHARS = 60
-"""The longest text shown in a :func:`list_variables` line."""
+"""The longest text shown in a ``list_variables`` line."""
 
 CELL_CHARS = 40
 """The longest text shown in a table's cell."""
@@ -60,7 +60,7 @@ CELL_CHARS = 40
 
 @dataclass(frozen=True)
 class Variable:
-    """One line of :func:`list_variables`."""
+    """One line of ``list_variables``."""
 
     name: str
     type: str
@@ -295,7 +295,7 @@ class _Parts:
 
 class _Repr:
     """A repr made from the outside in, never of a whole value: at most ``items`` entries of a
-    container, :data:`MAX_DEPTH` levels, ``text`` characters of a text, and about ``budget``
+    container, ``MAX_DEPTH`` levels, ``text`` characters of a text, and about ``budget``
     characters in all; secret-named entries redacted, and every text's secrets."""
 
     def __init__(self, budget: int, text: int = TEXT_CHARS, items: int = MAX_ITEMS) -> None:
@@ -455,7 +455,7 @@ def _describer(value: Any) -> Callable[[Any], str] | None:
 
 
 def _columns(items: Sequence[tuple[str, str, int | None]], total: int | None = None) -> str:
-    """One line per column (of the first :data:`MAX_COLUMNS`): name, type and, where known,
+    """One line per column (of the first ``MAX_COLUMNS``): name, type and, where known,
     its null count; then how many more there are (``total``: all the columns)."""
     lines = []
     for name, dtype, nulls in items[:MAX_COLUMNS]:

@@ -2,11 +2,11 @@
 
 State changes are cheap dict edits; the widget is synced at most once per ``flush_interval``
 (the first change after a quiet spell goes out at once, later ones wait for the interval), and
-exactly once more in :meth:`RunView.finish`. The state's types are in
-:mod:`jupyter_agents.notebook.widget_state`; the message contract is in
-:mod:`jupyter_agents.notebook.widget`. A tool card shows what its kind's ``describe`` returns
-(``ToolDisplay``): its parts as they are (:mod:`.card_parts`), its badge, origin and live output.
-Approvals and clicks are a component the view owns (:class:`~.view_decisions.Decisions`).
+exactly once more in ``RunView.finish``. The state's types are in
+``jupyter_agents.notebook.widget_state``; the message contract is in
+``jupyter_agents.notebook.widget``. A tool card shows what its kind's ``describe`` returns
+(``ToolDisplay``): its parts as they are (``.card_parts``), its badge, origin and live output.
+Approvals and clicks are a component the view owns (``Decisions``).
 
 Threads: the run calls the view on its event loop; tools may print from worker threads; widget
 messages may arrive on a kernel subshell thread. Every state edit holds one lock, and message
@@ -49,9 +49,9 @@ class RunView:
     """The live view of one run: a widget, an approval inbox, and the adapter between them.
 
     Attributes:
-        widget: The :class:`RunWidget` to display.
+        widget: The ``RunWidget`` to display.
         inbox: The run's approval handler; a waiting request turns its tool card into an
-            approval card, and a click (or :meth:`decide`) answers it.
+            approval card, and a click (or ``decide``) answers it.
         rendered: Set once a frontend view rendered and said hello (the kernel answered).
         on_stop: Called, on the run's loop, when Stop is clicked.
         syncs: How many state syncs were sent (one comm message each).

@@ -1,15 +1,15 @@
 """``ViewState``: the header and blocks a run widget shows, and what goes over the wire.
 
-Blocks are edited in place; :meth:`ViewState.changed` bumps a block's rev. Tool cards get
+Blocks are edited in place; ``ViewState.changed`` bumps a block's rev. Tool cards get
 internal ids (``k1``, ``k2``, ...) tied to the run's call item objects, so two calls that share
 a model-chosen call id (a model may reuse ids across turns; a nested agent tool's calls may
 clash with the outer run's) are two cards, and no model-chosen id can collide with a block id.
 
 Text is cheap to stream: while the run is live, the synced ``blocks`` trait carries no text
 for text blocks; the text travels as ``append`` messages holding only
-what is new (see :meth:`take_text_messages`), and a view that opens later asks for the whole
+what is new (see ``take_text_messages``), and a view that opens later asks for the whole
 text with ``hello``. A 10 MB answer therefore costs about 10 MB on the wire, not the sum of
-every prefix. At the end the final state carries everything (cut to :data:`SAVED_TEXT_CHARS`
+every prefix. At the end the final state carries everything (cut to ``SAVED_TEXT_CHARS``
 per block, with a note, so saved notebooks stay small).
 """
 
@@ -62,9 +62,9 @@ class ViewState:
         """Characters of each text block already sent to the frontend."""
         self._replaced: set[str] = set()
         self.text_dirty = False
-        """Text not sent yet (see :meth:`take_text_messages`)."""
+        """Text not sent yet (see ``take_text_messages``)."""
         self.state_dirty = False
-        """Header or blocks changed since the last :meth:`wire`."""
+        """Header or blocks changed since the last ``wire``."""
         self._ids = itertools.count(1)
         self._cards: dict[int, str] = {}
         self._keep: list[object] = []

@@ -1,7 +1,7 @@
-"""What a ``%%agent`` run waits for, once it has waited :data:`SHOW_AFTER` seconds: the model
+"""What a ``%%agent`` run waits for, once it has waited ``SHOW_AFTER`` seconds: the model
 (at which server, which attempt), a tool, or the person.
 
-The cell's driver calls :meth:`WaitWatch.check` on its tick (ten times a second); nothing runs
+The cell's driver calls ``WaitWatch.check`` on its tick (ten times a second); nothing runs
 per event. The model's wait comes from the runtime (``RunResultStreaming.model_wait``, set once
 per call), the tools' from the run's hooks, the person's from the run list's pending requests.
 A wait reaches the widget's header and the runs panel as a ``widget_state.Wait``; each
@@ -109,7 +109,7 @@ def _call_id(context: Any) -> str:
 
 class WaitWatch:
     """Shows on a run's view and in the run list what the run waits for, from
-    :data:`SHOW_AFTER` seconds into a wait until it ends."""
+    ``SHOW_AFTER`` seconds into a wait until it ends."""
 
     def __init__(
         self,

@@ -1,13 +1,13 @@
 """``RunWidget``: the live view of one agent run (anywidget: this class, one ES module, one CSS).
 
-The widget is dumb: :class:`~jupyter_agents.notebook.view.RunView` owns the state and writes it
+The widget is dumb: ``RunView`` owns the state and writes it
 into two synced traits; the ES module (``static/run_view.js``) draws them and sends clicks back as
 custom messages. Nothing the frontend does changes a trait (no echo, no trait round trips).
 
 State and messages
 ==================
 
-Their types are in :mod:`jupyter_agents.notebook.widget_state` (``Header``, the ``Block``
+Their types are in ``jupyter_agents.notebook.widget_state`` (``Header``, the ``Block``
 union, the messages each way), which the widget's JavaScript is type-checked against. In short:
 
 - ``header``: the agent running now, model, status, times, tokens, ``live`` (clicks work).

@@ -1,6 +1,6 @@
 """The run widget's state and messages, typed: the one description both sides share.
 
-:class:`~jupyter_agents.notebook.view.RunView` writes these into the widget's two synced traits
+``RunView`` writes these into the widget's two synced traits
 (``header`` and ``blocks``) and the saved run document; the widget's sources (JavaScript,
 checked by ``tsc``) read them through ``labextension/src/widget/state.d.ts``, which
 ``python -m jupyter_agents.notebook._state_ts`` generates from this module (a test fails when
@@ -109,7 +109,7 @@ class Plan(TypedDict):
 
 
 class Wait(TypedDict):
-    """What the run waits for, once it has waited :data:`~.waiting.SHOW_AFTER` seconds: ``on``
+    """What the run waits for, once it has waited ``SHOW_AFTER`` seconds: ``on``
     the model, a tool or the person; ``text`` says which ("waiting for the model at
     api.openai.com · attempt 2 of 3"); ``since`` (epoch ms) is when the wait began, and each
     frontend adds the time since then itself."""
@@ -120,7 +120,7 @@ class Wait(TypedDict):
 
 
 class Header(TypedDict):
-    """Run-level state: ``v`` (:data:`STATE_VERSION`), the agent running now, the model label,
+    """Run-level state: ``v`` (``STATE_VERSION``), the agent running now, the model label,
     the status and its detail, times in epoch ms (the frontend ticks the elapsed time itself),
     the token usage, and ``live`` (True until the view finished: the run takes clicks)."""
 
@@ -211,7 +211,7 @@ class Approval(TypedDict):
 class ToolBlock(TypedDict):
     """A tool card (``id`` ``k<n>``: one per call object, never the model's ``call_id``).
     ``args`` is compact JSON cut at the view's limit (``args_cut``: original length); ``ms``
-    the duration; ``parts`` what the kind shows (:class:`Part`); ``printed`` the tail of what
+    the duration; ``parts`` what the kind shows (``Part``); ``printed`` the tail of what
     the call printed while running (``printed_cut``: characters dropped from its start), drawn
     as ``live`` says (left out: plain text); ``badge``, ``origin`` and ``escalation`` (why it
     asks to leave the sandbox) come from the kind and the approval request; ``replayed``: the
@@ -242,7 +242,7 @@ class ToolBlock(TypedDict):
 
 class TextBlock(TypedDict):
     """Answer text (Markdown). While the run is live its text travels in messages (see
-    :class:`TextMessage`); the final state carries it."""
+    ``TextMessage``); the final state carries it."""
 
     id: str
     kind: Literal["text"]

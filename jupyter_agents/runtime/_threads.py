@@ -20,7 +20,7 @@ _pool_lock = threading.Lock()
 left_running: contextvars.ContextVar[Callable[[Future[Any]], None] | None] = contextvars.ContextVar(
     "jupyter_agents_left_running", default=None
 )
-"""Told of each function whose await :func:`run_in_thread` stopped while the function had
+"""Told of each function whose await ``run_in_thread`` stopped while the function had
 started: it goes on (or has just finished) on its thread. The tool-invoke step sets it."""
 
 
@@ -39,7 +39,7 @@ async def run_in_thread(func: Callable[..., T], /, *args: Any, **kwargs: Any) ->
     The thread runs in a copy of the caller's context, so context variables (such as the
     notebook kernel's record of which cell is running) follow the call and prints land where
     the run's output goes. A cancelled await leaves the thread to finish on its own (a function
-    that had not started yet never starts); :data:`left_running` hears of it.
+    that had not started yet never starts); ``left_running`` hears of it.
     """
     ctx = contextvars.copy_context()
     future: Future[T] = _get_pool().submit(ctx.run, func, *args, **kwargs)

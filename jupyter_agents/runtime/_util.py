@@ -35,7 +35,7 @@ STATE_FOLDER = ".jupyter_agents"
 
 
 def make_state_folder(folder: Path) -> None:
-    """Make ``folder`` (a :data:`STATE_FOLDER`) if missing, with a ``.gitignore`` that keeps it
+    """Make ``folder`` (a ``STATE_FOLDER``) if missing, with a ``.gitignore`` that keeps it
     out of ``git status``: it appears in people's repositories without their asking."""
     if os.path.lexists(folder):
         return

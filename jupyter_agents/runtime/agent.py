@@ -77,7 +77,7 @@ class Agent(AgentBase[TContext]):
     """The system prompt, or a function of ``(run_context, agent)`` returning it."""
 
     model: str | Model | None = None
-    """A model name for the provider, a :class:`Model`, or None for the default model."""
+    """A model name for the provider, a ``Model``, or None for the default model."""
 
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     """Temperature, tool choice and other settings for this agent's model calls."""
@@ -183,7 +183,7 @@ class Agent(AgentBase[TContext]):
         return cached[1]
 
     async def get_handoffs(self, run_context: RunContextWrapper[TContext]) -> list[Handoff[Any]]:
-        """The handoffs enabled for this turn, as :class:`Handoff` objects."""
+        """The handoffs enabled for this turn, as ``Handoff`` objects."""
         enabled: list[Handoff[Any]] = []
         for item in self.handoffs:
             h = item if isinstance(item, Handoff) else handoff(item)
@@ -277,7 +277,7 @@ class Agent(AgentBase[TContext]):
         the whole schema with ``include_input_schema=True``) turns them into the nested input.
 
         ``on_stream`` (sync or async) gets every event of the nested run as an
-        :class:`AgentToolStreamEvent`; its failures are logged, never the run's. ``run_config``,
+        ``AgentToolStreamEvent``; its failures are logged, never the run's. ``run_config``,
         ``hooks``, ``session``, ``previous_response_id`` and ``conversation_id`` are passed to
         the nested run as to ``Runner.run``.
         """

@@ -30,7 +30,7 @@ class AgentOutputSchemaBase(abc.ABC):
 
     Give an instance as ``Agent(output_type=...)``: its JSON schema is sent to the model and
     ``validate_json`` turns the model's answer into the final output (raise
-    :class:`ModelBehaviorError` for an answer you refuse).
+    ``ModelBehaviorError`` for an answer you refuse).
     """
 
     @abc.abstractmethod

@@ -3,7 +3,7 @@
 By default an agent tool takes one string argument, ``input``, which becomes the nested run's
 input. With ``parameters`` (a pydantic model or a dataclass) the tool's arguments follow that
 type instead; the validated arguments are turned into the nested agent's input by
-``input_builder``, or by :func:`default_tool_input_builder` (the arguments as JSON under a short
+``input_builder``, or by ``default_tool_input_builder`` (the arguments as JSON under a short
 preamble, with a summary of the fields or, with ``include_input_schema=True``, the schema).
 """
 

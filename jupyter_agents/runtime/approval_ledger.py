@@ -21,7 +21,7 @@ class _Recorded:
 class ApprovalLedger:
     """The decisions of one run: per call, each used once; and "always" per tool.
 
-    A per-call decision comes from :meth:`RunState.approve` / :meth:`RunState.reject` and is
+    A per-call decision comes from ``RunState.approve`` / ``RunState.reject`` and is
     consumed by the one call it was made for (same call id, tool and arguments): a model that
     repeats the call later is asked again. Only "always" decisions stand.
     """
@@ -91,7 +91,7 @@ class ApprovalLedger:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ApprovalLedger:
-        """Rebuild from :meth:`to_json`."""
+        """Rebuild from ``to_json``."""
 
         def load(d: dict[str, Any]) -> ApprovalDecision:
             return ApprovalDecision(

@@ -3,7 +3,7 @@
 A tool declares ``needs_approval`` (a bool, or a function deciding per call). When a call needs
 approval, the run asks its approval handler and waits in place for the decision (live mode), or,
 without a handler, pauses: the result carries ``interruptions`` and ``result.to_state()`` gives a
-:class:`~jupyter_agents.runtime.run_state.RunState` to decide on and resume from.
+``RunState`` to decide on and resume from.
 
 A call that needs approval never runs without an approve decision for that very call id.
 """
@@ -75,7 +75,7 @@ class ApprovalRequest:
 
     request_id: str = field(default_factory=lambda: f"approval-{next(_request_ids)}")
     """Unique per request in this process, even when a model repeats a call id: user
-    interfaces deliver decisions with it (:meth:`ApprovalInbox.decide`)."""
+    interfaces deliver decisions with it (``ApprovalInbox.decide``)."""
 
     call_item: ToolCallItem | None = field(default=None, repr=False, compare=False)
     """The call this request is about (the same object the run emitted), when known."""
@@ -87,8 +87,8 @@ class ApprovalRequest:
 
     question: Question | None = None
     """Set when the request asks the person a question (the ``ask_user`` tool, an MCP server's
-    elicitation) rather than whether a call may run: decide it with :meth:`answer` or
-    :meth:`skip`; user interfaces show a form instead of Approve / Reject."""
+    elicitation) rather than whether a call may run: decide it with ``answer`` or
+    ``skip``; user interfaces show a form instead of Approve / Reject."""
 
     def answer(self, value: Any) -> ApprovalDecision:
         """The decision that answers this request's question with ``value``."""
@@ -105,7 +105,7 @@ class ApprovalRequest:
 
 @dataclass(frozen=True)
 class ApprovalDecision:
-    """A decision on one tool call. Build it with :meth:`approve` or :meth:`reject`."""
+    """A decision on one tool call. Build it with ``approve`` or ``reject``."""
 
     approved: bool
     """Whether the call may run."""
@@ -162,8 +162,8 @@ class ApprovalHandler(Protocol):
     call waits as it would without a handler (the run pauses with it in ``interruptions``).
 
     Sync handlers run on a worker thread (so one may block, e.g. on ``input()``); async handlers
-    and handlers whose class says ``runs_on_loop = True`` (:class:`ApprovalInbox`,
-    :class:`OnLoop`) are called on the run's event loop.
+    and handlers whose class says ``runs_on_loop = True`` (``ApprovalInbox``,
+    ``OnLoop``) are called on the run's event loop.
     """
 
     def __call__(
@@ -222,9 +222,9 @@ def call_handler(handler: ApprovalHandler, request: ApprovalRequest) -> Any:
 class ApprovalInbox:
     """An approval handler that waits for decisions delivered from elsewhere.
 
-    User interfaces use it: the run awaits :meth:`__call__`; a button click (on any thread)
-    calls :meth:`decide` with the request's ``request_id``. Decisions for requests that are not
-    waiting (stale, repeated or unknown ids) are ignored and :meth:`decide` returns False.
+    User interfaces use it: the run awaits ``__call__``; a button click (on any thread)
+    calls ``decide`` with the request's ``request_id``. Decisions for requests that are not
+    waiting (stale, repeated or unknown ids) are ignored and ``decide`` returns False.
     """
 
     def __init__(self, on_request: Callable[[ApprovalRequest], Any] | None = None) -> None:

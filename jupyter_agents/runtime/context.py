@@ -41,7 +41,7 @@ class RunContextWrapper(Generic[TContext]):
 
 AgentHookContext = RunContextWrapper
 """The SDK's name for the context agent hooks receive: here the run's own
-:class:`RunContextWrapper` (usable as a generic, ``AgentHookContext[MyContext]``)."""
+``RunContextWrapper`` (usable as a generic, ``AgentHookContext[MyContext]``)."""
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""What a run cost: :class:`RunCost` (``result.cost``) and its parts per model.
+"""What a run cost: ``RunCost`` (``result.cost``) and its parts per model.
 
 Prices come from ``genai-prices`` (see ``_pricing.py``). A call whose model has no known price
 is never counted as $0: the cost says "price unknown".

@@ -1,6 +1,6 @@
 """Stream events: what ``RunResultStreaming.stream_events()`` yields.
 
-The event names of :class:`RunItemStreamEvent` are permanent public API.
+The event names of ``RunItemStreamEvent`` are permanent public API.
 """
 
 from __future__ import annotations

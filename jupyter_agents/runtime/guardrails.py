@@ -1,6 +1,6 @@
 """Agent guardrails: checks on a run's input (first agent) and on its final output.
 
-A guardrail function returns :class:`GuardrailFunctionOutput`; when ``tripwire_triggered`` is
+A guardrail function returns ``GuardrailFunctionOutput``; when ``tripwire_triggered`` is
 true the run stops with ``InputGuardrailTripwireTriggered`` / ``OutputGuardrailTripwireTriggered``.
 Several guardrails run concurrently. Input guardrails run alongside the first model call
 (``run_in_parallel=True``, the default; a trip cancels the call) or before it.
@@ -166,7 +166,7 @@ def input_guardrail(
     name: str | None = None,
     run_in_parallel: bool = True,
 ) -> InputGuardrail[Any] | Callable[[InputGuardrailFunction], InputGuardrail[Any]]:
-    """Make an :class:`InputGuardrail` from a function; use bare or with arguments."""
+    """Make an ``InputGuardrail`` from a function; use bare or with arguments."""
 
     def decorate(f: InputGuardrailFunction) -> InputGuardrail[Any]:
         _check_arity(f, "input_guardrail")
@@ -188,7 +188,7 @@ def output_guardrail(
 def output_guardrail(
     func: OutputGuardrailFunction | None = None, /, *, name: str | None = None
 ) -> OutputGuardrail[Any] | Callable[[OutputGuardrailFunction], OutputGuardrail[Any]]:
-    """Make an :class:`OutputGuardrail` from a function; use bare or with arguments."""
+    """Make an ``OutputGuardrail`` from a function; use bare or with arguments."""
 
     def decorate(f: OutputGuardrailFunction) -> OutputGuardrail[Any]:
         _check_arity(f, "output_guardrail")

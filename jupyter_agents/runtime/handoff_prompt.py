@@ -15,5 +15,5 @@ RECOMMENDED_PROMPT_PREFIX = (
 
 
 def prompt_with_handoff_instructions(prompt: str) -> str:
-    """``prompt`` with :data:`RECOMMENDED_PROMPT_PREFIX` in front."""
+    """``prompt`` with ``RECOMMENDED_PROMPT_PREFIX`` in front."""
     return f"{RECOMMENDED_PROMPT_PREFIX}\n\n{prompt}"

@@ -1,8 +1,8 @@
 """Run items: what a run produces, each wrapping a Responses API object.
 
-A run turns every model output into a :class:`RunItem`. The ``raw_item`` of an item is the
+A run turns every model output into a ``RunItem``. The ``raw_item`` of an item is the
 ``openai`` package's Responses API object (or, for tool outputs, the input dict sent back to the
-model), so items can be fed back to the model unchanged with :meth:`RunItemBase.to_input_item`.
+model), so items can be fed back to the model unchanged with ``RunItemBase.to_input_item``.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ class ToolApprovalItem(RunItemBase):
     """The call waiting (the same object the run emitted), when known."""
     escalation: str | None = None
     """Set when the call ran in the sandbox, was stopped there, and now asks to run outside
-    it (approval policy ``on-failure``): why it failed. :attr:`arguments` then carry
+    it (approval policy ``on-failure``): why it failed. ``arguments`` then carry
     ``sandbox_permissions: "require_escalated"``."""
     question: Question | None = None
     """Set when the call asks the person a question (``ask_user``): answer it with
@@ -178,7 +178,7 @@ class ToolApprovalItem(RunItemBase):
 
     @property
     def name(self) -> str:
-        """The tool's name (the SDK's spelling of :attr:`tool_name`)."""
+        """The tool's name (the SDK's spelling of ``tool_name``)."""
         return self.tool_name
 
     @property

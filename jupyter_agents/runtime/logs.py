@@ -15,7 +15,7 @@ def enable_verbose_stdout_logging() -> None:
     """Print every runtime log record, debug level included, to standard output.
 
     For a quick look while developing; configure the ``jupyter_agents`` logger with
-    :mod:`logging` for anything lasting. Calling it again adds no second handler.
+    ``logging`` for anything lasting. Calling it again adds no second handler.
     """
     logger = logging.getLogger(LOGGER_NAME)
     logger.setLevel(logging.DEBUG)

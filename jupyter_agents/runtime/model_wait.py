@@ -1,4 +1,4 @@
-"""What a run waits for while a model call has not answered: :class:`ModelWait`, read from
+"""What a run waits for while a model call has not answered: ``ModelWait``, read from
 ``RunResultStreaming.model_wait``, and where a model sends its requests.
 
 A call sets its wait when it starts and takes it back when the first event (or the whole
@@ -21,7 +21,7 @@ class ModelWait:
     """A model call the run waits for: the request is sent and nothing has come back yet."""
 
     model: Any
-    """The model called (its server is looked up only when someone asks :meth:`where`)."""
+    """The model called (its server is looked up only when someone asks ``where``)."""
 
     attempts: int
     """Attempts the call may take in all (the first one and its retries)."""

@@ -33,7 +33,7 @@ class Prompt(TypedDict):
 
 @dataclass
 class GenerateDynamicPromptData:
-    """What a :data:`DynamicPromptFunction` receives."""
+    """What a ``DynamicPromptFunction`` receives."""
 
     context: RunContextWrapper[Any]
     """The run's context."""
@@ -49,7 +49,7 @@ DynamicPromptFunction: TypeAlias = Callable[
 
 
 def check_prompt(agent_name: str, prompt: Any) -> None:
-    """Refuse a prompt that is neither a :class:`Prompt` dict nor a function."""
+    """Refuse a prompt that is neither a ``Prompt`` dict nor a function."""
     if prompt is None or callable(prompt):
         return
     _checked(agent_name, prompt, "prompt")

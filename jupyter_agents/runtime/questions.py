@@ -1,14 +1,14 @@
 """Questions to the person: what one asks and which answers fit it.
 
-A question travels like an approval (:class:`~jupyter_agents.runtime.approvals.ApprovalRequest`
+A question travels like an approval (``ApprovalRequest``
 with ``question`` set): the run waits for the person, or pauses without an approval handler.
 An answer is an approve decision whose arguments carry ``"answer"``
-(:meth:`ApprovalRequest.answer`); skipping is a reject decision. So a question is kept in
+(``ApprovalRequest.answer``); skipping is a reject decision. So a question is kept in
 ``RunState``, recorded in a run's cassette and decided in the batch review queue exactly as an
 approval is.
 
-Questions come from the ``ask_user`` tool (:mod:`.tools.ask_user`) and from a running tool
-that asks (:func:`ask`: an MCP server's elicitation, for example).
+Questions come from the ``ask_user`` tool (``.tools.ask_user``) and from a running tool
+that asks (``ask``: an MCP server's elicitation, for example).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Question:
 
     form: Mapping[str, Any] | None = field(default=None, hash=False)
     """When set, the answer is an object: a JSON schema of type object whose properties are
-    strings (or string enums), numbers, integers and booleans (:data:`FIELD_TYPES`)."""
+    strings (or string enums), numbers, integers and booleans (``FIELD_TYPES``)."""
 
     origin: str | None = None
     """Who asks, when it is not the model (e.g. ``"mcp: git"``)."""

@@ -151,7 +151,7 @@ class RunErrorDetails(RunResultBase):
 
 
 class RunResultStreaming(RunResultBase):
-    """A run in progress. Iterate :meth:`stream_events`; the run advances as you consume it.
+    """A run in progress. Iterate ``stream_events``; the run advances as you consume it.
 
     When iteration ends, ``final_output`` and the other fields hold the complete result. Errors
     of the run are raised from the iteration.
@@ -237,7 +237,7 @@ class RunResultStreaming(RunResultBase):
 
     @property
     def cost(self) -> RunCost:
-        """What the run's model calls cost so far (see :attr:`RunResult.cost`)."""
+        """What the run's model calls cost so far (see ``RunResult.cost``)."""
         return self._loop.progress.spend.cost()
 
     @property
@@ -249,7 +249,7 @@ class RunResultStreaming(RunResultBase):
 
     @property
     def is_cancelled(self) -> bool:
-        """True when the run was stopped by :meth:`cancel`."""
+        """True when the run was stopped by ``cancel``."""
         return self._loop.cancelled
 
     def cancel(self, mode: Literal["immediate", "after_turn"] = "immediate") -> None:

@@ -33,7 +33,7 @@ DEFAULT_MAX_TURNS = 10
 
 
 class RunKwargs(TypedDict, total=False):
-    """The keyword arguments every ``Runner`` entry point takes (see :class:`Runner`)."""
+    """The keyword arguments every ``Runner`` entry point takes (see ``Runner``)."""
 
     context: Any
     max_turns: int | None
@@ -49,7 +49,7 @@ class RunKwargs(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class RunOptions:
-    """The options of one run, as one typed value (built from :class:`RunKwargs`)."""
+    """The options of one run, as one typed value (built from ``RunKwargs``)."""
 
     context: Any = None
     max_turns: int | None = None
@@ -190,7 +190,7 @@ class Runner:
         auto_previous_response_id: Chain the run's Responses API calls on the server: after
             the first response, each call sends ``previous_response_id`` and only new items.
         error_handlers: Turn a run-ending error into a final output, by kind (``max_turns``,
-            ``model_refusal``, ``invalid_final_output``); see :class:`RunErrorHandlers`.
+            ``model_refusal``, ``invalid_final_output``); see ``RunErrorHandlers``.
     """
 
     @classmethod
@@ -210,7 +210,7 @@ class Runner:
         input: str | list[TResponseInputItem] | RunState,
         **options: Unpack[RunKwargs],
     ) -> RunResult:
-        """Like :meth:`run`, from synchronous code.
+        """Like ``run``, from synchronous code.
 
         Works inside an already running event loop (a notebook cell): the run then happens on a
         worker thread's own loop while the caller waits.

@@ -155,7 +155,7 @@ class RunConfig:
 
     replay: Cassette | None = None
     """Record every run into this cassette, and replay a recording instead of calling the
-    model when a run's inputs are the same (see :class:`~.replay.Cassette` for the modes)."""
+    model when a run's inputs are the same (see ``Cassette`` for the modes)."""
 
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
     """Seconds a function tool call may take when the tool sets no ``timeout`` of its own

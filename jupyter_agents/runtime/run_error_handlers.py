@@ -1,7 +1,7 @@
 """Run error handlers: a final output instead of a run-ending error (``error_handlers=``).
 
-A handler gets a :class:`RunErrorHandlerInput` and returns the final output to end the run with
-(a :class:`RunErrorHandlerResult`, a ``{"final_output": ...}`` dict, or the value itself), or
+A handler gets a ``RunErrorHandlerInput`` and returns the final output to end the run with
+(a ``RunErrorHandlerResult``, a ``{"final_output": ...}`` dict, or the value itself), or
 None to let the error stand. The output must fit the agent's ``output_type``; the run then ends
 normally: output guardrails run, the session is saved and ``result.final_output`` is that value.
 """
@@ -90,7 +90,7 @@ class RunErrorHandlers(TypedDict, Generic[TContext], total=False):
     """Error handlers by the error they handle."""
 
     max_turns: RunErrorHandler
-    """The run used up ``max_turns`` (:class:`MaxTurnsExceeded`)."""
+    """The run used up ``max_turns`` (``MaxTurnsExceeded``)."""
 
     model_refusal: RunErrorHandler
     """The model refused to give the structured output (``ModelRefusalError``)."""

@@ -42,14 +42,14 @@ _resumed_lock = threading.Lock()
 class RunState:
     """A paused run: its input, items, usage, the calls waiting for decisions, and decisions.
 
-    Get one from ``result.to_state()``; call :meth:`approve` / :meth:`reject` for each item
-    of :attr:`interruptions`; resume with ``Runner.run(agent, state)``. Undecided calls
+    Get one from ``result.to_state()``; call ``approve`` / ``reject`` for each item
+    of ``interruptions``; resume with ``Runner.run(agent, state)``. Undecided calls
     interrupt the resumed run again.
     """
 
     def __init__(self, progress: RunProgress, state_id: str | None = None) -> None:
         """Wrap a paused run's progress (get states from ``result.to_state()`` or
-        :meth:`from_json`, not by hand)."""
+        ``from_json``, not by hand)."""
         self.progress = progress
         """Everything the run had done when it paused: what is saved and resumed."""
         self.state_id = state_id or uuid.uuid4().hex
@@ -117,7 +117,7 @@ class RunState:
     @property
     def nested(self) -> dict[str, RunState]:
         """Paused runs of agent tools (``Agent.as_tool``), by the outer call id: their waiting
-        calls are among :attr:`interruptions`, and decisions on them go to them."""
+        calls are among ``interruptions``, and decisions on them go to them."""
         return self.progress.paused.nested
 
     @property
@@ -135,7 +135,7 @@ class RunState:
         return [i for i in self._interruptions if i.call_id not in self._owner(i).ledger.calls]
 
     def get_interruptions(self) -> list[ToolApprovalItem | MCPApprovalRequestItem]:
-        """The calls that paused the run (the SDK's name for :attr:`interruptions`)."""
+        """The calls that paused the run (the SDK's name for ``interruptions``)."""
         return self.interruptions
 
     def _owner(self, item: Any) -> RunState:
@@ -240,12 +240,12 @@ class RunState:
     # -- JSON ------------------------------------------------------------------------------
 
     def to_string(self) -> str:
-        """The SDK's name for :meth:`to_json`."""
+        """The SDK's name for ``to_json``."""
         return self.to_json()
 
     @classmethod
     def from_string(cls, agent: Agent[Any], text: str, context: Any = None) -> RunState:
-        """The SDK's name for :meth:`from_json`."""
+        """The SDK's name for ``from_json``."""
         return cls.from_json(agent, text, context)
 
     def to_json(self) -> str:
@@ -254,7 +254,7 @@ class RunState:
 
     @classmethod
     def from_json(cls, agent: Agent[Any], text: str, context: Any = None) -> RunState:
-        """Rebuild a state saved by :meth:`to_json`; ``agent`` is the agent that was running.
+        """Rebuild a state saved by ``to_json``; ``agent`` is the agent that was running.
 
         A damaged or foreign text is a ``UserError`` that says what is wrong.
         """

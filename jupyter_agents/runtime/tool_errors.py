@@ -32,7 +32,7 @@ def timeout_message(tool: LocalTool, timeout: float) -> str:
 
 
 def tool_error(error: BaseException) -> ToolError:
-    """The exception as a :class:`ToolError`, with the traceback of the user's own frames."""
+    """The exception as a ``ToolError``, with the traceback of the user's own frames."""
     child = getattr(error, "traceback_text", None)  # a killable tool's child process
     if isinstance(child, str):
         return ToolError(

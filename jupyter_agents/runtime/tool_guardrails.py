@@ -1,6 +1,6 @@
 """Tool guardrails: checks on a function tool's arguments (before it runs) and its output.
 
-A check returns :class:`ToolGuardrailFunctionOutput` with a behavior:
+A check returns ``ToolGuardrailFunctionOutput`` with a behavior:
 
 - ``allow()``: go on (an output guardrail may pass ``replacement`` to change what the model sees);
 - ``reject_content(message)``: the model gets ``message`` instead (the tool does not run, or its
@@ -150,7 +150,7 @@ class ToolOutputGuardrail:
 def tool_input_guardrail(
     func: Callable[[ToolInputGuardrailData], Any] | None = None, /, *, name: str | None = None
 ) -> Any:
-    """Make a :class:`ToolInputGuardrail` from a function; use bare or with arguments."""
+    """Make a ``ToolInputGuardrail`` from a function; use bare or with arguments."""
 
     def decorate(f: Callable[[ToolInputGuardrailData], Any]) -> ToolInputGuardrail:
         return ToolInputGuardrail(guardrail_function=f, name=name)
@@ -161,7 +161,7 @@ def tool_input_guardrail(
 def tool_output_guardrail(
     func: Callable[[ToolOutputGuardrailData], Any] | None = None, /, *, name: str | None = None
 ) -> Any:
-    """Make a :class:`ToolOutputGuardrail` from a function; use bare or with arguments."""
+    """Make a ``ToolOutputGuardrail`` from a function; use bare or with arguments."""
 
     def decorate(f: Callable[[ToolOutputGuardrailData], Any]) -> ToolOutputGuardrail:
         return ToolOutputGuardrail(guardrail_function=f, name=name)

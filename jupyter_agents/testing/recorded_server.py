@@ -63,7 +63,7 @@ class RecordedServer:
     """A placeholder key for clients that insist on one (never checked)."""
 
     def __init__(self, recording: Recording) -> None:
-        """Prepare the server (:meth:`start` or ``with`` runs it).
+        """Prepare the server (``start`` or ``with`` runs it).
 
         Args:
             recording: The conversation to replay.
@@ -154,7 +154,7 @@ def _error(status: int, message: str) -> ServedResponse:
 
 @contextmanager
 def replay_recording(path: str | Path) -> Iterator[RecordedServer]:
-    """Run a :class:`RecordedServer` for the recording at ``path`` for a ``with`` block.
+    """Run a ``RecordedServer`` for the recording at ``path`` for a ``with`` block.
 
     When the block ends, a failed check, an unexpected request or an exchange never requested
     fails it with an ``AssertionError`` (raised from the block's own error, if it had one: a

@@ -17,7 +17,7 @@ For batches, where rows arrive in any order, answer each request from itself ins
 Text streams in small deltas (``chunk_size`` characters, ``delay`` seconds apart), usage is
 reported, and every request is recorded in ``model.requests`` for assertions. With
 ``JUPYTER_AGENTS_SCRIPTED_HTTP=1`` every request goes through the real ``openai`` client to the
-local OpenAI-compatible test server, which answers with the script (:mod:`.scripted_http`).
+local OpenAI-compatible test server, which answers with the script (``.scripted_http``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Scripted models over HTTP: ``JUPYTER_AGENTS_SCRIPTED_HTTP`` sends every request of every
-:class:`~jupyter_agents.testing.ScriptedModel` through the real ``openai`` client to the local
+``ScriptedModel`` through the real ``openai`` client to the local
 OpenAI-compatible test server, which answers with the script.
 
 So a notebook (or a program) written with scripted stand-ins runs, unchanged, the way it runs
@@ -9,8 +9,8 @@ still decides what the model says, with the request it was really given (its too
 not only as JSON), because the server takes the script's answer for each request from this
 process.
 
-``JUPYTER_AGENTS_SCRIPTED_HTTP=1`` starts one :class:`~jupyter_agents.testing.server.
-FakeOpenAIServer` in the process (on 127.0.0.1, at the first request) and uses it; any other
+``JUPYTER_AGENTS_SCRIPTED_HTTP=1`` starts one ``
+FakeOpenAIServer`` in the process (on 127.0.0.1, at the first request) and uses it; any other
 value is the base URL to use instead, for example one where no server listens, to prove that a
 run makes no model request (every request then fails to connect).
 """

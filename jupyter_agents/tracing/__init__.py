@@ -2,8 +2,8 @@
 
 The names the SDK's module offers, where this project has them (and its submodules
 ``processor_interface`` and ``processors``); everything here (and the
-exporters, :class:`~jupyter_agents.JSONLinesExporter` and
-:class:`~jupyter_agents.OpenTelemetryExporter`) is also importable from :mod:`jupyter_agents`.
+exporters, ``JSONLinesExporter`` and
+``OpenTelemetryExporter``) is also importable from ``jupyter_agents``.
 """
 
 from __future__ import annotations

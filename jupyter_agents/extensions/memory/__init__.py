@@ -1,11 +1,11 @@
 """Session stores at the SDK's path (``agents.extensions.memory``).
 
-* :class:`AdvancedSQLiteSession`: a SQLite session with branches and usage per turn (also
+* ``AdvancedSQLiteSession``: a SQLite session with branches and usage per turn (also
   importable from ``jupyter_agents``).
-* :class:`SQLAlchemySession`: history in PostgreSQL (asyncpg), SQLite (aiosqlite) or another
+* ``SQLAlchemySession``: history in PostgreSQL (asyncpg), SQLite (aiosqlite) or another
   database SQLAlchemy reaches asynchronously; needs ``pip install 'jupyter_agents[sqlalchemy]'``.
-* :class:`RedisSession`: history in Redis; needs ``pip install 'jupyter_agents[redis]'``.
-* :class:`EncryptedSession`: wraps any session, encrypting each item (Fernet, a key per
+* ``RedisSession``: history in Redis; needs ``pip install 'jupyter_agents[redis]'``.
+* ``EncryptedSession``: wraps any session, encrypting each item (Fernet, a key per
   session) and skipping items older than its TTL; needs ``pip install 'jupyter_agents[encrypt]'``.
 
 The last three are imported on first use, so ``import jupyter_agents`` never imports

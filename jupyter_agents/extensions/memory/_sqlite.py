@@ -1,4 +1,4 @@
-"""What SQLite needs from :class:`SQLAlchemySession` so many connections can share one file:
+"""What SQLite needs from ``SQLAlchemySession`` so many connections can share one file:
 a busy timeout on every connection, and WAL mode switched on once per new file."""
 
 from __future__ import annotations

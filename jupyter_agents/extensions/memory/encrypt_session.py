@@ -15,7 +15,7 @@ library reads what the other wrote. A token carries its creation time: items old
 Everything else in the store is refused, never skipped: an item whose token does not
 authenticate (another key, another session id, tampered) or an item that is not an envelope
 (written to the store directly, in plain text) makes ``get_items``, ``pop_item`` and
-``replace_after`` raise :class:`EncryptedHistoryError` before anything is removed. A wrong key
+``replace_after`` raise ``EncryptedHistoryError`` before anything is removed. A wrong key
 therefore reads as an error, not as an empty history that ``pop_item`` would then empty, and
 a row planted in the store is never history. ``clear_session`` needs no key.
 """
@@ -227,7 +227,7 @@ class EncryptedSession(SessionABC):
     async def replace_after(self, keep: int, items: list[TResponseInputItem]) -> None:
         """Keep the first ``keep`` readable items, encrypt ``items`` and store them in place of
         the rest: in one transaction when the underlying session can (see
-        :func:`~jupyter_agents.runtime.sessions.replace.replace_after`).
+        ``replace_after``).
 
         Raises:
             EncryptedHistoryError: A stored item does not decrypt or is not encrypted

@@ -134,7 +134,7 @@ class RedisSession(ServerHistory):
         session_settings: SessionSettings | dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> RedisSession:
-        """A session on a new client for ``url``, closed by :meth:`close`.
+        """A session on a new client for ``url``, closed by ``close``.
 
         Args:
             session_id: The conversation's id.
@@ -163,7 +163,7 @@ class RedisSession(ServerHistory):
         return session
 
     async def close(self) -> None:
-        """Close the clients :meth:`from_url` made (later calls raise :class:`UserError`);
+        """Close the clients ``from_url`` made (later calls raise ``UserError``);
         a no-op for a client passed in. Clients of other event loops are dropped: their
         connections cannot be closed from this loop."""
         if not self._owns_client:
@@ -206,7 +206,7 @@ class RedisSession(ServerHistory):
 
     async def replace_after(self, keep: int, items: list[TResponseInputItem]) -> None:
         """Keep the first ``keep`` items and store ``items`` in place of the rest, in one
-        transaction (``keep`` counts readable items, as :meth:`get_items` returns them)."""
+        transaction (``keep`` counts readable items, as ``get_items`` returns them)."""
         keep = check_keep(keep)
         encoded = encode_items(items)
         await settle(self._replace(keep, encoded))

@@ -85,7 +85,7 @@ def _engine_for(url: str, engine_kwargs: dict[str, Any]) -> AsyncEngine:
 
 
 class SQLAlchemySession(ServerHistory):
-    """A session in a SQL database reached through a SQLAlchemy :class:`AsyncEngine`."""
+    """A session in a SQL database reached through a SQLAlchemy ``AsyncEngine``."""
 
     def __init__(
         self,
@@ -162,7 +162,7 @@ class SQLAlchemySession(ServerHistory):
         session_settings: SessionSettings | dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> SQLAlchemySession:
-        """A session on a new engine for ``url``, closed by :meth:`close`.
+        """A session on a new engine for ``url``, closed by ``close``.
 
         Args:
             session_id: The conversation's id.
@@ -191,7 +191,7 @@ class SQLAlchemySession(ServerHistory):
         return self._engines.current()
 
     async def close(self) -> None:
-        """Dispose of the engines :meth:`from_url` made; a no-op for an engine passed in.
+        """Dispose of the engines ``from_url`` made; a no-op for an engine passed in.
 
         The running loop's engine closes its connections; the engines of other event loops
         are dropped (their connections cannot be closed from this loop).
@@ -220,7 +220,7 @@ class SQLAlchemySession(ServerHistory):
 
     async def replace_after(self, keep: int, items: list[TResponseInputItem]) -> None:
         """Keep the first ``keep`` items, delete the rest and append ``items``, in one
-        transaction (``keep`` counts readable items, as :meth:`get_items` returns them)."""
+        transaction (``keep`` counts readable items, as ``get_items`` returns them)."""
         keep = check_keep(keep)
         encoded = encode_items(items, ensure_ascii=self._ensure_ascii)
         await self._ensure_tables()

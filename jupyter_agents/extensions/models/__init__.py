@@ -1,7 +1,7 @@
 """The OpenAI Agents SDK's ``agents.extensions.models`` paths: models beyond OpenAI.
 
-* :mod:`jupyter_agents.extensions.models.litellm_model`: ``LitellmModel``.
-* :mod:`jupyter_agents.extensions.models.litellm_provider`: ``LitellmProvider``.
+* ``jupyter_agents.extensions.models.litellm_model``: ``LitellmModel``.
+* ``jupyter_agents.extensions.models.litellm_provider``: ``LitellmProvider``.
 
 They need the ``litellm`` package (``pip install 'jupyter_agents[litellm]'``), imported on a
 model's first call.

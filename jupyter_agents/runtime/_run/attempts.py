@@ -36,7 +36,7 @@ logger = logging.getLogger("jupyter_agents")
 
 class FirstEvent:
     """The first event limit of one streamed attempt: when nothing came in ``seconds``, the
-    task waiting for it is cancelled, and :meth:`timed_out` tells that cancellation from any
+    task waiting for it is cancelled, and ``timed_out`` tells that cancellation from any
     other (what ``asyncio.timeout`` does, which Python 3.10 lacks)."""
 
     __slots__ = ("_cancelling", "_handle", "_task", "fired", "seconds")
@@ -83,7 +83,7 @@ class Attempts:
         fallback: ModelRetryPolicy,
         server_state: tuple[str | None, str | None],
     ) -> None:
-        """Start the call: its wait is published on ``progress`` until :meth:`answered`.
+        """Start the call: its wait is published on ``progress`` until ``answered``.
 
         ``server_state``: the call's ``previous_response_id`` and ``conversation_id``.
         """

@@ -12,7 +12,7 @@ So a run never spends more than its budget plus what its last call produced beyo
 estimate: a call is made only while ``spent + estimate <= budget``.
 
 One budget for the whole run: a run nested in another (an agent tool's run, a batch row) is
-linked to it (:meth:`Spend.link`), its calls are added to the outer run's spend, and each of
+linked to it (``Spend.link``), its calls are added to the outer run's spend, and each of
 its calls is checked against every budget of the chain. Calls of one budget can be in flight
 together (parallel agent tools, concurrent batch rows); what a call will produce is unknown
 until it ends, so a call starts alongside others only when its cost can be projected (a call
@@ -23,10 +23,10 @@ go over. So the whole run goes over its budget by at most what its calls in flig
 beyond their projections: with a model of unknown cost, one call.
 
 A nested run stopped by a budget that is not its own does not fail its agent tool: the call
-waits, and the run calling it stops with :class:`BudgetExceeded` too
-(:func:`stop_with_nested`), its ``run_state`` holding the nested run's, so a resume with a
+waits, and the run calling it stops with ``BudgetExceeded`` too
+(``stop_with_nested``), its ``run_state`` holding the nested run's, so a resume with a
 larger budget goes on inside the nested run where it stopped. A nested run is not started at
-all when a budget of its chain is already spent (:func:`refuse_if_spent`). A nested run's own
+all when a budget of its chain is already spent (``refuse_if_spent``). A nested run's own
 budget (``as_tool(run_config=...)``) is the tool's: its stop fails the tool, which the model
 is told, as for any tool error.
 """
@@ -103,7 +103,7 @@ class Held:
 async def reserve(progress: RunProgress, ref: PriceRef | None, name: str, chars: int) -> Held:
     """Hold the next call (``chars`` characters, to the model ``ref``) in every budget of the
     run's chain, waiting for calls in flight when it must (see the module docstring); raise
-    :class:`BudgetExceeded` when it would take a budget over, and :class:`UserError` when the
+    ``BudgetExceeded`` when it would take a budget over, and ``UserError`` when the
     model has no known price."""
     spend = progress.spend
     tokens = estimated_tokens(chars, spend.marks.get(name))
@@ -129,7 +129,7 @@ def _busy_level(
     progress: RunProgress, chain: list[Spend], usd: Decimal, held: Held
 ) -> Spend | None:
     """The budget whose calls in flight the call must wait for (None: it may start now);
-    raises :class:`BudgetExceeded` when it would go over whatever they cost."""
+    raises ``BudgetExceeded`` when it would go over whatever they cost."""
     for level in chain:
         if level.limit is None:
             continue
@@ -144,7 +144,7 @@ def _busy_level(
 
 
 def refuse_if_spent(progress: RunProgress) -> None:
-    """Raise :class:`BudgetExceeded` when a budget of the run's chain is already spent (a
+    """Raise ``BudgetExceeded`` when a budget of the run's chain is already spent (a
     nested run is then not started: no event, no hook, no model call)."""
     for level in progress.spend.chain():
         if level.limit is None:

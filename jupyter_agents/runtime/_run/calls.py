@@ -44,7 +44,7 @@ async def resolve_calls(
     plan: TurnPlan,
 ) -> AsyncGenerator[StreamEvent | NextStep, None]:
     """Answer the plan's MCP approval requests, run its calls, then hand off, finish or pause;
-    the last value yielded is the :data:`NextStep`."""
+    the last value yielded is the ``NextStep``."""
     progress = run.progress
     waiting_mcp = await _answer_mcp(run, agent, plan.mcp_requests) if plan.mcp_requests else []
     calls = plan.calls

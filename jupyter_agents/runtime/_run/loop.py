@@ -1,6 +1,6 @@
 """The turn loop: one loop for ``run``, ``run_sync`` and ``run_streamed``.
 
-:meth:`RunLoop.events` is an async generator of stream events. Streaming callers iterate it;
+``RunLoop.events`` is an async generator of stream events. Streaming callers iterate it;
 ``Runner.run`` drains it. Each turn: input guardrails (first turn), the model call (streaming or
 not), its output as items, then the next step: run the function calls (approvals, tool
 guardrails, concurrency), hand off, or finish (structured output, output guardrails). State is
@@ -57,10 +57,10 @@ if TYPE_CHECKING:
 
 
 class RunLoop:
-    """The turn loop of one run; what it has done lives in :attr:`progress`.
+    """The turn loop of one run; what it has done lives in ``progress``.
 
-    The steps it calls get what they use of it: :class:`~.turn.TurnRun` (after a model
-    call), :class:`~.model_call.ModelCallRun`, :class:`~.tool_call.ToolRun` (a batch of tool
+    The steps it calls get what they use of it: ``TurnRun`` (after a model
+    call), ``ModelCallRun``, ``ToolRun`` (a batch of tool
     calls), or single values.
     """
 
@@ -175,7 +175,7 @@ class RunLoop:
     async def _steps(
         self, steps: AsyncGenerator[StreamEvent | NextStep, None]
     ) -> AsyncGenerator[StreamEvent, None]:
-        """Events of ``steps``, applying the :data:`NextStep` it ends with."""
+        """Events of ``steps``, applying the ``NextStep`` it ends with."""
         async with aclosing(steps):
             async for out in steps:
                 if not isinstance(out, _STEPS):

@@ -1,8 +1,8 @@
 """A run's progress as one value, and the typed results of a turn.
 
-:class:`RunProgress` is everything a run has done that a later resume needs; the loop works on
-one, :class:`~jupyter_agents.runtime.run_state.RunState` serialises one. A turn is planned as a
-:class:`TurnPlan` and ends in one :data:`NextStep`.
+``RunProgress`` is everything a run has done that a later resume needs; the loop works on
+one, ``RunState`` serialises one. A turn is planned as a
+``TurnPlan`` and ends in one ``NextStep``.
 """
 
 from __future__ import annotations

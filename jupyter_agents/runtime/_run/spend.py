@@ -4,7 +4,7 @@ The loop only appends a call's usage (cheap); prices are calculated the first ti
 asks (``result.cost``, a budget, a recording trace), each call once.
 
 A run started inside another (an agent tool's nested run, a batch row) links its spend to the
-outer one (:meth:`Spend.link`): each call is then recorded in both, so the outer run's cost
+outer one (``Spend.link``): each call is then recorded in both, so the outer run's cost
 and budget count it, and the budget checks every run of the chain (``_run/budget.py``).
 """
 
@@ -47,7 +47,7 @@ class SpentCall:
 
 
 def request_usage(usage: Usage) -> RequestUsage:
-    """One call's usage as a :class:`RequestUsage`."""
+    """One call's usage as a ``RequestUsage``."""
     return RequestUsage(
         usage.input_tokens,
         usage.output_tokens,
@@ -142,7 +142,7 @@ class Spend:
             spend.blind += blind
 
     def release(self, usd: Decimal, blind: bool) -> None:
-        """The call :meth:`hold` counted is over: wake the calls waiting for it."""
+        """The call ``hold`` counted is over: wake the calls waiting for it."""
         for spend in self.chain():
             spend.held -= usd
             spend.in_flight -= 1
@@ -223,7 +223,7 @@ class Spend:
 
     @classmethod
     def from_json(cls, saved: list[dict[str, Any]]) -> Spend:
-        """The calls saved by :meth:`to_json` (checked by the state's schema first)."""
+        """The calls saved by ``to_json`` (checked by the state's schema first)."""
         calls = []
         for c in saved:
             ref = PriceRef(c["price_model"], c["provider"]) if c["price_model"] else None

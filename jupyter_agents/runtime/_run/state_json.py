@@ -99,7 +99,7 @@ def dump_progress(progress: RunProgress, state_id: str) -> dict[str, Any]:
 
 
 def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgress, str | None]:
-    """Progress (and its state id) rebuilt from :func:`dump_progress`'s JSON text."""
+    """Progress (and its state id) rebuilt from ``dump_progress``'s JSON text."""
     from .state_schema import check_saved_state  # pydantic models: built only when loading
 
     data = check_saved_state(_load_checked(text))

@@ -1,6 +1,6 @@
 """The layout of a saved ``RunState``, checked before anything is rebuilt from it.
 
-A damaged or hand-edited state is a :class:`UserError` that says what is wrong, never a
+A damaged or hand-edited state is a ``UserError`` that says what is wrong, never a
 ``KeyError`` from the middle of the loader.
 """
 
@@ -88,7 +88,7 @@ class _State(_Model):
 
 
 def check_saved_state(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with defaults filled in; :class:`UserError` naming the first problem when it is
+    """``data`` with defaults filled in; ``UserError`` naming the first problem when it is
     not a saved state."""
     try:
         return _State.model_validate(data).model_dump(exclude_unset=False)

@@ -1,4 +1,4 @@
-"""After the model answered: its items, then its calls (:mod:`.calls`), or the final output."""
+"""After the model answered: its items, then its calls (``.calls``), or the final output."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ async def finish_turn(
     handoffs: list[Handoff[Any]],
 ) -> AsyncGenerator[StreamEvent | NextStep, None]:
     """Record the response's items, then run its calls or finish; the last value yielded is
-    the turn's :data:`NextStep`."""
+    the turn's ``NextStep``."""
     if len(response.output) > 1:
         _refuse_duplicate_call_ids(response)
     plan_items: list[RunItem] = []

@@ -111,7 +111,7 @@ class Approvals:
     tool's ``on_approval`` callback, then the run's approval handler, asked while the run
     waits. Without a handler the call waits for a person and the run pauses. An "always"
     decision that arrives while other calls of the same tool wait answers them too; a call
-    decided alone (:meth:`~jupyter_agents.runtime.tools.kinds.ToolKind.decided_alone`, or a
+    decided alone (``decided_alone``, or a
     function tool with ``always_asks``) neither uses nor makes one.
     """
 

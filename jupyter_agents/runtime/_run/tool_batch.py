@@ -38,9 +38,9 @@ _DONE = object()
 class ToolBatch:
     """The tool calls of one response: run together, reported as each finishes.
 
-    Iterate :meth:`run` for the events (approval requests, outputs in completion order);
-    afterwards :attr:`outputs` holds the outputs in call order, which is the order the model
-    gets them back in, and :attr:`interruptions` the calls waiting for a decision.
+    Iterate ``run`` for the events (approval requests, outputs in completion order);
+    afterwards ``outputs`` holds the outputs in call order, which is the order the model
+    gets them back in, and ``interruptions`` the calls waiting for a decision.
     """
 
     def __init__(self, run: ToolRun, calls: Sequence[ToolCallItem]) -> None:
@@ -184,7 +184,7 @@ class ToolBatch:
 
 def replayed_decision(replay: RunReplay, run: ToolRun, call: ToolCall) -> bool:
     """Decide ``call`` as the person did when they recorded this run (their own recording
-    only: :meth:`RunReplay.recorded_decision`); whether it was. A call decided alone (an
+    only: ``RunReplay.recorded_decision``); whether it was. A call decided alone (an
     escalation out of the sandbox, a dangerous command) is asked again, as is a call whose
     card shows what the notebook holds now (the cell tools: what the person approved then may
     not be what will run now); recorded edited arguments that the tool's schema refuses are

@@ -4,7 +4,7 @@ A call goes through these steps, in order (``ToolBatch._run_one`` shows them): o
 kind, tool and arguments), check its arguments, decide (when it needs approval), invoke it or
 answer the refusal, escalate (a call the sandbox stopped under ``on-failure`` asks once to run
 outside it: decide and invoke again), and report its output. The steps with no I/O live here;
-deciding is :mod:`.tool_approvals`, invoking :mod:`.tool_invoke`.
+deciding is ``.tool_approvals``, invoking ``.tool_invoke``.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class ToolRun:
     """The tools of executable kinds the agent offers now, by name."""
 
     kinds: Mapping[str, ToolKind[Any, Any]]
-    """The kind of each tool of :attr:`enabled`, by name."""
+    """The kind of each tool of ``enabled``, by name."""
 
     all_names: Sequence[str]
     """Every tool name of the agent, offered now or not (for the "not available" message)."""

@@ -1,4 +1,4 @@
-"""How one tool call ended (:class:`Outcome`), its time limit, the tool guardrails, and the
+"""How one tool call ended (``Outcome``), its time limit, the tool guardrails, and the
 run's rewording of what the model is told."""
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ class Watchdog:
     """The run-wide default tool timeout, cheaply: one coarse timer for every running call on an
     event loop (checked every ``tick`` seconds while calls run) instead of one timer per call.
     Used for long default limits, where half a second of slack does not matter; a tool's own
-    ``timeout`` gets a precise per-call timer (:func:`run_with_timeout`)."""
+    ``timeout`` gets a precise per-call timer (``run_with_timeout``)."""
 
     def __init__(self, tick: float = 0.5) -> None:
         self.tick = tick
@@ -138,7 +138,7 @@ class Watchdog:
         self._handle: asyncio.TimerHandle | None = None
 
     async def run(self, awaitable: Awaitable[Any], seconds: float) -> tuple[bool, Any]:
-        """Like :func:`run_with_timeout`."""
+        """Like ``run_with_timeout``."""
         task = asyncio.current_task()
         if task is None or not hasattr(task, "uncancel"):  # Python 3.10
             return await run_with_timeout(awaitable, seconds)

@@ -51,7 +51,7 @@ async def invoke(
     for approvals (``call.nested`` holds that run; the outer run pauses with its calls).
 
     ``approved``: a person approved this very call just now; tools that must not run a call
-    otherwise (a shell leaving its sandbox) check :data:`~..approvals.approved_call`.
+    otherwise (a shell leaving its sandbox) check ``approved_call``.
     """
     run_it = _nested if getattr(call.tool, "forwards_events", False) else _invoke
     if run.replay is not None:  # what the call prints goes into the recording too

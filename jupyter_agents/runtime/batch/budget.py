@@ -8,10 +8,10 @@ row being the mean of the rows finished in this run of the batch. Rows not start
 larger budget goes on where it stopped.
 
 The projection decides which rows start; the budget itself is kept call by call, as a run's
-is (``_run/budget.py``): every row run here is nested in the batch's :attr:`BatchBudget.live`
+is (``_run/budget.py``): every row run here is nested in the batch's ``BatchBudget.live``
 spend, so its model calls (and those of the agents it runs as tools) count against the
 batch's budget as they happen, and a row is stopped before a call that would go over it. A
-row run on Ray gets what is left of the budget as it starts (:meth:`BatchBudget.left`). A row
+row run on Ray gets what is left of the budget as it starts (``BatchBudget.left``). A row
 the budget stopped is left ``pending`` (not stored), its spend counted, and no row starts
 after it.
 """

@@ -1,6 +1,6 @@
 """The batch's one loop: start rows while the concurrency allows, keep each as it finishes.
 
-Where rows run is a :class:`RowBackend`: :class:`LocalBackend` (tasks on this event loop) or
+Where rows run is a ``RowBackend``: ``LocalBackend`` (tasks on this event loop) or
 the Ray backend (actors on a cluster). The loop owns everything else, whichever the backend:
 the order rows start in, the concurrency and its 429 back-off, Stop, the results store, the
 rows' recordings (merged into the caller's cassette as rows finish, the file written when the
@@ -45,7 +45,7 @@ class BatchControl:
 
     @property
     def stopping(self) -> bool:
-        """Whether :meth:`stop` was called."""
+        """Whether ``stop`` was called."""
         return self._stop_requested
 
 
@@ -72,11 +72,11 @@ class Batch:
 
 
 class RowBackend(Protocol):
-    """Where rows run. The loop calls :meth:`admit` for each row, then :meth:`run` with up to
-    :attr:`chunk` admitted rows, and :meth:`close` once at the end."""
+    """Where rows run. The loop calls ``admit`` for each row, then ``run`` with up to
+    ``chunk`` admitted rows, and ``close`` once at the end."""
 
     chunk: int
-    """The most rows one :meth:`run` call takes."""
+    """The most rows one ``run`` call takes."""
 
     async def admit(self, index: int) -> None:
         """Wait until row ``index`` may start (the loop starts none meanwhile)."""
@@ -120,7 +120,7 @@ class LocalBackend:
 
 
 async def drive(batch: Batch, backend: RowBackend, decisions: Decisions) -> BatchResult:
-    """Run the rows to run (see :func:`rows_to_run`) on ``backend``; returns the result."""
+    """Run the rows to run (see ``rows_to_run``) on ``backend``; returns the result."""
     try:
         todo = rows_to_run(batch, decisions)
         await _pump(batch, backend, collections.deque(todo))

@@ -1,4 +1,4 @@
-"""What a batch gives back: one :class:`RowResult` per row, counts, a DataFrame, and the calls
+"""What a batch gives back: one ``RowResult`` per row, counts, a DataFrame, and the calls
 waiting for review (decide them, then ``resume()``)."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class RowResult:
     seconds: float = 0.0
     waiting: list[dict[str, Any]] | None = None
     """For a row waiting for review: its calls (``call_id``, ``tool``, ``arguments``, and
-    ``question`` for a question to answer with :meth:`BatchResult.answer`)."""
+    ``question`` for a question to answer with ``BatchResult.answer``)."""
     from_store: bool = False
     """Read back from the results store (done by an earlier run of this batch)."""
     replayed: bool = False

@@ -1,10 +1,10 @@
 """One row of a batch: what it runs with, what it is, and how it ran. Every backend runs a row
-through :func:`run_row`, here or on a Ray worker; a row's own failure is a ``failed`` row,
+through ``run_row``, here or on a Ray worker; a row's own failure is a ``failed`` row,
 never an exception.
 
-With a cassette (``run_batch(cassette=...)``) each row runs with its own :class:`RowCassette`
-over the batch's :class:`ReplayPool` (the recordings as the batch started), and hands back what
-it recorded and replayed (:class:`RowRecordings`): the driver merges that into the caller's
+With a cassette (``run_batch(cassette=...)``) each row runs with its own ``RowCassette``
+over the batch's ``ReplayPool`` (the recordings as the batch started), and hands back what
+it recorded and replayed (``RowRecordings``): the driver merges that into the caller's
 cassette, whichever process ran the row."""
 
 from __future__ import annotations
@@ -132,9 +132,9 @@ class ReplayPool:
         """Whether each recording is the person's own, as the driver checked it (a Ray
         worker may not hold the person's secret): only those replay decisions."""
         self.by_key: dict[Any, list[int]] = {}
-        """Positions in :attr:`runs`, by the identity of the run's first request."""
+        """Positions in ``runs``, by the identity of the run's first request."""
         self.by_row: dict[str, list[int]] = {}
-        """Positions in :attr:`runs`, by the batch row that recorded them."""
+        """Positions in ``runs``, by the batch row that recorded them."""
         for position, run in enumerate(self.runs):
             self.by_key.setdefault(run.get("key"), []).append(position)
             row = run.get(ROW_FIELD)
@@ -178,7 +178,7 @@ class RowRecordings:
 
 
 class RowCassette(Cassette):
-    """One row's view of the batch's :class:`ReplayPool`: it finds the row's recording there,
+    """One row's view of the batch's ``ReplayPool``: it finds the row's recording there,
     and keeps what the run records for the driver to merge (it writes no file)."""
 
     def __init__(self, pool: ReplayPool, row: str) -> None:

@@ -34,7 +34,7 @@ class BatchRows:
     @classmethod
     def of(cls, rows: Any, prompt: str | None) -> BatchRows:
         """Read ``rows`` and fill ``prompt`` for each; a column the template names that a row
-        lacks is a :class:`UserError` (raised before anything runs)."""
+        lacks is a ``UserError`` (raised before anything runs)."""
         labels, values, index_name = _read(rows)
         fields = prompt_fields(prompt) if prompt is not None else []
         prompts = []
@@ -59,7 +59,7 @@ class BatchRows:
 
 def prompt_fields(template: str) -> list[str]:
     """The column names a ``str.format`` template uses (``{col}``, ``{col:.2f}``,
-    ``{col[0]}``); a template that does not parse is a :class:`UserError`."""
+    ``{col[0]}``); a template that does not parse is a ``UserError``."""
     fields: list[str] = []
     try:
         parsed = list(string.Formatter().parse(template))

@@ -66,7 +66,7 @@ def run_batch(
     max_cost_usd: float | Decimal | None = None,
     ray_keep_warm: bool | float = False,
 ) -> BatchResult:
-    """Run ``agent`` on every row of ``rows`` and wait (see :func:`arun_batch`, its async
+    """Run ``agent`` on every row of ``rows`` and wait (see ``arun_batch``, its async
     twin, for the arguments). Works in a notebook cell, a script or a running loop."""
     return run_blocking(
         arun_batch(
@@ -126,7 +126,7 @@ async def arun_batch(
             its fields become columns in ``to_pandas()``. Default: the agent's own.
         max_turns: Per row.
         run_config: Per row (its ``model_retry`` retries 429s, honouring ``Retry-After``).
-        cassette: Record every row's run into this :class:`Cassette` (a path means
+        cassette: Record every row's run into this ``Cassette`` (a path means
             ``Cassette(path)``, mode ``"auto"``), and replay a row whose inputs are the same as
             its recording's instead of calling the model; in mode ``"strict"`` a row with no
             recording fails saying what changed, and the others go on. Rows replay only what
@@ -146,8 +146,8 @@ async def arun_batch(
         tokens_per_minute: A cap on tokens, across all rows.
         fresh: Forget stored rows of this batch and run everything again.
         progress: ``"auto"`` (a widget in a notebook, a text line elsewhere), ``"text"``,
-            None (nothing), or a :class:`BatchProgress`.
-        control: A :class:`BatchControl` whose ``stop()`` stops the batch.
+            None (nothing), or a ``BatchProgress``.
+        control: A ``BatchControl`` whose ``stop()`` stops the batch.
         max_cost_usd: A budget in US dollars for the rows run now: rows start one at a time
             until one has finished, then only while the rows' mean cost says the budget
             holds; the others stay ``pending`` (run the batch again with a larger budget to

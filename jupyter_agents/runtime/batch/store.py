@@ -6,9 +6,9 @@ A file is open once per process however many batches use it (each batch's result
 store, for ``resume()``; a connection each would keep three file handles per batch). Before
 each use the store checks that the file is still the one it opened: a file deleted or replaced
 meanwhile is made again with every row the connection held, and a warning says so. A file that
-is not a usable SQLite database is a :class:`BatchStoreError` naming it and what to do.
+is not a usable SQLite database is a ``BatchStoreError`` naming it and what to do.
 
-The rows' recordings (``run_batch(cassette=...)``) are kept alike by :class:`BatchCassette`:
+The rows' recordings (``run_batch(cassette=...)``) are kept alike by ``BatchCassette``:
 merged into the caller's cassette as each row finishes, appended to a journal beside its file,
 and the file written once when the batch ends (rewriting it after every row costs the whole
 cassette each time). A batch that crashed leaves its journal; the next batch with that
@@ -190,7 +190,7 @@ _MARKS = ",".join("?" * len(_COLUMNS.split(",")))
 
 
 class _StoreFile:
-    """One open store file, shared by the :class:`ResultsStore` objects of this process that
+    """One open store file, shared by the ``ResultsStore`` objects of this process that
     use it, and closed as soon as the last of them is closed or dropped: this object is in no
     reference cycle, so it is freed at once, and it closes its connection then (a
     ``sqlite3.Connection`` is in a cycle with its statement cache, and alone would keep its
@@ -302,7 +302,7 @@ def _identity(path: Path | None) -> tuple[int, int] | None:
 
 @contextmanager
 def _reported(path: Path | None) -> Iterator[None]:
-    """Turn SQLite's errors about the file into a :class:`BatchStoreError` naming it."""
+    """Turn SQLite's errors about the file into a ``BatchStoreError`` naming it."""
     try:
         yield
     except (sqlite3.IntegrityError, sqlite3.ProgrammingError):

@@ -10,7 +10,7 @@ __all__ = ["Window"]
 
 
 class Window:
-    """Futures in flight, each with a tag; :meth:`next` gives them back as they finish."""
+    """Futures in flight, each with a tag; ``next`` gives them back as they finish."""
 
     def __init__(self) -> None:
         self._done: asyncio.Queue[tuple[asyncio.Future[Any], Any]] = asyncio.Queue()
@@ -20,7 +20,7 @@ class Window:
         return len(self._open)
 
     def add(self, future: asyncio.Future[Any], tag: Any) -> None:
-        """Watch ``future``; :meth:`next` gives it back with ``tag`` once it is done."""
+        """Watch ``future``; ``next`` gives it back with ``tag`` once it is done."""
         self._open[future] = tag
         future.add_done_callback(lambda f: self._done.put_nowait((f, tag)))
 

@@ -1,8 +1,8 @@
 """The task that owns one MCP client session, from the transport's start to its end.
 
 The ``mcp`` SDK's sessions and transports are anyio context managers: they must be entered and
-left by the same task. :class:`SessionOwner` runs that task: :meth:`SessionOwner.start` begins
-it and waits until the session is initialised, :meth:`SessionOwner.stop` tells it to leave and
+left by the same task. ``SessionOwner`` runs that task: ``SessionOwner.start`` begins
+it and waits until the session is initialised, ``SessionOwner.stop`` tells it to leave and
 waits for it. The task also notices when the connection ends by itself (the server exited).
 """
 

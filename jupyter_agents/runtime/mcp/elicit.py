@@ -1,6 +1,6 @@
 """An MCP server's questions (``elicitation/create``), answered by the person running the
 agent: the server asks during one of its tool calls, and the question goes where that call's
-questions go (:func:`~jupyter_agents.runtime.questions.ask_user`: the call's card in a notebook,
+questions go (``ask_user``: the call's card in a notebook,
 the terminal headless). With nobody to ask (no call in flight, a run that pauses for
 decisions), the request is declined.
 

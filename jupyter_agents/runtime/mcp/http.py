@@ -54,7 +54,7 @@ class MCPServerSseParams(TypedDict, total=False):
 
 class MCPServerStreamableHttp(MCPServer):
     """A remote (or local) MCP server over Streamable HTTP; the other options are
-    :class:`MCPServer`'s."""
+    ``MCPServer``'s."""
 
     def __init__(
         self, params: MCPServerStreamableHttpParams, *, name: str | None = None, **options: Any
@@ -84,7 +84,7 @@ class MCPServerStreamableHttp(MCPServer):
 
 class MCPServerSse(MCPServer):
     """An MCP server over the older HTTP + Server-Sent Events transport; the other options
-    are :class:`MCPServer`'s."""
+    are ``MCPServer``'s."""
 
     def __init__(
         self, params: MCPServerSseParams, *, name: str | None = None, **options: Any

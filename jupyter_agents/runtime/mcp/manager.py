@@ -13,9 +13,9 @@ __all__ = ["MCPServerManager"]
 
 class MCPServerManager:
     """Connects ``servers`` together (``async with MCPServerManager([...]) as manager``) and
-    keeps the ones that started in :attr:`active_servers` (give those to
-    ``Agent(mcp_servers=...)``); the others are in :attr:`failed_servers` with their errors in
-    :attr:`errors`. ``strict=True`` raises the first error instead.
+    keeps the ones that started in ``active_servers`` (give those to
+    ``Agent(mcp_servers=...)``); the others are in ``failed_servers`` with their errors in
+    ``errors``. ``strict=True`` raises the first error instead.
     """
 
     def __init__(

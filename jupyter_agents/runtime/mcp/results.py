@@ -3,9 +3,9 @@
 Everything a server sends is untrusted: its text stays text, images must be real inline image
 data of the usual types to be shown, a resource's bytes never become a file the model or the
 page opens, and content of a type we do not know is named, not passed on. A result is capped as
-shell output is: past :data:`MAX_RESULT_CHARS` characters the head and the tail are kept with a
-note of what was cut between them; an image over :data:`MAX_IMAGE_BYTES` becomes a note, and
-images past the first :data:`MAX_IMAGES` are left out (counted in a note).
+shell output is: past ``MAX_RESULT_CHARS`` characters the head and the tail are kept with a
+note of what was cut between them; an image over ``MAX_IMAGE_BYTES`` becomes a note, and
+images past the first ``MAX_IMAGES`` are left out (counted in a note).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ Part: TypeAlias = ToolOutputText | ToolOutputImage
 
 
 def cap_parts(parts: Sequence[Part], limit: int | None) -> list[Part]:
-    """``parts`` with at most :data:`MAX_IMAGES` images and ``limit`` characters of text: the
+    """``parts`` with at most ``MAX_IMAGES`` images and ``limit`` characters of text: the
     text is cut as one stream (head and tail kept), and images in the cut part go with it."""
     kept: list[Part] = []
     images = 0

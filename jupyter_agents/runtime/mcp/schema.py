@@ -1,8 +1,8 @@
 """An MCP tool's ``inputSchema`` as function parameters the OpenAI API accepts.
 
 Servers send schemas of every quality: no ``type``, boolean schemas, arrays without ``items``,
-objects without ``properties``, deep or odd nesting. :func:`sanitize_input_schema` fixes those
-on a copy (the API rejects some of them outright); :func:`strict_form` adds strict mode when
+objects without ``properties``, deep or odd nesting. ``sanitize_input_schema`` fixes those
+on a copy (the API rejects some of them outright); ``strict_form`` adds strict mode when
 that does not change what a call means.
 """
 

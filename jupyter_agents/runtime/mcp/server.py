@@ -1,9 +1,9 @@
 """What every MCP server object shares: a session owned by one long-lived task.
 
-The ``mcp`` SDK's sessions must be entered and left by one task (:mod:`._owner`), but a notebook
+The ``mcp`` SDK's sessions must be entered and left by one task (``._owner``), but a notebook
 connects in one cell and closes in another, and a run may happen on any loop. So each server's
 session lives in an owner task on the process's background loop
-(:mod:`jupyter_agents.runtime.background_loop`), and every request is sent from that loop,
+(``jupyter_agents.runtime.background_loop``), and every request is sent from that loop,
 whichever loop or cell asks. A server that died is noticed before the next request and started
 again; an ``atexit`` hook closes whatever is left, so no child process outlives us.
 """
@@ -92,13 +92,13 @@ class MCPServer(abc.ABC):
         self._name = name
         self.cache_tools_list = cache_tools_list
         """Keep the tool list between runs until the server says it changed (or
-        :meth:`invalidate_tools_cache`)."""
+        ``invalidate_tools_cache``)."""
         self.client_session_timeout_seconds = client_session_timeout_seconds
         """Seconds to wait for the server to start and for each answer other than a tool call."""
         self.tool_filter = tool_filter
-        """Which tools the agent sees (see :func:`create_static_tool_filter`)."""
+        """Which tools the agent sees (see ``create_static_tool_filter``)."""
         self.require_approval = require_approval
-        """Which tools ask a person first (see :data:`RequireApproval`)."""
+        """Which tools ask a person first (see ``RequireApproval``)."""
         self.use_structured_content = use_structured_content
         """Give the model a tool's structured content (JSON) instead of its content blocks."""
         self.max_retry_attempts = max_retry_attempts
@@ -194,7 +194,7 @@ class MCPServer(abc.ABC):
     ) -> mcp_types.CallToolResult:
         """Call a tool; ``on_progress`` gets the server's progress notifications (on the
         caller's loop). It may take ``timeout_seconds`` (``math.inf``: no limit), by default
-        :attr:`tool_timeout_seconds`, else the run's default tool timeout (600 s)."""
+        ``tool_timeout_seconds``, else the run's default tool timeout (600 s)."""
         limit = timeout_seconds
         if limit is None:
             limit = self.tool_timeout_seconds

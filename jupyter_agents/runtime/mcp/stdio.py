@@ -3,8 +3,8 @@
 The child's stderr goes to a per-server log file, not to ``sys.stderr``: under ipykernel
 ``sys.stderr`` is a stream with no file descriptor, which a child process cannot inherit. It
 goes through a pipe, copied to the file by a thread that keeps the file under
-:data:`LOG_LIMIT` bytes (the newest output), so a server that floods stderr cannot fill the
-disk. The log can be read while the server runs (:meth:`MCPServerStdio.stderr_log`) and its end
+``LOG_LIMIT`` bytes (the newest output), so a server that floods stderr cannot fill the
+disk. The log can be read while the server runs (``MCPServerStdio.stderr_log``) and its end
 is shown with every error. Where ``setpriv`` exists the child is started with a parent-death
 signal, so even a killed kernel leaves no server behind.
 """
@@ -62,7 +62,7 @@ class MCPServerStdioParams(TypedDict, total=False):
 
 class MCPServerStdio(MCPServer):
     """A local MCP server started as a child process (``params={"command", "args", "env",
-    "cwd"}``); the other options are :class:`MCPServer`'s."""
+    "cwd"}``); the other options are ``MCPServer``'s."""
 
     def __init__(
         self, params: MCPServerStdioParams, *, name: str | None = None, **options: Any
@@ -141,7 +141,7 @@ class MCPServerStdio(MCPServer):
 
 class _LogPump(threading.Thread):
     """Copies a server's stderr from a pipe to its log file, keeping the file's last
-    :data:`LOG_LIMIT` bytes; ends when every writer (the server, its children) is gone."""
+    ``LOG_LIMIT`` bytes; ends when every writer (the server, its children) is gone."""
 
     def __init__(self, fd: int, path: Path) -> None:
         super().__init__(name=f"mcp stderr {path.name}", daemon=True)

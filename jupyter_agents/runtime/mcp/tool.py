@@ -1,7 +1,7 @@
 """One MCP tool as the function tool the model calls: its approval rule, how a call reaches the
 server, and how long it may take (the tool's ``timeout``, else the run's ``tool_timeout``; the
 run's own timer stops it, the session's short read timeout does not). The server's answer
-becomes the model's input in :mod:`.results` (capped, untrusted content named, not passed on).
+becomes the model's input in ``.results`` (capped, untrusted content named, not passed on).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The server listens on 127.0.0.1 only and wants a bearer token (random unless given) on every
 request; browsers from other origins are refused (DNS-rebinding protection). Each call runs
-through the run loop (:func:`run_one_call`) under the ``run_config`` given (the run-wide
+through the run loop (``run_one_call``) under the ``run_config`` given (the run-wide
 approval policy, sandbox, workspace and network of ``%agent policy``), so a tool that needs
 approval asks, through the ``approval_handler`` given, before it runs; without one such calls
 are refused. Any tool the run executes can be served: function tools, class-based tools,
@@ -52,8 +52,8 @@ def _refuse(request: Any) -> ApprovalDecision:
 class ToolboxServer:
     """Serve ``tools`` (a list, or a function returning the current list) over MCP.
 
-    ``start()`` returns once it listens; :attr:`url` and :attr:`token` are what a client needs
-    (:meth:`client_config` gives both in the common JSON form). ``stop()`` ends it.
+    ``start()`` returns once it listens; ``url`` and ``token`` are what a client needs
+    (``client_config`` gives both in the common JSON form). ``stop()`` ends it.
     """
 
     def __init__(

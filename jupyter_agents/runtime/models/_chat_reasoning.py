@@ -10,7 +10,7 @@ content, the blocks' signatures its ``encrypted_content``; its ``provider_data``
 keys) holds the model, which field the reasoning came in and the thinking blocks exactly as
 received.
 
-Sending a reasoning item back (:func:`replay_fields`) follows the providers' rules, as the SDK
+Sending a reasoning item back (``replay_fields``) follows the providers' rules, as the SDK
 does: Claude's thinking blocks start the next assistant message (Anthropic refuses a tool-use
 turn without them: LiteLLM takes ``thinking_blocks``), DeepSeek wants the
 ``reasoning_content`` of a tool-call turn back, and ``reasoning`` goes back to the model that

@@ -66,7 +66,7 @@ def chat_params(
         request: The call's arguments.
         warned: What was already warned about (tools left out), updated.
         stream: Whether to stream.
-        token_field: The field ``ModelSettings.max_tokens`` goes in (:func:`token_limit_field`).
+        token_field: The field ``ModelSettings.max_tokens`` goes in (``token_limit_field``).
         thinking_blocks: Whether the client takes Claude's thinking blocks back on assistant
             messages (LiteLLM does).
     """

@@ -72,7 +72,7 @@ class _PendingCall:
 
 
 class ChatStreamConverter:
-    """Feed it chunks; it yields Responses events. Call :meth:`finish` at the end."""
+    """Feed it chunks; it yields Responses events. Call ``finish`` at the end."""
 
     def __init__(self, model: str) -> None:
         self._model = model

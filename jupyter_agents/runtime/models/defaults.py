@@ -1,8 +1,8 @@
 """The default model and what it implies, as the SDK's ``agents.models`` reports them.
 
-The default model is ``OPENAI_DEFAULT_MODEL`` when set, else :data:`DEFAULT_MODEL`. GPT-5
+The default model is ``OPENAI_DEFAULT_MODEL`` when set, else ``DEFAULT_MODEL``. GPT-5
 models reason, and take reasoning settings (an effort) where other models take none; their
-``-chat-latest`` aliases do not reason. :func:`get_default_model_settings` gives the settings a
+``-chat-latest`` aliases do not reason. ``get_default_model_settings`` gives the settings a
 GPT-5 model starts from: the lowest effort the model accepts that every built-in tool works
 with (``low`` for the first GPT-5, ``medium`` for the ``-pro`` models, ``none`` for later ones)
 and short answers (``verbosity="low"``); other models start from no settings at all.

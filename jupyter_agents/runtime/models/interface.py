@@ -79,7 +79,7 @@ class Model(abc.ABC):
 
 
 class ModelProvider(abc.ABC):
-    """Turns a model name into a :class:`Model`."""
+    """Turns a model name into a ``Model``."""
 
     @abc.abstractmethod
     def get_model(self, model_name: str | None) -> Model:
@@ -88,7 +88,7 @@ class ModelProvider(abc.ABC):
 
 @dataclass
 class ModelRequest:
-    """The arguments of one model call, as one value (what a :class:`RequestModel` gets)."""
+    """The arguments of one model call, as one value (what a ``RequestModel`` gets)."""
 
     system_instructions: str | None
     """The system prompt."""
@@ -122,8 +122,8 @@ class ModelRequest:
 
 
 class RequestModel(Model):
-    """A :class:`Model` written against one :class:`ModelRequest`: implement :meth:`respond`
-    and :meth:`stream` instead of the two long SDK signatures."""
+    """A ``Model`` written against one ``ModelRequest``: implement ``respond``
+    and ``stream`` instead of the two long SDK signatures."""
 
     @abc.abstractmethod
     async def respond(self, request: ModelRequest) -> ModelResponse:
@@ -147,7 +147,7 @@ class RequestModel(Model):
         conversation_id: str | None = None,
         prompt: Any | None = None,
     ) -> ModelResponse:
-        """:meth:`respond` to the call's arguments."""
+        """``respond`` to the call's arguments."""
         return await self.respond(
             ModelRequest(
                 system_instructions,
@@ -177,7 +177,7 @@ class RequestModel(Model):
         conversation_id: str | None = None,
         prompt: Any | None = None,
     ) -> AsyncIterator[TResponseStreamEvent]:
-        """:meth:`stream` for the call's arguments."""
+        """``stream`` for the call's arguments."""
         return self.stream(
             ModelRequest(
                 system_instructions,

@@ -163,7 +163,7 @@ def _restore_retry_headers(error: Exception) -> None:
 
 
 class LitellmProvider(ModelProvider):
-    """Turns a LiteLLM model name into a :class:`LitellmModel` (the ``litellm/`` prefix of a
+    """Turns a LiteLLM model name into a ``LitellmModel`` (the ``litellm/`` prefix of a
     model name, ``Agent(model="litellm/anthropic/claude-sonnet-4-5")``, goes here).
 
     ``RunConfig(model_provider=LitellmProvider())`` sends every model name of a run through
@@ -171,6 +171,6 @@ class LitellmProvider(ModelProvider):
     """
 
     def get_model(self, model_name: str | None) -> Model:
-        """A :class:`LitellmModel` for ``model_name`` (None: ``OPENAI_DEFAULT_MODEL``, else the
+        """A ``LitellmModel`` for ``model_name`` (None: ``OPENAI_DEFAULT_MODEL``, else the
         default model)."""
         return LitellmModel(model_name or default_model_name())

@@ -1,4 +1,4 @@
-"""Chat Completions (OpenAI or any compatible server) as a :class:`Model`.
+"""Chat Completions (OpenAI or any compatible server) as a ``Model``.
 
 Responses come back as Responses API objects and events, so the run loop sees one format.
 """

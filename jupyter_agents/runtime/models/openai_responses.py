@@ -1,4 +1,4 @@
-"""The OpenAI Responses API as a :class:`Model`.
+"""The OpenAI Responses API as a ``Model``.
 
 Output items are kept as the API sends them, values newer than the installed ``openai``
 package included (``_lenient``: no warning when they are dumped). Input items that came from

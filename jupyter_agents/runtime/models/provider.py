@@ -112,7 +112,7 @@ def client_timeout(value: float | ModelTimeout | None) -> Timeout:
 
 def default_model_name() -> str:
     """The model used when neither the agent nor the run names one: ``OPENAI_DEFAULT_MODEL``,
-    else :data:`DEFAULT_MODEL`."""
+    else ``DEFAULT_MODEL``."""
     return os.environ.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
 
 

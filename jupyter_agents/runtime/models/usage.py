@@ -6,7 +6,7 @@ Chat Completions ``prompt_tokens_details`` and ``completion_tokens_details`` wit
 names; LiteLLM the same, with Anthropic's ``cache_creation_input_tokens`` and
 ``cache_read_input_tokens`` also at the top (its ``prompt_tokens`` already counts them);
 DeepSeek ``prompt_cache_hit_tokens`` beside ``prompt_tokens_details``. All become one
-:class:`Usage` with the OpenAI Agents SDK's field names.
+``Usage`` with the OpenAI Agents SDK's field names.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _first(*values: Any) -> int:
 
 
 def usage_from_openai(usage: Any) -> Usage:
-    """A :class:`Usage` for one request from a Responses or Chat Completions usage object
+    """A ``Usage`` for one request from a Responses or Chat Completions usage object
     (the ``openai`` package's or LiteLLM's).
 
     Its ``request_usage_entries`` holds the request's own entry, so whatever records the call

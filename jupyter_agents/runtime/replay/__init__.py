@@ -1,6 +1,6 @@
 """Recorded runs and their replay: ``RunConfig(replay=Cassette(path, mode=...))`` records
 every run, and replays a recording instead of calling the model when a run's inputs are the
-same (see :mod:`.cassette`). ``RunReplay`` and ``ReplayModel`` (the run's side) load on first
+same (see ``.cassette``). ``RunReplay`` and ``ReplayModel`` (the run's side) load on first
 use: they need the OpenAI types, which the runtime does not import until a model runs."""
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ never enter it: request headers and keys are not part of a request's identity, a
 kept to explain a change pass the tracing redaction.
 
 A recording is data, never a decision: each one this person's runtime makes is signed
-(:mod:`.signing`); an unsigned or changed one is someone else's, and replay uses it for the
+(``.signing``); an unsigned or changed one is someone else's, and replay uses it for the
 model's replies and tools' outputs only, never for an approval, a rejection, edited arguments
-or a guardrail result (:meth:`Cassette.owns`).
+or a guardrail result (``Cassette.owns``).
 
 Modes (``RunConfig(replay=Cassette(path, mode=...))``):
 
@@ -22,7 +22,7 @@ Modes (``RunConfig(replay=Cassette(path, mode=...))``):
     that differ); anything else runs live and is recorded. (In notebooks ``auto`` replays only
     when the notebook runs unattended; outside them it is ``replay``.)
 ``strict``
-    as ``replay``, but a request with no matching recording raises :class:`ReplayMismatch`
+    as ``replay``, but a request with no matching recording raises ``ReplayMismatch``
     saying what changed, instead of calling the model (for CI).
 """
 
@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..inflate import inflate_gzip
 from ..errors import UserError
+from ..inflate import inflate_gzip
 from . import signing
 
 __all__ = [
@@ -84,7 +84,7 @@ class Cassette:
     ``run``: they run again, and an output that differs from the recording is reported."""
 
     runs: list[dict[str, Any]] = field(default_factory=list)
-    """The recordings (JSON objects; see :mod:`.run_replay` for their fields)."""
+    """The recordings (JSON objects; see ``.run_replay`` for their fields)."""
 
     last: dict[str, Any] | None = field(default=None, repr=False)
     """What the last finished run did: ``replayed`` (it followed a recording to the end),
@@ -98,7 +98,7 @@ class Cassette:
     trusted: bool = False
     """Whether every recording here counts as the person's own, signed or not (a notebook
     Jupyter's notary says they trust). Otherwise only recordings signed with the person's
-    secret are (:mod:`.signing`): the others are data, never decisions."""
+    secret are (``.signing``): the others are data, never decisions."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -185,8 +185,8 @@ class Cassette:
 
     @classmethod
     def unpack(cls, text: str, **options: Any) -> Cassette:
-        """A cassette from :meth:`pack`'s text (a malformed one, or one that inflates past
-        :data:`MAX_PACKED_BYTES`, is a ``UserError``)."""
+        """A cassette from ``pack``'s text (a malformed one, or one that inflates past
+        ``MAX_PACKED_BYTES``, is a ``UserError``)."""
         if not isinstance(text, str) or len(text) > 2 * MAX_PACKED_BYTES:
             raise UserError("Not a packed cassette: not text, or too large.")
         try:

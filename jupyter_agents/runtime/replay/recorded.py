@@ -1,6 +1,6 @@
 """A tool call answered from a recording (kept apart so the run loop need not import the
 model side of replay), and how a call's card is kept in a recording: the kind's
-:class:`~..tools.display.ToolDisplay` (parts, badge, origin) as JSON, so a replayed card looks
+``ToolDisplay`` (parts, badge, origin) as JSON, so a replayed card looks
 as it did, and what the call printed while it ran.
 
 A recording comes from a file or a notebook someone else wrote: what it holds is as untrusted
@@ -40,7 +40,7 @@ class RecordedOutput:
 
 
 def display_to_json(display: ToolDisplay) -> dict[str, Any]:
-    """``display`` as JSON (each part's text cut at :data:`PART_CHARS`)."""
+    """``display`` as JSON (each part's text cut at ``PART_CHARS``)."""
     return {
         "kind": display.kind,
         "title": display.title,
@@ -55,7 +55,7 @@ def display_to_json(display: ToolDisplay) -> dict[str, Any]:
 
 
 def display_from_json(data: Any) -> ToolDisplay | None:
-    """The display :func:`display_to_json` made; None for anything else."""
+    """The display ``display_to_json`` made; None for anything else."""
     if not isinstance(data, dict) or not isinstance(data.get("parts"), list):
         return None
     parts = []

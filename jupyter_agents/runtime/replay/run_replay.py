@@ -1,4 +1,4 @@
-"""One run's side of a :class:`~.cassette.Cassette`: it records the run, or replays a recording
+"""One run's side of a ``Cassette``: it records the run, or replays a recording
 of it, deciding at the run's first model request (its identity finds the recording).
 
 A recording (JSON) holds ``key`` (the first request's identity), ``first`` (that request's
@@ -11,7 +11,7 @@ rows, ``row`` (the row's key: a row replays its own recording first).
 
 While replaying, every request must match the recorded one at its place; the first that does
 not ends the replay (the rest of the run goes live and the run is recorded again), or, strict,
-raises :class:`~.cassette.ReplayMismatch`.
+raises ``ReplayMismatch``.
 """
 
 from __future__ import annotations
@@ -80,11 +80,11 @@ class RunReplay:
         """Tool outputs that differ from the recording (``replay_tools="run"``)."""
         self.new: dict[str, Any] = {"calls": [], "tools": {}, "approvals": {}}
         self.printed: dict[str, str] = {}
-        """What each call printed while it ran, by call id (see :meth:`tee`)."""
+        """What each call printed while it ran, by call id (see ``tee``)."""
         self.provisional: list[_Provisional] = []
         """Input guardrail results taken from a recording before the run's recording was
         known (input guardrails run before the first model request): checked live at that
-        request unless that recording is the one replayed (:meth:`settle`)."""
+        request unless that recording is the one replayed (``settle``)."""
 
     @property
     def own(self) -> bool:
@@ -214,7 +214,7 @@ class RunReplay:
 
     def recorded_decision(self, call_id: str) -> ApprovalDecision | None:
         """The person's own decision recorded for a replayed call, to decide it again as they
-        did: None unless the recording replayed is theirs (:attr:`own`) and they made that
+        did: None unless the recording replayed is theirs (``own``) and they made that
         decision themselves (not one carried over from someone else's recording)."""
         if not self.replaying or not self.own:
             return None
@@ -268,7 +268,7 @@ class RunReplay:
 
         Input guardrails may run before the run's first model request says which recording
         it replays: their result comes provisionally from the person's latest recording that
-        holds it, and :meth:`settle` checks it live at that request unless that recording is
+        holds it, and ``settle`` checks it live at that request unless that recording is
         the one replayed."""
         digest = value_identity(*key)
         source = self._guardrail_source(digest)

@@ -1,5 +1,5 @@
 """Retrieval over a folder of documents: parsing, chunking, a SQLite index (keywords, vectors,
-or both) and references for a model. See :class:`DocumentStore`."""
+or both) and references for a model. See ``DocumentStore``."""
 
 from __future__ import annotations
 

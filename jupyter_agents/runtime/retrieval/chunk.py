@@ -1,7 +1,7 @@
 """Sections cut into overlapping chunks of about the same size, on paragraph and sentence
 boundaries where there are some (``.``, ``!``, ``?`` and their CJK forms ``。！？``).
 
-Chunks come lazily (:func:`iter_chunks`), so a file's first passages cost the same however long
+Chunks come lazily (``iter_chunks``), so a file's first passages cost the same however long
 the file is, and a line of any length is cut in time linear in its length."""
 
 from __future__ import annotations
@@ -73,5 +73,5 @@ def iter_chunks(sections: list[Section], size: int = 1200, overlap: int = 200) -
 def chunk_sections(
     sections: list[Section], size: int = 1200, overlap: int = 200, limit: int | None = None
 ) -> list[Chunk]:
-    """:func:`iter_chunks` as a list, of at most ``limit`` chunks."""
+    """``iter_chunks`` as a list, of at most ``limit`` chunks."""
     return list(itertools.islice(iter_chunks(sections, size, overlap), limit))

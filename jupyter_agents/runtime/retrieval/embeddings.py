@@ -96,7 +96,7 @@ class Embeddings:
 
     async def attempt(self, texts: list[str]) -> list[bytes] | None:
         """``texts`` embedded, or None when the embedder failed now or a short while ago
-        (:attr:`error` says why)."""
+        (``error`` says why)."""
         if self.resting:
             return None
         try:
@@ -120,7 +120,7 @@ def pack(vector: Sequence[float]) -> bytes:
 
 
 def unpack(blob: bytes) -> list[float]:
-    """The vector :func:`pack` made."""
+    """The vector ``pack`` made."""
     return list(struct.unpack(f"<{len(blob) // 4}f", blob))
 
 

@@ -46,7 +46,7 @@ class Listing:
 
 
 def read_document(root: Path, relative: str, max_bytes: int) -> bytes:
-    """The bytes of the regular file ``root/relative``; a :class:`UserError` saying why for
+    """The bytes of the regular file ``root/relative``; a ``UserError`` saying why for
     anything else (a link on the way, not a regular file, larger than ``max_bytes``)."""
     try:
         return read_regular(root, relative, max_bytes)

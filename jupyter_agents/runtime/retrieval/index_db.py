@@ -2,8 +2,8 @@
 index written by another version (migrated, or rebuilt) or damaged (set aside, rebuilt).
 
 Version 1 (no ``user_version``) put raw text in the full-text table; version 2 put
-:func:`index_text` (CJK text as pairs of characters); version 3 also names, in ``settings``,
-the :class:`Segmentation` that cut it (Chinese in words when jieba is installed). An index cut
+``index_text`` (CJK text as pairs of characters); version 3 also names, in ``settings``,
+the ``Segmentation`` that cut it (Chinese in words when jieba is installed). An index cut
 another way than the store's (an older version, or jieba installed or removed since) has only
 its full-text table rewritten from the stored chunks, so embeddings are kept and no file is
 read again.
@@ -44,7 +44,7 @@ def fts_row(heading: str | None, text: str, cut: Segmentation) -> str:
 
 def open_index(path: Path, cut: Segmentation) -> sqlite3.Connection:
     """The index at ``path``, created, migrated or rebuilt so that it is at
-    :data:`SCHEMA_VERSION` and its full text is cut by ``cut``. A file that is not a
+    ``SCHEMA_VERSION`` and its full text is cut by ``cut``. A file that is not a
     database is renamed ``*.damaged``."""
     try:
         return _upgraded(path, cut)

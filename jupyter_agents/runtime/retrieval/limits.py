@@ -14,7 +14,7 @@ MB = 1 << 20
 @dataclass(frozen=True)
 class DocumentLimits:
     """Caps on what the indexer reads. A file over a cap is skipped, or cut short where a
-    beginning is still useful (passages); either way the :class:`IndexReport` says so."""
+    beginning is still useful (passages); either way the ``IndexReport`` says so."""
 
     max_files: int = 10_000
     """Documents read in one pass; the rest of the folder is left out (with a warning)."""

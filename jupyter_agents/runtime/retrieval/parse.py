@@ -6,7 +6,7 @@ notebooks (one section per cell), PDF (one section per page, with ``pypdf``) and
 ``pip install 'jupyter-agents[docs-parsers]'``.
 
 Parsing works on a file's bytes (read once, see ``files.read_document``) within
-:class:`DocumentLimits`: a Word document's zip is measured before it is opened, a PDF's pages
+``DocumentLimits``: a Word document's zip is measured before it is opened, a PDF's pages
 are counted before any is read, and text stops being extracted once there is more than the
 passages kept would hold. Text files may be UTF-8 or, with a byte order mark, UTF-16 or UTF-32.
 """
@@ -75,7 +75,7 @@ def parse_document(
     suffix: str, data: bytes, limits: DocumentLimits | None = None, max_chars: int | None = None
 ) -> Parsed:
     """The sections of a document of kind ``suffix`` (``.md``, ...) whose bytes are ``data``;
-    a :class:`UserError` saying why for one it cannot or will not read. ``max_chars``: text
+    a ``UserError`` saying why for one it cannot or will not read. ``max_chars``: text
     beyond it is not needed (PDF pages stop being read)."""
     limits = limits or DocumentLimits()
     suffix = suffix.lower()
@@ -97,7 +97,7 @@ def parse_document(
 
 
 def check_parser(suffix: str) -> None:
-    """A :class:`UserError` that says what to install when the parser for ``suffix`` is
+    """A ``UserError`` that says what to install when the parser for ``suffix`` is
     missing (without importing it)."""
     module, what, package = _PACKAGES.get(suffix.lower(), (None, "", ""))
     if module is not None and importlib.util.find_spec(module) is None:

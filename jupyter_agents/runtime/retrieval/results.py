@@ -1,4 +1,4 @@
-"""What searching and indexing a :class:`~.store.DocumentStore` give back: hits with their
+"""What searching and indexing a ``DocumentStore`` give back: hits with their
 citations, a search's result with its warnings, and an indexing pass's report."""
 
 from __future__ import annotations

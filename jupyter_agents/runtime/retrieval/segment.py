@@ -49,7 +49,7 @@ PAIRS = Segmentation("pairs")
 
 @cache
 def segmentation() -> Segmentation:
-    """This process's segmentation: jieba's when it imports, else :data:`PAIRS`. Decided once
+    """This process's segmentation: jieba's when it imports, else ``PAIRS``. Decided once
     (``segmentation.cache_clear()`` decides again)."""
     try:
         with warnings.catch_warnings():  # its pkg_resources, and invalid escapes on 3.12

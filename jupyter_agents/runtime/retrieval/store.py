@@ -3,7 +3,7 @@
 
 The index lives in ``<folder>/.jupyter_agents/retrieval.sqlite`` (a folder shell commands may
 not write to). Indexing reads only regular files inside the folder (see ``files``), within
-:class:`DocumentLimits`, and only files whose content changed since the last time (by
+``DocumentLimits``, and only files whose content changed since the last time (by
 SHA-256); it forgets files that are gone. A file it cannot or will not read is skipped and
 reported, never the end of the pass. Embeddings come from your ``embed`` function or the OpenAI
 embeddings API (``client``, or the default client when an API key is set); without either, or
@@ -114,7 +114,7 @@ class DocumentStore:
             return int(self._db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
     def sources(self) -> list[str]:
-        """Files and folders added with :meth:`add` (none: the whole folder is indexed)."""
+        """Files and folders added with ``add`` (none: the whole folder is indexed)."""
         with self._lock:
             return [r[0] for r in self._db.execute("SELECT path FROM sources ORDER BY path")]
 
@@ -125,7 +125,7 @@ class DocumentStore:
         return run_blocking(self.aadd(*paths))
 
     async def aadd(self, *paths: str | os.PathLike[str]) -> IndexReport:
-        """:meth:`add`, awaitable."""
+        """``add``, awaitable."""
         relative = []
         for path in paths:
             full = (self.root / path).resolve()
@@ -145,7 +145,7 @@ class DocumentStore:
         return run_blocking(self.aindex())
 
     async def aindex(self) -> IndexReport:
-        """:meth:`index`, awaitable."""
+        """``index``, awaitable."""
         report = IndexReport()
         listing = await asyncio.to_thread(
             list_documents, self.root, self.sources() or ["."], self.limits
@@ -291,14 +291,14 @@ class DocumentStore:
         return run_blocking(self.asearch(query, k, mode))
 
     async def asearch(self, query: str, k: int = 5, mode: SearchMode = "hybrid") -> list[Hit]:
-        """:meth:`search`, awaitable. ``hybrid`` without an embedder searches by keywords, and
+        """``search``, awaitable. ``hybrid`` without an embedder searches by keywords, and
         so do ``hybrid`` and ``vector`` while embeddings fail (with a logged warning)."""
         return (await self.asearch_result(query, k, mode)).hits
 
     async def asearch_result(
         self, query: str, k: int = 5, mode: SearchMode = "hybrid"
     ) -> SearchResult:
-        """:meth:`asearch`, with the search that ran and its warnings."""
+        """``asearch``, with the search that ran and its warnings."""
         if mode not in ("hybrid", "keyword", "vector"):
             raise UserError(f"mode must be 'hybrid', 'keyword' or 'vector', got {mode!r}.")
         has_embedder = self.embeddings.embedder() is not None
@@ -324,7 +324,7 @@ class DocumentStore:
         return SearchResult(_fuse(await self._akeyword(query, 4 * k), vector, k), "hybrid")
 
     async def _akeyword(self, query: str, k: int) -> list[Hit]:
-        """:meth:`_keyword`, off the event loop when jieba cuts the query: the first one with
+        """``_keyword``, off the event loop when jieba cuts the query: the first one with
         Chinese in it loads jieba's dictionary, which takes seconds."""
         if self._cut.words is None:
             return self._keyword(query, k)

@@ -89,7 +89,7 @@ def _quoted(*tokens: str) -> str:
 
 
 def _run_terms(run: str, words: Words | None) -> Iterator[str]:
-    """The terms of a query for one run of CJK characters, cut as :func:`index_text` cuts."""
+    """The terms of a query for one run of CJK characters, cut as ``index_text`` cuts."""
     if words is None or not _HAN_RUN.fullmatch(run):
         if len(run) == 1:
             yield f"{_quoted(run)} *"  # the start of a pair, a last character or a character
@@ -108,7 +108,7 @@ def _run_terms(run: str, words: Words | None) -> Iterator[str]:
 
 def match_expression(query: str, words: Words | None = None) -> str | None:
     """An FTS5 ``MATCH`` expression for the words of ``query`` (any of them; never FTS syntax
-    from the user), cut as :func:`index_text` cuts with the same ``words``; None when it has
+    from the user), cut as ``index_text`` cuts with the same ``words``; None when it has
     no words."""
     terms: dict[str, None] = {}  # in order, once each
     normal = unicodedata.normalize("NFKC", query)

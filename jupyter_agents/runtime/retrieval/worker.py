@@ -4,7 +4,7 @@ The HTML, PDF and Word parsers are not this package's code, and a hostile file c
 slow beyond any use: the standard library's ``HTMLParser`` takes quadratic time on unclosed
 comments or tags (a 1 MB file runs for hours on Python 3.11), and ``pypdf`` and ``lxml``
 have had endless loops and memory blow-ups. A thread cannot be stopped, a process can:
-:class:`ParserProcess` sends each such file to one child (started on first use, isolated
+``ParserProcess`` sends each such file to one child (started on first use, isolated
 mode, a near-empty environment, an address-space limit) and kills it when a file takes longer
 than ``max_parse_seconds``; the next file gets a fresh child. Answers come back as JSON, never
 pickle, so a child that a file subverted cannot run code in the indexing process.
@@ -48,7 +48,7 @@ class ParserProcess:
     def parse(
         self, suffix: str, data: bytes, limits: DocumentLimits, max_chars: int | None
     ) -> Parsed:
-        """:func:`parse_document` in the child; a :class:`UserError` when it fails, takes too
+        """``parse_document`` in the child; a ``UserError`` when it fails, takes too
         long or dies."""
         child = self._started()
         header = json.dumps(
@@ -86,7 +86,7 @@ class ParserProcess:
         return self._child
 
     def close(self) -> None:
-        """Stop the child (the next :meth:`parse` starts another)."""
+        """Stop the child (the next ``parse`` starts another)."""
         child, self._child = self._child, None
         if child is not None:
             child.kill()

@@ -1,11 +1,11 @@
 """Running commands confined by bubblewrap (Linux), the way Codex's sandbox modes describe.
 
-* :func:`run_sandboxed` runs one command under a :class:`SandboxPolicy`: ``read-only`` (nothing
+* ``run_sandboxed`` runs one command under a ``SandboxPolicy``: ``read-only`` (nothing
   may be written), ``workspace-write`` (the workspace and a private ``/tmp``; ``.git`` stays
   read-only; no network unless allowed) or ``danger-full-access`` (no sandbox). A sandboxed
-  mode without bubblewrap is a :class:`SandboxUnavailable` error, never a silent fallback.
-* :func:`is_known_safe` says whether a shell command line only reads.
-* :func:`is_dangerous` says whether a shell command line might destroy data (``rm -rf``).
+  mode without bubblewrap is a ``SandboxUnavailable`` error, never a silent fallback.
+* ``is_known_safe`` says whether a shell command line only reads.
+* ``is_dangerous`` says whether a shell command line might destroy data (``rm -rf``).
 """
 
 from __future__ import annotations

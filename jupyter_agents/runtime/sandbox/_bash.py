@@ -1,9 +1,9 @@
 """Shell command lines parsed with tree-sitter-bash, the parser Codex uses for the same job.
 
-:func:`plain_commands` accepts only scripts made of plain words (unquoted words, single-quoted
+``plain_commands`` accepts only scripts made of plain words (unquoted words, single-quoted
 strings, double-quoted strings without expansions, numbers) joined by ``&&``, ``||``, ``;``,
 ``|`` or newlines; anything else is None. The words are what the shell passes to the program,
-so safety rules can match them exactly. :func:`literal_commands` is the lenient reading that
+so safety rules can match them exactly. ``literal_commands`` is the lenient reading that
 the dangerous-command check needs: every command anywhere in the script, with the words it can
 read.
 
@@ -224,7 +224,7 @@ def plain_commands(script: str) -> list[PlainCommand] | None:
     """The commands of ``script`` when it is only plain words joined by ``&&``, ``||``, ``;``,
     ``|`` or newlines; None for anything else (a comment, a substitution or expansion, a
     redirection, a heredoc, an assignment, a subshell or group, ``&``, a parse error, a
-    line longer than :data:`MAX_SCRIPT`). An empty script has no commands."""
+    line longer than ``MAX_SCRIPT``). An empty script has no commands."""
     if len(script) > MAX_SCRIPT or _odd_character(script):
         return None
     source = script.encode()

@@ -3,7 +3,7 @@ and each command then costs about what an unconfined one does.
 
 Setting up a bubblewrap sandbox (its mounts, its network and process namespaces) costs several
 milliseconds per command. A kept sandbox is one bubblewrap run whose first process is
-:mod:`._box_server`, which starts the commands sent to it one at a time and, after each, kills
+``._box_server``, which starts the commands sent to it one at a time and, after each, kills
 every process it left, empties the private scratch folders and checks that nothing else was
 left (see there); when anything was, the sandbox is ended instead of being reused. So a
 command finds what a fresh sandbox would give it: an empty ``/tmp``, no process but its own,

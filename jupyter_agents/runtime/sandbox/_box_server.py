@@ -1,6 +1,6 @@
 """The process that stays inside a kept sandbox and runs its commands, one at a time.
 
-Started by :mod:`._box` as the first process of a bubblewrap sandbox (``--as-pid-1``), with
+Started by ``._box`` as the first process of a bubblewrap sandbox (``--as-pid-1``), with
 only the standard library (``python -I -S -c`` with this file's text, read when the runtime
 was imported: nothing a sandboxed command writes can change it). It reads requests from the
 socket its parent passed as file descriptor ``CONTROL`` and for each:
@@ -119,7 +119,7 @@ def _empty(dir_fd: int, path: str, kept: set[str], device: int, deadline: float)
 def _empty_folder(
     dir_fd: int, name: str, path: str, kept: set[str], device: int, deadline: float
 ) -> None:
-    """:func:`_empty` on the folder ``name`` in the folder open as ``dir_fd``."""
+    """``_empty`` on the folder ``name`` in the folder open as ``dir_fd``."""
     child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
     try:
         _empty(child, path, kept, device, deadline)

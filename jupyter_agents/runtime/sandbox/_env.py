@@ -51,6 +51,6 @@ def _ordinary(name: str, value: str) -> bool:
 
 
 def scrubbed_env(env: Mapping[str, str], allow: Sequence[str] = ()) -> dict[str, str]:
-    """The variables of ``env`` a command may see: :data:`ALLOWED_ENV` (and ``LC_*``) unless
+    """The variables of ``env`` a command may see: ``ALLOWED_ENV`` (and ``LC_*``) unless
     their value holds credentials in a URL, and every name in ``allow`` as it is."""
     return {k: v for k, v in env.items() if k in allow or _ordinary(k, v)}

@@ -4,7 +4,7 @@ read-only inside what may be written.
 Order matters to bubblewrap (a later mount covers an earlier one), so the plan is built in
 layers: the read-only root; hidden folders (empty ``tmpfs``) and files (``/dev/null``); the
 writable roots (with the home folder's top level read-only again when they hold it, see
-:mod:`._home`); hidden places inside writable roots; then read-only binds that must win over
+``._home``); hidden places inside writable roots; then read-only binds that must win over
 the writable roots (every ``.git`` in them, this project's state, this Python's environments,
 the folders on ``PATH``).
 """
@@ -134,7 +134,7 @@ recordings as theirs) and the notary's secret and signatures (they mark notebook
 
 def _runtime_folders(home: str) -> list[str]:
     """Where local services keep their sockets and tokens and Jupyter its secrets: ``/run``
-    (with ``/var/run``), the user's runtime folder and :data:`JUPYTER_SECRETS`."""
+    (with ``/var/run``), the user's runtime folder and ``JUPYTER_SECRETS``."""
     env = os.environ
     data = env.get("JUPYTER_DATA_DIR") or os.path.join(
         env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share"), "jupyter"
@@ -179,7 +179,7 @@ def _hide(place: Path) -> list[str]:
 
 def _under(path: Path, folder: Path) -> bool:
     """``path`` is ``folder`` or inside it (both absolute and normalised); cheaper than
-    :meth:`Path.is_relative_to`, which runs for every mount of every command."""
+    ``Path.is_relative_to``, which runs for every mount of every command."""
     return _under_str(str(path), str(folder))
 
 
@@ -259,7 +259,7 @@ def _resolver(hidden: Sequence[Path]) -> list[Path]:
 def protected_in(workspace: Path) -> tuple[list[Path], bool]:
     """What stays read-only inside ``workspace`` (resolved) in ``workspace-write`` mode, found
     as the sandbox finds it before each command (the home folder's rule aside, see
-    :mod:`._home`): whether the search for nested ``.git`` stopped at its cap too."""
+    ``._home``): whether the search for nested ``.git`` stopped at its cap too."""
     envs = [Path(env) for env in python_envs()]
     found, incomplete = _read_only_in([workspace], envs, None)
     return found + [e for e in envs if _under(e, workspace)], incomplete

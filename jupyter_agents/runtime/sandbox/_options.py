@@ -3,7 +3,7 @@
 GNU programs accept any unambiguous prefix of a long option (``sort --out=F`` is
 ``--output=F``), clusters of short options (``sed -Ei``), an option's value attached to it
 (``-oFILE``, ``--output=FILE``) and ``--`` (everything after it is an operand). A rule bans
-options by name; :func:`operands` returns None when an argument could be a banned option
+options by name; ``operands`` returns None when an argument could be a banned option
 under any of those spellings.
 """
 

@@ -3,7 +3,7 @@
 Inside bubblewrap the command has its own process namespace: when it ends, everything it
 started ends with it. Outside (``danger-full-access``, approved escalations) a command's
 children can outlive it: a background job keeps its process group, ``setsid`` leaves the group
-and the session, and an orphan's parent becomes ``init``. :func:`kill_tree` finds them by what
+and the session, and an orphan's parent becomes ``init``. ``kill_tree`` finds them by what
 they cannot shed while they matter to us: the command's process group or session, or an open
 end of the command's output pipes (the reason a finished command's call would not return);
 and their descendants.

@@ -1,13 +1,13 @@
 """Finding every ``.git`` (and this project's ``.jupyter_agents`` state folder) under a
 writable root before each sandboxed command, and the files Python could import by name (for
-:mod:`._shadow`, after it), cheaply.
+``._shadow``, after it), cheaply.
 
 A full walk reads every entry of every folder (about 60 ms for 20,000 files). Each folder's
 listing is kept with its inode and change time (``ctime``, which no one can set back, unlike
 the modification time): on the next command an unchanged folder is not read again, only
-``stat``-ed. A folder changed in the last :data:`RACY_SECONDS` is read again every time (its
+``stat``-ed. A folder changed in the last ``RACY_SECONDS`` is read again every time (its
 change time may not move for a second change within the clock's granularity). Each command
-reads at most :data:`WALK_CAP` entries afresh; beyond it the walk stops, says so, and the next
+reads at most ``WALK_CAP`` entries afresh; beyond it the walk stops, says so, and the next
 command goes on from the folders it has not read yet.
 """
 
@@ -86,9 +86,9 @@ def forget_walks() -> None:
 
 
 def find_git(root: Path, *, skip: Iterable[Path] = ()) -> tuple[list[Path], bool]:
-    """Every ``.git`` and :data:`STATE` folder under ``root`` (not following symlinked folders,
-    not entering ``skip`` nor :data:`SKIPPED` folders), and whether the walk stopped at
-    :data:`WALK_CAP`."""
+    """Every ``.git`` and ``STATE`` folder under ``root`` (not following symlinked folders,
+    not entering ``skip`` nor ``SKIPPED`` folders), and whether the walk stopped at
+    ``WALK_CAP``."""
     listings, incomplete = walk(root, skip=skip)
     found: list[Path] = []
     for folder, listing in listings.items():
@@ -100,8 +100,8 @@ def find_git(root: Path, *, skip: Iterable[Path] = ()) -> tuple[list[Path], bool
 
 
 def walk(root: Path, *, skip: Iterable[str | Path] = ()) -> tuple[dict[str, _Listing], bool]:
-    """The listing of every folder under ``root`` that :func:`find_git` walks, by path, and
-    whether the walk stopped at :data:`WALK_CAP` (folders not read yet are left out)."""
+    """The listing of every folder under ``root`` that ``find_git`` walks, by path, and
+    whether the walk stopped at ``WALK_CAP`` (folders not read yet are left out)."""
     known = _walks.pop(str(root), {})
     kept: dict[str, _Listing] = {}
     skipped = {str(path) for path in skip}

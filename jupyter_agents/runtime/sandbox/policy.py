@@ -41,7 +41,7 @@ _DENIALS = re.compile(
 
 
 def check_policy_names(approval_policy: Any, sandbox_mode: Any, where: str) -> None:
-    """A one-line :class:`UserError` when a policy or mode name is not one we know."""
+    """A one-line ``UserError`` when a policy or mode name is not one we know."""
     if approval_policy is not None and approval_policy not in APPROVAL_POLICIES:
         raise UserError(
             f"{where}: approval_policy must be one of {', '.join(APPROVAL_POLICIES)}, got "
@@ -87,7 +87,7 @@ class ExecPolicy:
     def asks(self, *, safe: bool, escalated: bool, dangerous: bool = False) -> bool:
         """Whether a call waits for a person before it runs (``safe``: every command only
         reads; ``escalated``: the call asks to run outside the sandbox; ``dangerous``: a
-        command might destroy data, see :func:`~.dangerous.is_dangerous`)."""
+        command might destroy data, see ``is_dangerous``)."""
         if escalated or dangerous:
             return self.approval != "never"  # under "never" nobody is asked: see refuses()
         return self.approval == "untrusted" and not safe

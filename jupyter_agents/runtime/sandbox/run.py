@@ -2,9 +2,9 @@
 output (head and tail kept) and a timeout that ends every process the command started.
 
 When the command's main process ends, its output is read until the pipes close; whatever still
-holds them after :data:`DRAIN_GRACE` seconds (a background job) is killed, and so is the rest of
+holds them after ``DRAIN_GRACE`` seconds (a background job) is killed, and so is the rest of
 its process group. Inside the sandbox everything it started ends with it: a sandbox kept for
-the next command kills all it left (:mod:`._box`), and a new sandbox's process namespace ends
+the next command kills all it left (``._box``), and a new sandbox's process namespace ends
 with the command.
 """
 
@@ -55,7 +55,7 @@ class SandboxPolicy:
 
     allow_env: tuple[str, ...] = ()
     """Environment variables the command gets too, beyond the ordinary ones (see
-    :data:`~jupyter_agents.runtime.sandbox._env.ALLOWED_ENV`), values as they are."""
+    ``ALLOWED_ENV``), values as they are."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -89,7 +89,7 @@ class CommandResult:
     workspace-write, no network"`` or ``"none (danger-full-access)"``."""
     renamed: tuple[str, ...] = ()
     """Modules it left named like installed ones (paths relative to the workspace), renamed
-    afterwards to ``NAME.blocked``, as its ``stderr`` says (see :mod:`._shadow`)."""
+    afterwards to ``NAME.blocked``, as its ``stderr`` says (see ``._shadow``)."""
 
 
 class _Capped:

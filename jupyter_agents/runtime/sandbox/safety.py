@@ -1,6 +1,6 @@
 """Which shell command lines are known to be safe: they only read, and only what is there.
 
-A line is parsed with tree-sitter-bash (:mod:`._bash`); it must consist only of plain words
+A line is parsed with tree-sitter-bash (``._bash``); it must consist only of plain words
 joined by ``&&``, ``||``, ``;``, ``|`` or newlines (no comment, substitution, expansion,
 redirection, heredoc, assignment, subshell, group or background job). ``bash -lc SCRIPT``,
 ``sh -c SCRIPT`` and ``zsh -lc SCRIPT`` are read as their script, as Codex does. Then every

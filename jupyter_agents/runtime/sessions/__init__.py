@@ -1,16 +1,16 @@
 """Sessions: conversation history that a run loads before it starts and saves when it ends.
 
-* :class:`Session` — the contract (a structural protocol); :class:`SessionABC` — the same as
+* ``Session`` — the contract (a structural protocol); ``SessionABC`` — the same as
   an abstract base class.
-* :class:`InMemorySession` — history in this process's memory.
-* :class:`SQLiteSession` — history in SQLite, in memory or in a file that survives restarts,
+* ``InMemorySession`` — history in this process's memory.
+* ``SQLiteSession`` — history in SQLite, in memory or in a file that survives restarts,
   crashes and concurrent writers.
-* :class:`AdvancedSQLiteSession` — a SQLite session with conversation branches and usage per
+* ``AdvancedSQLiteSession`` — a SQLite session with conversation branches and usage per
   turn.
-* :class:`SessionSettings` — how much history a run loads (a session's own, or the run's).
+* ``SessionSettings`` — how much history a run loads (a session's own, or the run's).
 
 Stores on a database server (PostgreSQL, Redis) and encryption are at the SDK's path,
-:mod:`jupyter_agents.extensions.memory`.
+``jupyter_agents.extensions.memory``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The tables of :class:`~jupyter_agents.AdvancedSQLiteSession` and the work done on them on
+"""The tables of ``AdvancedSQLiteSession`` and the work done on them on
 worker threads (the session's coroutines hand it there)."""
 
 from __future__ import annotations

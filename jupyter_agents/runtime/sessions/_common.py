@@ -22,7 +22,7 @@ _short.maxother = 60
 
 
 def check_session_id(session_id: object) -> str:
-    """Return ``session_id`` if it is a non-empty string, else raise :class:`UserError`."""
+    """Return ``session_id`` if it is a non-empty string, else raise ``UserError``."""
     if not isinstance(session_id, str) or not session_id.strip():
         raise UserError(
             f"session_id must be a non-empty string, got {session_id!r}. Use a stable id per "
@@ -32,7 +32,7 @@ def check_session_id(session_id: object) -> str:
 
 
 def check_limit(limit: object) -> int | None:
-    """Return ``limit`` if it is ``None`` or an int >= 0, else raise :class:`UserError`."""
+    """Return ``limit`` if it is ``None`` or an int >= 0, else raise ``UserError``."""
     if limit is None:
         return None
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
@@ -132,5 +132,5 @@ async def settle(write: Awaitable[T]) -> T:
 
 async def run_write(func: Callable[[], T]) -> T:
     """Run a blocking write on a worker thread and wait for its outcome, even when cancelled
-    (see :func:`settle`)."""
+    (see ``settle``)."""
     return await settle(asyncio.to_thread(func))

@@ -1,4 +1,4 @@
-"""The connection handling under :class:`~jupyter_agents.SQLiteSession`: one connection per
+"""The connection handling under ``SQLiteSession``: one connection per
 worker thread (or one shared ``:memory:`` connection), WAL, ``BEGIN IMMEDIATE`` transactions
 rolled back on any error, and a close that waits for running work. See ``sqlite.py`` for the
 durability choices."""
@@ -31,7 +31,7 @@ def _file_write_lock(path: str) -> threading.Lock:
 
 class SQLiteConnections:
     """Connections to one SQLite database for a session class; subclasses create their tables
-    in :meth:`_create_schema`."""
+    in ``_create_schema``."""
 
     db_path: str
 
@@ -55,7 +55,7 @@ class SQLiteConnections:
         raise NotImplementedError
 
     def close(self) -> None:
-        """Close the database connections; later calls raise :class:`UserError`.
+        """Close the database connections; later calls raise ``UserError``.
 
         Waits for operations already running on worker threads. Closing a ``":memory:"``
         session discards its data. Closing twice is harmless.

@@ -1,14 +1,14 @@
 """``AdvancedSQLiteSession``: a SQLite session with conversation branches and per-turn usage.
 
 A *turn* starts at each user message. Every stored item belongs to a branch (``"main"`` at
-first) and to the turn it came in; :meth:`AdvancedSQLiteSession.create_branch_from_turn` starts
+first) and to the turn it came in; ``AdvancedSQLiteSession.create_branch_from_turn`` starts
 a new branch holding everything before a chosen user message, so the conversation can go on
 differently from there, and the other branches stay as they were.
 
-Three tables sit beside :class:`SQLiteSession`'s own (same file, any number of sessions):
+Three tables sit beside ``SQLiteSession``'s own (same file, any number of sessions):
 ``{messages_table}_branches`` (the branches, empty ones included), ``{messages_table}_structure``
 (branch, position, turn, kind and tool name of each item) and ``{messages_table}_turn_usage``
-(tokens per turn, added by :meth:`store_run_usage`).
+(tokens per turn, added by ``store_run_usage``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ _PREVIEW = 100
 
 
 class AdvancedSQLiteSession(BranchStore):
-    """A :class:`SQLiteSession` with branches and usage per turn (the SDK's
+    """A ``SQLiteSession`` with branches and usage per turn (the SDK's
     ``agents.extensions.memory.AdvancedSQLiteSession``)::
 
         session = AdvancedSQLiteSession("chat-1", "chats.db")
@@ -38,7 +38,7 @@ class AdvancedSQLiteSession(BranchStore):
         branch = await session.create_branch_from_turn(1)  # before the first question
         await Runner.run(agent, "Plan a trip to Oslo", session=session)  # on the new branch
 
-    Reads and writes use the current branch (:attr:`current_branch_id`), which lives in this
+    Reads and writes use the current branch (``current_branch_id``), which lives in this
     object: another object on the same database starts on ``"main"``.
     """
 
@@ -50,7 +50,7 @@ class AdvancedSQLiteSession(BranchStore):
         logger: Any = None,
         **kwargs: Any,
     ) -> None:
-        """Open the database; ``kwargs`` go to :class:`SQLiteSession` (table names,
+        """Open the database; ``kwargs`` go to ``SQLiteSession`` (table names,
         ``busy_timeout``). The tables are always created when missing (``create_tables`` and
         ``logger`` are accepted for the SDK's signature)."""
         self._structure = f"{kwargs.get('messages_table', 'agent_messages')}_structure"
@@ -87,7 +87,7 @@ class AdvancedSQLiteSession(BranchStore):
     async def create_branch_from_content(
         self, search_term: str, branch_name: str | None = None
     ) -> str:
-        """:meth:`create_branch_from_turn` at the first user turn containing ``search_term``.
+        """``create_branch_from_turn`` at the first user turn containing ``search_term``.
 
         Raises:
             UserError: No user turn of the current branch contains it.

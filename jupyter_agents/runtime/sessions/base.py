@@ -2,11 +2,11 @@
 
 A session stores one conversation as an ordered list of Responses API input items (plain,
 JSON-serialisable dicts). ``Runner.run(..., session=...)`` reads the history with
-:meth:`Session.get_items` before the first turn and saves the run's new items with one
-:meth:`Session.add_items` call at the end, so a run's items are stored all or nothing.
+``Session.get_items`` before the first turn and saves the run's new items with one
+``Session.add_items`` call at the end, so a run's items are stored all or nothing.
 
-Any object with these four coroutines and a ``session_id`` is a session (:class:`Session` is a
-structural :class:`~typing.Protocol`); :class:`SessionABC` is the same contract as an abstract
+Any object with these four coroutines and a ``session_id`` is a session (``Session`` is a
+structural ``Protocol``); ``SessionABC`` is the same contract as an abstract
 base class, for those who prefer to subclass.
 """
 
@@ -24,7 +24,7 @@ __all__ = ["Session", "SessionABC"]
 class Session(Protocol):
     """Storage for one conversation's history (structural: any matching object is a session).
 
-    Implementations must keep the items of one :meth:`add_items` call together: stored
+    Implementations must keep the items of one ``add_items`` call together: stored
     completely, contiguously and in order, or not at all, even when several runs share the
     session concurrently.
     """
@@ -65,10 +65,10 @@ class Session(Protocol):
 
 
 class SessionABC(ABC):
-    """The :class:`Session` contract as an abstract base class.
+    """The ``Session`` contract as an abstract base class.
 
     Subclass it to have missing methods reported when the class is instantiated rather than
-    when a run first uses the session. Instances satisfy :class:`Session`.
+    when a run first uses the session. Instances satisfy ``Session``.
     """
 
     session_id: str

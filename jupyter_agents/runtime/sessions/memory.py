@@ -17,8 +17,8 @@ class InMemorySession(SessionABC):
     """A session held in memory, lost when the process ends.
 
     Items are stored as JSON text, so they are checked, copied and returned exactly as a
-    :class:`~jupyter_agents.runtime.sessions.SQLiteSession` would return them. A lock keeps each
-    :meth:`add_items` batch contiguous even when runs on several threads or event loops share
+    ``SQLiteSession`` would return them. A lock keeps each
+    ``add_items`` batch contiguous even when runs on several threads or event loops share
     the session.
 
     Example:

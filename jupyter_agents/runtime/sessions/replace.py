@@ -3,7 +3,7 @@
 A notebook re-runs a cell: that cell's turn and every later one give way to the new turn.
 Stores that can do it in one transaction have a ``replace_after(keep, items)`` coroutine (the
 in-memory session, the SQLAlchemy and Redis stores, the encrypting wrapper): a writer that dies
-half way leaves the conversation as it was. For any other session, :func:`replace_after` pops
+half way leaves the conversation as it was. For any other session, ``replace_after`` pops
 the replaced items one by one and then adds the new ones; a writer that dies half way then
 loses only items that were being replaced, never the kept ones.
 """
@@ -21,7 +21,7 @@ __all__ = ["check_keep", "cut_position", "replace_after"]
 
 
 def check_keep(keep: object) -> int:
-    """Return ``keep`` if it is an int >= 0, else raise :class:`UserError`."""
+    """Return ``keep`` if it is an int >= 0, else raise ``UserError``."""
     if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
         raise UserError(f"keep must be an int >= 0 (the items kept), got {keep!r}.")
     return keep
@@ -31,7 +31,7 @@ def cut_position(stored: Sequence[object], keep: int) -> int:
     """How many stored entries hold the first ``keep`` readable items.
 
     ``stored`` is a history as stored (JSON texts, oldest first), unreadable entries included:
-    they count towards the position but not towards ``keep``, as :meth:`Session.get_items`
+    they count towards the position but not towards ``keep``, as ``Session.get_items``
     skips them. Entries between the last kept item and the next readable one go with the
     replaced part. When fewer than ``keep`` items are readable, every entry is kept.
     """

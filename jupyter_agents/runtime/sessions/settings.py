@@ -46,7 +46,7 @@ class SessionSettings:
 
 
 def coerce_session_settings(value: SessionSettings | dict[str, Any] | None) -> SessionSettings:
-    """``value`` as :class:`SessionSettings` (a dict gives its fields; ``None`` the defaults)."""
+    """``value`` as ``SessionSettings`` (a dict gives its fields; ``None`` the defaults)."""
     if value is None:
         return SessionSettings()
     if isinstance(value, SessionSettings):

@@ -55,7 +55,7 @@ class SQLiteSession(SQLiteConnections, SessionABC):
         print(await SQLiteSession("user-42", "history.db").get_items())
 
     The coroutines do their database work on worker threads (``asyncio.to_thread``), never on
-    the event loop; only the constructor (open, create tables) and :meth:`close` run on the
+    the event loop; only the constructor (open, create tables) and ``close`` run on the
     calling thread. A file database uses one connection per thread; ``":memory:"`` uses one
     shared connection behind a lock, and its data lives only as long as this object. See the
     module docstring for the durability settings.

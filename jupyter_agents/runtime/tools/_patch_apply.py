@@ -11,7 +11,7 @@ that each matches its own project's tests:
   found) and an error in Codex;
 * a V4A header found earlier in the file keeps the search where it is (the SDK's rule).
 
-Both keep a CRLF file's line endings, find context with :class:`LineIndex` (linear time; exact,
+Both keep a CRLF file's line endings, find context with ``LineIndex`` (linear time; exact,
 then ignoring trailing, then surrounding whitespace, then typographic punctuation) and call
 ``check`` between hunks, so that a cancelled call stops.
 """

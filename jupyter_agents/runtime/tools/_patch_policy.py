@@ -8,10 +8,10 @@ outside), then the verdict for the run's approval policy and sandbox mode:
    ``workspace-write`` what a sandboxed command may write (the workspace but every ``.git``
    and ``.jupyter_agents`` at any depth, the git folders those point to, Python environments,
    folders on ``PATH``, and, when the workspace holds the home folder, its startup files; see
-   :func:`~jupyter_agents.runtime.sandbox.writable.kept_read_only`), nothing in
+   ``kept_read_only``), nothing in
    ``read-only``, anything in ``danger-full-access``. A file Python would import instead of
    an installed module (``pandas.py`` in a notebook's folder; see
-   :mod:`~jupyter_agents.runtime.sandbox._shadow`) is not written without asking either.
+   ``_shadow``) is not written without asking either.
 3. Otherwise ``never`` refuses it (nobody can approve it), and every other policy asks.
 
 Reading where a path is, is pure; what the sandbox keeps read-only is found on disk, as the

@@ -7,7 +7,7 @@ a folder descriptor of its base (the workspace) and opens one component at a tim
 folder it happens in. A symlinked folder on the way, or a symlink as the file itself, is
 refused, never followed.
 
-:func:`commit` writes a set of changes in two steps. First each new content goes to a temporary
+``commit`` writes a set of changes in two steps. First each new content goes to a temporary
 file next to its target (missing folders are made), with the old file's permission bits (new
 files get the umask's). Then, quickly, each old file is kept under a backup name (a hard link,
 else a rename), the temporary file is renamed over the target, and a deleted file is renamed
@@ -204,7 +204,7 @@ def _quietly(step: Callable[..., object], *args: object, **kwargs: object) -> No
 
 
 class _Journal:
-    """What :func:`commit` did so far, to undo it or finish it."""
+    """What ``commit`` did so far, to undo it or finish it."""
 
     def __init__(self) -> None:
         self.folders: dict[tuple[str, tuple[str, ...]], int] = {}

@@ -3,7 +3,7 @@
 On the Responses API each ``apply_patch_call`` carries one operation (create, update or delete
 one file, in the SDK's V4A diff form); Chat Completions models get a function tool
 ``apply_patch`` taking a whole patch in Codex's grammar (several files, see ``_patch_format``).
-With no editor, a :class:`WorkspaceEditor` of the run's workspace applies the operations, all
+With no editor, a ``WorkspaceEditor`` of the run's workspace applies the operations, all
 or none. Whether a call asks first follows the run's approval policy and sandbox mode, as
 Codex decides (``_patch_policy``); the card shows the diff of each file and the verdict.
 """
@@ -92,7 +92,7 @@ class PatchPolicy:
 
 @dataclass(eq=False)
 class ApplyPatchTool:
-    """The apply_patch tool; ``editor`` defaults to a :class:`WorkspaceEditor` of the run's
+    """The apply_patch tool; ``editor`` defaults to a ``WorkspaceEditor`` of the run's
     workspace (all operations of a call apply, or none).
 
     ``approval_policy``, ``sandbox_mode`` and ``workspace`` left None come from the run's
@@ -357,7 +357,7 @@ class ApplyPatchKind(ToolKind[ApplyPatchTool, ApplyPatchResult]):
 
     def decided_alone(self, arguments: str, tool: Any = None, run_config: Any = None) -> bool:
         """A patch that may write outside the workspace, or where the sandbox keeps files
-        read-only (any ``.git``, a Python environment, ...: see :func:`leaves_sandbox`), is
+        read-only (any ``.git``, a Python environment, ...: see ``leaves_sandbox``), is
         decided on its own: an "always" given to patches inside it does not cover it."""
         paths = [
             str(p)

@@ -3,8 +3,8 @@
 Free text, one of a few choices, or a small form (a JSON schema of strings, numbers, booleans
 and string enums). Every call waits for the person like an approval (the run waits, or pauses
 without an approval handler): answering approves the call with the answer added to its
-arguments (:meth:`~jupyter_agents.runtime.approvals.ApprovalRequest.answer`,
-:meth:`~jupyter_agents.runtime.run_state.RunState.answer`), skipping rejects it. The model then
+arguments (``answer``,
+``answer``), skipping rejects it. The model then
 reads the answer, or that the person skipped the question.
 """
 
@@ -88,7 +88,7 @@ class AskUserTool(FunctionTool):
         self, *, name: str = "ask_user", description: str = _DESCRIPTION, **fields: Any
     ) -> None:
         """Create the tool (``name`` and ``description`` as the model sees them; ``fields``
-        are other :class:`FunctionTool` fields, as ``dataclasses.replace`` passes them)."""
+        are other ``FunctionTool`` fields, as ``dataclasses.replace`` passes them)."""
         settings: dict[str, Any] = {
             "params_json_schema": _SCHEMA,
             "on_invoke_tool": self._invoke,

@@ -3,8 +3,8 @@
 A plain (sync) function tool runs on a worker thread, and Python cannot stop a thread: when the
 run stops waiting for such a call (Stop, an interrupt, the call's timeout), the function goes on
 and its side effects still happen, later. The invoke step reports each such call to
-:data:`background_call_sink` as a :class:`BackgroundCall`, which tells when the function really
-ends (:meth:`BackgroundCall.when_done`). A user interface sets the sink around a run (the
+``background_call_sink`` as a ``BackgroundCall``, which tells when the function really
+ends (``BackgroundCall.when_done``). A user interface sets the sink around a run (the
 notebook's card says "still running in the background", then what the call did); without one,
 the runtime logs a warning, and what the call returned once it ends.
 
@@ -66,7 +66,7 @@ class BackgroundCall:
     """The function's run on its worker thread."""
 
     loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False)
-    """The event loop the run ran on: :meth:`when_done` calls back there."""
+    """The event loop the run ran on: ``when_done`` calls back there."""
 
     @property
     def done(self) -> bool:
@@ -105,7 +105,7 @@ background_call_sink: ContextVar[Callable[[BackgroundCall], None] | None] = Cont
 
 
 def report_background(call: BackgroundCall) -> None:
-    """Hand ``call`` to the :data:`background_call_sink`, or log it when nobody listens."""
+    """Hand ``call`` to the ``background_call_sink``, or log it when nobody listens."""
     sink = background_call_sink.get()
     if sink is not None:
         try:

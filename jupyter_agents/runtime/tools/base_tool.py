@@ -5,17 +5,17 @@ A subclass names itself (``name``), says what it does (``description``), takes `
 "required"}``) and implements ``call(params, **kwargs)``, sync or async. ``params`` is the
 model's arguments (a dict, already checked against the schema; ``parse_params`` also takes the
 JSON text), and ``kwargs`` holds ``ctx``, the call's ``ToolContext``. The result is a string, a
-dict (sent as JSON), or :class:`ContentItem` values: text, images (an image input for the model
+dict (sent as JSON), or ``ContentItem`` values: text, images (an image input for the model
 and a picture in the card) and files.
 
-Settings: ``BaseTool(cfg)`` takes a dict; :meth:`BaseTool.setting` reads a key from it, else
+Settings: ``BaseTool(cfg)`` takes a dict; ``BaseTool.setting`` reads a key from it, else
 from the environment variable ``JUPYTER_AGENTS_<NAME>_<KEY>``, else from the class's
 ``defaults``. Register a class with ``@register_tool("name")`` to name it in
 ``Agent(tools=["name", {"name": "name", "key": value}])``.
 
 A tool that raises does not end the run: its ``failure_error_function`` (as for function tools)
 turns the exception into the model's message, by default one line naming the tool and the
-error (:func:`one_line_tool_error`); the person's card keeps the traceback of their own code.
+error (``one_line_tool_error``); the person's card keeps the traceback of their own code.
 Give another function (``BaseTool(failure_error_function=f)``, ``cfg`` or a class attribute)
 or None to let the exception end the run.
 """
@@ -61,7 +61,7 @@ _UNSET: Final = object()
 def one_line_tool_error(ctx: Any, error: Exception) -> str:
     """The model's message when a class-based tool raises (its default
     ``failure_error_function``): ``Tool 'NAME' failed: TYPE: MESSAGE`` on one line, cut at
-    :data:`MAX_ERROR_CHARS`, and no traceback (those frames are ours, not the model's to fix)."""
+    ``MAX_ERROR_CHARS``, and no traceback (those frames are ours, not the model's to fix)."""
     name = getattr(ctx, "tool_name", "") or "?"
     text = " ".join(str(error).split())
     if len(text) > MAX_ERROR_CHARS:
@@ -148,7 +148,7 @@ class BaseTool:
     """Named in several agents with the same settings, the tool is one shared instance (for
     heavy tools, such as one kernel per notebook)."""
     failure_error_function: Any = staticmethod(one_line_tool_error)
-    """``(tool_context, error) -> str``: what the model is told when :meth:`call` raises (sync
+    """``(tool_context, error) -> str``: what the model is told when ``call`` raises (sync
     or async); None lets the exception end the run. A class attribute, ``cfg`` or keyword."""
     display_live: ClassVar[LiveOutput] = "text"
     """How the card shows what the tool prints while it runs (``ToolDisplay.live``); with

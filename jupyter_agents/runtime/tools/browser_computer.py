@@ -5,7 +5,7 @@ never downloads a browser. The browser runs outside any sandbox, so it is never 
 ``PATH`` (a sandboxed command could put a program called ``chromium`` in a folder on it), and it
 gets only the ordinary environment variables a sandboxed command gets (no API keys). Headless
 by default, with a fixed viewport; it starts on first use (or with ``async with``) and stops
-with :meth:`BrowserComputer.close`. Install Playwright with
+with ``BrowserComputer.close``. Install Playwright with
 ``pip install playwright`` (no ``playwright install`` needed).
 """
 
@@ -74,7 +74,7 @@ _KEYS = {
 
 def find_chromium() -> str | None:
     """The Chromium or Chrome to run: ``JUPYTER_AGENTS_CHROMIUM`` if set (the person's choice),
-    else the first of :data:`SYSTEM_CHROMIUMS` that nobody else can replace."""
+    else the first of ``SYSTEM_CHROMIUMS`` that nobody else can replace."""
     given = os.environ.get("JUPYTER_AGENTS_CHROMIUM")
     if given and os.path.exists(given):
         return given
@@ -104,7 +104,7 @@ class BrowserComputer(AsyncComputer):
             width: Viewport width in pixels.
             height: Viewport height in pixels.
             headless: Run without a window.
-            executable_path: The browser to run (default: :func:`find_chromium`).
+            executable_path: The browser to run (default: ``find_chromium``).
             wait_seconds: How long the ``wait`` action waits.
         """
         if width < 100 or height < 100:

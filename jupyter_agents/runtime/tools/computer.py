@@ -1,7 +1,7 @@
 """The computer tool: the model sees screenshots and sends mouse and keyboard actions.
 
-``ComputerTool(computer)`` drives any :class:`Computer` or :class:`AsyncComputer` (the SDK's
-protocols); :class:`~jupyter_agents.runtime.tools.browser_computer.BrowserComputer` is a real
+``ComputerTool(computer)`` drives any ``Computer`` or ``AsyncComputer`` (the SDK's
+protocols); ``BrowserComputer`` is a real
 one (Playwright and the system Chromium). On the Responses API the tool is
 ``computer_use_preview`` (``computer_call`` items answered by a screenshot); Chat Completions
 models get a function tool ``computer`` taking the same action. Safety checks the model raises

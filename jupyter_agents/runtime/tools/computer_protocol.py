@@ -1,4 +1,4 @@
-"""The computers a :class:`~jupyter_agents.runtime.tools.computer.ComputerTool` drives: the SDK's
+"""The computers a ``ComputerTool`` drives: the SDK's
 ``Computer`` (synchronous, run on a worker thread) and ``AsyncComputer`` interfaces."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""How a person sees a tool call: :class:`ToolDisplay` and its typed :class:`DisplayPart` s.
+"""How a person sees a tool call: ``ToolDisplay`` and its typed ``DisplayPart`` s.
 
-A kind's ``describe`` returns a :class:`ToolDisplay`; the notebook layer puts its parts on the
+A kind's ``describe`` returns a ``ToolDisplay``; the notebook layer puts its parts on the
 call's card as they are, and every frontend (the widget, the static transcript, the terminal)
 renders each part type in one place. A new kind that uses these part types therefore needs no
 change outside its own module. The parts are plain, untrusted data: frontends show them as text
@@ -34,7 +34,7 @@ class DisplayPart:
     """One piece of a call or its output, typed so a user interface can render it."""
 
     type: PartType
-    """How to show it (see :data:`PartType`)."""
+    """How to show it (see ``PartType``)."""
 
     text: str = ""
     """The content (for ``image``: a ``data:`` URL; anything else is only named)."""
@@ -43,7 +43,7 @@ class DisplayPart:
     """For ``code``: the language, e.g. ``"python"`` (Python is highlighted)."""
 
     role: PartRole = "output"
-    """``"call"`` for a part that shows the call itself (see :data:`PartRole`)."""
+    """``"call"`` for a part that shows the call itself (see ``PartRole``)."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Text a tool produces while it runs (a shell command's output), for whoever shows the run.
 
-A user interface sets :data:`tool_output_sink` around a run; tools that stream call
-:func:`streamer` for their call and send it text as it comes. Without a sink nothing is sent and
+A user interface sets ``tool_output_sink`` around a run; tools that stream call
+``streamer`` for their call and send it text as it comes. Without a sink nothing is sent and
 the tool's result is the only output.
 """
 

@@ -74,14 +74,14 @@ class ToolOutputFileContent:
 
 
 class ToolOutputTextDict(TypedDict):
-    """A tool's text output as a plain dict (the same as :class:`ToolOutputText`)."""
+    """A tool's text output as a plain dict (the same as ``ToolOutputText``)."""
 
     type: Literal["text"]
     text: str
 
 
 class ToolOutputImageDict(TypedDict):
-    """A tool's image output as a plain dict (the same as :class:`ToolOutputImage`)."""
+    """A tool's image output as a plain dict (the same as ``ToolOutputImage``)."""
 
     type: Literal["image"]
     image_url: NotRequired[str]
@@ -90,7 +90,7 @@ class ToolOutputImageDict(TypedDict):
 
 
 class ToolOutputFileContentDict(TypedDict):
-    """A tool's file output as a plain dict (the same as :class:`ToolOutputFileContent`)."""
+    """A tool's file output as a plain dict (the same as ``ToolOutputFileContent``)."""
 
     type: Literal["file"]
     file_data: NotRequired[str]

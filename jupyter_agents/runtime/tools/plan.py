@@ -6,10 +6,10 @@ is answered ``Plan updated``. Nothing runs: the call's arguments are the point, 
 watch. A plan that does not have that shape is an error message to the model (the call's
 output, status ``error``), saying what to fix.
 
-:class:`PlanTool` is its own tool kind (``"plan"``), offered as a function tool on both wire
+``PlanTool`` is its own tool kind (``"plan"``), offered as a function tool on both wire
 formats; its card is small (the checklist as the call's part, ``3/7`` as the badge), because
-user interfaces draw the latest plan above the run. :func:`latest_plan` gives a finished run's
-last plan to scripts; :func:`plan_of` reads the plan one call set.
+user interfaces draw the latest plan above the run. ``latest_plan`` gives a finished run's
+last plan to scripts; ``plan_of`` reads the plan one call set.
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ class PlanTool:
     """The ``update_plan`` tool: the model keeps a plan (a checklist) that people watch.
 
     ``Agent(tools=[PlanTool()])``. The notebook agent has it by default. After a run,
-    :func:`latest_plan` gives its last plan.
+    ``latest_plan`` gives its last plan.
     """
 
     name: str = "update_plan"

@@ -1,8 +1,8 @@
 """The tool registry: class-based tools by name, as Qwen-Agent has it.
 
-``@register_tool("name")`` registers a :class:`BaseTool` subclass in :data:`TOOL_REGISTRY`;
+``@register_tool("name")`` registers a ``BaseTool`` subclass in ``TOOL_REGISTRY``;
 ``Agent(tools=["name", {"name": "name", "setting": value}, ...])`` is resolved here into tool
-instances (:func:`resolve_tool_spec`). Classes with ``reuse_instances`` give one shared instance
+instances (``resolve_tool_spec``). Classes with ``reuse_instances`` give one shared instance
 per set of settings.
 """
 

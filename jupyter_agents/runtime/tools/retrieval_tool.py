@@ -1,4 +1,4 @@
-"""``retrieval``: the registered tool that searches a :class:`DocumentStore` and answers with
+"""``retrieval``: the registered tool that searches a ``DocumentStore`` and answers with
 numbered references that cite file and page or section.
 
 What the model should know about the search follows the passages as ``Note:`` lines: files the

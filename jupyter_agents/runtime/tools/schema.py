@@ -1,6 +1,6 @@
 """Describe a Python function as a tool: its arguments model, its JSON schema, how to call it.
 
-Type hints are resolved with :func:`typing.get_type_hints` (string annotations work), the
+Type hints are resolved with ``typing.get_type_hints`` (string annotations work), the
 docstring supplies descriptions, and the schema is made strict by default. Building the pydantic
 model dominates the cost, so models are memoised on everything that shapes them: rebuilding a
 tool from the same function, or re-running the notebook cell that defines it, reuses the model
@@ -44,17 +44,17 @@ class FuncSchema:
     """The tool description, from the docstring unless overridden."""
 
     params_json_schema: dict[str, Any]
-    """JSON schema of the arguments, strict when :attr:`strict_json_schema` is set."""
+    """JSON schema of the arguments, strict when ``strict_json_schema`` is set."""
 
     signature: inspect.Signature
     """The function's signature, context parameter included."""
 
     takes_context: bool
-    """Whether the first parameter is a :class:`RunContextWrapper` (or ``ToolContext``) that the
-    caller passes in front of the arguments from :meth:`to_call_args`."""
+    """Whether the first parameter is a ``RunContextWrapper`` (or ``ToolContext``) that the
+    caller passes in front of the arguments from ``to_call_args``."""
 
     strict_json_schema: bool = True
-    """Whether :attr:`params_json_schema` was made strict."""
+    """Whether ``params_json_schema`` was made strict."""
 
     model_factory: Callable[[], type[pydantic.BaseModel]] | None = field(
         default=None, repr=False, compare=False
@@ -71,7 +71,7 @@ class FuncSchema:
         """Turn validated arguments into ``(args, kwargs)`` for calling the function.
 
         Args:
-            data: An instance of :attr:`params_pydantic_model`.
+            data: An instance of ``params_pydantic_model``.
 
         Returns:
             Positional and keyword arguments, without the context (the caller prepends it).

@@ -1,7 +1,7 @@
 """``ShellTool``: the model runs shell commands (the Responses ``shell`` tool), in the sandbox.
 
 Each call carries one or more commands; with no executor they run one after the other in the
-workspace under the sandbox policy (:mod:`jupyter_agents.runtime.sandbox`), and the answer holds
+workspace under the sandbox policy (``jupyter_agents.runtime.sandbox``), and the answer holds
 each command's stdout, stderr and outcome. Chat Completions models get a function tool ``shell``
 taking the same commands. The approval policy (the tool's own, else ``RunConfig``'s) decides:
 
@@ -128,8 +128,8 @@ class ShellTool:
         self, request: ShellCommandRequest, policy: ExecPolicy | None = None
     ) -> ShellResult:
         """Run ``request``'s commands, one after the other, under ``policy`` (default: the
-        tool's own), their output bounded as a whole (:func:`~.shell_io.fit_outputs`). Under
-        ``on-failure`` a command the sandbox stopped raises :class:`EscalationRequest` with
+        tool's own), their output bounded as a whole (``fit_outputs``). Under
+        ``on-failure`` a command the sandbox stopped raises ``EscalationRequest`` with
         what ran so far."""
         requested = requested_limit(request.max_output_length)
         limit = self.max_output if requested is None else min(self.max_output, requested)
@@ -381,7 +381,7 @@ register_tool_kind(SHELL)
 @dataclass(eq=False)
 class LocalShellTool(ShellTool):
     """The older ``local_shell`` tool: one command (an argv) per call, answered with its
-    output as text. Runs, sandboxes and asks exactly like :class:`ShellTool`."""
+    output as text. Runs, sandboxes and asks exactly like ``ShellTool``."""
 
     name: str = field(default="local_shell", init=False)
 

@@ -143,7 +143,7 @@ class ShellResult:
 ShellExecutor: TypeAlias = Callable[
     [ShellCommandRequest], Union[ShellResult, str, Awaitable[Union[ShellResult, str]]]
 ]
-"""Runs one call's commands: returns a :class:`ShellResult`, or plain text (the whole output)."""
+"""Runs one call's commands: returns a ``ShellResult``, or plain text (the whole output)."""
 
 
 def shell_error_text(_ctx: Any, error: Exception) -> str:
@@ -153,9 +153,9 @@ def shell_error_text(_ctx: Any, error: Exception) -> str:
 
 
 def capped_result(result: Any, request: ShellCommandRequest, limit: int) -> ShellResult:
-    """An executor's answer as a :class:`ShellResult` keeping at most ``limit`` characters of
+    """An executor's answer as a ``ShellResult`` keeping at most ``limit`` characters of
     output in all (or the executor's own ``max_output_length``, when lower): see
-    :func:`fit_outputs`."""
+    ``fit_outputs``."""
     if isinstance(result, str):  # the whole output as text: one successful command
         result = ShellResult([ShellCommandOutput(result, "", 0, "\n".join(request.commands))])
     if not isinstance(result, ShellResult):

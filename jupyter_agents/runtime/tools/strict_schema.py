@@ -1,9 +1,9 @@
 """Turn a JSON schema into one OpenAI accepts for strict function calling and structured output.
 
 Strict mode wants closed objects (``additionalProperties: false``) whose properties are all
-``required``, and no ``$ref`` with sibling keywords. :func:`ensure_strict_json_schema` rewrites
+``required``, and no ``$ref`` with sibling keywords. ``ensure_strict_json_schema`` rewrites
 a schema (typically one pydantic produced) into that shape, and raises
-:class:`StrictSchemaError` for the constructs strict mode cannot express:
+``StrictSchemaError`` for the constructs strict mode cannot express:
 
 * ``dict[str, T]`` and other open objects (``additionalProperties`` true or a schema,
   ``patternProperties``, ``{"type": "object"}`` with no declared properties);
@@ -42,7 +42,7 @@ _ANY_HINT = "annotate it with a concrete type or set strict_mode=False"
 class StrictSchemaError(UserError):
     """A schema contains something strict mode cannot express.
 
-    The message names where (see :func:`describe_schema_path`) and what to change.
+    The message names where (see ``describe_schema_path``) and what to change.
     """
 
     path: tuple[str, ...]
@@ -69,7 +69,7 @@ def describe_schema_path(path: tuple[str, ...]) -> str:
     """Render a schema path the way a Python user reads it, e.g. ``order.items[].price``.
 
     Args:
-        path: Keys from the root of the schema, as in :attr:`StrictSchemaError.path`.
+        path: Keys from the root of the schema, as in ``StrictSchemaError.path``.
 
     Returns:
         A dotted location (``""`` for the root).

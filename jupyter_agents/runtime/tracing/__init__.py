@@ -1,8 +1,8 @@
 """Tracing: record what a run did as a tree of timed spans, and hand it to processors.
 
 A trace covers one workflow; spans inside it cover agents, model calls, tool calls,
-guardrails and handoffs. Processors (:class:`TracingProcessor`) receive them as they start
-and end; :class:`JSONLinesExporter` writes them to a file and ``otel.OpenTelemetryExporter``
+guardrails and handoffs. Processors (``TracingProcessor``) receive them as they start
+and end; ``JSONLinesExporter`` writes them to a file and ``otel.OpenTelemetryExporter``
 mirrors them to OpenTelemetry. Nothing is sent anywhere by default: with no processor
 registered, or with ``set_tracing_disabled(True)``, every helper returns one shared no-op span.
 

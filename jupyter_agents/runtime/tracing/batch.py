@@ -28,7 +28,7 @@ logger = logging.getLogger("jupyter_agents.tracing")
 
 class TracingExporter(abc.ABC):
     """Writes finished traces and spans somewhere (a file, a backend); used by
-    :class:`BatchTraceProcessor`."""
+    ``BatchTraceProcessor``."""
 
     @abc.abstractmethod
     def export(self, items: list[Trace | Span[Any]]) -> None:

@@ -3,7 +3,7 @@
 The parent of a new span is the current span (a ContextVar, so ``asyncio`` tasks and
 ``asyncio.to_thread`` calls inherit it) or, with ``parent=``, the span or trace given. When
 tracing records nothing (no current trace, a disabled trace, no processors,
-``set_tracing_disabled(True)``), every helper returns the shared :data:`NO_OP_SPAN` before
+``set_tracing_disabled(True)``), every helper returns the shared ``NO_OP_SPAN`` before
 building any span data: no ids, no clock reads, no allocation.
 """
 
@@ -86,7 +86,7 @@ def agent_span(
         output_type: Name of its structured output type.
         handoffs: Names of the agents it can hand off to.
         parent: Put the span under this span or trace instead of the current span.
-        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing: the shared no-op span is returned.
     """
     trace = _recording_trace(parent, disabled)
@@ -115,7 +115,7 @@ def generation_span(
         model_config: Settings of the call.
         usage: Token counts.
         parent: Put the span under this span or trace instead of the current span.
-        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing: the shared no-op span is returned.
     """
     trace = _recording_trace(parent, disabled)
@@ -141,7 +141,7 @@ def function_span(
         input: Its arguments (dropped from exports without sensitive data).
         output: What it returned (dropped from exports without sensitive data).
         parent: Put the span under this span or trace instead of the current span.
-        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing: the shared no-op span is returned.
     """
     trace = _recording_trace(parent, disabled)
@@ -164,7 +164,7 @@ def guardrail_span(
         name: The guardrail's name.
         triggered: Whether its tripwire fired (often set later on ``span.span_data``).
         parent: Put the span under this span or trace instead of the current span.
-        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing: the shared no-op span is returned.
     """
     trace = _recording_trace(parent, disabled)
@@ -187,7 +187,7 @@ def handoff_span(
         from_agent: The agent handing off.
         to_agent: The agent taking over.
         parent: Put the span under this span or trace instead of the current span.
-        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing: the shared no-op span is returned.
     """
     trace = _recording_trace(parent, disabled)
@@ -210,7 +210,7 @@ def custom_span(
         name: What the span measures.
         data: Free-form JSON-friendly values (always exported).
         parent: Put the span under this span or trace instead of the current span.
-        span_id: The span's id (default: a new one from :func:`gen_span_id`).
+        span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing: the shared no-op span is returned.
     """
     trace = _recording_trace(parent, disabled)

@@ -50,7 +50,7 @@ _AWS_OR_GOOGLE_KEY = re.compile(r"A(?:KIA|SIA)[A-Z0-9]{16}|AIza[A-Za-z0-9_-]{35}
 """More API keys of well-known shapes, found anywhere in a text: the key alone is replaced.
 Each is searched for only in a text that holds its first letters (most texts hold none), and
 starts with letters, not a look-behind, so that the search skips ahead (a look-behind made it
-ten times slower): that the key starts a word is checked by :func:`_key`."""
+ten times slower): that the key starts a word is checked by ``_key``."""
 
 _ALPHANUMERIC = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 

@@ -31,7 +31,7 @@ class SpanError(TypedDict):
 
 
 class Span(Generic[TSpanData]):
-    """A timed operation in a trace. Create it with a helper such as :func:`function_span`.
+    """A timed operation in a trace. Create it with a helper such as ``function_span``.
 
     Use it as a context manager (``with`` or ``async with``): entering starts it and makes it
     the current span, so spans created inside (also in ``asyncio`` tasks started inside) become

@@ -19,7 +19,7 @@ NO_OP_ID = "no-op"
 
 
 class Trace:
-    """A workflow's trace. Create it with :func:`trace`, not directly.
+    """A workflow's trace. Create it with ``trace``, not directly.
 
     Use it as a context manager (``with`` or ``async with``), or call ``start`` and ``finish``
     yourself when a ``with`` block cannot span the work (a generator yielding in between).
@@ -72,7 +72,7 @@ class Trace:
 
     @property
     def name(self) -> str:
-        """The workflow's name (the SDK's spelling of :attr:`workflow_name`)."""
+        """The workflow's name (the SDK's spelling of ``workflow_name``)."""
         return self.workflow_name
 
     @property
