@@ -155,6 +155,7 @@ def test_usage_and_cost_are_in_the_trace() -> None:
         "input_tokens": 2000,
         "output_tokens": 100,
         "cached_tokens": 500,
+        "cache_write_tokens": 0,
         "reasoning_tokens": 40,
         "cost_usd": str(price),
     }

@@ -89,7 +89,7 @@ def test_fast_path_matches_pydantic(func: Any, strict: bool) -> None:
         for p in signature.parameters.values()
     )
     assert fast_params_schema(func.__name__, [tuple(s) for s in specs]) is not None  # fast path
-    _, slow = params_model_module._build(func.__name__, specs, strict)
+    _, slow = params_model_module._build(func.__name__, specs, strict, func.__name__)
     assert fast.params_json_schema == slow
     # The arguments model is built when first needed and validates like pydantic's own.
     assert fast.params_pydantic_model.model_json_schema() is not None

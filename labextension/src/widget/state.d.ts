@@ -44,7 +44,7 @@ export interface Plan {
 }
 
 /**
- * What the run waits for, once it has waited SHOW_AFTER seconds: `on` the model, a tool or the
+ * What the run waits for, once it has waited `SHOW_AFTER` seconds: `on` the model, a tool or the
  * person; `text` says which ("waiting for the model at api.openai.com · attempt 2 of 3"); `since`
  * (epoch ms) is when the wait began, and each frontend adds the time since then itself.
  */
@@ -55,8 +55,8 @@ export interface Wait {
 }
 
 /**
- * Run-level state: `v` (STATE_VERSION), the agent running now, the model label, the status and its
- * detail, times in epoch ms (the frontend ticks the elapsed time itself), the token usage, and
+ * Run-level state: `v` (`STATE_VERSION`), the agent running now, the model label, the status and
+ * its detail, times in epoch ms (the frontend ticks the elapsed time itself), the token usage, and
  * `live` (True until the view finished: the run takes clicks).
  */
 export interface Header {
@@ -142,7 +142,7 @@ export interface Approval {
 /**
  * A tool card (`id` `k<n>`: one per call object, never the model's `call_id`). `args` is compact
  * JSON cut at the view's limit (`args_cut`: original length); `ms` the duration; `parts` what the
- * kind shows (Part); `printed` the tail of what the call printed while running (`printed_cut`:
+ * kind shows (`Part`); `printed` the tail of what the call printed while running (`printed_cut`:
  * characters dropped from its start), drawn as `live` says (left out: plain text); `badge`,
  * `origin` and `escalation` (why it asks to leave the sandbox) come from the kind and the approval
  * request; `replayed`: the output comes from the run's recording (the tool did not run; no
@@ -173,7 +173,7 @@ export interface ToolBlock {
 }
 
 /**
- * Answer text (Markdown). While the run is live its text travels in messages (see TextMessage);
+ * Answer text (Markdown). While the run is live its text travels in messages (see `TextMessage`);
  * the final state carries it.
  */
 export interface TextBlock {
