@@ -68,3 +68,11 @@ def test_secret_looking_values_are_redacted_at_any_depth() -> None:
         "a": [{"password": "[redacted]"}, "[redacted]"],
         "b": 1,
     }
+
+
+def test_a_json_schema_whose_type_is_a_list_is_redacted_like_any_value() -> None:
+    """A tool's JSON schema says ``"type": ["string", "null"]``: the reasoning-type check
+    must not treat it as a key (an MCP tool's schema failed every run that recorded it)."""
+    schema = {"type": "object", "properties": {"city": {"type": ["string", "null"]}}}
+    call = {"tools": [schema], "api_key": "sk-abc"}
+    assert redact_secrets(call) == {"tools": [schema], "api_key": "[redacted]"}

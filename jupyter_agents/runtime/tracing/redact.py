@@ -169,7 +169,8 @@ def redact_secrets(value: Any) -> Any:
     they are: they are no secret, and a changed one makes the provider refuse the next
     request."""
     if isinstance(value, dict):
-        opaque = _OPAQUE if value.get("type") in _REASONING_TYPES else frozenset()
+        kind = value.get("type")  # a JSON schema's "type" may be a list
+        opaque = _OPAQUE if isinstance(kind, str) and kind in _REASONING_TYPES else frozenset()
         return {
             key: inner
             if key in opaque or key in _OPAQUE_ANYWHERE
