@@ -121,7 +121,10 @@ class WaitWatch:
         wall: Callable[[], float] = time.time,
     ) -> None:
         self._view, self._runs, self._record = view, runs, record
-        self._clock, self._wall = clock, wall
+        self._clock = clock
+        self._epoch = wall() - clock()
+        """Wall time at the clock's zero, taken once: a wait's ``since`` stays the same number
+        from one tick to the next (computed each tick, it moved by a millisecond)."""
         self.tools = ToolClock(clock)
         """The hooks to give the run (they see its tool calls start and end)."""
         self._asked: dict[str, float] = {}
@@ -142,7 +145,7 @@ class WaitWatch:
         if waiting is None or now - waiting.since < SHOW_AFTER:
             self._show(None, None)
             return
-        since = round((self._wall() - (now - waiting.since)) * 1000)
+        since = round((self._epoch + waiting.since) * 1000)
         wait: Wait = {"on": waiting.on, "text": waiting.text, "since": since}
         self._show((waiting.on, waiting.text, waiting.since), wait)
 
