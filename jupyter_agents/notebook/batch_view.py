@@ -5,7 +5,7 @@ or for a selection, then resume them).
 Built from ipywidgets' own widgets. Every text from a row (its output, its error, a tool's
 arguments) is escaped before it reaches an HTML widget: it stays text. The progress widget's
 output also holds its saved form (``saved_forms.py``), written when the batch starts, every
-:data:`SAVED_EVERY` seconds while it runs and when it ends: the lab extension draws it when the
+``SAVED_EVERY`` seconds while it runs and when it ends: the lab extension draws it when the
 widget's model is gone (a notebook reopened without its kernel), other frontends show its HTML.
 """
 
@@ -35,7 +35,7 @@ output, and frontends without the lab extension draw the widget's view again).""
 
 
 class BatchView:
-    """The progress widget; a :class:`~jupyter_agents.runtime.batch.BatchProgress`."""
+    """The progress widget; a ``jupyter_agents.runtime.batch.BatchProgress``."""
 
     def __init__(self, total: int, control: BatchControl | None = None, every: float = 0.2) -> None:
         import ipywidgets as w

@@ -95,7 +95,7 @@ def _host() -> NotebookHost:
 
 def _printing_to_cards(agent: Agent[Any]) -> Agent[Any]:
     """A copy of ``agent`` whose function tools' ``print()`` is their call's live output: it
-    reaches the view the way a shell's output does (``tool_output_sink``, set by :func:`_drive`),
+    reaches the view the way a shell's output does (``tool_output_sink``, set by ``_drive``),
     so every tool's output takes one way into its card."""
 
     def wrap(tool: FunctionTool) -> FunctionTool:

@@ -68,7 +68,7 @@ def load(shell: Any) -> None:
 
 
 def unload(shell: Any) -> None:
-    """Remove what :func:`load` set up."""
+    """Remove what ``load`` set up."""
     cleanup = shell.input_transformers_cleanup
     cleanup[:] = [t for t in cleanup if not getattr(t, "jupyter_agents", False)]
     host = current_host()

@@ -77,7 +77,7 @@ class NotebookHost:
         add_tool_listener(self._on_tool_created)
 
     def open_runs_channel(self) -> None:
-        """Offer :attr:`runs` to frontends on the ``jupyter_agents.runs`` comm, and ask for
+        """Offer ``runs`` to frontends on the ``jupyter_agents.runs`` comm, and ask for
         the document on ``jupyter_agents.document`` (in a kernel)."""
         if self._channel is None and getattr(self.shell, "kernel", None) is not None:
             self._channel = RunsChannel(self.runs)

@@ -41,7 +41,7 @@ IsEnabled: TypeAlias = Union[bool, Callable[[RunContextWrapper[Any], "Agent[Any]
 
 DocstringStyle: TypeAlias = Literal["google", "numpy", "sphinx"]
 ToolReplay: TypeAlias = Literal["run", "recorded"]
-"""How a replayed run answers a tool's calls (see :attr:`FunctionTool.replay`)."""
+"""How a replayed run answers a tool's calls (see ``FunctionTool.replay``)."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -284,7 +284,7 @@ def function_tool(
     killable: bool = False,
     replay: ToolReplay | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-    """Turn a Python function into a :class:`FunctionTool`; use bare or with arguments.
+    """Turn a Python function into a ``FunctionTool``; use bare or with arguments.
 
     The JSON schema comes from the signature, descriptions from the docstring (Google, NumPy or
     Sphinx style, detected automatically). A first parameter annotated ``RunContextWrapper`` or
@@ -351,7 +351,7 @@ def function_tool(
 
 
 tool = function_tool
-"""Alias of :func:`function_tool`."""
+"""Alias of ``function_tool``."""
 
 ToolListener: TypeAlias = Callable[[FunctionTool], None]
 _tool_listeners: list[ToolListener] = []

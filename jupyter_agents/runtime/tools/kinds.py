@@ -1,13 +1,13 @@
 """The tool-kind seam: everything the run needs to know about one kind of tool, in one place.
 
-A :class:`ToolKind` says how its tools are offered on the wire (the Responses API ``tools``
+A ``ToolKind`` says how its tools are offered on the wire (the Responses API ``tools``
 entry, and the Chat Completions form where the kind can be a function tool), which model output
 item types are its calls, how a call is read, how it runs and what output item answers it, and
-how a person sees it (:class:`ToolDisplay`, plain data the notebook layer renders). Approval is
+how a person sees it (``ToolDisplay``, plain data the notebook layer renders). Approval is
 the same for every kind: a tool's ``needs_approval`` (bool or callable) decides.
 
 A new kind of tool is one module with its tool class and its kind, plus one
-:func:`register_tool_kind` call. Hosted tools are declarations run by the provider: their kind
+``register_tool_kind`` call. Hosted tools are declarations run by the provider: their kind
 claims their call types but has no executor. A call type nobody claims is a
 ``ModelBehaviorError``.
 """
@@ -66,7 +66,7 @@ ToolT = TypeVar("ToolT")
 """The class of a kind's tools (``ShellTool`` for the shell kind)."""
 
 ValueT = TypeVar("ValueT")
-"""What a kind's :meth:`ToolKind.invoke` returns: its calls' own value (``ShellResult``, or a
+"""What a kind's ``ToolKind.invoke`` returns: its calls' own value (``ShellResult``, or a
 text saying why the command did not run)."""
 
 
@@ -127,7 +127,7 @@ class ToolKind(Generic[ToolT, ValueT]):
 
     def parse_chat_call(self, raw: Any) -> ParsedCall:
         """Read a call of this kind that came in its Chat Completions form: a ``function_call``
-        item naming one of the kind's tools (see :meth:`chat_param`)."""
+        item naming one of the kind's tools (see ``chat_param``)."""
         return ParsedCall(name=raw.name, call_id=raw.call_id, arguments=raw.arguments or "")
 
     def chat_output_item(self, call: ParsedCall, value: ValueT | str) -> dict[str, Any]:
@@ -163,7 +163,7 @@ class ToolKind(Generic[ToolT, ValueT]):
 
     def escalated_arguments(self, arguments: str, reason: str) -> str:
         """The arguments of the same call asking to run outside the sandbox, for ``reason``
-        (a kind whose :meth:`invoke` raises ``EscalationRequest`` implements this)."""
+        (a kind whose ``invoke`` raises ``EscalationRequest`` implements this)."""
         raise NotImplementedError(f"Tools of kind {self.name!r} do not run in a sandbox.")
 
     def with_tool(self, tool: ToolT, raw: Any, display: ToolDisplay) -> ToolDisplay:
