@@ -1,12 +1,44 @@
-"""Shared fixtures. The autouse guard keeps every test off the network (loopback only)."""
+"""Shared fixtures. The autouse guard keeps every test off the network (loopback only); the
+hooks below mark each test by what it needs or costs, and refuse a process a test starts without
+the mark it needs (tests/marks.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from jupyter_agents.testing.network_guard import block_network
+
+from . import marks
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    marks.install()
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    # A file whose path marks -m deselects is not even imported (Ray alone takes seconds).
+    return True if marks.ignored(collection_path, config) else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    marks.apply(config, items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with marks.running(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with marks.running(item):
+        return (yield)
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from jupyter_agents.runtime.sandbox import find_bwrap
+
 from .notebook_helpers import (
     NOTEBOOKS,
     RUN_TIMEOUT,
@@ -55,7 +57,7 @@ def test_runs_offline_with_every_local_tool(monkeypatch: pytest.MonkeyPatch) -> 
         "sort --out=app.py app.py": "known safe: False | dangerous: False",
         "rm -rf build": "known safe: False | dangerous: True",
     }
-    confined = "read | confined by: bubblewrap /usr/bin/bwrap, read-only, no network"
+    confined = f"read | confined by: bubblewrap {find_bwrap()}, read-only, no network"
     assert confined in stdout(nb, "safety")
     kept = stdout(nb, "kept")
     assert "next command: /tmp/note gone, processes still sleeping: 0" in kept

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from jupyter_agents import Agent, ShellTool
+from jupyter_agents.runtime.sandbox import find_bwrap
 from jupyter_agents.testing import ScriptedModel, output_item, text
 
 from .test_widget_browser import (  # noqa: F401 (lab and site are fixtures)
@@ -74,7 +75,7 @@ async def test_a_shell_card_streams_like_a_terminal_and_asks_to_leave_the_sandbo
     await expect(first.locator("pre.ja-out")).to_contain_text("finished\n[exit code 0]")
     await expect(live).to_be_hidden()  # the output holds it all now
     await expect(first.locator(".ja-badge")).to_have_text("sandboxed: read-only")
-    confined = "[confined by: bubblewrap /usr/bin/bwrap, read-only, no network]"
+    confined = f"[confined by: bubblewrap {find_bwrap()}, read-only, no network]"
     await expect(first.locator("pre.ja-out")).to_contain_text(confined)  # what really ran
 
     second = lab.page.locator(".ja-tool").nth(1)

@@ -260,7 +260,8 @@ async def test_the_result_says_what_confined_the_commands_and_the_model_is_not_t
     tool = ShellTool(workspace=tmp_path, approval_policy="never")
     result, model = await run(tool, "true", "echo hi")
     (item,) = [i for i in result.new_items if i.type == "tool_call_output_item"]
-    assert item.output.confinement == "bubblewrap /usr/bin/bwrap, workspace-write, no network"
+    confined = f"bubblewrap {bwrap.find_bwrap()}, workspace-write, no network"
+    assert item.output.confinement == confined
     assert "bwrap" not in json.dumps(model.requests[1].input[-1])  # for people, not the model
     unconfined = ShellTool(
         workspace=tmp_path, approval_policy="never", sandbox_mode="danger-full-access"
