@@ -15,10 +15,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic_evals import Dataset
 from pydantic_evals.evaluators import Evaluator
 
 from ..runtime.agent import Agent
-from ..runtime.batch import BatchControl, arun_batch
+from ..runtime.batch import BatchControl, BatchResult, arun_batch
 from ..runtime.batch.progress import progress_for
 from ..runtime.batch.row import ApproveMode
 from ..runtime.batch.store import DEFAULT_STORE
@@ -154,11 +155,7 @@ async def aevaluate(
             "evaluate() does not run report_evaluators yet; score the cases with evaluators, "
             "or run the report evaluators on the report's cases yourself."
         )
-    prompts = [prompt_of(case.inputs) for case in data.cases]
-    if prompt is not None:
-        if "{input}" not in prompt:
-            raise UserError("The prompt template needs {input} (where each case's input goes).")
-        prompts = [prompt.replace("{input}", text) for text in prompts]
+    prompts = _prompts(data, prompt)
     evaluators = [*data.evaluators, *scorers]
     output_type = agent.output_type
 
@@ -191,6 +188,36 @@ async def aevaluate(
         overlap.cancel()
         raise
     runs = [CaseRun.of_row(row) for row in batch.rows]
+    scored = await _scores(data, runs, overlap, evaluators, output_type, concurrency)
+    return EvalReport(
+        name=name or data.name or agent.name,
+        cases=_case_results(data, batch, runs, scored),
+        batch_id=batch.batch_id,
+        store_path=_store_path(cache),
+        output_type=output_type,
+    )
+
+
+def _prompts(data: Dataset[Any, Any, Any], prompt: str | None) -> list[str]:
+    """Each case's prompt: its input as text, put in the ``prompt`` template if there is one."""
+    prompts = [prompt_of(case.inputs) for case in data.cases]
+    if prompt is None:
+        return prompts
+    if "{input}" not in prompt:
+        raise UserError("The prompt template needs {input} (where each case's input goes).")
+    return [prompt.replace("{input}", text) for text in prompts]
+
+
+async def _scores(
+    data: Dataset[Any, Any, Any],
+    runs: list[CaseRun],
+    overlap: ScoreAsRowsFinish,
+    evaluators: list[Evaluator[Any, Any, Any]],
+    output_type: Any,
+    concurrency: int,
+) -> list[Scored]:
+    """Every run's scores, in case order: the scoring ``overlap`` started while the batch ran,
+    and the runs it did not score (e.g. read back from the store) scored now."""
     started = [overlap.take(i, run) for i, run in enumerate(runs)]
     missing = [i for i, future in enumerate(started) if future is None]  # e.g. from the store
     rest = iter(
@@ -202,8 +229,14 @@ async def aevaluate(
             per_case=[data.cases[i].evaluators for i in missing],
         )
     )
-    scored = [next(rest) if future is None else await future for future in started]
-    cases = [
+    return [next(rest) if future is None else await future for future in started]
+
+
+def _case_results(
+    data: Dataset[Any, Any, Any], batch: BatchResult, runs: list[CaseRun], scored: list[Scored]
+) -> list[CaseResult]:
+    """The report's cases: each case with its batch row's key, its run and its scores."""
+    return [
         CaseResult(
             key=row.key,
             name=case_name,
@@ -218,13 +251,6 @@ async def aevaluate(
             data.cases, case_names(data), batch.rows, runs, scored, strict=True
         )
     ]
-    return EvalReport(
-        name=name or data.name or agent.name,
-        cases=cases,
-        batch_id=batch.batch_id,
-        store_path=_store_path(cache),
-        output_type=output_type,
-    )
 
 
 def _store_path(cache: str | Path | bool) -> str | None:

@@ -107,6 +107,36 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         raise UsageError("%%agent: --max-turns must be at least 1.")
     if args.concurrency < 1:
         raise UsageError("%%agent: --concurrency must be at least 1.")
+    batch = _checked_batch_flags(args)
+    for name in (args.agent, args.out, args.over, *args.scorer):
+        if name is not None and not name.isidentifier():
+            raise UsageError(f"%%agent: {name!r} is not a valid Python name.")
+    approve = _approve(args.approve, default_approve, batch)
+    return CellOptions(
+        agent=args.agent,
+        model=args.model,
+        max_turns=args.max_turns,
+        new=args.new,
+        out=args.out,
+        approve=approve,
+        background=args.background,
+        over=args.over,
+        eval=args.eval,
+        scorers=tuple(args.scorer),
+        concurrency=args.concurrency,
+        backend=args.backend,
+        keep_warm=args.keep_warm,
+        fresh=args.fresh,
+        rpm=args.rpm,
+        tpm=args.tpm,
+        replay=args.replay,
+        replay_tools=args.replay_tools or "run",
+    )
+
+
+def _checked_batch_flags(args: argparse.Namespace) -> str | None:
+    """The batch flag given (``--over`` or ``--eval``, None for one run), once every flag
+    goes with it: a batch's flags need a batch, one run's flags need none."""
     batch = "--over" if args.over is not None else "--eval" if args.eval is not None else None
     if args.over is not None and args.eval is not None:
         raise UsageError("%%agent: --over and --eval do not go together (choose one).")
@@ -131,36 +161,21 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
         raise UsageError(
             f"%%agent: --background does not go with {batch} (a batch shows progress)."
         )
-    for name in (args.agent, args.out, args.over, *args.scorer):
-        if name is not None and not name.isidentifier():
-            raise UsageError(f"%%agent: {name!r} is not a valid Python name.")
-    approve = args.approve or os.environ.get("JUPYTER_AGENTS_APPROVE") or default_approve
+    return batch
+
+
+def _approve(given: str | None, default_approve: str, batch: str | None) -> Approve:
+    """How the cell's calls that need approval are decided: ``--approve``, else
+    ``JUPYTER_AGENTS_APPROVE``, else ``default_approve`` (the environment's ``review`` is
+    ``ask`` for one run)."""
+    approve = given or os.environ.get("JUPYTER_AGENTS_APPROVE") or default_approve
     if approve not in ("ask", "auto", "deny", "review"):
         raise UsageError(
             f"JUPYTER_AGENTS_APPROVE={approve!r} is not valid: use ask, auto, deny or review."
         )
     if approve == "review" and batch is None:  # the environment's choice, for batches
         approve = "ask"
-    return CellOptions(
-        agent=args.agent,
-        model=args.model,
-        max_turns=args.max_turns,
-        new=args.new,
-        out=args.out,
-        approve=cast(Approve, approve),
-        background=args.background,
-        over=args.over,
-        eval=args.eval,
-        scorers=tuple(args.scorer),
-        concurrency=args.concurrency,
-        backend=args.backend,
-        keep_warm=args.keep_warm,
-        fresh=args.fresh,
-        rpm=args.rpm,
-        tpm=args.tpm,
-        replay=args.replay,
-        replay_tools=args.replay_tools or "run",
-    )
+    return cast(Approve, approve)
 
 
 def _given(args: argparse.Namespace, name: str) -> bool:

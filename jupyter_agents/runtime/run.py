@@ -79,40 +79,14 @@ _NO_OPTIONS = RunOptions()
 
 
 def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLoop:
-    if not isinstance(agent, Agent):
-        raise UserError(f"Runner needs an Agent to start with, got {type(agent).__name__}.")
-    state = input if isinstance(input, RunState) else None
-    if state is None and (
-        not isinstance(input, (str, list))
-        or (isinstance(input, list) and not all(isinstance(item, dict) for item in input))
-    ):
-        raise UserError(
-            "The run input must be a string, a list of input item dicts "
-            "(such as result.to_input_list()) or a RunState (result.to_state()), "
-            f"got {type(input).__name__}."
-        )
-    run_config = options.run_config
-    config = run_config if run_config is not None else RunConfig()
-    if not isinstance(config, RunConfig):
-        raise UserError(f"run_config must be a RunConfig, got {type(config).__name__}.")
-    turns = options.max_turns if options.max_turns is not None else config.max_turns
-    if turns is None:
-        turns = state.max_turns if state is not None else DEFAULT_MAX_TURNS
-    if not isinstance(turns, int) or turns < 1:
-        raise UserError(f"max_turns must be a positive integer, got {turns!r}.")
+    """The turn loop for one run of ``agent`` on ``input``, every argument checked first."""
+    state = _checked_start(agent, input)
+    config = _checked_config(options.run_config)
+    turns = _max_turns(options, config, state)
+    _check_options(options, config)
     handler = options.approval_handler or config.approval_handler
     hooks = options.hooks
-    if hooks is not None and not isinstance(hooks, RunHooks):
-        raise UserError("hooks must be a RunHooks instance (subclass RunHooks).")
     session = options.session
-    if session is not None and not isinstance(session, Session):
-        raise UserError("session must implement the Session protocol (e.g. SQLiteSession).")
-    if config.tool_not_found_behavior not in ("raise_error", "return_error_to_model"):
-        raise UserError(
-            "RunConfig.tool_not_found_behavior must be 'return_error_to_model' or "
-            f"'raise_error', got {config.tool_not_found_behavior!r}."
-        )
-    check_error_handlers(options.error_handlers)
     if state is not None:
         loop = resume_loop(
             state,
@@ -142,6 +116,60 @@ def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLo
         error_handlers=options.error_handlers,
         auto_previous_response_id=bool(options.auto_previous_response_id),
     )
+
+
+def _checked_start(agent: Any, input: Any) -> RunState | None:
+    """The ``RunState`` a run resumes (None for a new run), once ``agent`` and ``input`` are
+    of a kind a run starts from."""
+    if not isinstance(agent, Agent):
+        raise UserError(f"Runner needs an Agent to start with, got {type(agent).__name__}.")
+    state = input if isinstance(input, RunState) else None
+    if state is None and (
+        not isinstance(input, (str, list))
+        or (isinstance(input, list) and not all(isinstance(item, dict) for item in input))
+    ):
+        raise UserError(
+            "The run input must be a string, a list of input item dicts "
+            "(such as result.to_input_list()) or a RunState (result.to_state()), "
+            f"got {type(input).__name__}."
+        )
+    return state
+
+
+def _checked_config(run_config: Any) -> RunConfig:
+    """``run_config``, or the default ``RunConfig`` for None."""
+    config = run_config if run_config is not None else RunConfig()
+    if not isinstance(config, RunConfig):
+        raise UserError(f"run_config must be a RunConfig, got {type(config).__name__}.")
+    return config
+
+
+def _max_turns(options: RunOptions, config: RunConfig, state: RunState | None) -> int:
+    """The run's turn limit: the option's, else the config's, else the resumed run's, else
+    ``DEFAULT_MAX_TURNS``."""
+    turns = options.max_turns if options.max_turns is not None else config.max_turns
+    if turns is None:
+        turns = state.max_turns if state is not None else DEFAULT_MAX_TURNS
+    if not isinstance(turns, int) or turns < 1:
+        raise UserError(f"max_turns must be a positive integer, got {turns!r}.")
+    return turns
+
+
+def _check_options(options: RunOptions, config: RunConfig) -> None:
+    """A ``UserError`` for hooks, a session, a ``tool_not_found_behavior`` or error handlers
+    of the wrong kind."""
+    hooks = options.hooks
+    if hooks is not None and not isinstance(hooks, RunHooks):
+        raise UserError("hooks must be a RunHooks instance (subclass RunHooks).")
+    session = options.session
+    if session is not None and not isinstance(session, Session):
+        raise UserError("session must implement the Session protocol (e.g. SQLiteSession).")
+    if config.tool_not_found_behavior not in ("raise_error", "return_error_to_model"):
+        raise UserError(
+            "RunConfig.tool_not_found_behavior must be 'return_error_to_model' or "
+            f"'raise_error', got {config.tool_not_found_behavior!r}."
+        )
+    check_error_handlers(options.error_handlers)
 
 
 def _result(loop: RunLoop) -> RunResult:

@@ -312,15 +312,7 @@ class ModelCall:
                         await aclose()
                 assert failure is not None  # else the loop was left above
                 await attempts.failed(failure, stream=True)
-            if final is None:
-                raise ModelBehaviorError(
-                    "The model's stream ended without a response.completed event."
-                )
-            response = ModelResponse(
-                output=list(final.output),
-                usage=usage_from_openai(final.usage),
-                response_id=final.id,
-            )
+            response = _streamed_response(final)
         except BaseException as error:
             attempts.answered()
             self._end_span(span, None, error)
@@ -342,6 +334,18 @@ _EVENT_NAMES = {
     "mcp_list_tools_item": "mcp_list_tools",
     "mcp_approval_request_item": "mcp_approval_requested",
 }
+
+
+def _streamed_response(final: Any) -> ModelResponse:
+    """The call's ``ModelResponse``, from the response its stream ended with (``final``: that
+    of its ``response.completed`` or ``response.incomplete`` event, None if there was none)."""
+    if final is None:
+        raise ModelBehaviorError("The model's stream ended without a response.completed event.")
+    return ModelResponse(
+        output=list(final.output),
+        usage=usage_from_openai(final.usage),
+        response_id=final.id,
+    )
 
 
 def _dump(item: Any) -> Any:

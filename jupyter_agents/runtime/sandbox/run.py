@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from . import _devices, _shadow
-from ._box import run_in_box
+from ._box import Ran, run_in_box
 from ._env import scrubbed_env
 from ._reap import kill_group, kill_tree
 from ._seccomp import filter_fd
@@ -196,9 +196,7 @@ async def run_sandboxed(
     """
     argv = ["sh", "-c", command] if isinstance(command, str) else list(command)
     mode, network = policy.mode, policy.network_access
-    environment = scrubbed_env(env if env is not None else os.environ, policy.allow_env)
-    if mode != "danger-full-access" and "TMPDIR" not in policy.allow_env:
-        environment.pop("TMPDIR", None)  # the sandbox's /tmp is the private, writable one
+    environment = _environment(policy, env)
     started = time.monotonic()
     sandboxed = mode != "danger-full-access"
     since = _shadow.begin(policy.workspace) if mode == "workspace-write" else None
@@ -208,30 +206,10 @@ async def run_sandboxed(
     renamed: list[_shadow.Blocked] = []
     output = _Output(max_output, on_output)
     try:
-        ran = None
-        if sandboxed:
-            plan, incomplete = _wrap([], mode, policy.workspace, network=network, writable=())
-            ran = await run_in_box(tuple(plan), argv, environment, output, timeout)
-        if ran is None:
-            try:
-                transport, incomplete = await _start(argv, policy, environment, output)
-            except OSError as e:
-                if e.errno != errno.E2BIG:
-                    raise
-                return _too_long(command, mode, network, time.monotonic() - started)
-            timed_out = await _wait(transport, output, timeout)
-            exit_code = None if timed_out else transport.get_returncode()
-        elif ran.errno == errno.E2BIG:
+        ran, incomplete = await _run(argv, policy, environment, output, timeout)
+        if ran.errno == errno.E2BIG:
             return _too_long(command, mode, network, time.monotonic() - started)
-        else:
-            timed_out, exit_code = ran.timed_out, ran.exit_code
-            if ran.errno:
-                output.sinks[2].add(
-                    f"jupyter_agents: cannot run {argv[0]}: {os.strerror(ran.errno)}\n"
-                )
-                exit_code = 127
-            elif ran.lost:
-                output.sinks[2].add("[jupyter_agents: the sandbox was ended from outside.]\n")
+        exit_code = _exit_code(ran, argv[0], output)
     finally:
         if sandboxed:  # everything it started has ended by now
             restored = _devices.leave()
@@ -239,16 +217,14 @@ async def run_sandboxed(
             renamed = _shadow.block_planted(policy.workspace, since)
     stdout, cut_out = output.sinks[1].text()
     stderr, cut_err = output.sinks[2].text()
-    notes = [_devices.restored_note(restored)] if restored else []
-    notes += [_shadow.blocked_note(renamed)] if renamed else []
-    if notes and stderr and not stderr.endswith("\n"):
+    said = _notes(restored, renamed)
+    if said and stderr and not stderr.endswith("\n"):
         stderr += "\n"  # each note on a line of its own
-    said = "".join(f"{note}\n" for note in notes)
     return CommandResult(
         stdout=stdout,
         stderr=stderr + said,
         exit_code=exit_code,
-        timed_out=timed_out,
+        timed_out=ran.timed_out,
         duration=time.monotonic() - started,
         cut=cut_out + cut_err,
         confinement=confinement(mode, network=network, incomplete=incomplete),
@@ -256,6 +232,63 @@ async def run_sandboxed(
         sizes=(output.sinks[1].total, output.sinks[2].total),
         notes=said,
     )
+
+
+def _environment(policy: SandboxPolicy, env: Mapping[str, str] | None) -> dict[str, str]:
+    """The command's environment: ``env`` (else this process's) scrubbed to the allowlist,
+    without ``TMPDIR`` in a sandbox (unless the policy allows it)."""
+    environment = scrubbed_env(env if env is not None else os.environ, policy.allow_env)
+    if policy.mode != "danger-full-access" and "TMPDIR" not in policy.allow_env:
+        environment.pop("TMPDIR", None)  # the sandbox's /tmp is the private, writable one
+    return environment
+
+
+async def _run(
+    argv: list[str],
+    policy: SandboxPolicy,
+    environment: dict[str, str],
+    output: _Output,
+    timeout: float,
+) -> tuple[Ran, bool]:
+    """Run ``argv`` to its end in a kept sandbox, else a fresh one (or none, as ``policy``
+    says), its output going to ``output``: how it ended (``errno`` ``E2BIG`` when it is too
+    long for the system to start), and whether the walk for nested ``.git`` stopped at its
+    cap."""
+    ran = None
+    if policy.mode != "danger-full-access":
+        plan, incomplete = _wrap(
+            [], policy.mode, policy.workspace, network=policy.network_access, writable=()
+        )
+        ran = await run_in_box(tuple(plan), argv, environment, output, timeout)
+    if ran is not None:
+        return ran, incomplete
+    try:
+        transport, incomplete = await _start(argv, policy, environment, output)
+    except OSError as e:
+        if e.errno != errno.E2BIG:
+            raise
+        return Ran(exit_code=None, errno=errno.E2BIG), False
+    timed_out = await _wait(transport, output, timeout)
+    return Ran(None if timed_out else transport.get_returncode(), timed_out=timed_out), incomplete
+
+
+def _exit_code(ran: Ran, program: str, output: _Output) -> int | None:
+    """The command's exit code; when the sandbox could not start ``program`` (127) or was
+    ended from outside, a line on its stderr says so."""
+    if ran.errno:
+        output.sinks[2].add(f"jupyter_agents: cannot run {program}: {os.strerror(ran.errno)}\n")
+        return 127
+    if ran.lost:
+        output.sinks[2].add("[jupyter_agents: the sandbox was ended from outside.]\n")
+    return ran.exit_code
+
+
+def _notes(restored: list[str], renamed: list[_shadow.Blocked]) -> str:
+    """What the sandbox says at the end of stderr, one line each: the device nodes it put
+    back and the modules it renamed."""
+    notes = [_devices.restored_note(restored)] if restored else []
+    notes += [_shadow.blocked_note(renamed)] if renamed else []
+    return "".join(f"{note}\n" for note in notes)
 
 
 def _too_long(
