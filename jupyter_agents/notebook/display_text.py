@@ -8,8 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._render.terminal import strip_ansi, terminal_safe
-from ..runtime.tools.display import PartType
-from ..runtime.tools.plan import STEP_MARKS, StepStatus
+from ..runtime.tools.display import STEP_MARKS, PartType, StepStatus
 
 __all__ = [
     "PART_TEXT",

@@ -15,8 +15,7 @@ from typing import Any, Literal, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-from ..runtime.tools.display import LiveOutput, PartType
-from ..runtime.tools.plan import StepStatus
+from ..runtime.tools.display import LiveOutput, PartType, StepStatus
 
 __all__ = [
     "STATE_VERSION",

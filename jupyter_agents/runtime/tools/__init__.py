@@ -1,39 +1,60 @@
-"""Tools an agent can use."""
+"""Tools an agent can use.
+
+Names are imported from their modules on first use (as ``jupyter_agents`` does), so importing
+one light module of this package (``tools.display``, ``tools.background``, ``tools.listeners``)
+does not import the function-tool machinery (pydantic, griffe) or every kind of tool. The
+built-in kinds register themselves when the kind registry is first asked (``kinds.py``).
+"""
 
 from __future__ import annotations
 
-from typing import TypeAlias, Union
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from .function import (
-    FunctionTool,
-    ToolArgumentsError,
-    ToolErrorFunction,
-    default_tool_error_function,
-    function_tool,
-    tool,
-)
-from .hosted import (
-    CodeInterpreterTool,
-    FileSearchTool,
-    HostedMCPTool,
-    HostedTool,
-    ImageGenerationTool,
-    MCPToolApprovalFunction,
-    MCPToolApprovalFunctionResult,
-    MCPToolApprovalRequest,
-    ProgrammaticToolCallingTool,
-    ToolSearchTool,
-    WebSearchTool,
-)
-from .outputs import (
-    ToolOutputFileContent,
-    ToolOutputFileContentDict,
-    ToolOutputImage,
-    ToolOutputImageDict,
-    ToolOutputText,
-    ToolOutputTextDict,
-    to_model_output,
-)
+if TYPE_CHECKING:
+    from typing import TypeAlias, Union
+
+    from .apply_patch import ApplyPatchTool
+    from .base_tool import BaseTool
+    from .computer import ComputerTool
+    from .function import (
+        FunctionTool,
+        ToolArgumentsError,
+        ToolErrorFunction,
+        default_tool_error_function,
+        function_tool,
+        tool,
+    )
+    from .hosted import (
+        CodeInterpreterTool,
+        FileSearchTool,
+        HostedMCPTool,
+        HostedTool,
+        ImageGenerationTool,
+        MCPToolApprovalFunction,
+        MCPToolApprovalFunctionResult,
+        MCPToolApprovalRequest,
+        ProgrammaticToolCallingTool,
+        ToolSearchTool,
+        WebSearchTool,
+    )
+    from .outputs import (
+        ToolOutputFileContent,
+        ToolOutputFileContentDict,
+        ToolOutputImage,
+        ToolOutputImageDict,
+        ToolOutputText,
+        ToolOutputTextDict,
+        to_model_output,
+    )
+    from .plan import PlanTool
+    from .shell import ShellTool
+
+    Tool: TypeAlias = Union[
+        FunctionTool, HostedTool, ShellTool, ApplyPatchTool, ComputerTool, BaseTool, PlanTool
+    ]
+    """Any tool an agent can carry: every registered kind's tool classes (``LocalShellTool``
+    is a ``ShellTool``; MCP tools are function tools)."""
 
 __all__ = [
     "CodeInterpreterTool",
@@ -63,22 +84,69 @@ __all__ = [
     "tool",
 ]
 
-# The built-in local tool kinds register themselves on import: import them here, so a run, a
-# saved state or a notebook view knows their call items even before anyone imports the tools.
-from . import apply_patch as _apply_patch
-from . import base_tool as _base_tool
-from . import computer as _computer
-from . import plan as _plan
-from . import shell as _shell
+_MODULES = {
+    "function": (
+        "FunctionTool",
+        "ToolArgumentsError",
+        "ToolErrorFunction",
+        "default_tool_error_function",
+        "function_tool",
+        "tool",
+    ),
+    "hosted": (
+        "CodeInterpreterTool",
+        "FileSearchTool",
+        "HostedMCPTool",
+        "HostedTool",
+        "ImageGenerationTool",
+        "MCPToolApprovalFunction",
+        "MCPToolApprovalFunctionResult",
+        "MCPToolApprovalRequest",
+        "ProgrammaticToolCallingTool",
+        "ToolSearchTool",
+        "WebSearchTool",
+    ),
+    "outputs": (
+        "ToolOutputFileContent",
+        "ToolOutputFileContentDict",
+        "ToolOutputImage",
+        "ToolOutputImageDict",
+        "ToolOutputText",
+        "ToolOutputTextDict",
+        "to_model_output",
+    ),
+}
+_HOME = {name: module for module, names in _MODULES.items() for name in names}
+"""Each lazily imported name -> the module of this package that defines it."""
 
-Tool: TypeAlias = Union[
-    FunctionTool,
-    HostedTool,
-    _shell.ShellTool,
-    _apply_patch.ApplyPatchTool,
-    _computer.ComputerTool,
-    _base_tool.BaseTool,
-    _plan.PlanTool,
-]
-"""Any tool an agent can carry: every registered kind's tool classes (``LocalShellTool`` is a
-``ShellTool``; MCP tools are function tools)."""
+
+def _tool_union() -> Any:
+    """``Tool``: the union of every built-in kind's tool classes (imports them all)."""
+    from typing import Union
+
+    from .apply_patch import ApplyPatchTool
+    from .base_tool import BaseTool
+    from .computer import ComputerTool
+    from .function import FunctionTool
+    from .hosted import HostedTool
+    from .plan import PlanTool
+    from .shell import ShellTool
+
+    return Union[
+        FunctionTool, HostedTool, ShellTool, ApplyPatchTool, ComputerTool, BaseTool, PlanTool
+    ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Tool":
+        value = _tool_union()
+    elif name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    else:  # a submodule not imported yet: ``from .tools import shell`` imports it then
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

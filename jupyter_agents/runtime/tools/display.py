@@ -15,7 +15,16 @@ from typing import Any, Literal
 
 from .outputs import to_model_output
 
-__all__ = ["DisplayPart", "LiveOutput", "PartRole", "PartType", "ToolDisplay", "output_parts"]
+__all__ = [
+    "STEP_MARKS",
+    "DisplayPart",
+    "LiveOutput",
+    "PartRole",
+    "PartType",
+    "StepStatus",
+    "ToolDisplay",
+    "output_parts",
+]
 
 PartType = Literal["text", "code", "terminal", "diff", "image", "json", "error"]
 """How a part is drawn: prose, highlighted code, terminal output (ANSI colours), a diff (lines
@@ -27,6 +36,12 @@ anyone approves, in place of the raw JSON arguments) or its output."""
 
 LiveOutput = Literal["text", "terminal"]
 """How what a call prints while it runs is shown."""
+
+StepStatus = Literal["pending", "in_progress", "completed"]
+"""Where a step of a plan (``update_plan``) is."""
+
+STEP_MARKS: dict[StepStatus, str] = {"pending": "○", "in_progress": "◐", "completed": "✓"}
+"""How every user interface marks a step of each status."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from ..approvals import NeedsApproval
 from ..context import RunContextWrapper, ToolContext
 from ..errors import ToolArgumentsError, UserError
 from ._json_validate import check_arguments
+from .listeners import ToolListener, add_tool_listener, remove_tool_listener, tool_created
 from .schema import function_schema
 
 if TYPE_CHECKING:
@@ -341,8 +342,7 @@ def function_tool(
                 "replay": replay,
             },
         )
-        for listener in list(_tool_listeners):
-            listener(made)
+        tool_created(made)
         return made
 
     if func is not None:
@@ -352,22 +352,3 @@ def function_tool(
 
 tool = function_tool
 """Alias of ``function_tool``."""
-
-ToolListener: TypeAlias = Callable[[FunctionTool], None]
-_tool_listeners: list[ToolListener] = []
-
-
-def add_tool_listener(listener: ToolListener) -> None:
-    """Call ``listener`` with every tool ``@function_tool`` creates from now on.
-
-    The notebook layer uses this to collect the tools defined in cells; the runtime itself
-    knows nothing about notebooks.
-    """
-    if listener not in _tool_listeners:
-        _tool_listeners.append(listener)
-
-
-def remove_tool_listener(listener: ToolListener) -> None:
-    """Stop calling ``listener``."""
-    if listener in _tool_listeners:
-        _tool_listeners.remove(listener)

@@ -10,10 +10,15 @@ A new kind of tool is one module with its tool class and its kind, plus one
 ``register_tool_kind`` call. Hosted tools are declarations run by the provider: their kind
 claims their call types but has no executor. A call type nobody claims is a
 ``ModelBehaviorError``.
+
+The built-in kinds' modules (shell, apply_patch, computer, plan, base tools) are imported by the
+first lookup (or registration), not by importing the tools package: a run, a saved state or a
+notebook view knows their call items even before anyone imports their tools.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
@@ -271,17 +276,44 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
 class _Registry:
     kinds: list[ToolKind[Any, Any]] = field(default_factory=list)
     by_call_type: dict[str, ToolKind[Any, Any]] = field(default_factory=dict)
+    built_in_loaded: bool = False
 
 
 _registry = _Registry()
+
+_BUILT_IN_MODULES = ("apply_patch", "base_tool", "computer", "plan", "shell")
+"""The modules of the built-in kinds besides function and hosted tools (defined here); each
+registers its kinds when it is imported."""
+_BUILT_IN_KINDS = {"apply_patch", "base_tool", "computer", "plan", "shell", "local_shell"}
+"""The names of the kinds those modules register."""
+
+
+def _load_built_in_kinds() -> None:
+    """Import the built-in kinds' modules, the first time a kind is looked up or registered.
+
+    Registering one of them imports the others (it calls ``register_tool_kind``): an import
+    already under way returns at once, and the registry counts as loaded once every built-in
+    kind is in it. A kind registered by anyone else therefore comes after the built-ins and
+    replaces their claims, as when the tools package imported them all.
+    """
+    if _registry.built_in_loaded:
+        return
+    for name in _BUILT_IN_MODULES:
+        importlib.import_module(f"{__package__}.{name}")
+    _registry.built_in_loaded = {k.name for k in _registry.kinds} >= _BUILT_IN_KINDS
+
+
+def _add(kind: ToolKind[Any, Any]) -> None:
+    _registry.kinds = [k for k in _registry.kinds if k.name != kind.name] + [kind]
+    for call_type in kind.call_types:
+        _registry.by_call_type[call_type] = kind
 
 
 def register_tool_kind(kind: ToolKind[Any, Any]) -> None:
     """Make ``kind`` known to every run (a later kind claiming the same class or call type
     replaces the earlier claim)."""
-    _registry.kinds = [k for k in _registry.kinds if k.name != kind.name] + [kind]
-    for call_type in kind.call_types:
-        _registry.by_call_type[call_type] = kind
+    _load_built_in_kinds()
+    _add(kind)
 
 
 def tool_item_types() -> frozenset[str]:
@@ -297,17 +329,20 @@ def tool_item_types() -> frozenset[str]:
 
 def tool_kinds() -> tuple[ToolKind[Any, Any], ...]:
     """Every registered kind."""
+    _load_built_in_kinds()
     return tuple(_registry.kinds)
 
 
 def kind_for_tool(tool: object) -> ToolKind[Any, Any] | None:
     """The kind ``tool`` belongs to (the most recently registered match), or None."""
+    _load_built_in_kinds()
     matches = (k for k in reversed(_registry.kinds) if isinstance(tool, k.tool_classes))
     return next(matches, None)
 
 
 def kind_for_call(call_type: str) -> ToolKind[Any, Any] | None:
     """The kind whose calls have output item type ``call_type``, or None."""
+    _load_built_in_kinds()
     return _registry.by_call_type.get(call_type)
 
 
@@ -361,5 +396,5 @@ HOSTED: ToolKind[HostedTool, Any] = ToolKind(
 )
 """Hosted tools: declarations the provider runs; their calls are shown, never run here."""
 
-register_tool_kind(FUNCTION)
-register_tool_kind(HOSTED)
+_add(FUNCTION)  # the built-ins defined here: the other modules' come when first needed
+_add(HOSTED)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, get_args
+from typing import TYPE_CHECKING, Any, NoReturn, get_args
 
 from ..errors import ToolArgumentsError
-from .display import DisplayPart, ToolDisplay, output_parts
+from .display import STEP_MARKS, DisplayPart, StepStatus, ToolDisplay, output_parts
 from .function_form import FunctionFormKind
 from .kinds import ParsedCall, register_tool_kind
 
@@ -39,12 +39,6 @@ __all__ = [
     "latest_plan",
     "plan_of",
 ]
-
-StepStatus = Literal["pending", "in_progress", "completed"]
-"""Where a step is."""
-
-STEP_MARKS: dict[StepStatus, str] = {"pending": "○", "in_progress": "◐", "completed": "✓"}
-"""How every user interface marks a step of each status."""
 
 PLAN_UPDATED = "Plan updated"
 """What the model is told when its plan was taken."""

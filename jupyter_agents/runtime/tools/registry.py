@@ -12,14 +12,16 @@ import importlib
 import json
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import UserError
-from .base_tool import BaseTool
+
+if TYPE_CHECKING:
+    from .base_tool import BaseTool
 
 __all__ = ["TOOL_REGISTRY", "register_tool", "resolve_tool_spec"]
 
-T = TypeVar("T", bound=type[BaseTool])
+T = TypeVar("T", bound="type[BaseTool]")
 
 TOOL_REGISTRY: dict[str, type[BaseTool]] = {}
 """Registered tool classes by name."""
@@ -28,7 +30,8 @@ BUILT_IN = {
     "code_interpreter": "jupyter_agents.runtime.tools.code_interpreter",
     "retrieval": "jupyter_agents.runtime.tools.retrieval_tool",
 }
-"""Registered on first use: name -> the module that registers it."""
+"""Registered on first use: name -> the module that registers it (the notebook extension adds
+its own when it loads)."""
 
 _shared: dict[tuple[str, str], BaseTool] = {}
 _lock = threading.Lock()
@@ -38,6 +41,8 @@ def register_tool(name: str, allow_overwrite: bool = False) -> Callable[[T], T]:
     """Register a ``BaseTool`` subclass under ``name`` (a class decorator)."""
 
     def register(cls: T) -> T:
+        from .base_tool import BaseTool  # (the registry is read before any tool is made)
+
         if not (isinstance(cls, type) and issubclass(cls, BaseTool)):
             raise UserError(f"@register_tool({name!r}) decorates BaseTool subclasses, not {cls!r}.")
         if cls.name and cls.name != name:
