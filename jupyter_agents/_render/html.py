@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import html as _html
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nh3
-from markdown_it import MarkdownIt
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 __all__ = ["MAX_CHARS", "escape_html", "markdown_to_html", "sanitize_html"]
 
@@ -54,6 +56,8 @@ def sanitize_html(fragment: str) -> str:
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # (50 ms: imported when text is first rendered)
+
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
 
