@@ -19,13 +19,13 @@ from collections.abc import Callable
 from typing import Any
 
 from .._render import escape_html
-from ..runtime.batch.progress import Tally, set_notebook_progress
+from ..runtime.batch.progress import Tally
 from ..runtime.batch.result import BatchResult, RowResult
 from ..runtime.batch.run_batch import BatchControl
 from . import saved_forms
 from .saved_forms import BatchState
 
-__all__ = ["BatchView", "ReviewView", "install"]
+__all__ = ["BatchView", "ReviewView"]
 
 LATEST = 8
 """Rows shown in the table of the latest rows."""
@@ -242,11 +242,6 @@ class _Bundle:
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         view = self.view
         return saved_forms.batch_bundle(view.saved_state(), view.text, view.widget.model_id)
-
-
-def install() -> None:
-    """Make ``run_batch(progress="auto")`` use the widget in this kernel."""
-    set_notebook_progress(BatchView)
 
 
 def _short(value: Any, limit: int = 80) -> str:

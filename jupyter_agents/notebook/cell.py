@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import dataclasses
 import os
+import threading
 from decimal import Decimal
 from typing import Any
 
@@ -15,6 +16,7 @@ from IPython.core.error import UsageError
 from ..runtime.agent import Agent
 from ..runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, OnLoop
 from ..runtime.context import ToolContext
+from ..runtime.cost import warm_up_prices
 from ..runtime.items import ToolCallOutputItem
 from ..runtime.replay import Cassette
 from ..runtime.replay.cassette import NO_RECORDING
@@ -175,7 +177,22 @@ class _Prepared:
 def _options(line: str) -> tuple[NotebookHost, CellOptions]:
     """The host and the cell's options, read once (misuse is a ``UsageError`` here)."""
     host = _host()
-    return host, parse_cell_options(line, host.runs.default_approve)
+    opts = parse_cell_options(line, host.runs.default_approve)
+    _warm_up_prices()
+    return host, opts
+
+
+_prices_warming = threading.Event()
+
+
+def _warm_up_prices() -> None:
+    """Import genai-prices and price once (about 0.7 s) on a thread when the first agent cell
+    runs: by its first model response the run's price is quick. Not when the extension loads,
+    which imports nothing heavy (a kernel that never runs an agent cell never pays it)."""
+    if not _prices_warming.is_set():
+        _prices_warming.set()
+        name = "jupyter_agents-prices"
+        threading.Thread(target=warm_up_prices, name=name, daemon=True).start()
 
 
 def _prepare(host: NotebookHost, opts: CellOptions, body: str) -> _Prepared:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..evals import Comparison, EvalReport
     from ..evals.report import CaseResult
 
-__all__ = ["EvalReportWidget", "comparison_state", "install", "report_state"]
+__all__ = ["EvalReportWidget", "comparison_state", "report_state", "show"]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -203,16 +203,3 @@ def show(value: Any) -> None:
 
     state = comparison_state(value) if isinstance(value, Comparison) else report_state(value)
     display(_Bundle(EvalReportWidget(report=state), str(value)))
-
-
-def install(shell: Any) -> None:
-    """Show reports and comparisons as the widget in this kernel (without importing the evals
-    package before a report exists: it needs the optional ``pydantic-evals``)."""
-    formatter = shell.display_formatter.ipython_display_formatter
-    for module, name in (("report", "EvalReport"), ("compare", "Comparison")):
-        formatter.for_type_by_name(f"jupyter_agents.evals.{module}", name, _shown)
-
-
-def _shown(value: Any) -> bool:
-    show(value)
-    return True

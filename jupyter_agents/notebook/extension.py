@@ -1,20 +1,25 @@
-"""``%load_ext jupyter_agents``: magics, the ``%%agent`` transformer, the toolbox, a banner."""
+"""``%load_ext jupyter_agents``: magics, the ``%%agent`` transformer, the toolbox, a banner.
+
+Loading imports nothing heavy (no runtime machinery, widgets, pydantic, Markdown renderer or
+price data): the magics here are thin wrappers that import their modules on first use, the
+displays are registered by class name, and the host's parts that need the runtime are made
+when first used. A fresh kernel loads the extension in well under a second (N1's
+``load_ext_s``); ``tests/kernel/test_lazy_load.py`` checks what it leaves imported.
+"""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from .._version import __version__
-from ..runtime.cost import warm_up_prices
-from ..runtime.result import RunResultStreaming
-from .cell import run_agent_cell_magic
-from .display import show_streaming
 from .host import NotebookHost, current_host, set_current_host
 from .kernel import agent_cell_transformer, supports_live_cells
-from .magics import agent_line_magic
 
 __all__ = ["load", "unload"]
+
+LAZY_TOOLS = {"notebook_python": "jupyter_agents.notebook.notebook_python"}
+"""Registered tools of the notebook layer, by name -> the module that registers them (imported
+when a run or ``%agent tools add`` first asks for the name)."""
 
 
 def _banner(host: NotebookHost, live: bool) -> str:
@@ -42,28 +47,19 @@ def load(shell: Any) -> None:
             host.close()
         host = NotebookHost(shell)
         set_current_host(host)
-    bound = host
-
-    def agent(line: str) -> Any:
-        return agent_line_magic(bound, line)
-
-    shell.register_magic_function(agent, "line", "agent")
-    shell.register_magic_function(run_agent_cell_magic, "cell", "agent")
+    _register_magics(shell, host)
     cleanup = shell.input_transformers_cleanup
     if not any(getattr(t, "jupyter_agents", False) for t in cleanup):
         cleanup.append(agent_cell_transformer(shell))
     _register_displays(shell)
+    _register_tools()
     if getattr(shell, "kernel", None) is not None:  # run_batch shows a widget in a kernel
-        from .batch_view import install as install_batch_view
+        from ..runtime.batch.progress import set_notebook_progress
         from .cell_runner import follow_cells
-        from .eval_view import install as install_eval_view
 
-        install_batch_view()
-        install_eval_view(shell)  # reports and comparisons as the report widget
+        set_notebook_progress(_batch_view)
         follow_cells(shell)  # the notebook agent's run_cells
     host.open_runs_channel()
-    # genai-prices takes ~0.7 s to import and price once: off the first cell's path
-    threading.Thread(target=warm_up_prices, name="jupyter_agents-prices", daemon=True).start()
     print(_banner(host, supports_live_cells(shell)))
 
 
@@ -80,6 +76,60 @@ def unload(shell: Any) -> None:
     set_notebook_progress(None)
 
 
+def _register_magics(shell: Any, host: NotebookHost) -> None:
+    """``%agent`` (bound to ``host``) and ``%%agent``, each importing its module when used."""
+
+    def agent(line: str) -> Any:
+        from .magics import agent_line_magic
+
+        return agent_line_magic(host, line)
+
+    def agent_cell(line: str, body: str) -> None:
+        from .cell import run_agent_cell_magic
+
+        run_agent_cell_magic(line, body)
+
+    agent_cell.__doc__ = "The ``%%agent`` cell magic: run an agent on the cell's prompt."
+    shell.register_magic_function(agent, "line", "agent")
+    shell.register_magic_function(agent_cell, "cell", "agent")
+
+
 def _register_displays(shell: Any) -> None:
+    """Show a streamed result as the live widget and evaluation reports and comparisons as
+    the report widget, registered by class name: nothing is imported until one is shown (the
+    evals package needs the optional ``pydantic-evals``)."""
     formatter = shell.display_formatter.ipython_display_formatter
-    formatter.for_type(RunResultStreaming, show_streaming)
+    formatter.for_type_by_name(
+        "jupyter_agents.runtime.result", "RunResultStreaming", _show_streaming
+    )
+    if getattr(shell, "kernel", None) is not None:
+        for module, name in (("report", "EvalReport"), ("compare", "Comparison")):
+            formatter.for_type_by_name(f"jupyter_agents.evals.{module}", name, _show_eval)
+
+
+def _register_tools() -> None:
+    """Make the notebook layer's registered tools known by name (``LAZY_TOOLS``)."""
+    from ..runtime.tools.registry import BUILT_IN
+
+    for name, module in LAZY_TOOLS.items():
+        BUILT_IN.setdefault(name, module)
+
+
+def _show_streaming(result: Any) -> None:
+    from .display import show_streaming
+
+    show_streaming(result)
+
+
+def _show_eval(value: Any) -> bool:
+    from .eval_view import show
+
+    show(value)
+    return True
+
+
+def _batch_view(total: int, control: Any) -> Any:
+    """``run_batch(progress="auto")``'s progress widget in this kernel."""
+    from .batch_view import BatchView
+
+    return BatchView(total, control)

@@ -9,29 +9,27 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from ..runtime.agent import Agent
-from ..runtime.blocking import run_blocking
-from ..runtime.models.interface import Model
-from ..runtime.models.provider import DEFAULT_MODEL, get_default_openai_api
-from ..runtime.result import RunResult
-from ..runtime.retrieval import DocumentStore
-from ..runtime.tools import FunctionTool, retrieval_tool
-from ..runtime.tools.ask_user import AskUserTool
-from ..runtime.tools.function import add_tool_listener, remove_tool_listener
-from ..runtime.tools.plan import PlanTool
-from .conversation import Conversation
+from ..runtime.tools.listeners import add_tool_listener, remove_tool_listener
 from .costs import CostBook
 from .document_comm import DocumentChannel
 from .policy_magic import NotebookPolicy
 from .run_registry import RunRegistry
 from .runs_comm import RunsChannel
-from .session_magic import SessionStore
 from .standing import StandingApprovals
 from .toolbox import Toolbox
+
+if TYPE_CHECKING:  # imported where used: the extension loads without the runtime
+    from ..runtime.agent import Agent
+    from ..runtime.models.interface import Model
+    from ..runtime.result import RunResult
+    from ..runtime.retrieval import DocumentStore
+    from ..runtime.tools import FunctionTool
+    from .conversation import Conversation
+    from .session_magic import SessionStore
 
 __all__ = ["DEFAULT_INSTRUCTIONS", "NotebookHost", "current_host", "set_current_host"]
 
@@ -87,6 +85,8 @@ class NotebookHost:
 
     def close(self) -> None:
         """Stop collecting tools, close the document index, MCP servers and the runs comm."""
+        from ..runtime.blocking import run_blocking
+
         remove_tool_listener(self._on_tool_created)
         self._close_conversations()
         if self.toolbox_server is not None:
@@ -99,6 +99,8 @@ class NotebookHost:
                 pass
         self.mcp_servers.clear()
         if self.docs is not None:
+            from ..runtime.tools import retrieval_tool
+
             retrieval_tool.default_store = None
             self.docs.close()
             self.docs = None
@@ -148,6 +150,10 @@ class NotebookHost:
         """The default agent: the notebook's instructions, model and every notebook tool, and
         ``update_plan`` and ``ask_user`` (a question to the person instead of a guess), unless a
         notebook tool has that name."""
+        from ..runtime.agent import Agent
+        from ..runtime.tools.ask_user import AskUserTool
+        from ..runtime.tools.plan import PlanTool
+
         tools: list[Any] = list(self.toolbox.tools)
         if "update_plan" not in self.toolbox:
             tools.append(PlanTool())
@@ -163,6 +169,8 @@ class NotebookHost:
 
     def agent_named(self, name: str | None) -> Agent[Any]:
         """``name`` from the user namespace, or the notebook agent when None."""
+        from ..runtime.agent import Agent
+
         if name is None:
             return self.notebook_agent()
         value = self.shell.user_ns.get(name)
@@ -174,6 +182,8 @@ class NotebookHost:
 
     def resolve_model(self, text: str) -> str | Model:
         """A model from ``%agent model X``: a Model in the namespace, or a model name."""
+        from ..runtime.models.interface import Model
+
         text = text.strip()
         try:
             value = eval(text, self.shell.user_ns)  # the user's own expression
@@ -184,6 +194,9 @@ class NotebookHost:
     def document_store(self) -> DocumentStore:
         """The notebook's document store (its index beside the notebook), made on first use;
         from then on ``Agent(tools=["retrieval"])`` searches it too."""
+        from ..runtime.retrieval import DocumentStore
+        from ..runtime.tools import retrieval_tool
+
         if self.docs is None:
             self.docs = DocumentStore(Path.cwd())
             retrieval_tool.default_store = lambda: self.docs
@@ -192,6 +205,8 @@ class NotebookHost:
     def conversation(self, agent_name: str) -> Conversation:
         """The conversation of ``agent_name`` (created on first use), in the session store
         ``%agent session`` set, else in memory."""
+        from .conversation import Conversation
+
         found = self.conversations.get(agent_name)
         if found is None:
             store = self.session_store
@@ -208,6 +223,8 @@ class NotebookHost:
     def _close_conversations(self) -> None:
         """Forget the conversations, closing their database connections (``%agent session``;
         what they stored stays in the database)."""
+        from ..runtime.blocking import run_blocking
+
         for conversation in self.conversations.values():
             close = getattr(conversation.session, "close", None)
             try:
@@ -223,9 +240,11 @@ class NotebookHost:
     def model_label(self, model: str | Model | None = None) -> str:
         """A short description of the model a run will use."""
         model = self.model if model is None else model
-        if isinstance(model, Model):
+        if model is not None and not isinstance(model, str):  # a Model
             named = getattr(model, "name", None) or getattr(model, "model", None)
             return named if isinstance(named, str) and named else type(model).__name__
+        from ..runtime.models.provider import DEFAULT_MODEL, get_default_openai_api
+
         name = model or os.environ.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
         if name.startswith("litellm/"):
             return f"{name.removeprefix('litellm/')} (LiteLLM)"

@@ -157,6 +157,29 @@ def _add_tool(host: NotebookHost, words: list[str]) -> None:
     print(f"jupyter_agents: the notebook agent can use {tool.name!r}")
 
 
+def _tools(host: NotebookHost, words: list[str]) -> None:
+    """``%agent tools``: list the notebook agent's tools; ``add NAME [KEY=VALUE ...]`` or
+    ``remove NAME`` one."""
+    if words[:1] == ["add"]:
+        _add_tool(host, words[1:])
+    elif words[:1] == ["remove"]:
+        if len(words) != 2:
+            raise UsageError("%agent tools remove NAME")
+        if not host.toolbox.remove(words[1]):
+            raise UsageError(f"%agent tools remove: no tool named {words[1]!r}.")
+        print(f"jupyter_agents: removed tool {words[1]!r}")
+    elif words:
+        raise UsageError(f"%agent tools: unknown argument {words[0]!r}. Usage: {LINE_USAGE}")
+    else:
+        if not len(host.toolbox):
+            print("No tools yet: decorate a function with @tool in a cell.")
+        else:
+            columns = ["name", "description", "parameters", "approval"]
+            display(Markdown(_table(host.toolbox.rows(), columns)))
+        built_in = [t.name for t in host.notebook_agent().tools if t.name not in host.toolbox]
+        print(f"The notebook agent also has {', '.join(built_in)} (built in).")
+
+
 def _docs(host: NotebookHost, words: list[str]) -> None:
     """``%agent docs add PATH...``: documents (files or folders under the notebook's folder)
     the notebook agent searches with its ``retrieval`` tool; ``%agent docs`` lists them."""
@@ -204,24 +227,7 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
             raise UsageError("%agent instructions: give the new instructions text.")
         host.instructions = line.split(None, 1)[1].strip()
     elif command == "tools":
-        if rest[:1] == ["add"]:
-            _add_tool(host, rest[1:])
-        elif rest[:1] == ["remove"]:
-            if len(rest) != 2:
-                raise UsageError("%agent tools remove NAME")
-            if not host.toolbox.remove(rest[1]):
-                raise UsageError(f"%agent tools remove: no tool named {rest[1]!r}.")
-            print(f"jupyter_agents: removed tool {rest[1]!r}")
-        elif rest:
-            raise UsageError(f"%agent tools: unknown argument {rest[0]!r}. Usage: {LINE_USAGE}")
-        else:
-            if not len(host.toolbox):
-                print("No tools yet: decorate a function with @tool in a cell.")
-            else:
-                columns = ["name", "description", "parameters", "approval"]
-                display(Markdown(_table(host.toolbox.rows(), columns)))
-            built_in = [t.name for t in host.notebook_agent().tools if t.name not in host.toolbox]
-            print(f"The notebook agent also has {', '.join(built_in)} (built in).")
+        _tools(host, rest)
     elif command == "docs":
         _docs(host, rest)
     elif command == "mcp":

@@ -15,10 +15,6 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from ..runtime.sandbox import find_bwrap
-from ..runtime.sandbox.bwrap import MODES
-from ..runtime.sandbox.policy import APPROVAL_POLICIES, DEFAULT_APPROVAL, DEFAULT_MODE
-
 __all__ = ["NotebookPolicy", "policy_magic"]
 
 USAGE = (
@@ -43,6 +39,8 @@ class NotebookPolicy:
 
     def describe(self) -> str:
         """One line, e.g. ``approval untrusted · sandbox workspace-write · ...``."""
+        from ..runtime.sandbox.policy import DEFAULT_APPROVAL, DEFAULT_MODE
+
         workspace = self.workspace or f"{os.getcwd()} (the current folder)"
         network = "on" if self.network_access else "off"
         return (
@@ -53,6 +51,10 @@ class NotebookPolicy:
 
 def policy_magic(policy: NotebookPolicy, words: list[str]) -> None:
     """Apply ``%agent policy WORDS`` to ``policy`` and print the result (or a warning)."""
+    from ..runtime.sandbox import find_bwrap
+    from ..runtime.sandbox.bwrap import MODES
+    from ..runtime.sandbox.policy import APPROVAL_POLICIES, DEFAULT_MODE
+
     reset = words[:1] == ["reset"]
     changed = NotebookPolicy() if reset else NotebookPolicy(**policy.__dict__)
     rest = list(words[1:] if reset else words)

@@ -17,13 +17,15 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..runtime.approvals import ApprovalDecision, ApprovalRequest
 from ..runtime.tools.background import BackgroundCall
-from ..runtime.tools.plan import Plan
 from .view_protocol import LiveView
 from .widget_state import Wait
+
+if TYPE_CHECKING:  # (the registry is made when the extension loads, before any plan)
+    from ..runtime.tools.plan import Plan
 
 __all__ = ["RunRecord", "RunRegistry"]
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ..runtime.tools import FunctionTool
-from ..runtime.tools.base_tool import BaseTool
+if TYPE_CHECKING:  # the toolbox is made when the extension loads, before any tool
+    from ..runtime.tools import FunctionTool
+    from ..runtime.tools.base_tool import BaseTool
 
-NotebookTool = FunctionTool | BaseTool
+NotebookTool: TypeAlias = "FunctionTool | BaseTool"
 
 __all__ = ["ToolEntry", "Toolbox", "schema_changes"]
 

@@ -3,7 +3,8 @@ calculator); no price is written by hand here.
 
 Importing genai-prices takes about 300 ms and its first calculation about 400 ms, so nothing
 imports it until a price is asked for (a budget, ``result.cost``, a recording trace);
-``warm_up`` does both ahead of time (the notebook extension runs it on a daemon thread).
+``warm_up`` does both ahead of time (the notebook layer runs it on a daemon thread when the
+first agent cell runs).
 """
 
 from __future__ import annotations
