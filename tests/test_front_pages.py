@@ -4,8 +4,11 @@ every page of the guide."""
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
+
+from .notebook import replay_helpers
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -35,6 +38,8 @@ def test_ci_runs_every_notebook_after_the_readme_install_alone() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     step = ci[ci.index("python3 -m venv .venv-readme") : ci.index('export CI="${CI:-true}"')]
     installs = [line.strip() for line in step.splitlines() if "pip install" in line]
-    assert installs == [INSTALL]  # exactly the README's, nothing more
-    assert "JUPYTER_AGENTS_APPROVE=auto python -m jupyter_agents.headless" in step
-    assert "for notebook in notebooks/*.ipynb" in step and "exit 1" in step
+    assert installs == [f".venv-readme/bin/{INSTALL}"]  # exactly the README's, nothing more
+    assert 'export JUPYTER_AGENTS_README_PYTHON="$PWD/.venv-readme/bin/python"' in step
+    # ... and the notebook tests run every notebook with that Python (under CI, only with it)
+    assert replay_helpers.README_PYTHON == "JUPYTER_AGENTS_README_PYTHON"
+    assert "notebook_python()" in inspect.getsource(replay_helpers.headless)

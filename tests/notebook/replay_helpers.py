@@ -15,11 +15,30 @@ import nbformat
 from jupyter_agents.notebook import run_document
 from jupyter_agents.runtime.sandbox.bwrap import find_bwrap
 
+from ..prerequisites import under_ci
+
 NOWHERE = "http://127.0.0.1:9/v1"
 """Where the second run's model requests go: nothing listens there (nor can it be reached)."""
 
 RUN_TIMEOUT = 300
 """Seconds one headless run of a notebook may take (normally 10 to 40)."""
+
+README_PYTHON = "JUPYTER_AGENTS_README_PYTHON"
+"""The Python of an environment made with the README's install alone (``pip install -e
+".[lab]"``, no test extra): `.ci/run` makes one (``.venv-readme``) and names it here, so the
+notebooks run with only what the README installs. Unset, this environment's Python runs them."""
+
+
+def notebook_python() -> str:
+    """The Python that runs the notebooks: the README install's under CI, else this one."""
+    python = os.environ.get(README_PYTHON)
+    if python:
+        assert Path(python).is_file(), f"{README_PYTHON}={python} does not exist"
+        return python
+    assert not under_ci(), (
+        f"under CI the notebooks run with the README's install: set {README_PYTHON}"
+    )
+    return sys.executable
 
 
 def agent_cells(nb: Any) -> list[Any]:
@@ -28,7 +47,7 @@ def agent_cells(nb: Any) -> list[Any]:
 
 def headless(path: Path, env: dict[str, str], *, offline: bool = False) -> tuple[Any, str]:
     """Run ``path`` with the headless runner; the executed notebook and what it printed."""
-    argv = [sys.executable, "-m", "jupyter_agents.headless", str(path), "--timeout", "120"]
+    argv = [notebook_python(), "-m", "jupyter_agents.headless", str(path), "--timeout", "120"]
     if offline:
         bwrap = find_bwrap()
         assert bwrap is not None, "bubblewrap is needed (apt-get install bubblewrap)"
@@ -58,16 +77,29 @@ def live_then_offline(source: Path, folder: Path) -> dict[str, Any]:
         live_dir / source.name, {"JUPYTER_AGENTS_SCRIPTED_HTTP": "1"}, offline=False
     )
     shutil.copy(live_dir / f"{source.stem}.out.ipynb", offline_dir / source.name)
-    env = {"JUPYTER_AGENTS_SCRIPTED_HTTP": NOWHERE}
+    # Offline as a person with no key: scripted stand-ins answer in the kernel (code cells
+    # that call the runtime themselves, unrecorded), and no request can leave the namespace.
+    env = {"JUPYTER_AGENTS_SCRIPTED_HTTP": "0"}
     again, said_again = headless(offline_dir / source.name, env, offline=True)
-    return {"live": live, "again": again, "said": said_live + "\n---\n" + said_again}
+    said = said_live + "\n---\n" + said_again
+    return {
+        "live": live,
+        "again": again,
+        "said": said,
+        "folders": (str(live_dir), str(offline_dir)),
+    }
 
 
 TIMING = re.compile(
     r" · \d+(\.\d+)? (ms|s|min \d+ s)\b| · [\d.]+ rows/s| · done in [\d.]+ (ms|s)"
+    r"|\b\d+(\.\d+)? ms\b"  # a time a cell measured and printed ("sandboxed 4.3 ms")
     r"|(?<= )\d+\.\d\ds +(?=\S)"  # a case's duration in an evaluation report's table, with
     # the padding after it (a duration of 10 s or more is one character wider)
 )
+
+
+class Stream(str):
+    """Printed text: consecutive stream outputs are compared as one."""
 
 
 def run_of(cell: Any) -> dict[str, Any]:
@@ -83,8 +115,12 @@ def run_of(cell: Any) -> dict[str, Any]:
             shown["header"] = header
             shown["blocks"] = [_block(b) for b in doc["blocks"] if not _replay_notice(b)]
             shown["markdown"] = TIMING.sub("", data["text/markdown"].replace(" · replayed", ""))
-        elif output.output_type == "stream":
-            shown["outputs"].append(output.text)
+        elif output.output_type == "stream":  # one text, however the kernel cut it
+            text = TIMING.sub("", output.text)
+            if shown["outputs"] and isinstance(shown["outputs"][-1], Stream):
+                shown["outputs"][-1] = Stream(shown["outputs"][-1] + text)
+            else:
+                shown["outputs"].append(Stream(text))
         elif "text/plain" in data:
             shown["outputs"].append(TIMING.sub("", data["text/plain"]))
     return shown

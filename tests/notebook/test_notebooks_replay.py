@@ -1,20 +1,22 @@
 """Every notebook in notebooks/ is executed live by the headless runner, its scripted stand-ins
 answering through the real openai client and the local OpenAI-compatible test server over HTTP
 (``JUPYTER_AGENTS_SCRIPTED_HTTP=1``); then the executed notebook is executed again by the
-headless runner in a network namespace of its own (bubblewrap ``--unshare-net``), its model
-requests sent to an address where nothing listens. Replay reproduces the notebook the way
-Restart & Run All reproduces code cells: every agent cell shows the same run as before, timing
-aside, replayed from the recording the first run left in the cell (a model request would have
-failed), its tools run again (so the variables, cells and files they made are there again),
-and every other code cell shows what it showed the first time, with no error.
+headless runner in a network namespace of its own (bubblewrap ``--unshare-net``), its scripted
+stand-ins answering in the kernel, as they do for a person with no key. Replay reproduces the
+notebook the way Restart & Run All reproduces code cells: every agent cell shows the same run as
+before, timing aside, replayed from the recording the first run left in the cell (its header
+says so), its tools run again (so the variables, cells and files they made are there again), and
+every other code cell shows what it showed the first time, with no error.
 
-Outputs are compared with timings and the names of temporary folders (``tempfile``'s) left out.
+Outputs are compared with timings, the notebook's folder, the names of temporary folders
+(``tempfile``'s), ports and MCP call ids left out.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ import pytest
 from jupyter_agents import Cassette
 from jupyter_agents.notebook import run_document
 
-from .replay_helpers import agent_cells, live_then_offline, run_of
+from .replay_helpers import agent_cells, headless, live_then_offline, run_of
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(600)]
 
@@ -46,6 +48,18 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, An
 def test_every_notebook_but_the_runtime_one_has_agent_cells() -> None:
     # runtime.ipynb calls the runtime from code cells (not recorded; nothing to replay)
     assert sorted(p.name for p in set(ALL) - set(WITH_AGENTS)) == ["runtime.ipynb"]
+
+
+def test_the_runtime_notebook_runs_with_no_error(tmp_path: Path) -> None:
+    """The one notebook with nothing to replay runs once, as a newcomer runs it (with only the
+    README's install under CI, like the others: replay_helpers.notebook_python)."""
+    (source,) = set(ALL) - set(WITH_AGENTS)
+    shutil.copy(source, tmp_path / source.name)
+    ran, said = headless(tmp_path / source.name, {"JUPYTER_AGENTS_SCRIPTED_HTTP": "1"})
+    errors = [
+        o for c in ran.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+    ]
+    assert errors == [], said
 
 
 @pytest.mark.parametrize("name", [p.stem for p in WITH_AGENTS])
@@ -75,18 +89,36 @@ def test_every_code_cell_shows_the_same_again_offline(executed: dict[str, Any], 
     for was, now in zip(live.cells, again.cells, strict=True):
         if now.cell_type != "code":
             continue
+        errors = [f"{o.ename}: {o.evalue}" for o in was.outputs if o.output_type == "error"]
+        assert errors == [], f"{was.source!r} failed live: {errors}\n{said}"
         errors = [f"{o.ename}: {o.evalue}" for o in now.outputs if o.output_type == "error"]
         assert errors == [], f"{now.source!r} failed offline: {errors}\n{said}"
-        assert _plain(run_of(now)) == _plain(run_of(was)), f"{now.source!r} differs:\n{said}"
+        folders = executed[name]["folders"]
+        assert _plain(run_of(now), folders) == _plain(run_of(was), folders), (
+            f"{now.source!r} differs:\n{said}"
+        )
 
 
 TEMPORARY = re.compile(r"/tmp/[\w.-]*?[a-z0-9_]{8}(?=[/'\"\s\\]|$)")
 """A folder ``tempfile`` made (``/tmp/data-tools-ph5l5z8w``): another name each run."""
 
+CHANGING = [
+    (TEMPORARY, "/tmp/TEMPORARY"),
+    (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:PORT"),  # a server the notebook starts
+    (re.compile(r"\bmcp_[0-9a-f]{16}\b"), "mcp_ID"),  # a call an MCP client made of it
+]
+"""What differs between two runs of a notebook, with what it is compared as."""
 
-def _plain(shown: Any) -> Any:
-    """``shown`` with temporary folders' names left out."""
-    return json.loads(TEMPORARY.sub("/tmp/TEMPORARY", json.dumps(shown)))
+
+def _plain(shown: Any, folders: tuple[str, str]) -> Any:
+    """``shown`` with the notebook's folder (live/ and offline/), temporary folders' names,
+    ports and MCP call ids left out."""
+    text = json.dumps(shown)
+    for folder in folders:
+        text = text.replace(folder, "FOLDER")
+    for pattern, said in CHANGING:
+        text = pattern.sub(said, text)
+    return json.loads(text)
 
 
 def _header(cell: Any) -> dict[str, Any]:
