@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 from IPython.display import Markdown, display
 
 from .._render import escape_markdown
-from ..runtime.cost import RunCost, format_usd
+
+if TYPE_CHECKING:  # the cost book is made when the extension loads, before any run
+    from ..runtime.cost import RunCost
 
 __all__ = ["CostBook", "CostEntry", "budget_magic", "cost_magic"]
 
@@ -58,6 +61,8 @@ class CostBook:
 
     def total(self) -> str:
         """The notebook's total as shown ("$1.23", or with "+ price unknown")."""
+        from ..runtime.cost import RunCost
+
         priced, known = self.spent()
         return str(RunCost(priced if known else None, priced, known))
 
@@ -68,6 +73,8 @@ class CostBook:
             return self.cell_budget
         left = self.notebook_budget - self.spent()[0]
         if left <= 0:
+            from ..runtime.cost import format_usd
+
             raise UsageError(
                 f"%%agent: the notebook's budget of {format_usd(self.notebook_budget)} is spent "
                 f"({self.total()}); raise it with %agent budget --notebook DOLLARS, or turn it "
@@ -77,6 +84,8 @@ class CostBook:
 
     def describe(self) -> str:
         """The budgets and what is spent, in one line."""
+        from ..runtime.cost import format_usd
+
         cell = format_usd(self.cell_budget) if self.cell_budget is not None else "off"
         notebook = format_usd(self.notebook_budget) if self.notebook_budget is not None else "off"
         return (

@@ -19,13 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..runtime.approvals import ApprovalDecision, ApprovalRequest
-from ..runtime.tools.background import BackgroundCall
-from .view_protocol import LiveView
-from .widget_state import Wait
-
-if TYPE_CHECKING:  # (the registry is made when the extension loads, before any plan)
+if TYPE_CHECKING:  # (the registry is made when the extension loads, before any run)
+    from ..runtime.approvals import ApprovalRequest
+    from ..runtime.tools.background import BackgroundCall
     from ..runtime.tools.plan import Plan
+    from .view_protocol import LiveView
+    from .widget_state import Wait
 
 __all__ = ["RunRecord", "RunRegistry"]
 
@@ -217,6 +216,8 @@ class RunRegistry:
             return False  # a question needs an answer: only its card's form gives one
         if approved and record.pending[request_id].get("on_card"):
             return False  # approved where it shows what it does: on its card, never from here
+        from ..runtime.approvals import ApprovalDecision
+
         decision = (
             ApprovalDecision.approve() if approved else ApprovalDecision.reject(message or None)
         )
