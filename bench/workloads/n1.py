@@ -37,14 +37,21 @@ Metrics, per run, from the iopub messages on the run widget's comm (kernel heade
   stream's duration.
 - ``load_ext_s``: ``%load_ext jupyter_agents`` timed inside a fresh kernel
   (``time.perf_counter`` around ``run_line_magic``; the first cell the kernel runs). This is
-  W5's second part; 3 fresh kernels per process.
+  W5's second part; 3 fresh kernels per process. Kernels may write bytecode caches (as W5's
+  interpreters do), so a ``--rev`` snapshot is compiled by the first kernel and the others
+  find it warm, as an installed package is.
+- ``kernel_start_s``: a plain kernel start, for comparison: the wall time from starting a fresh
+  kernel (``KernelManager.start_kernel``, same environment) to the reply of its first cell,
+  ``pass``. That is what a person waits for before any cell runs; ``load_ext_s`` is what the
+  extension adds to it. 3 kernels per process, started beside (not instead of) the
+  ``%load_ext`` ones, whose first cell stays the timed load.
 
 ``RunView`` syncs the widget at most every ``flush_interval`` seconds while events stream in.
 ``%%agent`` offers no way to change it, so only its default (recorded in ``info``) is measured.
 ``--profile`` does not apply: the work happens in the kernel.
 
 Smoke mode (``--quick``): 200 deltas and 5 tool calls, one run per variant, one kernel for
-``%load_ext``, notebooks with 5 and 0 tool calls.
+``%load_ext`` and one plain start, notebooks with 5 and 0 tool calls.
 """
 
 from __future__ import annotations
@@ -136,6 +143,9 @@ def kernel_env() -> Iterator[dict[str, str]]:
         (startup / "00-bench-block-network.py").write_text(BLOCKER)
         log = Path(tmp, "network.log")
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
+        # Warm bytecode caches, as an installed package has them: without them a --rev snapshot
+        # compiled every module it imported in every kernel, and %load_ext timed the compiler.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         env.update(
             JUPYTER_AGENTS_APPROVE="auto",
             IPYTHONDIR=str(Path(tmp, "ipython")),
@@ -522,6 +532,17 @@ async def saved_sizes(
     return list(await asyncio.gather(*(one(n) for n in tool_counts)))
 
 
+def plain_kernel_start(env: dict[str, str]) -> float:
+    """Seconds from starting a fresh kernel to the reply of its first cell (``pass``)."""
+    t0 = time.perf_counter()
+    kernel = Kernel(env)
+    try:
+        kernel.execute("pass")
+        return round(time.perf_counter() - t0, 4)
+    finally:
+        kernel.close()
+
+
 # -- the workload ----------------------------------------------------------------------------
 
 
@@ -583,6 +604,8 @@ def measure(impl: Impl, quick: bool) -> Measured:
                 add("load_ext_s", fresh.value("_bench_load_ext_s"))
             finally:
                 fresh.close()
+        for _ in range(extra_kernels + 1):
+            add("kernel_start_s", plain_kernel_start(env))
         with_tools, without = asyncio.run(saved_sizes(env, [nb_tools, 0], min(n_chars, 3000)))
     scale = 100 / nb_tools / 1000  # KB, as in the target
     add("nb_kb_per_100_tools", round((with_tools["file"] - without["file"]) * scale, 2))
