@@ -37,9 +37,10 @@ def test_the_readme_begins_with_a_clone_a_venv_then_two_commands() -> None:
 def test_ci_runs_every_notebook_after_the_readme_install_alone() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     step = ci[ci.index("python3 -m venv .venv-readme") : ci.index('export CI="${CI:-true}"')]
-    installs = [line.strip() for line in step.splitlines() if "pip install" in line]
+    installs = [line.split(" >")[0] for line in step.splitlines() if ".venv-readme/bin/pip" in line]
     assert installs == [f".venv-readme/bin/{INSTALL}"]  # exactly the README's, nothing more
-    assert 'export JUPYTER_AGENTS_README_PYTHON="$PWD/.venv-readme/bin/python"' in step
+    waited = step.index('wait "$readme_install"')  # installed in the background, waited for
+    assert waited < step.index('export JUPYTER_AGENTS_README_PYTHON="$PWD/.venv-readme/bin/python"')
     # ... and the notebook tests run every notebook with that Python (under CI, only with it)
     assert replay_helpers.README_PYTHON == "JUPYTER_AGENTS_README_PYTHON"
     assert "notebook_python()" in inspect.getsource(replay_helpers.headless)
