@@ -16,6 +16,7 @@ from .notebook.cell_cards import line_feeds
 from .notebook.cell_outputs import cell_source
 from .notebook.cell_replay import METADATA
 from .notebook.output_collector import OutputCollector
+from .runtime.replay.signing import inserted_mark, is_inserted_mark
 
 __all__ = ["TARGET", "HeadlessDocument"]
 
@@ -95,14 +96,15 @@ class HeadlessDocument:
         """Start as a fresh Run All of the notebook as first written: no outputs left from an
         earlier execution (the agent reads the cells), and the cells an agent inserted then,
         unchanged since, taken out (a replay of that run inserts them again, with the same ids,
-        where they were; a person's edit keeps a cell where it is)."""
+        where they were; a person's edit keeps a cell where it is). Only this person's keyed
+        mark lifts a cell: a notebook someone sent cannot hide a cell from its Run All."""
         kept = []
         for index, cell in enumerate(self.nb.cells):
             if cell.get("cell_type") == "code":
                 cell["outputs"], cell["execution_count"] = [], None
             ours = cell.get("metadata", {}).get(METADATA)
             made = ours.get("inserted") if isinstance(ours, dict) else None
-            if made is not None and made == _digest(cell_source(cell)):
+            if made is not None and is_inserted_mark(made, cell_source(cell)):
                 self.lifted.append((index, cell))
             else:
                 kept.append(cell)
@@ -309,7 +311,7 @@ class HeadlessDocument:
         cell = make(source)  # type: ignore[no-untyped-call]
         if isinstance(proposed, str) and CELL_ID.fullmatch(proposed):
             cell["id"] = proposed
-        cell["metadata"][METADATA] = {"inserted": _digest(source)}
+        cell["metadata"][METADATA] = {"inserted": inserted_mark(source)}
         after, before = args.get("after"), args.get("before")
         if after is not None or before is not None:
             found = self._find(after if after is not None else before)
@@ -329,17 +331,6 @@ class HeadlessDocument:
         self.waiting.discard(id(cell))
         self.claimed.add(id(cell))
         return {"done": True, "cell": cell["id"], "source": cell_source(cell)}
-
-
-def _digest(source: str) -> str:
-    """What marks a cell an agent inserted, and says whether anyone changed it since: the
-    length and FNV-1a hash of its UTF-8 text (the lab extension's ``insertedMark`` makes the
-    same, without an asynchronous digest)."""
-    data = source.encode("utf-8")
-    value = 0x811C9DC5
-    for byte in data:
-        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
-    return f"{len(data)}-{value:08x}"
 
 
 def _stale(cell: Any) -> dict[str, Any]:

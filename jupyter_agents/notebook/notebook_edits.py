@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Literal
 
 from ..runtime.approvals import approved_call
 from ..runtime.context import ToolContext
+from ..runtime.replay.signing import inserted_mark
 from ..runtime.tools import FunctionTool, function_tool
 from ..runtime.tools.display import ToolDisplay
 from .cell_cards import (
@@ -159,6 +160,7 @@ def editing_tools(document: Document, own_cell: Callable[[], str]) -> list[Funct
         args: dict[str, Any] = {"cell_type": cell_type, "source": line_feeds(source)}
         args.update({"after": after_id, "before": before_id})
         args["id"] = inserted_id(own_cell(), ctx.tool_call_id)
+        args["mark"] = inserted_mark(args["source"])  # the frontend writes it as given
         if anchor is not None:
             args["expected"] = anchor.source
         return await _change(document, "insert", args, anchor.id if anchor else None)

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
-import { applyChange, insertedMark } from '../src/document/changes';
+import { applyChange } from '../src/document/changes';
 import { Runs } from '../src/document/runs';
 
 class Cell {
@@ -16,6 +16,7 @@ class Cell {
   outputs = { clear: () => undefined };
   /** Text typed in the cell's editor that the editor has not read yet. */
   pending = '';
+  metadata: Record<string, unknown> = {};
   readonly sharedModel = {
     getSource: () => this.source,
     transact: (change: () => void) => change(),
@@ -37,8 +38,9 @@ function panelOf(cells: Cell[]): NotebookPanel {
     cells: { get length() { return cells.length; }, get: (i: number) => cells[i] },
     sharedModel: {
       transact: (change: () => void) => change(),
-      insertCell: (index: number, cell: { cell_type: string; source: string; id?: string }) => {
+      insertCell: (index: number, cell: { cell_type: string; source: string; id?: string; metadata: Record<string, unknown> }) => {
         const inserted = new Cell(cell.id ?? `new${++made}`, cell.source, cell.cell_type);
+        inserted.metadata = cell.metadata;
         cells.splice(index, 0, inserted);
         return { getId: () => inserted.id };
       },
@@ -139,11 +141,18 @@ describe('a change the card showed', () => {
     assert.equal(cells.length, 4);
   });
 
-  it('marks an inserted cell as the headless runner does', () => {
-    // the values Python's _digest gives (tests/notebook/test_replayed_notebooks.py checks them)
-    assert.equal(insertedMark(''), '0-811c9dc5');
-    assert.equal(insertedMark('x = 1'), '5-41f65c6b');
-    assert.equal(insertedMark('é 😀'), '7-d7be7e9a');
+  it("writes the kernel's keyed mark as given, and nothing else as a mark", () => {
+    const cells: Cell[] = [];
+    const panel = panelOf(cells);
+    const mark = '0123456789abcdef0123456789abcdef';
+    const insert = { cell_type: 'code', source: 'x = 1', after: null, before: null };
+    applyChange(panel, 'insert', { ...insert, mark });
+    assert.deepEqual(cells[0].metadata, { jupyter_agents: { inserted: mark } });
+    // a mark of another form (the old unkeyed one, markup, another type) makes a plain cell
+    for (const odd of ['5-41f65c6b', `${mark}<b>`, 12, undefined]) {
+      applyChange(panel, 'insert', { ...insert, mark: odd });
+      assert.deepEqual(cells[cells.length - 1].metadata, {});
+    }
   });
 
   it('names the cell when an edit or a delete finds another source', () => {

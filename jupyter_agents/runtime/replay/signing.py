@@ -23,7 +23,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SIGNATURE", "is_signed", "jupyter_data_dir", "secret_path", "sign"]
+__all__ = [
+    "SIGNATURE",
+    "inserted_mark",
+    "is_inserted_mark",
+    "is_signed",
+    "jupyter_data_dir",
+    "secret_path",
+    "sign",
+]
 
 SIGNATURE = "signed"
 """The recording's field that holds its signature (not a name the tracing redaction hides)."""
@@ -71,6 +79,19 @@ def is_signed(recording: dict[str, Any]) -> bool:
     except (TypeError, ValueError):
         return False
     return hmac.compare_digest(signature[len(_PREFIX) :], expected)
+
+
+def inserted_mark(source: str) -> str:
+    """The mark a cell this person's agent inserted carries (``jupyter_agents.inserted`` in its
+    metadata): keyed with their secret over the cell's text, so it also says whether anyone
+    changed the cell since. A notebook someone sent cannot make one."""
+    text = "inserted-cell\0" + source
+    return hmac.new(_secret(), text.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+
+
+def is_inserted_mark(mark: object, source: str) -> bool:
+    """Whether ``mark`` is this person's mark for a cell holding ``source``."""
+    return isinstance(mark, str) and hmac.compare_digest(mark, inserted_mark(source))
 
 
 def _digest(recording: dict[str, Any]) -> str:

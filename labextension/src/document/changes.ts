@@ -19,18 +19,12 @@ const CELL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 type Args = Record<string, unknown>;
 
 /**
- * What marks a cell the agent inserted, and says whether anyone changed it since: the length
- * and FNV-1a hash of its UTF-8 text (the headless runner's `_digest` makes the same). Running
- * the notebook again headless takes such a cell out until the replayed run inserts it again.
+ * The mark the kernel made for a cell its agent inserts (keyed with the person's secret over
+ * the cell's text: `signing.inserted_mark`), written as given. Running the notebook again
+ * headless takes such a cell out until the replayed run inserts it again; anything else the
+ * kernel sent is not written, so the cell is an ordinary one.
  */
-export function insertedMark(source: string): string {
-  const data = new TextEncoder().encode(source);
-  let value = 0x811c9dc5;
-  for (const byte of data) {
-    value = Math.imul(value ^ byte, 0x01000193) >>> 0;
-  }
-  return `${data.length}-${value.toString(16).padStart(8, '0')}`;
-}
+const MARK = /^[0-9a-f]{32}$/;
 
 /** The editor shows `\r\n` and `\r` as one line break while the cell's shared source keeps
  * them, so a change to such a source lands at the wrong place (or throws in the editor). */
@@ -121,7 +115,8 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
     }
     let id = '';
     shared.transact(() => {
-      const metadata = { jupyter_agents: { inserted: insertedMark(source) } };
+      const mark = typeof args.mark === 'string' && MARK.test(args.mark) ? args.mark : undefined;
+      const metadata = mark ? { jupyter_agents: { inserted: mark } } : {};
       const cell = { cell_type: kind as 'code', source, metadata, ...(asked ? { id: asked } : {}) };
       id = shared.insertCell(index, cell).getId();
     });
