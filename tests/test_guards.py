@@ -11,6 +11,7 @@ from pathlib import Path
 
 import jupyter_agents
 from jupyter_agents._exports import EXPORTS
+from jupyter_agents.runtime.tools.capabilities import ToolCapabilities
 
 PACKAGE = Path(jupyter_agents.__file__).parent
 FORBIDDEN_IN_RUNTIME = ("IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel")
@@ -278,3 +279,66 @@ def test_the_sdk_extension_paths_hold_the_runtime_objects_and_stay_off_the_top_l
         for name in module.__all__:
             assert getattr(module, name) is getattr(runtime, name), f"{path}.{name}"
             assert name not in EXPORTS, name
+
+
+TOOLISH = frozenset({"tool", "tools", "t", "spec", "function_tool", "found", "named", "hooked"})
+"""Names the package gives tool objects: a ``getattr`` on one probes an undeclared ability."""
+
+KIND_ABILITIES = frozenset({"arguments_problem", "describe_call", "display_arguments"})
+"""Abilities a kind reads of its own tool class (``FunctionTool``, ``BaseTool``)."""
+
+UNDECLARED_READS_ALLOWED = {
+    ("notebook/extension.py", "jupyter_agents"): "IPython's input transformers, not tools",
+    ("runtime/mcp/results.py", "description"): "an MCP server's content block, not a tool",
+}
+"""``getattr`` calls the guard would flag that read something other than a tool, and why."""
+
+
+def _declared_abilities() -> frozenset[str]:
+    names = set(ToolCapabilities.__annotations__) | set(vars(ToolCapabilities))
+    names = {n for n in names if not n.startswith("_")} | KIND_ABILITIES
+    return frozenset(names - {"name"})  # items, agents and servers have names too
+
+
+def _undeclared_tool_reads() -> list[str]:
+    """``getattr``/``hasattr`` calls on a tool-ish name (``tool``, ``t``, ``x.tool``) or for a
+    declared ability, by file, line and attribute."""
+    abilities = _declared_abilities()
+    found = []
+    for path in _modules(PACKAGE):
+        where = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and len(node.args) >= 2
+            ):
+                continue
+            target, attribute = node.args[0], node.args[1]
+            name = attribute.value if isinstance(attribute, ast.Constant) else None
+            toolish = (isinstance(target, ast.Name) and target.id in TOOLISH) or (
+                isinstance(target, ast.Attribute) and target.attr == "tool"
+            )
+            if (toolish or name in abilities) and (where, name) not in UNDECLARED_READS_ALLOWED:
+                found.append(f"{where}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def test_no_tool_ability_is_read_with_getattr() -> None:
+    """What the run reads of a tool is declared on ``ToolCapabilities`` (with its default) or on
+    the kind's tool class, and read as an attribute, so mypy checks every reader: a ``getattr``
+    on a tool, or for one of those abilities, reads something nobody declared."""
+    found = _undeclared_tool_reads()
+    assert not found, (
+        "declare the ability on ToolCapabilities (runtime/tools/capabilities.py) and read it "
+        "directly; or, for an object that is not a tool, add it to UNDECLARED_READS_ALLOWED "
+        "with why:\n" + "\n".join(found)
+    )
+    stale = [
+        f"{where} {name}"
+        for where, name in UNDECLARED_READS_ALLOWED
+        if not (PACKAGE / where).exists()
+        or f'"{name}"' not in (PACKAGE / where).read_text(encoding="utf-8")
+    ]
+    assert not stale, f"in UNDECLARED_READS_ALLOWED but gone; drop them: {stale}"

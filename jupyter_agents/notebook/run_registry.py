@@ -239,6 +239,5 @@ class RunRegistry:
 def _approved_on_its_card(request: ApprovalRequest) -> bool:
     """Whether ``request``'s tool shows what a call does only on its card (the notebook's cell
     tools: the code that would run is read when the call asks, not in its arguments)."""
-    named = getattr(request.agent, "tool_named", None)
-    tool = named(request.tool_name) if callable(named) else None
-    return getattr(tool, "approved_on_its_card", False) is True
+    tool = request.agent.tool_named(request.tool_name)
+    return tool is not None and tool.approved_on_its_card

@@ -14,13 +14,16 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..runtime.lifecycle import RunHooks
 from ..runtime.model_wait import ModelWait, endpoint_of
 from .run_registry import RunRecord, RunRegistry
 from .view_protocol import LiveView
 from .widget_state import Header, Wait
+
+if TYPE_CHECKING:
+    from ..runtime.tools import Tool
 
 __all__ = ["SHOW_AFTER", "ToolClock", "WaitWatch", "Waiting", "set_header_wait", "waiting_for"]
 
@@ -96,10 +99,10 @@ class ToolClock(RunHooks[Any]):
         self.running: dict[str, tuple[str, float]] = {}
         """Name and start of each call running now, by call id."""
 
-    async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
-        self.running[_call_id(context)] = (str(getattr(tool, "name", "?")), self._clock())
+    async def on_tool_start(self, context: Any, agent: Any, tool: Tool) -> None:
+        self.running[_call_id(context)] = (tool.name, self._clock())
 
-    async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: Any) -> None:
+    async def on_tool_end(self, context: Any, agent: Any, tool: Tool, result: Any) -> None:
         self.running.pop(_call_id(context), None)
 
 

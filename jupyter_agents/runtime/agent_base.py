@@ -54,7 +54,7 @@ class AgentBase(Generic[TContext]):
 
     def tool_named(self, name: str) -> Tool | None:
         """The agent's tool called ``name``: its own, or one its MCP servers offered last."""
-        found = next((t for t in self.tools if getattr(t, "name", None) == name), None)
+        found = next((t for t in self.tools if t.name == name), None)
         if found is None and self.mcp_servers:
             from .mcp.agent_tools import last_mcp_tool
 

@@ -83,6 +83,10 @@ class AgentTool(FunctionTool):
     agent: Agent[Any] | None = None
     """The agent the tool runs (a paused nested run is rebuilt with it)."""
 
+    def nested_agent(self) -> Agent[Any] | None:
+        """The agent the tool runs (``agent``)."""
+        return self.agent
+
 
 class AgentToolStreamEvent(TypedDict):
     """What ``Agent.as_tool(on_stream=...)`` receives for each event of the nested run."""

@@ -18,7 +18,10 @@ import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .tools.capabilities import ToolCapabilities
 
 __all__ = ["FIELD_TYPES", "Question", "ask_user", "asker", "form_problem", "tool_question"]
 
@@ -179,11 +182,10 @@ def choices_problem(choices: Any) -> str | None:
     return None
 
 
-def tool_question(tool: Any, arguments: dict[str, Any]) -> Question | None:
+def tool_question(tool: ToolCapabilities | None, arguments: dict[str, Any]) -> Question | None:
     """The question a call of ``tool`` with ``arguments`` asks (the ``ask_user`` tool's
-    calls), or None: the call asks whether it may run."""
-    question_for = getattr(tool, "question_for", None)
-    return question_for(arguments) if callable(question_for) else None
+    calls), or None: the call asks whether it may run (or there is no such tool)."""
+    return tool.question_for(arguments) if tool is not None else None
 
 
 Asker = Callable[[Question], Awaitable[Any]]

@@ -232,8 +232,7 @@ class RunState:
         if not isinstance(item, ToolApprovalItem):
             raise UserError("Arguments of hosted MCP calls cannot be edited.")
         tool = next((t for t in self.current_agent.tools if t.name == item.tool_name), None)
-        validate = getattr(tool, "validate_arguments", None)
-        problem = validate(arguments) if validate is not None else None
+        problem = tool.validate_arguments(arguments) if tool is not None else None
         if problem:
             raise UserError(f"Edited arguments refused: {problem}")
 

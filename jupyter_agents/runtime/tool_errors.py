@@ -23,7 +23,7 @@ _STDLIB_DIRS = tuple(
 def timeout_message(tool: LocalTool, timeout: float) -> str:
     """What the model sees when ``tool`` ran out of time; truthful about a thread that goes on."""
     seconds = f"{timeout:g} s"
-    if getattr(tool, "runs_in_thread", False) and not getattr(tool, "killable", False):
+    if tool.runs_in_thread and not tool.killable:
         return (
             f"Tool {tool.name!r} did not finish within {seconds}; the run stopped waiting for "
             "it, but it may still complete in the background."

@@ -19,7 +19,12 @@ from jupyter_agents import Agent, Runner
 from jupyter_agents.notebook.text_view import TextView
 from jupyter_agents.notebook.view import RunView
 from jupyter_agents.runtime.tools.display import DisplayPart, ToolDisplay
-from jupyter_agents.runtime.tools.kinds import ParsedCall, ToolKind, register_tool_kind
+from jupyter_agents.runtime.tools.kinds import (
+    ParsedCall,
+    ToolCapabilities,
+    ToolKind,
+    register_tool_kind,
+)
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -28,7 +33,7 @@ ROWS = [{"city": "Paris", "sky": "sunny"}, {"city": HOSTILE, "sky": "sunny"}]
 
 
 @dataclass
-class QueryTool:
+class QueryTool(ToolCapabilities):
     """A read-only query over rows in memory (the tool object of the new kind)."""
 
     rows: list[dict[str, str]]

@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents import Agent, ModelBehaviorError, Runner, tool
+from jupyter_agents import Agent, ModelBehaviorError, Runner, UserError, tool
 from jupyter_agents.runtime.models._openai_params import chat_tools, responses_tools
 from jupyter_agents.runtime.tools.kinds import (
     FUNCTION,
     DisplayPart,
     ParsedCall,
+    ToolCapabilities,
     ToolDisplay,
     ToolKind,
     describe_call,
@@ -28,7 +29,7 @@ from jupyter_agents.testing import ScriptedModel, output_item, text, tool_call
 
 
 @dataclass
-class EchoTool:
+class EchoTool(ToolCapabilities):
     """A tool of a made-up kind: the model sends free text, the tool shouts it back."""
 
     name: str = "echo"
@@ -225,6 +226,51 @@ def test_the_tool_type_covers_every_registered_kinds_tools() -> None:
     assert len(built_in) >= 6
     for name, cls in built_in:
         assert issubclass(cls, members), (name, cls.__name__)
+
+
+def test_a_kind_whose_tools_declare_nothing_is_refused_when_it_is_registered() -> None:
+    @dataclass
+    class Plain:  # name and needs_approval, but not a ToolCapabilities
+        name: str = "plain"
+        needs_approval: Any = False
+
+    kind = ToolKind[Any, Any](name="plain", tool_classes=(Plain,), call_types=("plain_call",))
+    before = tool_kinds()
+    with pytest.raises(UserError, match="does not subclass ToolCapabilities"):
+        register_tool_kind(kind)
+    assert tool_kinds() == before and kind_for_call("plain_call") is None
+
+
+def test_every_tool_the_person_writes_declares_its_capabilities() -> None:
+    from typing import get_args
+
+    from jupyter_agents.runtime.mcp.tool import MCPTool
+    from jupyter_agents.runtime.tools import Tool
+    from jupyter_agents.runtime.tools.ask_user import AskUserTool
+    from jupyter_agents.runtime.tools.hosted import WebSearchTool
+    from jupyter_agents.runtime.tools.shell import ShellTool
+
+    @tool
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        return key
+
+    inner = Agent(name="inner")
+    agent_tool = inner.as_tool(tool_name="ask_inner", tool_description="Ask.")
+    assert all(issubclass(cls, ToolCapabilities) for cls in get_args(Tool))
+    assert issubclass(MCPTool, ToolCapabilities)
+    for made in (lookup, agent_tool, AskUserTool(), WebSearchTool(), ShellTool()):
+        assert isinstance(made, ToolCapabilities), made
+    # what a tool says of itself, and the defaults of what it leaves alone
+    assert agent_tool.forwards_events and agent_tool.nested_agent() is inner
+    assert not lookup.forwards_events and lookup.nested_agent() is None
+    assert lookup.runs_in_thread and lookup.replay is None and lookup.timeout is None
+    asks = AskUserTool()
+    assert asks.always_asks and asks.question_for({"question": "Which?"}) is not None
+    shell = ShellTool()
+    assert shell.validate_arguments({"x": 1}) is None and shell.describe_this_call is None
+    assert (shell.description, shell.params_json_schema, shell.timeout) == (None, None, None)
+    assert shell.rejection_text("no") is None and shell.question_for({}) is None
 
 
 def test_tool_item_types_come_from_the_registry() -> None:

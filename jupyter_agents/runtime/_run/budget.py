@@ -34,6 +34,7 @@ is told, as for any tool error.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -45,7 +46,9 @@ from ..run_state import RunState
 from ..usage import RequestUsage
 
 if TYPE_CHECKING:
+    from ..handoffs import Handoff
     from ..items import TResponseInputItem
+    from ..tools.capabilities import ToolCapabilities
     from .progress import RunProgress
     from .spend import Spend
 
@@ -62,19 +65,19 @@ __all__ = [
 
 
 def request_chars(
-    instructions: str | None, tools: list[Any], items: list[TResponseInputItem]
+    instructions: str | None,
+    tools: Sequence[ToolCapabilities],
+    handoffs: Sequence[Handoff[Any]],
+    items: list[TResponseInputItem],
 ) -> int:
-    """The characters of a request: instructions, tools (and handoffs) with their schemas,
-    and the input items as JSON."""
+    """The characters of a request: instructions, tools and handoffs with their schemas, and
+    the input items as JSON."""
+    offered = [(t.name, t.description, t.params_json_schema) for t in tools]
+    offered += [(h.tool_name, h.tool_description, h.input_json_schema) for h in handoffs]
     size = len(instructions or "")
-    for tool in tools:
-        schema = getattr(tool, "params_json_schema", None) or getattr(
-            tool, "input_json_schema", None
-        )
-        name = getattr(tool, "name", None) or getattr(tool, "tool_name", "")
-        text = getattr(tool, "description", None) or getattr(tool, "tool_description", "")
-        size += len(str(name)) + len(str(text))
-        size += len(json.dumps(schema, default=str)) if schema is not None else 0
+    for name, text, schema in offered:
+        size += len(name) + len(text or "")
+        size += len(json.dumps(schema, default=str)) if schema else 0
     return size + sum(len(json.dumps(item, default=str)) for item in items)
 
 

@@ -22,6 +22,7 @@ from ..context import RunContextWrapper
 from ..errors import AgentsException
 from ..events import AgentUpdatedStreamEvent, StreamEvent
 from ..guardrails import InputGuardrailResult, OutputGuardrailResult
+from ..handoffs import Handoff
 from ..items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
 from ..lifecycle import HookCaller, RunHooks
 from ..models.interface import Model
@@ -205,7 +206,7 @@ class RunLoop:
             agent.name,
             tools=[t.name for t in agent.tools],
             output_type=getattr(agent.output_type, "__name__", None),
-            handoffs=[getattr(h, "agent_name", getattr(h, "name", "")) for h in agent.handoffs],
+            handoffs=[h.agent_name if isinstance(h, Handoff) else h.name for h in agent.handoffs],
             parent=self.trace,
         )
         self.agent_span.start()

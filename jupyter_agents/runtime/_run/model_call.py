@@ -159,7 +159,7 @@ class ModelCall:
         run.progress.context_wrapper.turn_input = list(self.input)  # this call's input
         if run.progress.spend.budgeted:  # before the hooks: a call over a budget is not made
             items = self.input if run.server.sent == 0 else run.progress.model_input
-            self.chars = request_chars(self.instructions, [*self.tools, *self.handoffs], items)
+            self.chars = request_chars(self.instructions, self.tools, self.handoffs, items)
             self.held = await reserve(run.progress, self.price_ref, self.price_name, self.chars)
         await run.hooks.llm_start(agent, self.instructions, self.input)
 

@@ -175,7 +175,7 @@ def _interruptions(
 
 
 def _tool_named(agent: Agent[Any], name: str) -> Any:
-    return next((t for t in agent.tools if getattr(t, "name", None) == name), None)
+    return next((t for t in agent.tools if t.name == name), None)
 
 
 def _usage(saved: dict[str, Any]) -> Usage:
@@ -200,8 +200,8 @@ def _load_nested(
         call = next((c for c in pending_calls if c.call_id == call_id), None)
         if call is None:
             raise damaged(f"nested names call {call_id!r}, which is not a pending call")
-        tool = next((t for t in agent.tools if getattr(t, "name", None) == call.tool_name), None)
-        inner = getattr(tool, "agent", None)
+        tool = next((t for t in agent.tools if t.name == call.tool_name), None)
+        inner = tool.nested_agent() if tool is not None else None
         if inner is None:
             raise UserError(
                 f"This state holds a paused run of agent tool {call.tool_name!r}, but agent "

@@ -129,9 +129,7 @@ class Approvals:
         tool = call.tool
         assert tool is not None  # needs_approval is False without a tool
         call.decision = None
-        alone = call.kind.decided_alone(call.arguments, tool, run.run_config) or getattr(
-            tool, "always_asks", False
-        )
+        alone = call.kind.decided_alone(call.arguments, tool, run.run_config) or tool.always_asks
         decision = run.ledger.take(parsed.name, parsed.call_id, call.arguments, standing=not alone)
         item = call.asked = ToolApprovalItem(
             agent=run.agent,
@@ -177,9 +175,9 @@ class Approvals:
             return Outcome(call.declined)
         assert call.decision is not None
         message = call.decision.message
-        reword = getattr(call.tool, "rejection_text", None)  # a skipped question says so
-        if callable(reword):
-            return Outcome(reword(message), "rejected")
+        own = call.tool.rejection_text(message) if call.tool is not None else None
+        if own is not None:  # a skipped question says so
+            return Outcome(own, "rejected")
         told = rejection_message(call.parsed.name, message)
         if message is None:  # the person's own words win over the formatter
             args = ToolErrorFormatterArgs(
@@ -201,8 +199,8 @@ class Approvals:
             tool_name=item.tool_name,
             arguments=item.arguments,
             call_id=item.call_id,
-            json_schema=getattr(tool, "params_json_schema", {}),
-            validator=getattr(tool, "validate_arguments", None),
+            json_schema=tool.params_json_schema or {},
+            validator=tool.validate_arguments,
             call_item=item.call_item,
             allows_always=allows_always,
             question=item.question,
@@ -214,7 +212,7 @@ class Approvals:
         """The tool's own ``on_approval`` callback's decision (the SDK's contract:
         ``(run_context, approval_item) -> {"approve": bool, "reason"?: str}``); None when the
         tool has none or it leaves the call to a person."""
-        callback = getattr(tool, "on_approval", None)
+        callback = tool.on_approval
         if callback is None:
             return None
         try:

@@ -66,7 +66,8 @@ class ToolBatch:
         """Start every call at once; yield events as they happen."""
         calls, enabled = self._calls, self._run.enabled
         forwarding = any(
-            getattr(enabled.get(c.tool_name or ""), "forwards_events", False) for c in calls
+            (tool := enabled.get(c.tool_name or "")) is not None and tool.forwards_events
+            for c in calls
         )
         if len(calls) == 1 and not forwarding:  # the common case: no task, no queue
             async with aclosing(self._run_one(0, calls[0])) as events:
@@ -193,15 +194,12 @@ def replayed_decision(replay: RunReplay, run: ToolRun, call: ToolCall) -> bool:
     tool = call.tool
     if decision is None or tool is None:
         return False
-    if call.kind.decided_alone(call.arguments, tool, run.run_config) or getattr(
-        tool, "always_asks", False
-    ):
+    if call.kind.decided_alone(call.arguments, tool, run.run_config) or tool.always_asks:
         return False
-    if getattr(tool, "describe_this_call", None) is not None:
+    if tool.describe_this_call is not None:
         return False  # its card is made from the notebook now, not from the call: ask again
     if decision.approved and decision.arguments is not None:
-        validate = getattr(tool, "validate_arguments", None)
-        if callable(validate) and validate(decision.arguments) is not None:
+        if tool.validate_arguments(decision.arguments) is not None:
             return False
         call.arguments = json.dumps(decision.arguments)
     call.decision = decision

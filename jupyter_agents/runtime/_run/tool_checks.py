@@ -63,7 +63,7 @@ async def check_input(
 ) -> str | None:
     """Tool input guardrails (their outcomes go to ``results``): a message replacing the call,
     or None to run it."""
-    for guard in getattr(tool, "tool_input_guardrails", ()):
+    for guard in tool.tool_input_guardrails:
         result = await guard.run(ToolInputGuardrailData(context=ctx, agent=agent))
         results.append(ToolInputGuardrailResult(guard, result))
         if result.behavior == "raise_exception":
@@ -82,7 +82,7 @@ async def check_output(
 ) -> Outcome:
     """Tool output guardrails (their outcomes go to ``results``): the output the model sees."""
     value = outcome.value
-    for guard in getattr(tool, "tool_output_guardrails", ()):
+    for guard in tool.tool_output_guardrails:
         data = ToolOutputGuardrailData(context=ctx, agent=agent, output=value)
         result = await guard.run(data)
         results.append(ToolOutputGuardrailResult(guard, result))

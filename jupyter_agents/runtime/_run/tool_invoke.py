@@ -53,7 +53,8 @@ async def invoke(
     ``approved``: a person approved this very call just now; tools that must not run a call
     otherwise (a shell leaving its sandbox) check ``approved_call``.
     """
-    run_it = _nested if getattr(call.tool, "forwards_events", False) else _invoke
+    forwards = call.tool is not None and call.tool.forwards_events
+    run_it = _nested if forwards else _invoke
     if run.replay is not None:  # what the call prints goes into the recording too
         printing = tool_output_sink.set(run.replay.tee(tool_output_sink.get()))
     asking = asker.set(asker_for(run, call))
@@ -137,7 +138,7 @@ def _went_on(call: ToolCall, futures: list[Future[Any]], reason: BackgroundReaso
 
 
 async def _limited(run: ToolRun, call: ToolCall, tool: LocalTool, ctx: ToolContext[Any]) -> Outcome:
-    timeout = getattr(tool, "timeout", None)
+    timeout = tool.timeout
     precise = timeout is not None
     if timeout is None:
         timeout = run.run_config.tool_timeout
@@ -167,7 +168,7 @@ async def _limited(run: ToolRun, call: ToolCall, tool: LocalTool, ctx: ToolConte
 
 async def _failed(tool: LocalTool, ctx: ToolContext[Any], error: Exception) -> Outcome:
     """A tool that raised: its ``failure_error_function`` tells the model, or the run ends."""
-    told_by = getattr(tool, "failure_error_function", None)
+    told_by = tool.failure_error_function
     if told_by is None:
         raise error
     logger.info("tool %r raised %r; the model is told", tool.name, error)

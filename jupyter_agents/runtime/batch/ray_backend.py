@@ -192,7 +192,7 @@ def unpicklable(agent: Any, config: Any, pickler: Any) -> str | None:
         return None
     except Exception as e:
         reason = f"{type(e).__name__}: {e}"
-    parts: list[tuple[str, Any]] = [(f"tool {getattr(t, 'name', t)!r}", t) for t in agent.tools]
+    parts: list[tuple[str, Any]] = [(f"tool {t.name!r}", t) for t in agent.tools]
     parts += [
         (f"the model of agent {agent.name!r}", agent.model),
         (f"the instructions of agent {agent.name!r}", agent.instructions),

@@ -287,7 +287,7 @@ def batch_identity(
         if isinstance(agent.instructions, str) or agent.instructions is None
         else getattr(agent.instructions, "__qualname__", "function"),
         "model": _model_identity(model),
-        "tools": sorted(getattr(t, "name", "?") for t in agent.tools),
+        "tools": sorted(t.name for t in agent.tools),
         "output": schema.json_schema() if schema is not None else None,
         "prompt": prompt,
         "max_turns": max_turns,

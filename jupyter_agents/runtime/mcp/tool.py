@@ -162,7 +162,7 @@ def _text_of(parts: Any) -> str:
 def annotation_badge(tool: mcp_types.Tool | None) -> str | None:
     """``read-only`` or ``destructive`` from the tool's annotations (hints from the server,
     shown to the person; only ``require_approval="destructive"`` acts on them)."""
-    notes = getattr(tool, "annotations", None)
+    notes = tool.annotations if tool is not None else None
     if notes is None:
         return None
     if notes.read_only_hint:

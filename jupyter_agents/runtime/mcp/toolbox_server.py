@@ -28,7 +28,7 @@ from ..background_loop import run_on_background_loop
 from ..errors import UserError
 from ..run_config import RunConfig
 from ..tools.base_tool import one_line_tool_error
-from ..tools.kinds import kind_for_tool
+from ..tools.kinds import ToolCapabilities, kind_for_tool
 from .one_call import CallOutcome, run_one_call
 from .served_questions import ClientQuestions, served_client
 
@@ -251,7 +251,7 @@ class _Named:
         self.tool_name = tool_name
 
 
-def _offered(tool: Any) -> tuple[str, dict[str, Any]]:
+def _offered(tool: ToolCapabilities) -> tuple[str, dict[str, Any]]:
     """The description and input schema clients see: the tool's function form (a shell's
     ``commands``...), else its own schema."""
     kind = kind_for_tool(tool)
@@ -259,8 +259,8 @@ def _offered(tool: Any) -> tuple[str, dict[str, Any]]:
     function = form.get("function") if isinstance(form, dict) else None
     if isinstance(function, dict) and isinstance(function.get("parameters"), dict):
         return str(function.get("description") or ""), dict(function["parameters"])
-    schema = getattr(tool, "params_json_schema", None) or {"type": "object"}
-    return str(getattr(tool, "description", "") or ""), schema
+    schema = tool.params_json_schema or {"type": "object"}
+    return tool.description or "", schema
 
 
 def _error(text: str) -> mcp_types.CallToolResult:

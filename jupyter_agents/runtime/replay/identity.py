@@ -15,7 +15,9 @@ import hashlib
 import json
 from typing import Any
 
+from ..handoffs import Handoff
 from ..models.interface import ModelRequest
+from ..tools.capabilities import ToolCapabilities
 from ..tracing.redact import redact_secrets
 
 __all__ = ["changes", "plain", "request_identity", "value_identity"]
@@ -33,7 +35,7 @@ def request_identity(request: ModelRequest, model: str) -> tuple[str, dict[str, 
         "input": plain(request.input),
         "tools": [_tool(tool) for tool in request.tools],
         "output_schema": _schema(request.output_schema),
-        "handoffs": sorted(str(getattr(h, "tool_name", h)) for h in request.handoffs or []),
+        "handoffs": sorted(_handoff(h) for h in request.handoffs or []),
         "settings": _settings(request.model_settings),
         "prompt": plain(request.prompt),
         "previous_response_id": request.previous_response_id,
@@ -79,15 +81,20 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _tool(tool: Any) -> dict[str, Any]:
-    schema = getattr(tool, "params_json_schema", None)
+def _tool(tool: ToolCapabilities) -> dict[str, Any]:
+    schema = tool.params_json_schema
     return {
-        "name": str(getattr(tool, "name", type(tool).__name__)),
+        "name": str(tool.name),
         "type": type(tool).__name__,
-        "description": getattr(tool, "description", None),
+        "description": tool.description,
         "schema": plain(schema) if isinstance(schema, dict) else None,
-        "strict": getattr(tool, "strict_json_schema", None),
+        "strict": tool.strict_json_schema,
     }
+
+
+def _handoff(handoff: Any) -> str:
+    """A handoff by its tool name (a model given something else: as text)."""
+    return handoff.tool_name if isinstance(handoff, Handoff) else str(handoff)
 
 
 def _schema(output_schema: Any) -> Any:

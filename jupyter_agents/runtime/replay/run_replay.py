@@ -31,6 +31,7 @@ from ..items import ModelResponse, TResponseStreamEvent
 from ..models._responses_build import EventSequence, build_response
 from ..models.interface import Model, ModelRequest, RequestModel
 from ..models.usage import usage_from_openai
+from ..tools.capabilities import ToolCapabilities
 from ..tools.display import ToolDisplay
 from ..tracing.redact import redact_secrets
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
@@ -172,12 +173,14 @@ class RunReplay:
 
         return keep
 
-    def recorded_output(self, call_id: str, tool: Any = None) -> RecordedOutput | None:
+    def recorded_output(
+        self, call_id: str, tool: ToolCapabilities | None = None
+    ) -> RecordedOutput | None:
         """A replayed call's recorded output, unless its tool runs again: as the tool says
         (its ``replay``: ``"run"`` or ``"recorded"``), else as the cassette does."""
         if not self.replaying:
             return None
-        policy = getattr(tool, "replay", None)
+        policy = tool.replay if tool is not None else None
         if (policy or self.cassette.replay_tools) == "run":
             return None
         entry = self._recorded("tools", call_id)

@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias
 
 from ..errors import UserError
 from .bwrap import MODES, SandboxMode
@@ -53,6 +53,26 @@ def check_policy_names(approval_policy: Any, sandbox_mode: Any, where: str) -> N
         )
 
 
+class PolicySettings(Protocol):
+    """A tool's own settings of its policy (a ``ShellTool``'s fields); each one None comes
+    from the run config, else the default."""
+
+    @property
+    def approval_policy(self) -> ApprovalPolicy | None: ...
+
+    @property
+    def sandbox_mode(self) -> SandboxMode | None: ...
+
+    @property
+    def workspace(self) -> str | os.PathLike[str] | None: ...
+
+    @property
+    def network_access(self) -> bool | None: ...
+
+    @property
+    def allow_env(self) -> tuple[str, ...]: ...
+
+
 @dataclass(frozen=True)
 class ExecPolicy:
     """One run's policy for a tool that executes commands."""
@@ -61,26 +81,25 @@ class ExecPolicy:
     sandbox: SandboxPolicy
 
     @classmethod
-    def resolve(cls, tool: Any, run_config: Any) -> ExecPolicy:
+    def resolve(cls, tool: PolicySettings, run_config: Any) -> ExecPolicy:
         """The policy for ``tool`` in a run with ``run_config``: each setting the tool leaves
         None comes from the run config, else the default (``untrusted``, ``workspace-write``,
         the current folder, no network)."""
 
-        def pick(name: str, default: Any) -> Any:
-            own = getattr(tool, name, None)
+        def pick(own: Any, name: str, default: Any) -> Any:
             if own is not None:
                 return own
-            shared = getattr(run_config, name, None)
+            shared = getattr(run_config, name, None)  # a RunConfig, or None outside a run
             return default if shared is None else shared
 
-        workspace = pick("workspace", None)
+        workspace = pick(tool.workspace, "workspace", None)
         return cls(
-            approval=pick("approval_policy", DEFAULT_APPROVAL),
+            approval=pick(tool.approval_policy, "approval_policy", DEFAULT_APPROVAL),
             sandbox=SandboxPolicy(
-                pick("sandbox_mode", DEFAULT_MODE),
+                pick(tool.sandbox_mode, "sandbox_mode", DEFAULT_MODE),
                 Path(os.fspath(workspace)) if workspace is not None else Path.cwd(),
-                bool(pick("network_access", False)),
-                tuple(getattr(tool, "allow_env", ()) or ()),
+                bool(pick(tool.network_access, "network_access", False)),
+                tuple(tool.allow_env or ()),
             ),
         )
 

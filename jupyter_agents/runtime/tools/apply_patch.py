@@ -27,6 +27,7 @@ from ..sandbox.policy import ApprovalPolicy, ExecPolicy, check_policy_names
 from ._patch_apply import apply_diff
 from ._patch_format import PatchOp, parse_patch
 from ._patch_policy import PatchVerdict, assess_patch, leaves_sandbox, leaves_workspace
+from .capabilities import ToolCapabilities
 from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, json_object, register_tool_kind
 from .workspace import WorkspaceEditor
 
@@ -91,7 +92,7 @@ class PatchPolicy:
 
 
 @dataclass(eq=False)
-class ApplyPatchTool:
+class ApplyPatchTool(ToolCapabilities):
     """The apply_patch tool; ``editor`` defaults to a ``WorkspaceEditor`` of the run's
     workspace (all operations of a call apply, or none).
 
@@ -135,6 +136,16 @@ class ApplyPatchTool:
                 )
         if self.needs_approval is None:
             self.needs_approval = self._policy_asks
+
+    @property
+    def network_access(self) -> None:
+        """Patches use no network: the shared policy's setting is the run config's."""
+        return None
+
+    @property
+    def allow_env(self) -> tuple[str, ...]:
+        """Patches run no command: no environment variable is passed."""
+        return ()
 
     def policy_for(self, run_config: Any) -> PatchPolicy:
         """The policy in a run with ``run_config`` (None: the tool's own and the defaults)."""

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from ..errors import UserError
 from ..tracing import custom_span
 from ._json_validate import check_arguments
+from .capabilities import ToolCapabilities
 from .display import DisplayPart, LiveOutput, ToolDisplay, output_parts
 from .function_form import FunctionFormKind
 from .kinds import ParsedCall, register_tool_kind
@@ -136,11 +137,13 @@ def _schema_of(parameters: Any) -> dict[str, Any]:
     )
 
 
-class BaseTool:
+class BaseTool(ToolCapabilities):
     """A tool written as a class (Qwen-Agent's ``BaseTool``); see the module docstring."""
 
-    name: ClassVar[str] = ""
-    description: ClassVar[str] = ""
+    name: str = ""
+    """The tool's name (a class attribute; ``@register_tool("name")`` sets it too)."""
+    description: str = ""
+    """What the tool does, for the model (a class attribute)."""
     parameters: ClassVar[Any] = {}
     defaults: ClassVar[dict[str, Any]] = {}
     """Settings and their default values (``cfg`` and the environment override them)."""
@@ -173,7 +176,7 @@ class BaseTool:
             self.needs_approval = False
         self.timeout = timeout if timeout is not None else self.cfg.get("timeout")
         self.failure_error_function = _error_function(self, failure_error_function)
-        self.params_json_schema = _schema_of(type(self).parameters)
+        self.params_json_schema: dict[str, Any] = _schema_of(type(self).parameters)
         self._cache_hits: deque[str] = deque(maxlen=256)
 
     def setting(self, key: str) -> Any:
@@ -291,10 +294,9 @@ class BaseToolKind(FunctionFormKind[BaseTool, Any]):
         )
 
     def with_tool(self, tool: BaseTool, raw: Any, display: ToolDisplay) -> ToolDisplay:
-        shown = getattr(tool, "display_arguments", None)
-        call = shown(display.arguments or {}) if shown is not None else ()
-        live: LiveOutput = getattr(tool, "display_live", "text")
-        cached = str(getattr(raw, "call_id", "")) in getattr(tool, "_cache_hits", ())
+        call = tool.display_arguments(display.arguments or {})
+        live = tool.display_live
+        cached = str(getattr(raw, "call_id", "")) in tool._cache_hits
         if not call and not cached and live == "text":
             return display
         parts = display.parts

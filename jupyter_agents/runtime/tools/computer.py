@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 from .._util import call_maybe_async
 from ..errors import ModelBehaviorError, UserError
+from .capabilities import ToolCapabilities
 from .computer_protocol import AsyncComputer, Button, Computer, Environment
 from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, json_object, register_tool_kind
 
@@ -63,7 +64,7 @@ SafetyCheckHandler: TypeAlias = Callable[
 
 
 @dataclass(eq=False)
-class ComputerTool:
+class ComputerTool(ToolCapabilities):
     """The computer tool for ``computer``.
 
     Calls run without asking unless ``needs_approval`` says so, or the model raised safety

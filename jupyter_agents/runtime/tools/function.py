@@ -15,11 +15,13 @@ from ..approvals import NeedsApproval
 from ..context import RunContextWrapper, ToolContext
 from ..errors import ToolArgumentsError, UserError
 from ._json_validate import check_arguments
+from .capabilities import ToolCapabilities, ToolReplay
 from .listeners import ToolListener, add_tool_listener, remove_tool_listener, tool_created
 from .schema import function_schema
 
 if TYPE_CHECKING:
     from ..agent import Agent
+    from .display import ToolDisplay
 
 __all__ = [
     "FunctionTool",
@@ -41,8 +43,6 @@ IsEnabled: TypeAlias = Union[bool, Callable[[RunContextWrapper[Any], "Agent[Any]
 """A bool, or a sync/async callable ``(run_context, agent) -> bool`` evaluated each turn."""
 
 DocstringStyle: TypeAlias = Literal["google", "numpy", "sphinx"]
-ToolReplay: TypeAlias = Literal["run", "recorded"]
-"""How a replayed run answers a tool's calls (see ``FunctionTool.replay``)."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -52,7 +52,7 @@ def default_tool_error_function(ctx: RunContextWrapper[Any], error: Exception) -
 
 
 @dataclass
-class FunctionTool:
+class FunctionTool(ToolCapabilities):
     """A tool the model calls with JSON arguments.
 
     Build one with ``@function_tool`` / ``@tool``, or by hand with your own JSON schema and an
@@ -62,10 +62,11 @@ class FunctionTool:
     name: str
     """The name the model calls the tool by."""
 
-    description: str
+    # ``field()``: required, not defaulted to ``ToolCapabilities``' None (see its docstring)
+    description: str = field()
     """What the tool does, for the model."""
 
-    params_json_schema: dict[str, Any]
+    params_json_schema: dict[str, Any] = field()
     """JSON schema of the arguments."""
 
     on_invoke_tool: Callable[[ToolContext[Any], str], Awaitable[Any]]
@@ -143,6 +144,18 @@ class FunctionTool:
         if problem is None and self.arguments_validator is not None:
             problem = self.arguments_validator(arguments)
         return problem
+
+    def arguments_problem(self, arguments: dict[str, Any]) -> str | None:
+        """Why the model's ``arguments`` (a JSON object) cannot be used at all, told to the
+        model before anyone is asked (``ask_user``: they make no question); None when they
+        can (the default)."""
+        return None
+
+    def describe_call(self, display: ToolDisplay) -> ToolDisplay:
+        """The card of a call to this tool: ``display`` as the function kind drew it, refined
+        with what only the tool knows (an MCP tool names its server; ``ask_user`` shows its
+        question). The default changes nothing."""
+        return display
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly (handy to try a tool by hand)."""

@@ -9,6 +9,7 @@ from typing import Any, Literal, TypeAlias, Union
 from typing_extensions import NotRequired, TypedDict
 
 from ..errors import UserError
+from .capabilities import ToolCapabilities
 
 __all__ = [
     "CodeInterpreterTool",
@@ -21,7 +22,7 @@ __all__ = [
 ]
 
 
-class HostedTool:
+class HostedTool(ToolCapabilities):
     """Base class of tools the provider runs. Subclasses build their Responses API parameter."""
 
     name: str

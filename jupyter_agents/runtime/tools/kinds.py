@@ -4,7 +4,9 @@ A ``ToolKind`` says how its tools are offered on the wire (the Responses API ``t
 entry, and the Chat Completions form where the kind can be a function tool), which model output
 item types are its calls, how a call is read, how it runs and what output item answers it, and
 how a person sees it (``ToolDisplay``, plain data the notebook layer renders). Approval is
-the same for every kind: a tool's ``needs_approval`` (bool or callable) decides.
+the same for every kind: a tool's ``needs_approval`` (bool or callable) decides. What the run
+reads of a tool, whatever its kind, is declared on ``ToolCapabilities``, which every kind's
+tool classes subclass.
 
 A new kind of tool is one module with its tool class and its kind, plus one
 ``register_tool_kind`` call. Hosted tools are declarations run by the provider: their kind
@@ -21,22 +23,23 @@ from __future__ import annotations
 import importlib
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
-from ..errors import ModelBehaviorError
+from ..errors import ModelBehaviorError, UserError
+from .capabilities import ToolCapabilities
 from .display import DisplayPart, ToolDisplay, output_parts
 from .function import FunctionTool
 from .hosted import HostedTool
 from .outputs import to_model_output
 
 if TYPE_CHECKING:
-    from ..approvals import NeedsApproval
     from ..context import ToolContext
 
 __all__ = [
     "DisplayPart",
     "LocalTool",
     "ParsedCall",
+    "ToolCapabilities",
     "ToolDisplay",
     "ToolKind",
     "chat_form_kind",
@@ -58,17 +61,12 @@ def json_object(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-class LocalTool(Protocol):
-    """What the run needs of a tool it executes (any kind). Tools may also offer
-    ``params_json_schema`` and ``validate_arguments`` (for edited arguments), guardrail lists,
-    ``failure_error_function``, ``timeout`` and ``forwards_events``."""
+LocalTool: TypeAlias = ToolCapabilities
+"""What the run reads of a tool it executes (any kind): ``ToolCapabilities``."""
 
-    name: str
-    needs_approval: NeedsApproval
-
-
-ToolT = TypeVar("ToolT")
-"""The class of a kind's tools (``ShellTool`` for the shell kind)."""
+ToolT = TypeVar("ToolT", bound=ToolCapabilities)
+"""The class of a kind's tools (``ShellTool`` for the shell kind); every tool class declares
+its capabilities (``ToolCapabilities``)."""
 
 ValueT = TypeVar("ValueT")
 """What a kind's ``ToolKind.invoke`` returns: its calls' own value (``ShellResult``, or a
@@ -107,8 +105,8 @@ class ToolKind(Generic[ToolT, ValueT]):
     name: str
     """Unique name, e.g. ``"function"``."""
 
-    tool_classes: tuple[type, ...]
-    """Tool objects of these classes belong to the kind."""
+    tool_classes: tuple[type[ToolCapabilities], ...]
+    """Tool objects of these classes belong to the kind (each a ``ToolCapabilities``)."""
 
     call_types: tuple[str, ...] = ()
     """Model output item types that are calls of this kind."""
@@ -233,8 +231,7 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
                 "Call the tool again with a JSON object."
             )
         if isinstance(value, dict):
-            check = getattr(tool, "arguments_problem", None)  # a tool's own rules (ask_user)
-            problem = check(value) if callable(check) else None
+            problem = tool.arguments_problem(value)  # a tool's own rules (ask_user)
             return f"Tool {tool.name!r}: {problem}. Call it again, fixed." if problem else None
         shown = arguments if len(arguments) <= 40 else arguments[:40] + "..."
         return (
@@ -265,11 +262,9 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
         return ToolDisplay(kind=self.name, title=call.name, arguments=arguments, parts=parts)
 
     def with_tool(self, tool: FunctionTool, raw: Any, display: ToolDisplay) -> ToolDisplay:
-        this_call = getattr(tool, "describe_this_call", None)  # a card made for this very
-        if callable(this_call):  # call item when it asked (the notebook's cell tools)
-            return this_call(display, raw)  # type: ignore[no-any-return]
-        refine = getattr(tool, "describe_call", None)  # e.g. an MCP tool names its server
-        return refine(display) if callable(refine) else display
+        if tool.describe_this_call is not None:  # a card made for this very call item when
+            return tool.describe_this_call(display, raw)  # it asked (the notebook's cell tools)
+        return tool.describe_call(display)  # e.g. an MCP tool names its server
 
 
 @dataclass
@@ -311,7 +306,19 @@ def _add(kind: ToolKind[Any, Any]) -> None:
 
 def register_tool_kind(kind: ToolKind[Any, Any]) -> None:
     """Make ``kind`` known to every run (a later kind claiming the same class or call type
-    replaces the earlier claim)."""
+    replaces the earlier claim).
+
+    Raises:
+        UserError: One of its tool classes does not subclass ``ToolCapabilities`` (the run
+            reads what a tool declares there).
+    """
+    for cls in kind.tool_classes:
+        if not (isinstance(cls, type) and issubclass(cls, ToolCapabilities)):
+            raise UserError(
+                f"Tool kind {kind.name!r}: its tool class {cls!r} does not subclass "
+                "ToolCapabilities (from jupyter_agents.runtime.tools.kinds), which declares "
+                "what the run reads of a tool, each with a default: derive the class from it."
+            )
     _load_built_in_kinds()
     _add(kind)
 

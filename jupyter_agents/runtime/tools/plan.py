@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, get_args
 
 from ..errors import ToolArgumentsError
+from .capabilities import ToolCapabilities
 from .display import STEP_MARKS, DisplayPart, StepStatus, ToolDisplay, output_parts
 from .function_form import FunctionFormKind
 from .kinds import ParsedCall, register_tool_kind
@@ -196,7 +197,7 @@ def _wrong(problem: str) -> NoReturn:
 
 
 @dataclass
-class PlanTool:
+class PlanTool(ToolCapabilities):
     """The ``update_plan`` tool: the model keeps a plan (a checklist) that people watch.
 
     ``Agent(tools=[PlanTool()])``. The notebook agent has it by default. After a run,
@@ -215,10 +216,10 @@ class PlanTool:
     needs_approval: NeedsApproval = False
     """As for any tool (a plan changes nothing, so nobody is asked by default)."""
 
-    @property
-    def params_json_schema(self) -> dict[str, Any]:
-        """The JSON schema of the arguments."""
-        return _SCHEMA
+    params_json_schema: dict[str, Any] = field(
+        default_factory=lambda: _SCHEMA, init=False, repr=False, compare=False
+    )
+    """The JSON schema of the arguments (the plan's, always)."""
 
     def validate_arguments(self, arguments: dict[str, Any]) -> str | None:
         """Why ``arguments`` are not a plan (one line), or None when they are."""

@@ -35,6 +35,7 @@ from ..sandbox.policy import (
     check_policy_names,
     sandbox_denial,
 )
+from .capabilities import ToolCapabilities
 from .kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, json_object, register_tool_kind
 from .live_output import streamer
 from .shell_io import (
@@ -67,7 +68,7 @@ __all__ = [
 
 
 @dataclass(eq=False)
-class ShellTool:
+class ShellTool(ToolCapabilities):
     """The shell tool; commands run in the sandbox unless you give your own ``executor``.
 
     ``approval_policy``, ``sandbox_mode``, ``workspace`` and ``network_access`` left None come
