@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from openai.types.responses import ResponseFunctionToolCall
 
-from jupyter_agents.runtime._run import tool_batch
+from jupyter_agents.runtime._run import tool_batch, tool_steps
 from jupyter_agents.runtime._run.progress import Paused
 from jupyter_agents.runtime._run.tool_approvals import MAX_EDIT_ATTEMPTS, Approvals, needs_approval
 from jupyter_agents.runtime._run.tool_batch import ToolBatch
@@ -41,6 +41,7 @@ from jupyter_agents.runtime.errors import ModelBehaviorError
 from jupyter_agents.runtime.events import RunItemStreamEvent
 from jupyter_agents.runtime.items import ToolApprovalItem, ToolCallItem
 from jupyter_agents.runtime.lifecycle import HookCaller
+from jupyter_agents.runtime.replay import Cassette, RunReplay
 from jupyter_agents.runtime.run_config import RunConfig
 from jupyter_agents.runtime.sandbox.policy import EscalationRequest
 from jupyter_agents.runtime.tool_guardrails import ToolGuardrailFunctionOutput, tool_input_guardrail
@@ -601,10 +602,10 @@ class Script:
             return escalate(call, outcome)
 
         monkeypatch.setattr(tool_batch, "check_arguments", checked)
-        monkeypatch.setattr(tool_batch, "needs_approval", needed)
+        monkeypatch.setattr(tool_steps, "needs_approval", needed)
         monkeypatch.setattr(Approvals, "decide", decide)
         monkeypatch.setattr(Approvals, "refusal", refusal)
-        monkeypatch.setattr(tool_batch, "invoke", invoked)
+        monkeypatch.setattr(tool_steps, "invoke", invoked)
         monkeypatch.setattr(tool_batch, "escalate", escalated)
 
 
@@ -737,3 +738,87 @@ async def test_the_batch_runs_the_steps_in_order(
         assert batch.nested == ({"c1": NESTED} if outcomes else {})
     else:
         assert [o.output for o in batch.outputs] == [reported]
+
+
+# -- the steps the batch is given ------------------------------------------------------------
+
+
+class Answering:
+    """Steps that answer every call themselves: the batch runs whatever steps it is given."""
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+
+    async def decide(self, call: ToolCall) -> AsyncGenerator[Any, None]:
+        self.log.append("decide")
+        call.verdict = "run"
+        return
+        yield
+
+    async def refusal(self, call: ToolCall) -> Outcome:
+        raise AssertionError("nothing is refused")
+
+    async def invoke(self, call: ToolCall, sink: Any) -> Outcome:
+        self.log.append("invoke")
+        return Outcome("from the steps")
+
+    def report(self, call: ToolCall, outcome: Outcome) -> Any:
+        self.log.append("report")
+        return report(call, outcome, AGENT)
+
+
+async def test_the_batch_decides_invokes_and_reports_through_its_steps() -> None:
+    ran: list[str] = []
+    tool = function_tool(returns=lambda ctx, arguments: ran.append(arguments))
+    steps = Answering()
+    batch = ToolBatch(make_run(tool), [item("f", {"x": 1})], steps=steps)
+    await drain(batch.run())
+    assert steps.log == ["decide", "invoke", "report"]
+    assert [o.output for o in batch.outputs] == ["from the steps"] and ran == []
+
+
+def recorded_run(tool: Any, approved: bool) -> tuple[ToolRun, RunReplay]:
+    """A run replaying someone else's recording (unsigned) that answers call ``c1``."""
+    replay = RunReplay(Cassette())
+    replay.started = True
+    output = {"type": "function_call_output", "call_id": "c1", "output": "sent"}
+    replay.recording = {
+        "tools": {"c1": {"item": output, "shown": "sent", "status": "ok", "printed": ""}},
+        "approvals": {"c1": {"approved": approved, "always": False, "arguments": None}},
+    }
+    run = make_run(tool)
+    run.replay = replay
+    return run, replay
+
+
+@pytest.mark.parametrize("approved", [True, False])
+async def test_a_call_the_recording_answers_is_neither_asked_nor_run(approved: bool) -> None:
+    asked: list[str] = []
+
+    def ask(ctx: Any, arguments: Any, call_id: str) -> bool:
+        asked.append(call_id)
+        return True
+
+    ran: list[str] = []
+    tool = function_tool(returns=lambda ctx, arguments: ran.append(arguments), needs_approval=ask)
+    run, replay = recorded_run(tool, approved)
+    batch = ToolBatch(run, [item("f", {"x": 1})])
+    events = await drain(batch.run())
+    assert [e.name for e in events] == ["tool_output"]  # no approval request
+    assert asked == [] and ran == [] and batch.interruptions == []
+    (output,) = batch.outputs
+    assert output.replayed and output.output == "sent"
+    assert output.approval is not None and output.approval.approved is approved  # shown only
+    assert replay.new["approvals"]["c1"]["foreign"] is True
+    assert replay.new["tools"]["c1"]["item"]["output"] == "sent"
+
+
+async def test_a_recorded_decision_from_someone_else_asks_the_call_as_live() -> None:
+    tool = function_tool(needs_approval=True)
+    run, replay = recorded_run(tool, approved=True)
+    replay.recording["tools"] = {}  # the tool runs again (its output is not recorded)
+    batch = ToolBatch(run, [item("f", {"x": 1})])
+    events = await drain(batch.run())
+    assert [e.name for e in events] == ["tool_approval_requested"]
+    assert batch.outputs == [] and len(batch.interruptions) == 1  # nobody to ask: it waits
+    assert replay.new["approvals"] == {}

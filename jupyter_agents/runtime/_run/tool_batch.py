@@ -1,34 +1,24 @@
-"""Executing the tool calls of one model response: each call through its steps, all at once."""
+"""Executing the tool calls of one model response: each call through its steps, all at once.
+
+The batch runs the steps in order and knows nothing of where an answer comes from: deciding,
+invoking and reporting go through the run's ``CallSteps`` (``.tool_steps``), which a run with
+a cassette wraps to record and replay (``.tool_replay``)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ..events import RunItemStreamEvent
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
-from ..tools.kinds import describe_call
-from ..tools.live_output import streamer
-from .tool_approvals import Approvals, needs_approval
-from .tool_call import (
-    ToolCall,
-    ToolRun,
-    check_arguments,
-    escalate,
-    open_call,
-    report,
-    resume_escalation,
-)
-from .tool_checks import Outcome
-from .tool_invoke import invoke
+from .tool_call import ToolCall, ToolRun, check_arguments, escalate, open_call, resume_escalation
+from .tool_replay import steps_for
 
 if TYPE_CHECKING:
-    from ..replay import RunReplay
-    from ..replay.recorded import RecordedOutput
     from ..run_state import RunState
+    from .tool_steps import CallSteps
 
 __all__ = ["ToolBatch"]
 
@@ -43,12 +33,15 @@ class ToolBatch:
     gets them back in, and ``interruptions`` the calls waiting for a decision.
     """
 
-    def __init__(self, run: ToolRun, calls: Sequence[ToolCallItem]) -> None:
+    def __init__(
+        self, run: ToolRun, calls: Sequence[ToolCallItem], steps: CallSteps | None = None
+    ) -> None:
         self._run = run
         self._calls = calls
+        self._steps = steps if steps is not None else steps_for(run)
+        """Decide, invoke and report (the run's: ``steps_for``)."""
         self._results: list[ToolCallOutputItem | None] = [None] * len(calls)
         self._queue: asyncio.Queue[Any] | None = None
-        self._approvals: Approvals | None = None
         self.interruptions: list[ToolApprovalItem] = []
         """Calls waiting for a person's decision (a nested agent tool's calls included)."""
         self.nested: dict[str, RunState] = {}
@@ -110,64 +103,30 @@ class ToolBatch:
         refuse), escalate, report. Escalating sends a call the sandbox stopped through decide
         and invoke once more; a call with nobody to decide, or whose nested run paused, waits
         instead of reporting."""
-        run = self._run
+        run, steps = self._run, self._steps
         call = open_call(index, item, run)
         outcome = check_arguments(call)
         if run.waiting.escalations:
             resume_escalation(call, run.waiting)
-        replay = run.replay
         while outcome is None:  # once; again for a call escalated out of the sandbox
-            recorded = replay.recorded_output(call.parsed.call_id, call.tool) if replay else None
-            if recorded is not None:  # answered from the recording: the tool does not run
-                outcome = self._replayed(call, recorded)
-                break
-            approved = False
-            if await needs_approval(run, call):
-                if replay is None or not replayed_decision(replay, run, call):
-                    async with aclosing(self._decider().decide(call)) as deciding:
-                        async for event in deciding:
-                            yield event
-                if call.decision is None:  # nobody decides now: the run pauses with the call
-                    self._wait(call)
-                    return
-                if replay is not None:
-                    replay.record_decision(call.parsed.call_id, call.decision)
-                approved = call.decision.approved
-                if not approved:
-                    outcome = await self._decider().refusal(call)
-            if outcome is None:
+            async with aclosing(steps.decide(call)) as deciding:
+                async for event in deciding:
+                    yield event
+            if call.verdict == "waiting":  # nobody decides now: the run pauses with the call
+                self._wait(call)
+                return
+            if call.verdict == "refused":
+                outcome = await steps.refusal(call)
+            else:
                 sink = self._queue.put_nowait if self._queue is not None else None
-                outcome = await invoke(run, call, approved, sink)
+                outcome = await steps.invoke(call, sink)
                 if outcome is None:  # an agent tool's nested run paused: so does this run
                     self._wait(call)
                     return
             if escalate(call, outcome):  # the sandbox stopped it: ask to run it outside
                 outcome = None
-        output = self._results[index] = report(call, outcome, run.agent)
-        if replay is not None:
-            shown = describe_call(call.item, output)  # the card, as the person saw it
-            raw = dict(output.raw_item)
-            replay.record_output(call.parsed.call_id, raw, output.output, output.status, shown)
+        output = self._results[index] = steps.report(call, outcome)
         yield RunItemStreamEvent(name="tool_output", item=output)
-
-    def _replayed(self, call: ToolCall, recorded: RecordedOutput) -> Outcome:
-        """A call answered from the recording: its recorded output and printed text, and the
-        decision recorded with it, shown as recorded (data: nothing runs on it)."""
-        replay = self._run.replay
-        assert replay is not None
-        call.decision = replay.shown_decision(call.parsed.call_id)
-        if call.decision is not None:
-            replay.record_decision(call.parsed.call_id, call.decision, shown=True)
-        show = streamer(call.parsed.call_id) if recorded.printed else None
-        if show is not None:
-            show(recorded.printed)  # what it printed then, where it prints now
-        return Outcome(recorded)
-
-    def _decider(self) -> Approvals:
-        """The batch's approvals (made when a call first needs one: most batches need none)."""
-        if self._approvals is None:
-            self._approvals = Approvals(self._run)
-        return self._approvals
 
     def _wait(self, call: ToolCall) -> None:
         """The call waits for a person: an approval it asked for, or its nested run's."""
@@ -181,26 +140,3 @@ class ToolBatch:
         self.interruptions.append(call.asked)
         if call.escalation is not None:
             self.escalations[call.parsed.call_id] = call.arguments
-
-
-def replayed_decision(replay: RunReplay, run: ToolRun, call: ToolCall) -> bool:
-    """Decide ``call`` as the person did when they recorded this run (their own recording
-    only: ``RunReplay.recorded_decision``); whether it was. A call decided alone (an
-    escalation out of the sandbox, a dangerous command) is asked again, as is a call whose
-    card shows what the notebook holds now (the cell tools: what the person approved then may
-    not be what will run now); recorded edited arguments that the tool's schema refuses are
-    not used: the call is asked."""
-    decision = replay.recorded_decision(call.parsed.call_id)
-    tool = call.tool
-    if decision is None or tool is None:
-        return False
-    if call.kind.decided_alone(call.arguments, tool, run.run_config) or tool.always_asks:
-        return False
-    if tool.describe_this_call is not None:
-        return False  # its card is made from the notebook now, not from the call: ask again
-    if decision.approved and decision.arguments is not None:
-        if tool.validate_arguments(decision.arguments) is not None:
-            return False
-        call.arguments = json.dumps(decision.arguments)
-    call.decision = decision
-    return True

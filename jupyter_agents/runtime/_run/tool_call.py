@@ -1,21 +1,22 @@
 """One tool call of a batch: what it uses of its run, its state, and its pure steps.
 
 A call goes through these steps, in order (``ToolBatch._run_one`` shows them): open it (its
-kind, tool and arguments), check its arguments, decide (when it needs approval), invoke it or
-answer the refusal, escalate (a call the sandbox stopped under ``on-failure`` asks once to run
-outside it: decide and invoke again), and report its output. The steps with no I/O live here;
-deciding is ``.tool_approvals``, invoking ``.tool_invoke``.
+kind, tool and arguments), check its arguments, decide (whether it needs approval, and the
+decision), invoke it or answer the refusal, escalate (a call the sandbox stopped under
+``on-failure`` asks once to run outside it: decide and invoke again), and report its output.
+The steps with no I/O live here; the batch reaches deciding, invoking and reporting through a
+``CallSteps`` (``.tool_steps``: the live steps, ``.tool_approvals`` and ``.tool_invoke``; a
+run with a cassette wraps them, ``.tool_replay``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..errors import ModelBehaviorError
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
-from ..replay.recorded import RecordedOutput
 from ..sandbox.policy import EscalationRequest
 from ..tools.kinds import ParsedCall, ToolKind, chat_form_kind, kind_for_call
 from .tool_checks import Outcome
@@ -37,12 +38,19 @@ if TYPE_CHECKING:
 __all__ = [
     "ToolCall",
     "ToolRun",
+    "Verdict",
     "check_arguments",
     "escalate",
     "open_call",
     "report",
     "resume_escalation",
 ]
+
+
+Verdict: TypeAlias = Literal["run", "approved", "refused", "waiting"]
+"""What the decide step concluded for a call: ``run`` (nobody needs to decide, or a recording
+answers it), ``approved`` (a decision let this very call run), ``refused`` (answer the
+refusal), ``waiting`` (nobody decides now: the run pauses with the call)."""
 
 
 @dataclass(slots=True)  # not frozen: built for every batch, and frozen init costs twice as much
@@ -90,7 +98,8 @@ class ToolRun:
     """Where the outcomes of tool output guardrails go."""
 
     replay: RunReplay | None = None
-    """Records the run's calls, or answers them from a recording."""
+    """Records the run's calls, or answers them from a recording (the batch's steps wrap the
+    live ones with it: ``.tool_replay``)."""
 
 
 @dataclass(slots=True)
@@ -126,6 +135,9 @@ class ToolCall:
 
     decision: ApprovalDecision | None = None
     """The last decision on it (reported with its output)."""
+
+    verdict: Verdict = "run"
+    """What the last decide step concluded (see ``Verdict``)."""
 
     asked: ToolApprovalItem | None = None
     """The approval item of the last decide step (the interruption if the run pauses)."""
@@ -188,17 +200,6 @@ def report(call: ToolCall, outcome: Outcome, agent: Agent[Any]) -> ToolCallOutpu
     if isinstance(outcome.value, EscalationRequest):  # stopped again after asking: as it ran
         outcome = Outcome(outcome.value.value)
     value = outcome.value
-    if isinstance(value, RecordedOutput):  # answered from a recording: the tool did not run
-        return ToolCallOutputItem(
-            agent=agent,
-            raw_item=value.item,
-            output=value.shown,
-            approval=call.decision,
-            status=outcome.status,
-            call_item=call.item,
-            replayed=True,
-            display=value.display,
-        )
     kind = call.kind
     to_item = kind.chat_output_item if call.chat_form else kind.output_item
     return ToolCallOutputItem(

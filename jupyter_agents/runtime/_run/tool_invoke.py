@@ -24,7 +24,6 @@ from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
 from ..tools.background import BackgroundCall, BackgroundReason, report_background
 from ..tools.kinds import LocalTool
-from ..tools.live_output import tool_output_sink
 from ..tracing import function_span
 from .tool_approvals import asker_for, tool_context
 from .tool_call import ToolCall, ToolRun
@@ -55,8 +54,6 @@ async def invoke(
     """
     forwards = call.tool is not None and call.tool.forwards_events
     run_it = _nested if forwards else _invoke
-    if run.replay is not None:  # what the call prints goes into the recording too
-        printing = tool_output_sink.set(run.replay.tee(tool_output_sink.get()))
     asking = asker.set(asker_for(run, call))
     try:
         if not approved:
@@ -68,8 +65,6 @@ async def invoke(
             approved_call.reset(token)
     finally:
         asker.reset(asking)
-        if run.replay is not None:
-            tool_output_sink.reset(printing)
 
 
 async def _nested(run: ToolRun, call: ToolCall, sink: EventSink | None) -> Outcome | None:
