@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from ..errors import ModelBehaviorError
 from .display import DisplayPart, ToolDisplay, output_parts
-from .function import FunctionTool
+from .function.function_tool import FunctionTool
 from .hosted import HostedTool
 from .outputs import to_model_output
 
@@ -281,7 +281,13 @@ class _Registry:
 
 _registry = _Registry()
 
-_BUILT_IN_MODULES = ("apply_patch", "base_tool", "computer", "plan", "shell")
+_BUILT_IN_MODULES = (
+    "patch.apply_patch",
+    "base_tool",
+    "computer.computer_tool",
+    "plan",
+    "shell.shell_tool",
+)
 """The modules of the built-in kinds besides function and hosted tools (defined here); each
 registers its kinds when it is imported."""
 _BUILT_IN_KINDS = {"apply_patch", "base_tool", "computer", "plan", "shell", "local_shell"}
