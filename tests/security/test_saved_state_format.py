@@ -11,8 +11,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from jupyter_agents import RunState, ToolApprovalItem, ToolCallOutputItem, UserError
 
@@ -60,3 +63,50 @@ def test_a_cut_saved_state_is_one_line_saying_so(cut: int) -> None:
     with pytest.raises(UserError) as raised:
         RunState.from_json(agents(), SAVED[:cut])
     assert "\n" not in str(raised.value) and "RunState" in str(raised.value)
+
+
+@pytest.mark.parametrize("where", ["the whole text", "an item"])
+def test_json_nested_too_deeply_is_one_line_naming_the_state(where: str) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    data = deep if where == "the whole text" else SAVED.replace('"earlier"', deep, 1)
+    with pytest.raises(UserError, match="nests too deeply") as raised:
+        RunState.from_json(agents(), data)
+    assert "\n" not in str(raised.value)
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found += _paths(inner, (*prefix, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found += _paths(inner, (*prefix, index))
+    return found
+
+
+PATHS = _paths(json.loads(SAVED))
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(path=st.sampled_from(PATHS), delete=st.booleans(), value=JSON_VALUES)
+def test_any_damage_to_any_part_is_one_line_naming_the_state(
+    path: tuple[Any, ...], delete: bool, value: Any
+) -> None:
+    data = json.loads(SAVED)
+    target = data
+    for part in path[:-1]:
+        target = target[part]
+    if delete and isinstance(target, dict):
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    try:
+        RunState.from_json(agents(), json.dumps(data))
+    except UserError as e:
+        assert "\n" not in str(e) and "RunState" in str(e)
