@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from ...runtime.approvals import ApprovalDecision
+from ...runtime.sandbox.verdict import asks_to_leave
 from ...runtime.tools.background import BackgroundCall, BackgroundEnd
 from ...runtime.tools.display import DisplayPart, ToolDisplay
 from ...runtime.tools.kinds import describe_call, kind_for_call
@@ -320,7 +321,7 @@ class RunView:
             if card.get("approval") is None:
                 card["approval"] = {"state": "pending", "attempt": 1}
             arguments = getattr(item, "arguments", None) or {}
-            if arguments.get("sandbox_permissions") == "require_escalated":
+            if asks_to_leave(arguments):
                 why = item.escalation or arguments.get("justification") or "no reason given"
                 card["escalation"] = clip(str(why), self.max_args_chars)[0]
                 card["badge"] = "escalated"

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...runtime.approvals import ApprovalDecision, ApprovalRequest
 from ...runtime.questions import Question
+from ...runtime.sandbox.verdict import asks_to_leave
 from ...runtime.tools.background import BackgroundCall
 from ...runtime.tools.kinds import describe_call
 from ...runtime.tools.plan import Plan, plan_of
@@ -166,7 +167,7 @@ class TextView:
             return await self._answer(request)
         self._line(f"── {self.agent} wants to run {request.tool_name}({_short(request.arguments)})")
         question = "Approve? [y]es / [n]o (a reason may follow) / [a]lways for this tool: "
-        if request.arguments.get("sandbox_permissions") == "require_escalated":
+        if asks_to_leave(request.arguments):
             why = request.arguments.get("justification") or "no reason given"
             self._line(f"   outside the sandbox: {_short(why)}")
             question = "Run it outside the sandbox? [y]es / [n]o (a reason may follow): "

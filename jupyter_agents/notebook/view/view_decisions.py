@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from ...runtime.approvals import ApprovalDecision, ApprovalInbox, ApprovalRequest
 from ...runtime.questions import Question, answer_text
+from ...runtime.sandbox.verdict import asks_to_leave
 from ...runtime.tools.ask_user import question_of
 from ...runtime.tools.display import ToolDisplay
 from ..cells.standing import StandingApprovals
@@ -186,7 +187,7 @@ class Decisions:
                 "schema": request.json_schema,
                 "error": request.error,
             }
-            if request.arguments.get("sandbox_permissions") == "require_escalated":
+            if asks_to_leave(request.arguments):
                 card["badge"] = "escalated"  # asks to run outside the sandbox: say why
                 why = str(request.arguments.get("justification") or "no reason given")
                 card["escalation"] = clip(why, self._max_args_chars)[0]

@@ -12,12 +12,15 @@ commands here, so it refuses them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
 from ...errors import UserError
-from ...sandbox.policy import ESCALATED
+from ...sandbox.verdict import ESCALATED, escalation_allowed
+
+if TYPE_CHECKING:
+    from ...sandbox.policy import ApprovalPolicy
 
 __all__ = [
     "ShellOnApprovalFunctionResult",
@@ -126,8 +129,9 @@ _ESCALATION = {
 }
 
 
-def function_schema(approval_policy: str | None) -> dict[str, Any]:
-    """The function form's parameters (no escalation fields where nothing may be asked)."""
-    if approval_policy == "never":
+def function_schema(approval_policy: ApprovalPolicy | None) -> dict[str, Any]:
+    """The function form's parameters (no escalation fields where leaving the sandbox is
+    refused)."""
+    if not escalation_allowed(approval_policy):
         return _SCHEMA
     return {**_SCHEMA, "properties": {**_SCHEMA["properties"], **_ESCALATION}}

@@ -3,7 +3,8 @@
 Each call carries one or more commands; with no executor they run one after the other in the
 workspace under the sandbox policy (``jupyter_agents.runtime.sandbox``), and the answer holds
 each command's stdout, stderr and outcome. Chat Completions models get a function tool ``shell``
-taking the same commands. The approval policy (the tool's own, else ``RunConfig``'s) decides:
+taking the same commands. The approval policy (the tool's own, else ``RunConfig``'s) decides,
+through one verdict per call (``sandbox/verdict.py``'s ``shell_verdict``):
 
 * ``untrusted``: a call with a command not known to only read waits for a person;
 * ``on-request``: calls run in the sandbox without asking; the model may ask to run one outside
@@ -13,6 +14,9 @@ taking the same commands. The approval policy (the tool's own, else ``RunConfig`
 * ``on-failure``: calls run in the sandbox; one the sandbox stopped (a read-only file system,
   no network) waits for a person, who may let it run again outside;
 * ``never``: nothing is asked, and a request to leave the sandbox is refused.
+
+A command that might destroy data (``rm -rf``) asks under every policy but ``never``, where it
+is refused unless the sandbox is off.
 """
 
 from __future__ import annotations
@@ -21,20 +25,21 @@ import dataclasses
 import json
 import os
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..._util import call_maybe_async
 from ...approvals import approved_call
-from ...sandbox import CommandResult, SandboxMode, is_dangerous, is_known_safe, run_sandboxed
+from ...sandbox import CommandResult, SandboxMode, run_sandboxed
 from ...sandbox.policy import (
-    ESCALATED,
     ApprovalPolicy,
     EscalationRequest,
     ExecPolicy,
     check_policy_names,
     sandbox_denial,
 )
+from ...sandbox.verdict import ESCALATED, CallSafety, ShellVerdict
 from ..kinds import DisplayPart, ParsedCall, ToolDisplay, ToolKind, json_object, register_tool_kind
 from ..live_output import streamer
 from .shell_io import (
@@ -116,29 +121,33 @@ class ShellTool:
         """The policy in a run with ``run_config`` (None: the tool's own and the defaults)."""
         return ExecPolicy.resolve(self, run_config)
 
+    def verdict(self, arguments: Mapping[str, Any], run_config: Any) -> ShellVerdict:
+        """What the policy says of a call with ``arguments`` (before anyone is asked)."""
+        return self.policy_for(run_config).judge(CallSafety.read(arguments))
+
     def _policy_asks(self, ctx: Any, arguments: dict[str, Any], _call_id: str) -> bool:
-        policy = self.policy_for(getattr(ctx, "run_config", None))
-        return policy.asks(
-            safe=_all_safe(arguments),
-            escalated=_escalated(arguments),
-            dangerous=_any_dangerous(arguments),
-        )
+        return self.verdict(arguments, getattr(ctx, "run_config", None)).decision == "ask"
 
     async def run(
-        self, request: ShellCommandRequest, policy: ExecPolicy | None = None
+        self,
+        request: ShellCommandRequest,
+        policy: ExecPolicy | None = None,
+        verdict: ShellVerdict | None = None,
     ) -> ShellResult:
         """Run ``request``'s commands, one after the other, under ``policy`` (default: the
-        tool's own), their output bounded as a whole (``fit_outputs``). Under
-        ``on-failure`` a command the sandbox stopped raises ``EscalationRequest`` with
-        what ran so far."""
+        tool's own), their output bounded as a whole (``fit_outputs``). Where they run, and
+        whether a command the sandbox stopped raises ``EscalationRequest`` with what ran so
+        far (``on-failure``), is the call's ``verdict`` (judged here when not given)."""
         requested = requested_limit(request.max_output_length)
         limit = self.max_output if requested is None else min(self.max_output, requested)
         if self.executor is not None:
             return capped_result(await call_maybe_async(self.executor, request), request, limit)
         policy = policy or self.policy_for(None)
+        if verdict is None:
+            verdict = policy.judge(CallSafety.of(request.commands, request.escalated))
         sandbox = policy.sandbox
-        if request.escalated:
-            sandbox = dataclasses.replace(sandbox, mode="danger-full-access")
+        if verdict.sandbox != sandbox.mode:  # it leaves the sandbox: a person approved it
+            sandbox = dataclasses.replace(sandbox, mode=verdict.sandbox)
         timeout = self.command_timeout
         if request.timeout_ms:
             timeout = min(timeout, request.timeout_ms / 1000)
@@ -154,7 +163,7 @@ class ShellTool:
             if show is not None:
                 show(f"[{ending(code)}]\n")
             denial = sandbox_denial(done, sandbox.mode)
-            if denial and policy.approval == "on-failure" and not request.escalated:
+            if denial and verdict.escalates_on_denial:
                 reason = f"{command!r} failed in the {sandbox.mode} sandbox ({denial})"
                 raise EscalationRequest(reason, ran.result())
         return ran.result()
@@ -195,20 +204,6 @@ class _Ran:
             max_output_length=self.limit,
             renamed=tuple(self.renamed),
         )
-
-
-def _all_safe(arguments: dict[str, Any]) -> bool:
-    commands = arguments.get("commands") or []
-    return bool(commands) and all(isinstance(c, str) and is_known_safe(c) for c in commands)
-
-
-def _any_dangerous(arguments: dict[str, Any]) -> bool:
-    commands = arguments.get("commands") or []
-    return any(isinstance(c, str) and is_dangerous(c) for c in commands)
-
-
-def _escalated(arguments: dict[str, Any]) -> bool:
-    return arguments.get("sandbox_permissions") == ESCALATED
 
 
 class ShellKind(ToolKind[ShellTool, ShellResult | str]):
@@ -263,42 +258,28 @@ class ShellKind(ToolKind[ShellTool, ShellResult | str]):
     ) -> ShellResult | str:
         data = self.parsed_arguments(arguments)
         policy = tool.policy_for(ctx.run_config)
-        escalated = _escalated(data)
-        if escalated and policy.approval == "never":
-            return (
-                "Not run: running outside the sandbox is not allowed here (approval policy "
-                "'never'). Run the commands in the sandbox, or do without them."
-            )
-        if policy.refuses(escalated=False, dangerous=_any_dangerous(data)):
-            return (
-                "Not run: a command that might destroy data (such as rm -f or rm -rf) needs "
-                "the user's approval, and nobody is asked here (approval policy 'never'). "
-                "Do without it."
-            )
-        if escalated and approved_call.get() != ctx.tool_call_id:
-            return (  # e.g. needs_approval=False: leaving the sandbox still needs a person
-                "Not run: running outside the sandbox needs the user's approval, and this "
-                "tool does not ask. Run the commands in the sandbox."
-            )
+        verdict = policy.judge(CallSafety.read(data))
+        refusal = verdict.refusal_at_run(approved=approved_call.get() == ctx.tool_call_id)
+        if refusal is not None:
+            return refusal
         request = ShellCommandRequest(
             list(data["commands"]),
             data.get("timeout_ms"),
             data.get("max_output_length"),
             ctx,
-            escalated=escalated,
+            escalated=verdict.leaves_sandbox,
             justification=data.get("justification"),
             on_output=streamer(ctx.tool_call_id),
             call_id=ctx.tool_call_id,
         )
-        return await tool.run(request, policy)
+        return await tool.run(request, policy, verdict)
 
     def escalated_arguments(self, arguments: str, reason: str) -> str:
         data = self.parsed_arguments(arguments)
         return json.dumps({**data, "sandbox_permissions": ESCALATED, "justification": reason})
 
     def decided_alone(self, arguments: str, tool: Any = None, run_config: Any = None) -> bool:
-        data = self.parsed_arguments(arguments)
-        return _escalated(data) or _any_dangerous(data)
+        return CallSafety.read(self.parsed_arguments(arguments)).alone
 
     def output_item(self, call: ParsedCall, value: ShellResult | str) -> dict[str, Any]:
         output: list[dict[str, Any]]
@@ -355,11 +336,7 @@ def _badge(arguments: dict[str, Any], output: Any) -> str | None:
         if output.sandbox == "danger-full-access":
             return "escalated" if output.escalated else "unsandboxed"
         return f"sandboxed: {output.sandbox}{_renamed(output.renamed)}"
-    if _escalated(arguments):
-        return "escalated"
-    if _any_dangerous(arguments):
-        return "dangerous"
-    return "safe" if _all_safe(arguments) else None
+    return CallSafety.read(arguments).badge
 
 
 def _renamed(renamed: tuple[str, ...]) -> str:
