@@ -202,23 +202,17 @@ if TYPE_CHECKING:
         function_tool,
         tool,
     )
-    from .runtime.tools.apply_patch import (
-        ApplyPatchEditor,
-        ApplyPatchOperation,
-        ApplyPatchResult,
-        ApplyPatchTool,
-        apply_diff,
-    )
     from .runtime.tools.ask_user import AskUserTool
     from .runtime.tools.base_tool import BaseTool, ContentItem
-    from .runtime.tools.browser_computer import BrowserComputer
     from .runtime.tools.code_interpreter import KernelCodeInterpreter
-    from .runtime.tools.computer import (
+    from .runtime.tools.computer.browser_computer import BrowserComputer
+    from .runtime.tools.computer.computer_tool import (
         AsyncComputer,
         Computer,
         ComputerTool,
         ComputerToolSafetyCheckData,
     )
+    from .runtime.tools.function.tool_cache import ToolCache
     from .runtime.tools.kinds import (
         DisplayPart,
         ParsedCall,
@@ -227,25 +221,31 @@ if TYPE_CHECKING:
         describe_call,
         register_tool_kind,
     )
+    from .runtime.tools.patch.apply_patch import (
+        ApplyPatchEditor,
+        ApplyPatchOperation,
+        ApplyPatchResult,
+        ApplyPatchTool,
+        apply_diff,
+    )
+    from .runtime.tools.patch.workspace import WorkspaceEditor
     from .runtime.tools.plan import Plan, PlanStep, PlanTool, latest_plan
     from .runtime.tools.registry import TOOL_REGISTRY, register_tool
-    from .runtime.tools.shell import (
+    from .runtime.tools.shell.shell_io import ShellActionRequest, ShellCallData, ShellCallOutcome
+    from .runtime.tools.shell.shell_offer import (
+        ShellOnApprovalFunctionResult,
+        ShellToolEnvironment,
+        ShellToolLocalEnvironment,
+        ShellToolLocalSkill,
+    )
+    from .runtime.tools.shell.shell_tool import (
         LocalShellTool,
         ShellCommandOutput,
         ShellCommandRequest,
         ShellResult,
         ShellTool,
     )
-    from .runtime.tools.shell_io import ShellActionRequest, ShellCallData, ShellCallOutcome
-    from .runtime.tools.shell_offer import (
-        ShellOnApprovalFunctionResult,
-        ShellToolEnvironment,
-        ShellToolLocalEnvironment,
-        ShellToolLocalSkill,
-    )
-    from .runtime.tools.tool_cache import ToolCache
     from .runtime.tools.view_image import view_image_tool
-    from .runtime.tools.workspace import WorkspaceEditor
     from .runtime.tracing import (
         AgentSpanData,
         BatchTraceProcessor,

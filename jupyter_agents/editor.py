@@ -3,6 +3,6 @@
 
 from __future__ import annotations
 
-from .runtime.tools.apply_patch import ApplyPatchEditor, ApplyPatchOperation, ApplyPatchResult
+from .runtime.tools.patch.apply_patch import ApplyPatchEditor, ApplyPatchOperation, ApplyPatchResult
 
 __all__ = ["ApplyPatchEditor", "ApplyPatchOperation", "ApplyPatchResult"]

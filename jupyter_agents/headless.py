@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._headless_document import HeadlessDocument
+from .notebook.workspace.headless_document import HeadlessDocument
 
 __all__ = ["ENVIRONMENT", "CellFailure", "advice", "main", "summarize"]
 

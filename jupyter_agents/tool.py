@@ -25,10 +25,9 @@ from .runtime.tools import (
     default_tool_error_function,
     function_tool,
 )
-from .runtime.tools.apply_patch import ApplyPatchTool
-from .runtime.tools.computer import ComputerTool
-from .runtime.tools.shell import LocalShellTool, ShellTool
-from .runtime.tools.shell_io import (
+from .runtime.tools.computer.computer_tool import ComputerTool
+from .runtime.tools.patch.apply_patch import ApplyPatchTool
+from .runtime.tools.shell.shell_io import (
     ShellActionRequest,
     ShellCallData,
     ShellCallOutcome,
@@ -36,12 +35,13 @@ from .runtime.tools.shell_io import (
     ShellCommandRequest,
     ShellResult,
 )
-from .runtime.tools.shell_offer import (
+from .runtime.tools.shell.shell_offer import (
     ShellOnApprovalFunctionResult,
     ShellToolEnvironment,
     ShellToolLocalEnvironment,
     ShellToolLocalSkill,
 )
+from .runtime.tools.shell.shell_tool import LocalShellTool, ShellTool
 
 __all__ = [
     "ApplyPatchTool",

@@ -281,6 +281,72 @@ def test_the_sdk_extension_paths_hold_the_runtime_objects_and_stay_off_the_top_l
             assert name not in EXPORTS, name
 
 
+def _folder_table() -> dict[str, tuple[str, ...]]:
+    """docs/architecture.md's folder table: each folder -> the folders it may import (``x/`` the
+    modules directly in x, ``x/**`` also every folder under it, ``**`` anything)."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table: dict[str, tuple[str, ...]] = {}
+    for line in text.split("## Folders", 1)[1].split("\n## ", 1)[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not cells[0].startswith("`"):
+            continue
+        folder = cells[0].strip("`").removeprefix("jupyter_agents/")
+        may = cells[2]
+        if may.startswith("same as"):
+            table[folder] = table[may.split("`")[1]]
+        else:
+            table[folder] = tuple(may.split("`")[1::2])
+    return table
+
+
+def _folder_of(module: str) -> str | None:
+    """The folder (``runtime/tools/``, ``""`` for the package itself) holding ``module``, or
+    None when it is no module of the project (a name imported from one)."""
+    parts = module.split(".")
+    if parts[0] != "jupyter_agents":
+        return None
+    path = PACKAGE.joinpath(*parts[1:])
+    if path.is_dir() and (path / "__init__.py").exists():
+        return "/".join(parts[1:]) + "/" if len(parts) > 1 else ""
+    if path.with_suffix(".py").exists():
+        return "/".join(parts[1:-1]) + "/" if len(parts) > 2 else ""
+    return None
+
+
+def _allows(allowed: tuple[str, ...], folder: str) -> bool:
+    for rule in allowed:
+        if rule == "**" or rule == folder or (rule == "jupyter_agents/" and folder == ""):
+            return True
+        if rule.endswith("/**") and (folder + "/").startswith(rule[:-2]):
+            return True
+    return False
+
+
+def _row_for(table: dict[str, tuple[str, ...]], folder: str) -> tuple[str, ...] | None:
+    if folder in table:
+        return table[folder]
+    for row, allowed in table.items():
+        if row.endswith("/**") and folder.startswith(row[:-2]):
+            return allowed
+    return None
+
+
+def test_every_import_follows_the_folder_table_in_the_architecture_doc() -> None:
+    table = _folder_table()
+    wrong = []
+    for path in _modules(PACKAGE):
+        here = "/".join(path.relative_to(PACKAGE).parts[:-1])
+        here = here + "/" if here else ""
+        rule = _row_for(table, here)
+        assert rule is not None, f"docs/architecture.md's folder table has no row for {here}"
+        for module in _imports(path, top_level_only=False):
+            there = _folder_of(module)
+            if there is None or there == here or _allows(rule, there):
+                continue
+            wrong.append(f"{path.relative_to(PACKAGE)} imports {module} ({there or 'the package'})")
+    assert not wrong, "\n".join(wrong)
+
+
 TOOLISH = frozenset({"tool", "tools", "t", "spec", "function_tool", "found", "named", "hooked"})
 """Names the package gives tool objects: a ``getattr`` on one probes an undeclared ability."""
 

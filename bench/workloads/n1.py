@@ -275,8 +275,9 @@ class TimedModel(ScriptedModel):
 '''
 
 FLUSH_INTERVAL = (
-    "__import__('inspect').signature(__import__('jupyter_agents.notebook.view', fromlist=['_'])"
-    ".RunView.__init__).parameters['flush_interval'].default"
+    "__import__('inspect').signature(__import__("
+    "'jupyter_agents.notebook.view.run_view', fromlist=['_']).RunView.__init__)"
+    ".parameters['flush_interval'].default"
 )
 """Kernel expression: RunView's default sync interval (what every ``%%agent`` run uses)."""
 

@@ -30,9 +30,9 @@ from .._common import Impl, Measured, main
 WORKLOAD = "NB1"
 
 MEASURE = """import json, time
-from jupyter_agents.notebook.cell_outputs import cell_version
+from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 from jupyter_agents.notebook.host import current_host
-from jupyter_agents.notebook.notebook_tools import NotebookTools
+from jupyter_agents.notebook.workspace.notebook_tools import NotebookTools
 from jupyter_agents.runtime.approvals import approved_call
 from jupyter_agents.runtime.context import ToolContext
 doc = current_host().document

@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from .._version import __version__
+from .cells.kernel import agent_cell_transformer, supports_live_cells
 from .host import NotebookHost, current_host, set_current_host
-from .kernel import agent_cell_transformer, supports_live_cells
 
 __all__ = ["load", "unload"]
 
-LAZY_TOOLS = {"notebook_python": "jupyter_agents.notebook.notebook_python"}
+LAZY_TOOLS = {"notebook_python": "jupyter_agents.notebook.workspace.notebook_python"}
 """Registered tools of the notebook layer, by name -> the module that registers them (imported
 when a run or ``%agent tools add`` first asks for the name)."""
 
@@ -55,7 +55,7 @@ def load(shell: Any) -> None:
     _register_tools()
     if getattr(shell, "kernel", None) is not None:  # run_batch shows a widget in a kernel
         from ..runtime.batch.progress import set_notebook_progress
-        from .cell_runner import follow_cells
+        from .workspace.cell_runner import follow_cells
 
         set_notebook_progress(_batch_view)
         follow_cells(shell)  # the notebook agent's run_cells
@@ -80,12 +80,12 @@ def _register_magics(shell: Any, host: NotebookHost) -> None:
     """``%agent`` (bound to ``host``) and ``%%agent``, each importing its module when used."""
 
     def agent(line: str) -> Any:
-        from .magics import agent_line_magic
+        from .magics.agent_magic import agent_line_magic
 
         return agent_line_magic(host, line)
 
     def agent_cell(line: str, body: str) -> None:
-        from .cell import run_agent_cell_magic
+        from .cells.cell import run_agent_cell_magic
 
         run_agent_cell_magic(line, body)
 
@@ -116,13 +116,13 @@ def _register_tools() -> None:
 
 
 def _show_streaming(result: Any) -> None:
-    from .display import show_streaming
+    from .view.display import show_streaming
 
     show_streaming(result)
 
 
 def _show_eval(value: Any) -> bool:
-    from .eval_view import show
+    from .view.eval_view import show
 
     show(value)
     return True
@@ -130,6 +130,6 @@ def _show_eval(value: Any) -> bool:
 
 def _batch_view(total: int, control: Any) -> Any:
     """``run_batch(progress="auto")``'s progress widget in this kernel."""
-    from .batch_view import BatchView
+    from .view.batch_view import BatchView
 
     return BatchView(total, control)

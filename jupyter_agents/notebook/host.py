@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
-from ..runtime.tools.listeners import add_tool_listener, remove_tool_listener
-from .costs import CostBook
-from .document_comm import DocumentChannel
-from .policy_magic import NotebookPolicy
+from ..runtime.tools.function.listeners import add_tool_listener, remove_tool_listener
+from .cells.standing import StandingApprovals
+from .magics.costs import CostBook
+from .magics.policy_magic import NotebookPolicy
 from .run_registry import RunRegistry
 from .runs_comm import RunsChannel
-from .standing import StandingApprovals
 from .toolbox import Toolbox
+from .workspace.document_comm import DocumentChannel
 
 if TYPE_CHECKING:  # imported where used: the extension loads without the runtime
     from ..runtime.agent import Agent
@@ -28,8 +28,8 @@ if TYPE_CHECKING:  # imported where used: the extension loads without the runtim
     from ..runtime.result import RunResult
     from ..runtime.retrieval import DocumentStore
     from ..runtime.tools import FunctionTool
-    from .conversation import Conversation
-    from .session_magic import SessionStore
+    from .cells.conversation import Conversation
+    from .magics.session_magic import SessionStore
 
 __all__ = ["DEFAULT_INSTRUCTIONS", "NotebookHost", "current_host", "set_current_host"]
 
@@ -205,7 +205,7 @@ class NotebookHost:
     def conversation(self, agent_name: str) -> Conversation:
         """The conversation of ``agent_name`` (created on first use), in the session store
         ``%agent session`` set, else in memory."""
-        from .conversation import Conversation
+        from .cells.conversation import Conversation
 
         found = self.conversations.get(agent_name)
         if found is None:

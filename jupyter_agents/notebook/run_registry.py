@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # (the registry is made when the extension loads, before any 
     from ..runtime.approvals import ApprovalRequest
     from ..runtime.tools.background import BackgroundCall
     from ..runtime.tools.plan import Plan
-    from .view_protocol import LiveView
-    from .widget_state import Wait
+    from .view.view_protocol import LiveView
+    from .view.widget_state import Wait
 
 __all__ = ["RunRecord", "RunRegistry"]
 

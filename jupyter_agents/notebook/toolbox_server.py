@@ -21,7 +21,7 @@ from ..runtime.mcp.one_call import CallOutcome, run_one_call
 from ..runtime.mcp.toolbox_server import ToolboxServer
 from ..runtime.run_config import RunConfig
 from ..runtime.tools.live_output import tool_output_sink
-from .cell import approval_grace, refuse_if_unseen
+from .cells.cell import approval_grace, refuse_if_unseen
 from .host import NotebookHost, current_host
 
 __all__ = ["serve_magic", "serve_toolbox"]
@@ -44,7 +44,7 @@ def serve_toolbox(
     host = current_host()
     extra: list[Any] = []
     if notebook:
-        from .notebook_tools import NotebookTools
+        from .workspace.notebook_tools import NotebookTools
 
         extra = NotebookTools(own_cell=lambda: "")  # an outside agent has no cell of its own
     if tools is None:
@@ -142,10 +142,10 @@ def serve_magic(host: NotebookHost, words: list[str]) -> None:
 
 def _view(host: NotebookHost | None) -> Any:
     if host is None or getattr(host.shell, "kernel", None) is None:
-        from .text_view import TextView
+        from .view.text_view import TextView
 
         return TextView(agent="MCP server", model="toolbox")
-    from .view import RunView
+    from .view.run_view import RunView
 
     return RunView(agent="MCP server", model="toolbox", standing=host.standing)
 

@@ -11,7 +11,7 @@ import pydantic
 from typing_extensions import is_typeddict
 
 from .errors import ModelBehaviorError, UserError
-from .tools.strict_schema import ensure_strict_json_schema
+from .tools.function.strict_schema import ensure_strict_json_schema
 
 __all__ = ["AgentOutputSchema", "AgentOutputSchemaBase", "output_schema_for"]
 

@@ -20,7 +20,7 @@ from ._util import call_maybe_async
 from .context import ToolContext
 from .errors import UserError
 from .tools import FunctionTool, ToolArgumentsError
-from .tools.strict_schema import ensure_strict_json_schema
+from .tools.function.strict_schema import ensure_strict_json_schema
 
 __all__ = [
     "StructuredToolInputBuilder",

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .approvals import ApprovalDecision
+
+if TYPE_CHECKING:
+    from ._run.state_schema import SavedDecision, SavedLedger
 
 __all__ = ["ApprovalLedger"]
 
@@ -66,42 +69,42 @@ class ApprovalLedger:
                 approved=decision.approved, always=True, message=decision.message
             )
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-compatible form."""
-
-        def dump(d: ApprovalDecision) -> dict[str, Any]:
-            return {
-                "approved": d.approved,
-                "always": d.always,
-                "edited_arguments": d.arguments,
-                "message": d.message,
-            }
-
+    def to_json(self) -> SavedLedger:
+        """The saved form (``RunState``'s ``ledger``)."""
         return {
-            "always": {name: dump(d) for name, d in self.always.items()},
+            "always": {name: _dump(d) for name, d in self.always.items()},
             "calls": {
                 call_id: {
                     "tool_name": r.tool_name,
                     "call_arguments": r.arguments,
-                    **dump(r.decision),
+                    **_dump(r.decision),
                 }
                 for call_id, r in self.calls.items()
             },
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ApprovalLedger:
-        """Rebuild from ``to_json``."""
-
-        def load(d: dict[str, Any]) -> ApprovalDecision:
-            return ApprovalDecision(
-                approved=bool(d["approved"]),
-                always=bool(d.get("always")),
-                arguments=d.get("edited_arguments"),
-                message=d.get("message"),
-            )
-
-        ledger = cls(always={name: load(d) for name, d in data.get("always", {}).items()})
+    def from_json(cls, data: SavedLedger) -> ApprovalLedger:
+        """Rebuild from ``to_json`` (a saved state's, validated first)."""
+        ledger = cls(always={name: _load(d) for name, d in data.get("always", {}).items()})
         for call_id, d in data.get("calls", {}).items():
-            ledger.calls[call_id] = _Recorded(load(d), d["tool_name"], d["call_arguments"])
+            ledger.calls[call_id] = _Recorded(_load(d), d["tool_name"], d["call_arguments"])
         return ledger
+
+
+def _dump(d: ApprovalDecision) -> SavedDecision:
+    return {
+        "approved": d.approved,
+        "always": d.always,
+        "edited_arguments": d.arguments,
+        "message": d.message,
+    }
+
+
+def _load(d: SavedDecision) -> ApprovalDecision:
+    return ApprovalDecision(
+        approved=d["approved"],
+        always=d.get("always", False),
+        arguments=d.get("edited_arguments"),
+        message=d.get("message"),
+    )

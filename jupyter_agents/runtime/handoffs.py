@@ -18,8 +18,8 @@ import pydantic
 from ._util import accepts_positional, call_maybe_async
 from .context import RunContextWrapper, TContext
 from .errors import ModelBehaviorError, UserError
+from .tools.function.strict_schema import ensure_strict_json_schema
 from .tools.kinds import tool_item_types
-from .tools.strict_schema import ensure_strict_json_schema
 
 if TYPE_CHECKING:
     from .agent import Agent

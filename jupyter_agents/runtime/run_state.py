@@ -9,13 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._run.mcp_approvals import ledger_name
 from ._run.progress import RunProgress
-from ._run.state_json import (
-    STATE_FORMAT,
-    STATE_VERSION,
-    dump_progress,
-    load_progress,
-    raw_arguments,
-)
+from ._run.state_json import dump_progress, load_progress, raw_arguments
+from ._run.state_schema import STATE_FORMAT, STATE_VERSION
 from .approval_ledger import ApprovalLedger
 from .approvals import ApprovalDecision
 from .context import RunContextWrapper

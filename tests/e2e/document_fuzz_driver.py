@@ -12,8 +12,8 @@ import asyncio
 import random
 import time
 
-from jupyter_agents.notebook.document_comm import NoFrontend
 from jupyter_agents.notebook.host import current_host
+from jupyter_agents.notebook.workspace.document_comm import NoFrontend
 
 SOURCES = [
     "",

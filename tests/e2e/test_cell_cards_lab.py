@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from jupyter_agents.notebook.cell_outputs import cell_version
+from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 
 from .lab import Session
 from .test_notebook_tools_lab import waiting_card

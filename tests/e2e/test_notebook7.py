@@ -94,7 +94,7 @@ def test_the_notebook_tools_read_and_change_cells_in_notebook_7(
 ) -> None:
     import nbformat
 
-    from jupyter_agents.notebook.cell_outputs import cell_version
+    from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 
     server, browser = notebook7
     setup = "\n".join(

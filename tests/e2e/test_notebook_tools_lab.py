@@ -87,7 +87,7 @@ def test_changes_are_approved_as_diffs_stale_ones_refused_and_undo_takes_the_age
     session: Session,
 ) -> None:
 
-    from jupyter_agents.notebook.cell_outputs import cell_version
+    from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 
     setup = CHANGES.replace("DRAFT_V", cell_version("# draft")).replace(
         "DATA_V", cell_version("x = 1")

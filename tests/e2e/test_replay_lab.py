@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.notebook import run_document
+from jupyter_agents.notebook.saved import run_document
 
 from .lab import Session
 

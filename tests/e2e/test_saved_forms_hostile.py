@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.notebook.saved_forms import (
+from jupyter_agents.notebook.saved.saved_forms import (
     BATCH_MIME_TYPE,
     EVAL_MIME_TYPE,
     WIDGET_VIEW_MIME_TYPE,

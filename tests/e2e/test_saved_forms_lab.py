@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agents.notebook import saved_forms
+from jupyter_agents.notebook.saved import saved_forms
 
 from .lab import Lab, Session, expecting_session
 from .test_batch_lab import _theme

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.notebook.run_document import MIME_TYPE
+from jupyter_agents.notebook.saved.run_document import MIME_TYPE
 
 from .lab import Session
 

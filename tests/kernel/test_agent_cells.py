@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.notebook.card_parts import output_of
+from jupyter_agents.notebook.view.card_parts import output_of
 
 from .conftest import kernel_value, script
 from .frontend import Frontend

@@ -31,10 +31,10 @@ HEAVY = (
 
 OURS = (
     # pydantic-based: the function-tool schema machinery
-    "jupyter_agents.runtime.tools.function",
-    "jupyter_agents.runtime.tools.schema",
-    "jupyter_agents.runtime.tools._params_model",
-    "jupyter_agents.runtime.tools._fast_schema",
+    "jupyter_agents.runtime.tools.function.function_tool",
+    "jupyter_agents.runtime.tools.function.schema",
+    "jupyter_agents.runtime.tools.function._params_model",
+    "jupyter_agents.runtime.tools.function._fast_schema",
     "jupyter_agents.runtime._run.state_schema",
     # the run itself, its result and its views
     "jupyter_agents.runtime.run",
@@ -42,12 +42,12 @@ OURS = (
     "jupyter_agents.runtime.result",
     "jupyter_agents.runtime.run_state",
     "jupyter_agents.runtime.batch.run_batch",
-    "jupyter_agents.notebook.cell",
-    "jupyter_agents.notebook.magics",
-    "jupyter_agents.notebook.view",
-    "jupyter_agents.notebook.widget",
-    "jupyter_agents.notebook.eval_view",
-    "jupyter_agents.notebook.batch_view",
+    "jupyter_agents.notebook.cells.cell",
+    "jupyter_agents.notebook.magics.agent_magic",
+    "jupyter_agents.notebook.view.run_view",
+    "jupyter_agents.notebook.view.widget",
+    "jupyter_agents.notebook.view.eval_view",
+    "jupyter_agents.notebook.view.batch_view",
 )
 """Modules of ours that loading the extension must not import."""
 

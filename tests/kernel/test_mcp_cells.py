@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agents.notebook.card_parts import output_of
+from jupyter_agents.notebook.view.card_parts import output_of
 
 from ..mcp.conftest import DEMO, alive, children_of
 from .conftest import SETUP, script

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.notebook.cell_outputs import cell_version
+from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 
 from .frontend import Frontend
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.notebook import run_document
+from jupyter_agents.notebook.saved import run_document
 
 from .conftest import script
 from .frontend import Frontend

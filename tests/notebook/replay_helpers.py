@@ -12,7 +12,7 @@ from typing import Any
 
 import nbformat
 
-from jupyter_agents.notebook import run_document
+from jupyter_agents.notebook.saved import run_document
 from jupyter_agents.runtime.sandbox.bwrap import find_bwrap
 
 from ..prerequisites import under_ci

@@ -8,10 +8,10 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from jupyter_agents.notebook import transcript
-from jupyter_agents.notebook.card_parts import output_of
-from jupyter_agents.notebook.display_text import MAX_IMAGE_CHARS, output_image
-from jupyter_agents.notebook.view import RunView
+from jupyter_agents.notebook.saved import transcript
+from jupyter_agents.notebook.view.card_parts import output_of
+from jupyter_agents.notebook.view.display_text import MAX_IMAGE_CHARS, output_image
+from jupyter_agents.notebook.view.run_view import RunView
 
 from .test_view import item_event
 

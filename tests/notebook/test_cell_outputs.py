@@ -13,7 +13,11 @@ import pytest
 from nbclient import NotebookClient
 from PIL import Image
 
-from jupyter_agents.notebook.cell_outputs import cell_version, model_outputs, outputs_summary
+from jupyter_agents.notebook.workspace.cell_outputs import (
+    cell_version,
+    model_outputs,
+    outputs_summary,
+)
 from jupyter_agents.runtime.tools.outputs import ToolOutputImage, ToolOutputText
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(120)]

@@ -13,7 +13,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from jupyter_agents.notebook import run_document
+from jupyter_agents.notebook.saved import run_document
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(180)]
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
-from jupyter_agents.notebook import costs
-from jupyter_agents.notebook.costs import CostBook, CostEntry, cost_magic
+from jupyter_agents.notebook.magics import costs
+from jupyter_agents.notebook.magics.costs import CostBook, CostEntry, cost_magic
 from jupyter_agents.runtime.cost import RunCost
 
 

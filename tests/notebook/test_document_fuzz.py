@@ -12,7 +12,7 @@ import nbformat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_agents._headless_document import HeadlessDocument
+from jupyter_agents.notebook.workspace.headless_document import HeadlessDocument
 
 IDS = ["a", "b", "c", "gone", "", None, 3, ["a"]]
 SOURCES = st.one_of(st.text(max_size=20), st.none(), st.integers(), st.lists(st.text(max_size=3)))

@@ -32,7 +32,7 @@ pytest.importorskip("pydantic_evals", reason="the evals extra: pip install 'jupy
 from pydantic_evals.evaluators import EqualsExpected, IsInstance
 
 from jupyter_agents.evals import ToolTrajectory, compare, evaluate
-from jupyter_agents.notebook.eval_view import comparison_state, report_state
+from jupyter_agents.notebook.view.eval_view import comparison_state, report_state
 
 try:
     from playwright.async_api import Page, async_playwright, expect

@@ -15,7 +15,7 @@ from pydantic_evals.evaluators import EqualsExpected
 
 from jupyter_agents import Agent
 from jupyter_agents.evals import compare, evaluate
-from jupyter_agents.notebook import eval_view
+from jupyter_agents.notebook.view import eval_view
 from jupyter_agents.testing import ScriptedModel, text
 
 DECLARATION = Path(__file__).resolve().parents[2] / "labextension/src/evalreport/state.d.ts"

@@ -98,7 +98,11 @@ def test_help_names_every_setting_a_headless_run_reads(
     shown = capsys.readouterr().out
     package = Path(__file__).resolve().parents[2] / "jupyter_agents"
     read = set()
-    for module in ("notebook/cell.py", "notebook/options.py", "notebook/cell_replay.py"):
+    for module in (
+        "notebook/cells/cell.py",
+        "notebook/cells/options.py",
+        "notebook/cells/cell_replay.py",
+    ):
         read |= set(re.findall(r"JUPYTER_AGENTS_[A-Z_]+", (package / module).read_text()))
     read -= {"JUPYTER_AGENTS_REPLAY", "JUPYTER_AGENTS_NOTEBOOK"}  # a headless run needs neither
     assert read >= {"JUPYTER_AGENTS_APPROVE", "JUPYTER_AGENTS_ASK", "JUPYTER_AGENTS_APPROVAL_GRACE"}

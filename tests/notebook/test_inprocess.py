@@ -8,11 +8,11 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from jupyter_agents.notebook.conversation import Conversation
+from jupyter_agents.notebook.cells.conversation import Conversation
+from jupyter_agents.notebook.cells.options import CellOptions, parse_cell_options
+from jupyter_agents.notebook.cells.prompt import PromptError, interpolate, summarize
 from jupyter_agents.notebook.host import current_host
-from jupyter_agents.notebook.magics import COMMANDS, _status
-from jupyter_agents.notebook.options import CellOptions, parse_cell_options
-from jupyter_agents.notebook.prompt import PromptError, interpolate, summarize
+from jupyter_agents.notebook.magics.agent_magic import COMMANDS, _status
 
 from ..prerequisites import needs_bwrap
 
@@ -279,7 +279,7 @@ def test_terminal_asks_for_approval_at_a_prompt(
         questions.append(question)
         return "y"
 
-    monkeypatch.setattr("jupyter_agents.notebook.text_view._read_line", answer)
+    monkeypatch.setattr("jupyter_agents.notebook.view.text_view._read_line", answer)
     run(
         shell,
         "from jupyter_agents import tool\n"

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import jupyter_agents
-from jupyter_agents.notebook.options import _parser
+from jupyter_agents.notebook.cells.options import _parser
 
 ROOT = Path(__file__).resolve().parents[2]
 SYNTAX_TS = ROOT / "labextension" / "src" / "agentcell" / "syntax.ts"

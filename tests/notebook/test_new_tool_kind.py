@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jupyter_agents import Agent, Runner
-from jupyter_agents.notebook.text_view import TextView
-from jupyter_agents.notebook.view import RunView
+from jupyter_agents.notebook.view.run_view import RunView
+from jupyter_agents.notebook.view.text_view import TextView
 from jupyter_agents.runtime.tools.display import DisplayPart, ToolDisplay
 from jupyter_agents.runtime.tools.kinds import (
     ParsedCall,

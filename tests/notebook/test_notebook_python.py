@@ -9,7 +9,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agents.notebook.host import current_host
-from jupyter_agents.notebook.notebook_python import NotebookPython, describe_value
+from jupyter_agents.notebook.workspace.notebook_python import NotebookPython, describe_value
 
 SCRIPT = (
     "from jupyter_agents.testing import ScriptedModel, text, tool_call\n"

@@ -13,10 +13,10 @@ from typing import Any
 import nbformat
 import pytest
 
-from jupyter_agents.notebook import document_comm
-from jupyter_agents.notebook.document_comm import DocumentChannel, NoFrontend
-from jupyter_agents.notebook.notebook_tools import NotebookTools
-from jupyter_agents.notebook.run_document import decode
+from jupyter_agents.notebook.saved.run_document import decode
+from jupyter_agents.notebook.workspace import document_comm
+from jupyter_agents.notebook.workspace.document_comm import DocumentChannel, NoFrontend
+from jupyter_agents.notebook.workspace.notebook_tools import NotebookTools
 
 SETUP = """%load_ext jupyter_agents
 from jupyter_agents.testing import ScriptedModel, text, tool_call
@@ -180,7 +180,7 @@ demo = ScriptedModel([
 def test_the_headless_runner_applies_approved_changes_and_refuses_stale_ones(
     tmp_path: Path,
 ) -> None:
-    from jupyter_agents.notebook.cell_outputs import cell_version
+    from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 
     OLD = cell_version("# an older draft")
     setup = (

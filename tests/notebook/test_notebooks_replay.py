@@ -25,7 +25,7 @@ import nbformat
 import pytest
 
 from jupyter_agents import Cassette
-from jupyter_agents.notebook import run_document
+from jupyter_agents.notebook.saved import run_document
 
 from .replay_helpers import agent_cells, headless, live_then_offline, run_of
 

@@ -10,10 +10,10 @@ from typing import Any
 from pydantic import ConfigDict, TypeAdapter
 
 from jupyter_agents import Agent, PlanTool, RunConfig, Runner
-from jupyter_agents.notebook import run_document, transcript
-from jupyter_agents.notebook.text_view import TextView
-from jupyter_agents.notebook.view import RunView
-from jupyter_agents.notebook.widget_state import Header
+from jupyter_agents.notebook.saved import run_document, transcript
+from jupyter_agents.notebook.view.run_view import RunView
+from jupyter_agents.notebook.view.text_view import TextView
+from jupyter_agents.notebook.view.widget_state import Header
 from jupyter_agents.runtime.replay import Cassette
 from jupyter_agents.testing import ScriptedModel, tool_call
 

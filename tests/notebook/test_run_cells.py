@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jupyter_agents.notebook.cell_outputs import cell_version
-from jupyter_agents.notebook.run_document import decode
+from jupyter_agents.notebook.saved.run_document import decode
+from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 
 from .test_notebook_tools import run_headless
 

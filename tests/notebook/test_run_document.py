@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.notebook import run_document
-from jupyter_agents.notebook.view import RunView
+from jupyter_agents.notebook.saved import run_document
+from jupyter_agents.notebook.view.run_view import RunView
 
 from .test_view import item_event, saved_notebook
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.notebook import batch_view, saved_forms
+from jupyter_agents.notebook.saved import saved_forms
+from jupyter_agents.notebook.view import batch_view
 from jupyter_agents.runtime.batch.result import RowResult
 
 STATE_DECLARATION = Path(__file__).resolve().parents[2] / "labextension/src/savedforms/state.d.ts"
@@ -186,7 +187,7 @@ def evaluated(tmp_path: Path) -> tuple[Any, Any]:
 def test_the_report_and_the_comparison_save_what_their_widget_shows(tmp_path: Path) -> None:
     pytest.importorskip("anywidget")
     from jupyter_agents.evals import compare
-    from jupyter_agents.notebook import eval_view
+    from jupyter_agents.notebook.view import eval_view
 
     a, b = evaluated(tmp_path)
     for value, state in [

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from jupyter_agents.headless import main
-from jupyter_agents.notebook import saved_forms
+from jupyter_agents.notebook.saved import saved_forms
 
 from .notebook_helpers import OPENAI_ENV, RUN_TIMEOUT
 

@@ -10,9 +10,9 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from jupyter_agents.notebook.conversation import Conversation
+from jupyter_agents.notebook.cells.conversation import Conversation
 from jupyter_agents.notebook.host import current_host
-from jupyter_agents.notebook.session_magic import SessionStore, default_prefix, mask_url
+from jupyter_agents.notebook.magics.session_magic import SessionStore, default_prefix, mask_url
 from jupyter_agents.runtime.sessions import InMemorySession
 
 

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from jupyter_agents import Agent, Runner, tool
-from jupyter_agents.notebook import _tool_output
-from jupyter_agents.notebook.cell import _printing_to_cards
-from jupyter_agents.notebook.view import RunView
+from jupyter_agents.notebook.cells import _tool_output
+from jupyter_agents.notebook.cells.cell import _printing_to_cards
+from jupyter_agents.notebook.view.run_view import RunView
 from jupyter_agents.runtime.tools.live_output import tool_output_sink
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 

@@ -13,7 +13,11 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from jupyter_agents.notebook.variables import MAX_COLUMNS, inspect_variable, list_variables
+from jupyter_agents.notebook.workspace.variables import (
+    MAX_COLUMNS,
+    inspect_variable,
+    list_variables,
+)
 
 
 def test_the_list_has_one_line_per_user_variable_and_skips_ipython_and_modules() -> None:
@@ -148,7 +152,7 @@ def test_a_huge_value_is_cut_and_a_broken_repr_is_named() -> None:
 def test_describing_plain_values_imports_no_table_library(library: str) -> None:
     code = (
         "import sys\n"
-        "from jupyter_agents.notebook.variables import inspect_variable, list_variables\n"
+        "from jupyter_agents.notebook.workspace.variables import inspect_variable, list_variables\n"
         "ns = {'a': 1, 'b': [1, 2], 'c': 'text'}\n"
         "list_variables(ns); [inspect_variable(ns, n) for n in ns]\n"
         f"print({library!r} in sys.modules)\n"

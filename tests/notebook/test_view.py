@@ -24,9 +24,9 @@ from jupyter_agents import (
     Usage,
     tool,
 )
-from jupyter_agents.notebook import transcript
-from jupyter_agents.notebook.card_parts import output_of
-from jupyter_agents.notebook.view import RunView
+from jupyter_agents.notebook.saved import transcript
+from jupyter_agents.notebook.view.card_parts import output_of
+from jupyter_agents.notebook.view.run_view import RunView
 from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -487,7 +487,7 @@ async def test_approval_from_the_frontend_runs_the_call() -> None:
 
 
 async def test_always_for_this_notebook_decides_later_runs_without_asking() -> None:
-    from jupyter_agents.notebook.standing import StandingApprovals
+    from jupyter_agents.notebook.cells.standing import StandingApprovals
 
     sent_emails.clear()
     standing = StandingApprovals()
@@ -531,7 +531,7 @@ async def test_always_for_this_notebook_decides_later_runs_without_asking() -> N
 async def test_always_for_this_notebook_never_covers_a_call_decided_alone() -> None:
     import dataclasses
 
-    from jupyter_agents.notebook.standing import StandingApprovals
+    from jupyter_agents.notebook.cells.standing import StandingApprovals
 
     standing = StandingApprovals()
     standing.remember("send_email", True)
@@ -839,8 +839,8 @@ async def test_a_nested_agent_tools_gated_call_gets_its_own_card_and_buttons() -
 
 
 def test_the_widget_view_and_the_terminal_view_offer_what_the_cell_driver_uses() -> None:
-    from jupyter_agents.notebook.text_view import TextView
-    from jupyter_agents.notebook.view_protocol import LiveView
+    from jupyter_agents.notebook.view.text_view import TextView
+    from jupyter_agents.notebook.view.view_protocol import LiveView
 
     members = [m for m in LiveView.__dict__ if not m.startswith("_")] + ["rendered", "on_stop"]
     for view in (RunView(agent="a", model="m"), TextView(agent="a", model="m")):
@@ -859,7 +859,7 @@ def test_the_widget_view_and_the_terminal_view_offer_what_the_cell_driver_uses()
 async def test_the_prompt_offers_always_only_where_a_decision_may_stand(
     allows_always: bool, answers: list[str], decision: ApprovalDecision
 ) -> None:
-    from jupyter_agents.notebook.text_view import TextView
+    from jupyter_agents.notebook.view.text_view import TextView
 
     questions: list[str] = []
     replies = iter(answers)

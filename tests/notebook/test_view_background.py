@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from jupyter_agents import Agent, Runner, tool
-from jupyter_agents.notebook import run_document
 from jupyter_agents.notebook.run_registry import RunRegistry
 from jupyter_agents.notebook.runs_comm import ACTIVITY_INTERVAL, Heartbeat, activity_interval
-from jupyter_agents.notebook.text_view import TextView
-from jupyter_agents.notebook.view import RunView
+from jupyter_agents.notebook.saved import run_document
+from jupyter_agents.notebook.view.run_view import RunView
+from jupyter_agents.notebook.view.text_view import TextView
 from jupyter_agents.runtime.tools.background import BackgroundCall, background_call_sink
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 

@@ -11,8 +11,8 @@ import pytest
 
 from jupyter_agents import Agent, Runner, tool
 from jupyter_agents.notebook.run_registry import RunRegistry
-from jupyter_agents.notebook.view import RunView
-from jupyter_agents.notebook.waiting import SHOW_AFTER, ToolClock, WaitWatch, waiting_for
+from jupyter_agents.notebook.view.run_view import RunView
+from jupyter_agents.notebook.view.waiting import SHOW_AFTER, ToolClock, WaitWatch, waiting_for
 from jupyter_agents.runtime.model_wait import ModelWait
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 

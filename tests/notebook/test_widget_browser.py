@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from jupyter_agents import Agent, ApprovalDecision, Runner, ToolContext, ToolOutputImage, tool
-from jupyter_agents.notebook.view import RunView
-from jupyter_agents.notebook.widget import STATIC
-from jupyter_agents.notebook.widget_state import PartType
+from jupyter_agents.notebook.view.run_view import RunView
+from jupyter_agents.notebook.view.widget import STATIC
+from jupyter_agents.notebook.view.widget_state import PartType
 from jupyter_agents.runtime.tools.live_output import tool_output_sink
 from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
 
@@ -383,7 +383,7 @@ async def test_reject_with_reason_and_always(lab: Lab) -> None:
 
 
 async def test_always_in_this_notebook_is_sent_with_its_scope_and_shown(lab: Lab) -> None:
-    from jupyter_agents.notebook.standing import StandingApprovals
+    from jupyter_agents.notebook.cells.standing import StandingApprovals
 
     emails.clear()
     standing = StandingApprovals()

@@ -1,6 +1,6 @@
 """The widget state has one description, and both sides keep to it.
 
-``notebook/widget_state.py`` types the header, blocks and messages; the widget's JavaScript is
+``notebook/view/widget_state.py`` types the header, blocks and messages; the widget's JavaScript is
 type-checked (``tsc``, ``checkJs``) against ``labextension/src/widget/state.d.ts``, which is
 generated from those types. A field renamed on one side only fails here: in Python, the
 declarations no longer match the committed file (and a real run's state no longer fits the
@@ -20,9 +20,10 @@ import pytest
 from pydantic import ConfigDict, TypeAdapter
 
 from jupyter_agents import Agent, ApplyPatchTool, ApprovalDecision, Runner, WorkspaceEditor, tool
-from jupyter_agents.notebook import _state_ts, display_text, transcript
-from jupyter_agents.notebook.view import RunView
-from jupyter_agents.notebook.widget_state import Block, Header, PartType
+from jupyter_agents.notebook.saved import transcript
+from jupyter_agents.notebook.view import _state_ts, display_text
+from jupyter_agents.notebook.view.run_view import RunView
+from jupyter_agents.notebook.view.widget_state import Block, Header, PartType
 from jupyter_agents.runtime.approvals import OnLoop
 from jupyter_agents.testing import ScriptedModel, output_item, reasoning, text, tool_call
 
@@ -39,7 +40,7 @@ def test_the_committed_declarations_are_the_python_types() -> None:
     committed = (LABEXTENSION / "src/widget/state.d.ts").read_text(encoding="utf-8")
     assert committed == _state_ts.render(), (
         "labextension/src/widget/state.d.ts is stale: run "
-        "`python -m jupyter_agents.notebook._state_ts labextension/src/widget/state.d.ts`"
+        "`python -m jupyter_agents.notebook.view._state_ts labextension/src/widget/state.d.ts`"
     )
 
 

@@ -28,7 +28,7 @@ from jupyter_agents import (
     WorkspaceEditor,
     apply_diff,
 )
-from jupyter_agents.runtime.tools._patch_format import PatchError, PatchOp, parse_patch
+from jupyter_agents.runtime.tools.patch._patch_format import PatchError, PatchOp, parse_patch
 from jupyter_agents.testing import ScriptedModel, output_item, tool_call
 from jupyter_agents.testing.server import (
     FakeOpenAIServer,
@@ -471,7 +471,7 @@ def test_a_file_changed_after_it_was_read_is_not_overwritten(
 def test_big_files_are_not_patched_and_a_move_onto_itself_is_an_update(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jupyter_agents.runtime.tools import _safe_fs
+    from jupyter_agents.runtime.tools.patch import _safe_fs
 
     monkeypatch.setattr(_safe_fs, "MAX_BYTES", 3)
     with pytest.raises(PatchError, match="is over"):

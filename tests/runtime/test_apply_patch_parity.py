@@ -25,17 +25,17 @@ from jupyter_agents import (
     apply_diff,
 )
 from jupyter_agents.runtime.approvals import rejection_message
-from jupyter_agents.runtime.tools._line_index import LineIndex
-from jupyter_agents.runtime.tools._patch_apply import codex_new_file
-from jupyter_agents.runtime.tools._patch_format import (
+from jupyter_agents.runtime.tools.patch._line_index import LineIndex
+from jupyter_agents.runtime.tools.patch._patch_apply import codex_new_file
+from jupyter_agents.runtime.tools.patch._patch_format import (
     PatchError,
     PatchOp,
     _one_chunk,
     codex_chunks,
     parse_patch,
 )
-from jupyter_agents.runtime.tools._patch_policy import assess_patch
-from jupyter_agents.runtime.tools.apply_patch import APPLY_PATCH
+from jupyter_agents.runtime.tools.patch._patch_policy import assess_patch
+from jupyter_agents.runtime.tools.patch.apply_patch import APPLY_PATCH
 from jupyter_agents.testing import ScriptedModel, output_item
 
 SCENARIOS = Path(__file__).parents[1] / "fixtures" / "apply_patch_scenarios"

@@ -26,7 +26,7 @@ from jupyter_agents import (
     Runner,
     UserError,
 )
-from jupyter_agents.runtime.tools.browser_computer import find_chromium
+from jupyter_agents.runtime.tools.computer.browser_computer import find_chromium
 from jupyter_agents.testing import ScriptedModel, output_item, tool_call
 from jupyter_agents.testing.server import (
     FakeOpenAIServer,

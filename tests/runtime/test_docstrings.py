@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.runtime.tools._docstrings import (
+from jupyter_agents.runtime.tools.function._docstrings import (
     FuncDocumentation,
     detect_docstring_style,
     generate_func_documentation,

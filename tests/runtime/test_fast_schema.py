@@ -10,9 +10,9 @@ import pydantic
 import pytest
 from typing_extensions import TypedDict
 
-from jupyter_agents.runtime.tools import _params_model as params_model_module
-from jupyter_agents.runtime.tools import schema as schema_module
-from jupyter_agents.runtime.tools._fast_schema import fast_params_schema
+from jupyter_agents.runtime.tools.function import _params_model as params_model_module
+from jupyter_agents.runtime.tools.function import schema as schema_module
+from jupyter_agents.runtime.tools.function._fast_schema import fast_params_schema
 
 
 class Address(pydantic.BaseModel):

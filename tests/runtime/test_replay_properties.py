@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from jupyter_agents import Agent, FunctionTool, ModelRetrySettings, ModelSettings, RunConfig, Runner
-from jupyter_agents.notebook.prompt import interpolate
+from jupyter_agents.notebook.cells.prompt import interpolate
 from jupyter_agents.runtime.replay import Cassette, ReplayMismatch
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 

@@ -14,8 +14,8 @@ from typing_extensions import NotRequired, TypedDict
 
 from jupyter_agents.runtime.context import RunContextWrapper, ToolContext
 from jupyter_agents.runtime.errors import ModelBehaviorError, UserError
-from jupyter_agents.runtime.tools import _params_model as params_model_module
-from jupyter_agents.runtime.tools.schema import FuncSchema, function_schema
+from jupyter_agents.runtime.tools.function import _params_model as params_model_module
+from jupyter_agents.runtime.tools.function.schema import FuncSchema, function_schema
 
 # Types live at module level: with `from __future__ import annotations` the annotations are
 # strings, resolved against the module globals.

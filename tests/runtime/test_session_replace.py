@@ -22,7 +22,7 @@ import pytest
 
 from jupyter_agents import InMemorySession, SQLiteSession, UserError
 from jupyter_agents.extensions.memory import RedisSession, SQLAlchemySession
-from jupyter_agents.notebook.conversation import Conversation
+from jupyter_agents.notebook.cells.conversation import Conversation
 from jupyter_agents.runtime.sessions.replace import cut_position, replace_after
 from tests.runtime.test_server_sessions import _store_raw
 from tests.runtime.test_sessions import REPO, kill, read_line

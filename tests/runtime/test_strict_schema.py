@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from jupyter_agents.runtime.errors import UserError
-from jupyter_agents.runtime.tools.strict_schema import (
+from jupyter_agents.runtime.tools.function.strict_schema import (
     StrictSchemaError,
     describe_schema_path,
     ensure_strict_json_schema,

@@ -47,7 +47,7 @@ from jupyter_agents.runtime.sandbox.policy import EscalationRequest
 from jupyter_agents.runtime.tool_guardrails import ToolGuardrailFunctionOutput, tool_input_guardrail
 from jupyter_agents.runtime.tools import FunctionTool
 from jupyter_agents.runtime.tools.kinds import FUNCTION, kind_for_tool
-from jupyter_agents.runtime.tools.shell import ShellResult, ShellTool
+from jupyter_agents.runtime.tools.shell.shell_tool import ShellResult, ShellTool
 from jupyter_agents.runtime.tracing import NO_OP_SPAN
 
 AGENT = Agent(name="steps")

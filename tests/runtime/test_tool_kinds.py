@@ -248,7 +248,7 @@ def test_every_tool_the_person_writes_declares_its_capabilities() -> None:
     from jupyter_agents.runtime.tools import Tool
     from jupyter_agents.runtime.tools.ask_user import AskUserTool
     from jupyter_agents.runtime.tools.hosted import WebSearchTool
-    from jupyter_agents.runtime.tools.shell import ShellTool
+    from jupyter_agents.runtime.tools.shell.shell_tool import ShellTool
 
     @tool
     def lookup(key: str) -> str:

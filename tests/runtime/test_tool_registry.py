@@ -26,7 +26,7 @@ from jupyter_agents import (
     register_tool,
     set_trace_processors,
 )
-from jupyter_agents.notebook.display_text import output_text
+from jupyter_agents.notebook.view.display_text import output_text
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 

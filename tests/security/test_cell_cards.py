@@ -27,15 +27,15 @@ import pytest
 
 from jupyter_agents import Agent, ApprovalRequest
 from jupyter_agents import Runner as JARunner
-from jupyter_agents._headless_document import HeadlessDocument
-from jupyter_agents.notebook.cell_outputs import cell_version
-from jupyter_agents.notebook.cell_runner import CellRun
-from jupyter_agents.notebook.document_comm import DocumentChannel
-from jupyter_agents.notebook.notebook_edits import editing_tools
-from jupyter_agents.notebook.notebook_run import running_tools
-from jupyter_agents.notebook.notebook_tools import NotebookTools
 from jupyter_agents.notebook.run_registry import RunRegistry
-from jupyter_agents.notebook.view import RunView
+from jupyter_agents.notebook.view.run_view import RunView
+from jupyter_agents.notebook.workspace.cell_outputs import cell_version
+from jupyter_agents.notebook.workspace.cell_runner import CellRun
+from jupyter_agents.notebook.workspace.document_comm import DocumentChannel
+from jupyter_agents.notebook.workspace.headless_document import HeadlessDocument
+from jupyter_agents.notebook.workspace.notebook_edits import editing_tools
+from jupyter_agents.notebook.workspace.notebook_run import running_tools
+from jupyter_agents.notebook.workspace.notebook_tools import NotebookTools
 from jupyter_agents.runtime.approvals import OnLoop
 from jupyter_agents.runtime.tools import FunctionTool
 from jupyter_agents.testing import ScriptedModel, text, tool_call

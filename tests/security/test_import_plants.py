@@ -18,7 +18,7 @@ import pytest
 
 from jupyter_agents import ApplyPatchTool, ShellTool, describe_call
 from jupyter_agents.runtime.sandbox import SandboxPolicy, _shadow, run_sandboxed
-from jupyter_agents.runtime.tools.apply_patch import APPLY_PATCH
+from jupyter_agents.runtime.tools.patch.apply_patch import APPLY_PATCH
 
 from ..prerequisites import needs_bwrap
 from ..runtime.test_code_interpreter import ask, interpreter

@@ -19,7 +19,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from jupyter_agents._headless_document import HeadlessDocument
+from jupyter_agents.notebook.workspace.headless_document import HeadlessDocument
 from jupyter_agents.runtime.replay import signing
 
 FNV_MARK = "5-41f65c6b"

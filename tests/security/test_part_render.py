@@ -13,8 +13,8 @@ import typing
 
 import pytest
 
-from jupyter_agents.notebook import transcript
-from jupyter_agents.notebook.display_text import part_text
+from jupyter_agents.notebook.saved import transcript
+from jupyter_agents.notebook.view.display_text import part_text
 from jupyter_agents.runtime.tools.display import PartType
 
 from .payloads import ALL, PAYLOADS

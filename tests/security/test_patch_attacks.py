@@ -23,10 +23,10 @@ from jupyter_agents import (
     Runner,
     WorkspaceEditor,
 )
-from jupyter_agents.runtime.tools import workspace as workspace_module
-from jupyter_agents.runtime.tools._patch_format import PatchError, PatchOp
-from jupyter_agents.runtime.tools._patch_policy import leaves_workspace
-from jupyter_agents.runtime.tools.apply_patch import APPLY_PATCH
+from jupyter_agents.runtime.tools.patch import workspace as workspace_module
+from jupyter_agents.runtime.tools.patch._patch_format import PatchError, PatchOp
+from jupyter_agents.runtime.tools.patch._patch_policy import leaves_workspace
+from jupyter_agents.runtime.tools.patch.apply_patch import APPLY_PATCH
 from jupyter_agents.testing import ScriptedModel, output_item, tool_call
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from jupyter_agents import Agent, Runner
 from jupyter_agents._render import escape_markdown, inert_markdown, markdown_to_html
-from jupyter_agents.notebook import transcript
+from jupyter_agents.notebook.saved import transcript
 from jupyter_agents.testing import ScriptedModel, text
 
 from .payloads import ALL, EVIL_HOST, PAYLOADS
@@ -121,7 +121,7 @@ def test_transcripts_of_hostile_runs_are_inert() -> None:
 
 def test_history_magic_is_inert(tmp_path: object) -> None:
     from jupyter_agents.notebook.host import NotebookHost
-    from jupyter_agents.notebook.magics import _history
+    from jupyter_agents.notebook.magics.agent_magic import _history
 
     host = NotebookHost(shell=None)
     conversation = host.conversation("notebook")

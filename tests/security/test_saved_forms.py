@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from markdown_it import MarkdownIt
 
-from jupyter_agents.notebook import saved_forms
-from jupyter_agents.notebook.saved_forms import BatchState
+from jupyter_agents.notebook.saved import saved_forms
+from jupyter_agents.notebook.saved.saved_forms import BatchState
 
 from .payloads import PAYLOADS
 from .test_render import assert_inert

@@ -20,7 +20,7 @@ import pytest
 
 from jupyter_agents import ApplyPatchTool, RunConfig
 from jupyter_agents.runtime.sandbox import SandboxPolicy, run_sandboxed
-from jupyter_agents.runtime.tools.apply_patch import APPLY_PATCH
+from jupyter_agents.runtime.tools.patch.apply_patch import APPLY_PATCH
 
 from ..prerequisites import needs_bwrap
 

@@ -28,7 +28,7 @@ import pyarrow as pa
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from jupyter_agents.notebook.notebook_tools import NotebookTools
+from jupyter_agents.notebook.workspace.notebook_tools import NotebookTools
 from jupyter_agents.runtime.tracing.redact import is_secret_name, redact_secrets, redact_text
 
 from ..kernel.conftest import kernel_value

@@ -21,6 +21,7 @@ from ..usage import InputTokensDetails, OutputTokensDetails, RequestUsage, Usage
 
 if TYPE_CHECKING:
     from .progress import RunProgress
+    from .state_schema import SavedSpentCall
 
 __all__ = ["Spend", "SpentCall", "request_usage", "trace_metadata"]
 
@@ -205,8 +206,8 @@ class Spend:
         priced, known = self.priced()
         return RunCost(priced if known else None, priced, known, models)
 
-    def to_json(self) -> list[dict[str, Any]]:
-        """The calls as JSON-compatible dicts (for ``RunState``)."""
+    def to_json(self) -> list[SavedSpentCall]:
+        """The calls in their saved form (``RunState``'s ``spend``)."""
         return [
             {
                 "model": c.name,
@@ -222,17 +223,18 @@ class Spend:
         ]
 
     @classmethod
-    def from_json(cls, saved: list[dict[str, Any]]) -> Spend:
-        """The calls saved by ``to_json`` (checked by the state's schema first)."""
+    def from_json(cls, saved: list[SavedSpentCall]) -> Spend:
+        """The calls saved by ``to_json`` (validated with the state first)."""
         calls = []
         for c in saved:
-            ref = PriceRef(c["price_model"], c["provider"]) if c["price_model"] else None
+            price_model = c.get("price_model")
+            ref = PriceRef(price_model, c.get("provider")) if price_model else None
             usage = RequestUsage(
                 c["input_tokens"],
                 c["output_tokens"],
                 c["input_tokens"] + c["output_tokens"],
-                InputTokensDetails(c["cached_tokens"], c.get("cache_write_tokens", 0)),
-                OutputTokensDetails(c["reasoning_tokens"]),
+                InputTokensDetails(c.get("cached_tokens", 0), c.get("cache_write_tokens", 0)),
+                OutputTokensDetails(c.get("reasoning_tokens", 0)),
             )
             calls.append(SpentCall(c["model"], ref, usage))
         return cls(calls)

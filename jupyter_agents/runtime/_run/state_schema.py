@@ -1,98 +1,174 @@
-"""The layout of a saved ``RunState``, checked before anything is rebuilt from it.
+"""The saved ``RunState`` format, defined once: what ``to_json`` writes and ``from_json`` reads.
 
-A damaged or hand-edited state is a ``UserError`` that says what is wrong, never a
-``KeyError`` from the middle of the loader.
+The writers (``state_json.dump_progress``, ``ApprovalLedger.to_json``, ``Spend.to_json``) build
+these dicts, so mypy checks them against this definition; the reader validates the parsed JSON
+against the same definition (``check_saved_state``) before anything is rebuilt from it, then
+reads the validated dicts through the same types. A saved state is untrusted input (a file
+someone sent): every scalar is strict, counts are not negative, and a damaged or hand-edited
+state is one ``UserError`` line naming the first problem, never a ``KeyError`` from the middle
+of the loader.
+
+Keys added after version 1 was first written (``state_id``, ``history_length``,
+``pending_handoffs``, ``nested``, ``escalations``, ``spend``, an output's ``status``, the
+``cache_write_tokens`` counts) are ``NotRequired``, so older states still load; the writer
+always writes them. The layout is version 1; a change that an older reader cannot read bumps
+``STATE_VERSION``. Writers import this module only for type checking: pydantic is loaded when
+a state is, not before.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Union
+from functools import cache
+from typing import Annotated, Any, Final, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 from pydantic import ValidationError as _ValidationError
+from typing_extensions import NotRequired, TypedDict
 
-from .state_json import damaged
+from ..errors import UserError
+from ..items import ToolStatus, TResponseInputItem
 
-__all__ = ["check_saved_state"]
+__all__ = [
+    "STATE_FORMAT",
+    "STATE_VERSION",
+    "SavedCallDecision",
+    "SavedDecision",
+    "SavedItem",
+    "SavedLedger",
+    "SavedSpentCall",
+    "SavedState",
+    "SavedUsage",
+    "check_saved_state",
+    "damaged",
+]
+
+STATE_FORMAT: Final = "jupyter_agents.run_state"
+"""The ``format`` marker of every saved state."""
+STATE_VERSION: Final = 1
+"""Bumped whenever the JSON layout changes so that older readers cannot read it; they refuse
+newer states."""
+
+Count = Annotated[StrictInt, Field(ge=0)]
+"""A number of tokens, requests or turns."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class SavedDecision(TypedDict):
+    """A person's decision (``ApprovalDecision``)."""
 
-
-class _Decision(_Model):
     approved: StrictBool
-    always: StrictBool = False
-    edited_arguments: Optional[dict[str, Any]] = None
-    message: Optional[StrictStr] = None
+    always: NotRequired[StrictBool]
+    """Whether it stands for the tool's later calls (default False)."""
+    edited_arguments: NotRequired[Union[dict[str, Any], None]]
+    """Arguments the person gave instead of the model's."""
+    message: NotRequired[Union[StrictStr, None]]
+    """What the model is told of a rejection."""
 
 
-class _CallDecision(_Decision):
+class SavedCallDecision(SavedDecision):
+    """A decision for one call, bound to its tool and the arguments it was made on."""
+
     tool_name: StrictStr
     call_arguments: StrictStr
+    """The call's arguments text, as the decision saw it."""
 
 
-class _Ledger(_Model):
-    always: dict[str, _Decision] = Field(default_factory=dict)
-    calls: dict[str, _CallDecision] = Field(default_factory=dict)
+class SavedLedger(TypedDict):
+    """The decisions not used yet (``ApprovalLedger``)."""
+
+    always: NotRequired[dict[str, SavedDecision]]
+    """Standing decisions by tool name."""
+    calls: NotRequired[dict[str, SavedCallDecision]]
+    """Per-call decisions by call id."""
 
 
-class _Item(_Model):
+class SavedItem(TypedDict):
+    """One of the run's items: its kind, its agent's name and the item as model input."""
+
     type: StrictStr
+    """The ``RunItem`` type (``tool_call_item``, ``message_output_item``, ...)."""
     agent: StrictStr
-    raw: dict[str, Any]
-    approved: Optional[StrictBool] = None
-    status: StrictStr = "ok"
+    raw: TResponseInputItem
+    """Checked as a JSON object here, and as the item type's own model when rebuilt."""
+    approved: NotRequired[Union[StrictBool, None]]
+    """For a tool output: the decision it ran or was refused under."""
+    status: NotRequired[ToolStatus]
+    """For a tool output: how it ended (written only when not ``ok``)."""
 
 
-class _Usage(_Model):
-    requests: StrictInt = Field(ge=0)
-    input_tokens: StrictInt = Field(ge=0)
-    output_tokens: StrictInt = Field(ge=0)
-    total_tokens: StrictInt = Field(ge=0)
-    cached_tokens: StrictInt = Field(ge=0)
-    cache_write_tokens: StrictInt = Field(default=0, ge=0)
-    reasoning_tokens: StrictInt = Field(ge=0)
+class SavedUsage(TypedDict):
+    """The run's usage (``Usage``)."""
+
+    requests: Count
+    input_tokens: Count
+    output_tokens: Count
+    total_tokens: Count
+    cached_tokens: Count
+    cache_write_tokens: NotRequired[Count]
+    reasoning_tokens: Count
 
 
-class _SpentCall(_Model):
+class SavedSpentCall(TypedDict):
+    """One model call's spending (``SpentCall``)."""
+
     model: StrictStr
-    price_model: Optional[StrictStr] = None
-    provider: Optional[StrictStr] = None
-    input_tokens: StrictInt = Field(ge=0)
-    output_tokens: StrictInt = Field(ge=0)
-    cached_tokens: StrictInt = Field(default=0, ge=0)
-    cache_write_tokens: StrictInt = Field(default=0, ge=0)
-    reasoning_tokens: StrictInt = Field(default=0, ge=0)
+    price_model: NotRequired[Union[StrictStr, None]]
+    """What it is priced as (None: never priced)."""
+    provider: NotRequired[Union[StrictStr, None]]
+    input_tokens: Count
+    output_tokens: Count
+    cached_tokens: NotRequired[Count]
+    cache_write_tokens: NotRequired[Count]
+    reasoning_tokens: NotRequired[Count]
 
 
-class _State(_Model):
+class SavedState(TypedDict):
+    """A paused run (``RunProgress``), in the order ``to_json`` writes it."""
+
     format: Literal["jupyter_agents.run_state"]
-    version: StrictInt
-    state_id: Optional[StrictStr] = None
+    version: Literal[1]
+    state_id: NotRequired[Union[StrictStr, None]]
+    """Identifies the pause: a state resumes once per process."""
     current_agent: StrictStr
-    original_input: Union[StrictStr, list[dict[str, Any]]]
-    model_input: list[dict[str, Any]]
-    new_items: list[_Item]
-    usage: _Usage
-    current_turn: StrictInt = Field(ge=0)
-    max_turns: StrictInt = Field(ge=1)
-    history_length: StrictInt = Field(default=0, ge=0)
-    ledger: _Ledger
+    """The name of the agent that was running."""
+    original_input: Union[StrictStr, list[TResponseInputItem]]
+    model_input: list[TResponseInputItem]
+    new_items: list[SavedItem]
+    usage: SavedUsage
+    current_turn: Count
+    max_turns: Annotated[StrictInt, Field(ge=1)]
+    history_length: NotRequired[Count]
+    """How many of ``model_input``'s first items came from the session."""
+    ledger: SavedLedger
     pending_calls: list[StrictStr]
+    """Call ids (among ``new_items``) waiting for decisions."""
     pending_mcp: list[StrictStr]
-    pending_handoffs: list[StrictStr] = Field(default_factory=list)
-    nested: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    escalations: dict[str, StrictStr] = Field(default_factory=dict)
-    spend: list[_SpentCall] = Field(default_factory=list)
+    """Hosted MCP approval requests waiting, by id."""
+    pending_handoffs: NotRequired[list[StrictStr]]
+    """Handoffs performed once the calls are decided, by call id."""
+    nested: NotRequired[dict[str, SavedState]]
+    """Paused runs of agent tools, by the outer call id."""
+    escalations: NotRequired[dict[str, StrictStr]]
+    """For calls stopped by the sandbox: the escalated arguments the person is shown."""
+    spend: NotRequired[list[SavedSpentCall]]
 
 
-def check_saved_state(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with defaults filled in; ``UserError`` naming the first problem when it is
-    not a saved state."""
+@cache
+def _adapter() -> TypeAdapter[SavedState]:
+    return TypeAdapter(SavedState)  # keys it does not know are dropped
+
+
+def damaged(problem: str) -> UserError:
+    """The error for a saved state that cannot be used (one line)."""
+    return UserError(f"This saved RunState is damaged: {problem}. Save it again with to_json().")
+
+
+def check_saved_state(data: dict[str, Any]) -> SavedState:
+    """``data`` as a ``SavedState`` (unknown keys dropped); ``UserError`` naming the first
+    problem when it is not one."""
     try:
-        return _State.model_validate(data).model_dump(exclude_unset=False)
+        return _adapter().validate_python(data)
     except _ValidationError as e:
         first = e.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "the state"
-        raise damaged(f"{where}: {first['msg']}") from None
+        message = " ".join(first["msg"].split())
+        raise damaged(f"{where}: {message}") from None

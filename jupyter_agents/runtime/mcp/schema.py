@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools.strict_schema import StrictSchemaError, ensure_strict_json_schema
+from ..tools.function.strict_schema import StrictSchemaError, ensure_strict_json_schema
 
 __all__ = ["sanitize_input_schema", "strict_form"]
 

@@ -28,7 +28,7 @@ from ..background_loop import on_background_loop, run_on_background_loop
 from ..errors import MCPServerError, UserError
 from ..questions import asker
 from ..run_config import DEFAULT_TOOL_TIMEOUT
-from ..tools.function import ToolErrorFunction, default_tool_error_function
+from ..tools.function.function_tool import ToolErrorFunction, default_tool_error_function
 from ._owner import SessionOwner, closed, describe
 from .elicit import Elicitations
 from .results import MAX_RESULT_CHARS

@@ -18,7 +18,7 @@ from mcp import types as mcp_types
 
 from ..errors import MCPToolError, UserError
 from ..run_config import DEFAULT_TOOL_TIMEOUT
-from ..tools.function import FunctionTool
+from ..tools.function.function_tool import FunctionTool
 from ..tools.kinds import ToolDisplay
 from ..tools.live_output import streamer
 from ..tools.outputs import ToolOutputText

@@ -6,6 +6,8 @@
   mode without bubblewrap is a ``SandboxUnavailable`` error, never a silent fallback.
 * ``is_known_safe`` says whether a shell command line only reads.
 * ``is_dangerous`` says whether a shell command line might destroy data (``rm -rf``).
+* ``verdict.shell_verdict`` says what happens to a shell call under an approval policy and a
+  sandbox mode: it runs, asks a person first or is refused, and where it runs.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """The approval policy (when a person is asked) and how it meets the sandbox mode, as Codex has
-them; resolved per run from the tool's own settings, then ``RunConfig``, then the defaults."""
+them; resolved per run from the tool's own settings, then ``RunConfig``, then the defaults.
+What the policy says of one shell call is ``verdict.shell_verdict``'s; ``ExecPolicy`` hands it
+the resolved policy."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any, Literal, Protocol, TypeAlias
 from ..errors import UserError
 from .bwrap import MODES, SandboxMode
 from .run import CommandResult, SandboxPolicy
+from .verdict import ESCALATED, CallSafety, ShellVerdict, shell_verdict
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -25,9 +28,6 @@ __all__ = [
 
 ApprovalPolicy: TypeAlias = Literal["untrusted", "on-request", "on-failure", "never"]
 APPROVAL_POLICIES = ("untrusted", "on-request", "on-failure", "never")
-
-ESCALATED = "require_escalated"
-"""The ``sandbox_permissions`` value of a call that asks to run outside the sandbox."""
 
 DEFAULT_APPROVAL: ApprovalPolicy = "untrusted"
 DEFAULT_MODE: SandboxMode = "workspace-write"
@@ -103,37 +103,27 @@ class ExecPolicy:
             ),
         )
 
+    def judge(self, safety: CallSafety) -> ShellVerdict:
+        """What this policy says of a shell call with ``safety`` (``shell_verdict``)."""
+        return shell_verdict(safety, self.approval, self.sandbox.mode)
+
     def asks(self, *, safe: bool, escalated: bool, dangerous: bool = False) -> bool:
         """Whether a call waits for a person before it runs (``safe``: every command only
         reads; ``escalated``: the call asks to run outside the sandbox; ``dangerous``: a
         command might destroy data, see ``is_dangerous``)."""
-        if escalated or dangerous:
-            return self.approval != "never"  # under "never" nobody is asked: see refuses()
-        return self.approval == "untrusted" and not safe
+        return self.judge(CallSafety(escalated, safe, dangerous)).decision == "ask"
 
     def refuses(self, *, escalated: bool, dangerous: bool = False) -> bool:
         """Whether a call may not run at all: under ``never`` nobody can approve it, so a
         request to leave the sandbox is refused, and so is a dangerous command unless the
         sandbox is off (``danger-full-access``), as in Codex."""
-        if self.approval != "never":
-            return False
-        return escalated or (dangerous and self.sandbox.mode != "danger-full-access")
+        return self.judge(CallSafety(escalated, False, dangerous)).decision == "refuse"
 
     def verdict(self, *, safe: bool, escalated: bool, dangerous: bool = False) -> str:
-        """How the card labels the call: ``escalated``, ``refused``, ``dangerous`` (asks
-        because it might destroy data), ``asks``, ``safe`` or ``sandboxed``
-        (``unsandboxed`` in ``danger-full-access``)."""
-        if escalated:
-            return "escalated"
-        if self.refuses(escalated=False, dangerous=dangerous):
-            return "refused"
-        if dangerous and self.asks(safe=safe, escalated=False, dangerous=True):
-            return "dangerous"
-        if self.asks(safe=safe, escalated=False):
-            return "asks"
-        if safe:
-            return "safe"
-        return "unsandboxed" if self.sandbox.mode == "danger-full-access" else "sandboxed"
+        """The verdict in a word (``ShellVerdict.label``): ``escalated``, ``refused``,
+        ``dangerous`` (asks because it might destroy data), ``asks``, ``safe`` or
+        ``sandboxed`` (``unsandboxed`` in ``danger-full-access``)."""
+        return self.judge(CallSafety(escalated, safe, dangerous)).label
 
 
 def sandbox_denial(result: CommandResult, mode: SandboxMode) -> str | None:

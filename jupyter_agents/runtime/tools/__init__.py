@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from typing import TypeAlias, Union
 
-    from .apply_patch import ApplyPatchTool
     from .base_tool import BaseTool
-    from .computer import ComputerTool
-    from .function import (
+    from .computer.computer_tool import ComputerTool
+    from .function.function_tool import (
         FunctionTool,
         ToolArgumentsError,
         ToolErrorFunction,
@@ -47,8 +46,9 @@ if TYPE_CHECKING:
         ToolOutputTextDict,
         to_model_output,
     )
+    from .patch.apply_patch import ApplyPatchTool
     from .plan import PlanTool
-    from .shell import ShellTool
+    from .shell.shell_tool import ShellTool
 
     Tool: TypeAlias = Union[
         FunctionTool, HostedTool, ShellTool, ApplyPatchTool, ComputerTool, BaseTool, PlanTool
@@ -85,7 +85,7 @@ __all__ = [
 ]
 
 _MODULES = {
-    "function": (
+    "function.function_tool": (
         "FunctionTool",
         "ToolArgumentsError",
         "ToolErrorFunction",
@@ -124,13 +124,13 @@ def _tool_union() -> Any:
     """``Tool``: the union of every built-in kind's tool classes (imports them all)."""
     from typing import Union
 
-    from .apply_patch import ApplyPatchTool
     from .base_tool import BaseTool
-    from .computer import ComputerTool
-    from .function import FunctionTool
+    from .computer.computer_tool import ComputerTool
+    from .function.function_tool import FunctionTool
     from .hosted import HostedTool
+    from .patch.apply_patch import ApplyPatchTool
     from .plan import PlanTool
-    from .shell import ShellTool
+    from .shell.shell_tool import ShellTool
 
     return Union[
         FunctionTool, HostedTool, ShellTool, ApplyPatchTool, ComputerTool, BaseTool, PlanTool

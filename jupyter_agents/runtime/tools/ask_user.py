@@ -17,7 +17,7 @@ from typing import Any
 from ..context import ToolContext
 from ..questions import Question, answer_text, choices_problem, form_problem
 from .display import DisplayPart, ToolDisplay
-from .function import FunctionTool
+from .function.function_tool import FunctionTool
 
 __all__ = ["AskUserTool", "question_of"]
 

@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ..errors import UserError
 from ..tracing import custom_span
-from ._json_validate import check_arguments
 from .capabilities import ToolCapabilities
 from .display import DisplayPart, LiveOutput, ToolDisplay, output_parts
-from .function_form import FunctionFormKind
+from .function._json_validate import check_arguments
+from .function.function_form import FunctionFormKind
+from .function.tool_cache import ToolCache
 from .kinds import ParsedCall, register_tool_kind
 from .outputs import ToolOutput, ToolOutputFileContent, ToolOutputImage, ToolOutputText
-from .tool_cache import ToolCache
 from .view_image import image_type
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 from ..errors import ModelBehaviorError, UserError
 from .capabilities import ToolCapabilities
 from .display import DisplayPart, ToolDisplay, output_parts
-from .function import FunctionTool
+from .function.function_tool import FunctionTool
 from .hosted import HostedTool
 from .outputs import to_model_output
 
@@ -276,7 +276,13 @@ class _Registry:
 
 _registry = _Registry()
 
-_BUILT_IN_MODULES = ("apply_patch", "base_tool", "computer", "plan", "shell")
+_BUILT_IN_MODULES = (
+    "patch.apply_patch",
+    "base_tool",
+    "computer.computer_tool",
+    "plan",
+    "shell.shell_tool",
+)
 """The modules of the built-in kinds besides function and hosted tools (defined here); each
 registers its kinds when it is imported."""
 _BUILT_IN_KINDS = {"apply_patch", "base_tool", "computer", "plan", "shell", "local_shell"}

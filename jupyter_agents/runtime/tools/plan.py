@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, get_args
 from ..errors import ToolArgumentsError
 from .capabilities import ToolCapabilities
 from .display import STEP_MARKS, DisplayPart, StepStatus, ToolDisplay, output_parts
-from .function_form import FunctionFormKind
+from .function.function_form import FunctionFormKind
 from .kinds import ParsedCall, register_tool_kind
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from typing import Any
 from .._nofollow import NotRead, TooLarge, read_regular
 from ..context import ToolContext
 from ..errors import UserError
-from .function import FunctionTool
+from .function.function_tool import FunctionTool
 from .outputs import ToolOutputImage
 
 __all__ = ["DEFAULT_MAX_IMAGE_BYTES", "image_type", "view_image_tool"]

@@ -1,7 +1,7 @@
 /**
  * What a `%%agent` cell looks like, as pure functions over strings (no editor, no DOM), so
  * the rules can be tested on their own. They mirror the kernel side:
- * `jupyter_agents/notebook/options.py` (the magic line) and `notebook/prompt.py`
+ * `jupyter_agents/notebook/cells/options.py` (the magic line) and `notebook/cells/prompt.py`
  * (`{expression}` interpolation).
  */
 

@@ -2,7 +2,7 @@
  * The notebook document for the kernel's notebook tools: answers the `jupyter_agents.document`
  * comm from the notebook model this page holds, so the agent reads what the person sees,
  * unsaved typing included, and its approved changes land in the live notebook (every open
- * view sees them) (protocol: jupyter_agents/notebook/document_comm.py).
+ * view sees them) (protocol: jupyter_agents/notebook/workspace/document_comm.py).
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import type { ICodeCellModel } from '@jupyterlab/cells';

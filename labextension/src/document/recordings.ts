@@ -1,5 +1,5 @@
 /**
- * A cell's recorded agent runs (jupyter_agents/notebook/cell_replay.py): packed text in the
+ * A cell's recorded agent runs (jupyter_agents/notebook/cells/cell_replay.py): packed text in the
  * cell's metadata (`jupyter_agents.cassette`), where clearing outputs leaves them, so the saved
  * notebook carries them.
  */

@@ -3,7 +3,7 @@
  * still running: the kernel runs the code itself and relays each output message here over the
  * document comm, and this puts them into the cell, as the cell would show its own run: `[*]`
  * while it runs, the outputs as they come, the execution count at the end
- * (protocol: jupyter_agents/notebook/document_comm.py).
+ * (protocol: jupyter_agents/notebook/workspace/document_comm.py).
  */
 import type { ICodeCellModel } from '@jupyterlab/cells';
 import type * as nbformat from '@jupyterlab/nbformat';

@@ -1,4 +1,4 @@
-// The state the eval report widget reads: written by jupyter_agents/notebook/eval_view.py
+// The state the eval report widget reads: written by jupyter_agents/notebook/view/eval_view.py
 // (`report_state`, `comparison_state`); a test checks a real report's state against these
 // names. Every string in it is untrusted text (a model's output, a dataset's input).
 

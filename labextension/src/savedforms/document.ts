@@ -1,6 +1,6 @@
 /**
  * The saved forms of an evaluation report (or comparison) and of a batch's progress
- * (`jupyter_agents/notebook/saved_forms.py`): the widget's state, gzip-compressed and
+ * (`jupyter_agents/notebook/saved/saved_forms.py`): the widget's state, gzip-compressed and
  * base64-encoded, bounded like a saved run. The values are as untrusted as the notebook: the
  * views put text in text nodes and map the values that pick CSS classes to known ones.
  */

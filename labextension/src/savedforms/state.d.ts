@@ -1,4 +1,4 @@
-// The saved form of a batch's progress: written by jupyter_agents/notebook/saved_forms.py
+// The saved form of a batch's progress: written by jupyter_agents/notebook/saved/saved_forms.py
 // (`BatchState`, made by batch_view.py); a test checks the Python TypedDicts against these
 // names. Every string in it is untrusted text (a row's label, output or error).
 

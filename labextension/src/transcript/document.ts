@@ -1,5 +1,5 @@
 /**
- * The finished run's data in a saved notebook (`jupyter_agents/notebook/run_document.py`):
+ * The finished run's data in a saved notebook (`jupyter_agents/notebook/saved/run_document.py`):
  * the widget's final header and blocks, gzip-compressed and base64-encoded. Version 2 cards
  * carry typed `parts`; version-1 cards (saved before) are upgraded here, so old notebooks still
  * draw. The values are as untrusted as the notebook: the widget maps the ones that pick CSS

@@ -1,5 +1,5 @@
 // @ts-check
-// Live view of one agent run; state and messages are documented in notebook/widget.py.
+// Live view of one agent run; state and messages are documented in notebook/view/widget.py.
 // Untrusted text reaches the DOM only as text nodes or through markdown.js (markdown-it,
 // then DOMPurify).
 import { children, h } from "./dom.js";

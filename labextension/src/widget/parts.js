@@ -1,5 +1,5 @@
 // @ts-check
-// A tool card's parts (a kind's DisplayParts, see notebook/widget_state.py): one renderer per
+// A tool card's parts (a kind's DisplayParts, see notebook/view/widget_state.py): one renderer per
 // part type, the only place the widget draws each. Every text stays text (text nodes, or
 // classed spans of text nodes); an image shows only from inline raster data.
 import { drawAnsi } from "./ansi.js";

@@ -1,0 +1,128 @@
+"""``%%agent --over DATAFRAME``: the cell is a prompt template, run for every row.
+
+The result goes to ``--out NAME`` (default ``batch_result``) and is shown as a table; rows that
+wait for review (``--approve ask``, the default, which is ``run_batch(approve="review")``) get a
+review table under it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.display import display
+
+from ...runtime.agent import Agent
+from ...runtime.batch import BatchControl, BatchResult, arun_batch
+from ...runtime.batch.row import ApproveMode
+from ...runtime.cost import RunCost
+from ...runtime.errors import UserError
+from ...runtime.run import RunConfig
+from ..host import NotebookHost
+from ..magics.costs import CostEntry
+from ..view.batch_view import BatchView, ReviewView
+from .cell_replay import cell_cassette, keep_recording
+from .options import CellOptions
+
+__all__ = ["run_batch_cell"]
+
+# A person cannot be asked row by row: the cell's ``ask`` (its default, as for one run) is the
+# API's ``review``, and ``review`` is taken as it is.
+APPROVE: dict[str, ApproveMode] = {
+    "ask": "review",
+    "review": "review",
+    "auto": "auto",
+    "deny": "deny",
+}
+
+
+@dataclass
+class CellBatch:
+    """What a batch cell (``--over``, ``--eval``) runs with: the agent, the batch's options
+    from the cell's flags and the notebook's settings, its progress widget, and the cell's
+    recording (every row's run, kept in the cell)."""
+
+    agent: Agent[Any]
+    options: dict[str, Any]
+    """``arun_batch``'s (and ``aevaluate``'s) keyword arguments."""
+    cell: str
+    cassette: Any
+
+    @classmethod
+    async def start(cls, host: NotebookHost, opts: CellOptions, total: int) -> CellBatch:
+        """Set the batch up and show its progress widget (``total`` rows; 0: said at start)."""
+        model = host.resolve_model(opts.model) if opts.model else None
+        control = BatchControl()
+        cell = host.current_cell()
+        cassette = await cell_cassette(host, cell, None)
+        options = {
+            "concurrency": opts.concurrency,
+            "max_turns": opts.max_turns,
+            "run_config": RunConfig(model=model, **host.policy.run_config_fields()),
+            "backend": opts.backend,
+            "ray_keep_warm": opts.keep_warm,
+            "approve": APPROVE[opts.approve],
+            "fresh": opts.fresh,
+            "progress": BatchView(total, control),
+            "control": control,
+            "cassette": cassette,
+            "max_cost_usd": host.costs.budget_for_cell(),  # %agent budget: the whole batch
+        }
+        return cls(host.agent_named(opts.agent), options, cell, cassette)
+
+
+async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> BatchResult:
+    """Run the batch the cell describes; returns its result (also stored in the namespace)."""
+    assert opts.over is not None
+    if opts.over not in host.shell.user_ns:
+        raise UsageError(f"%%agent --over: no variable named {opts.over!r}.")
+    rows = host.shell.user_ns[opts.over]
+    template = body.strip()
+    if not template:
+        raise UsageError("%%agent --over: write the prompt below the %%agent line, e.g. {text}.")
+    total = len(rows) if hasattr(rows, "__len__") else 0
+    batch = await CellBatch.start(host, opts, total)
+    agent = batch.agent
+    try:
+        result = await arun_batch(
+            agent,
+            rows,
+            prompt=template,
+            requests_per_minute=opts.rpm,
+            tokens_per_minute=opts.tpm,
+            **batch.options,
+        )
+    except UserError as e:
+        raise UsageError(f"%%agent --over: {e}") from None
+    await keep_recording(host, batch.cell, batch.cassette)
+    name = opts.out or "batch_result"
+    host.shell.user_ns[name] = result
+    display(result)
+    _keep_cost(host, batch.cell, agent.name, result)
+    print(f"jupyter_agents: the result is in {name!r} ({name}.to_pandas() for a DataFrame)")
+    if result.waiting:
+        ReviewView(result, on_result=lambda new: _replace(host, name, new)).display()
+    return result
+
+
+def _keep_cost(host: NotebookHost, cell: str, agent: str, result: BatchResult) -> None:
+    """Say what the rows cost and what the whole batch would (the projection), and count it
+    in the notebook's spend (``%agent cost``, ``%agent budget --notebook``)."""
+    projection = result.cost
+    if projection is None:
+        return
+    ran = [r for r in result.rows if r.status != "pending" and not r.from_store]
+    known = all(r.cost_usd is not None for r in ran)
+    spent = projection.spent_usd
+    cost = RunCost(spent if known else None, spent, known)
+    if ran:
+        shown = str(projection) if known else f"{projection}; some rows' price is unknown"
+        print(f"jupyter_agents: cost {shown}")
+    tokens = sum(r.tokens for r in ran)
+    host.costs.add(CostEntry(cell, agent, "batch", "batch", tokens, cost))
+
+
+def _replace(host: NotebookHost, name: str, new: BatchResult) -> None:
+    host.shell.user_ns[name] = new
+    display(new)

@@ -1,0 +1,433 @@
+"""Running one ``%%agent`` cell: prompt, conversation, view, approvals, the run itself."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import threading
+from decimal import Decimal
+from typing import Any
+
+from IPython import get_ipython
+from IPython.core.error import UsageError
+
+from ...runtime.agent import Agent
+from ...runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, OnLoop
+from ...runtime.context import ToolContext
+from ...runtime.cost import warm_up_prices
+from ...runtime.items import ToolCallOutputItem
+from ...runtime.replay import Cassette
+from ...runtime.replay.cassette import NO_RECORDING
+from ...runtime.result import RunResultStreaming
+from ...runtime.run import RunConfig, Runner
+from ...runtime.tools import FunctionTool
+from ...runtime.tools.background import BackgroundCall, background_call_sink
+from ...runtime.tools.live_output import tool_output_sink
+from ...runtime.tools.plan import plan_of
+from ..host import NotebookHost, current_host
+from ..magics.costs import CostEntry
+from ..run_registry import RunRecord
+from ..view.view_protocol import LiveView
+from ..view.waiting import ToolClock, WaitWatch
+from . import _tool_output
+from .cell_replay import cell_cassette, keep_recording
+from .options import CellOptions, parse_cell_options
+from .prompt import PromptError, interpolate
+
+__all__ = [
+    "AgentRunError",
+    "AgentRunInterrupted",
+    "refuse_if_unseen",
+    "run_agent_cell",
+    "start_background",
+]
+
+TICK = 0.1
+"""Seconds between wake-ups of the kernel loop while a run waits (lets Interrupt land)."""
+
+
+def approval_grace(host: NotebookHost | None = None) -> float:
+    """Seconds a pending approval waits for a frontend to show the run before it is refused:
+    ``JUPYTER_AGENTS_APPROVAL_GRACE``, else the JupyterLab extension's setting, else 5."""
+    if "JUPYTER_AGENTS_APPROVAL_GRACE" in os.environ:
+        return float(os.environ["JUPYTER_AGENTS_APPROVAL_GRACE"])
+    return host.runs.grace if host is not None else 5.0
+
+
+def headless_message(tool_name: str, *, question: bool = False) -> str:
+    if question:
+        return (
+            f"No notebook frontend is showing this run, so nobody can answer {tool_name!r}'s "
+            "question; it was skipped. Run the cell interactively to answer it."
+        )
+    return (
+        f"No notebook frontend is showing this run, so nobody can approve {tool_name!r}; the "
+        "call was rejected. Run the cell interactively, or use %%agent --approve auto."
+    )
+
+
+class AgentRunError(Exception):
+    """A ``%%agent`` run failed; shown as one line instead of a traceback from our internals.
+
+    The run's view already shows the error in full; this line says where to look.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}"]
+
+
+class AgentRunInterrupted(KeyboardInterrupt):
+    """A ``%%agent`` run was interrupted: one short line, like an interrupted normal cell."""
+
+    def __init__(self) -> None:
+        super().__init__("the agent run was stopped")
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[31mKeyboardInterrupt\x1b[0m: {self}"]
+
+
+def _host() -> NotebookHost:
+    host = current_host()
+    if host is None:
+        raise UsageError("Run %load_ext jupyter_agents first.")
+    return host
+
+
+def _printing_to_cards(agent: Agent[Any]) -> Agent[Any]:
+    """A copy of ``agent`` whose function tools' ``print()`` is their call's live output: it
+    reaches the view the way a shell's output does (``tool_output_sink``, set by ``_drive``),
+    so every tool's output takes one way into its card."""
+
+    def wrap(tool: FunctionTool) -> FunctionTool:
+        invoke = tool.on_invoke_tool
+
+        async def invoke_printing(ctx: ToolContext[Any], arguments: str) -> Any:
+            with _tool_output.printing_to(ctx.tool_call_id):
+                return await invoke(ctx, arguments)
+
+        return dataclasses.replace(tool, on_invoke_tool=invoke_printing)
+
+    tools = [wrap(t) if isinstance(t, FunctionTool) else t for t in agent.tools]
+    return agent.clone(tools=tools)
+
+
+def _handler(
+    opts: CellOptions, view: LiveView, host: NotebookHost, record: RunRecord
+) -> ApprovalHandler:
+    """Who decides the cell's calls: ``--approve`` says, for calls. Questions (``ask_user``,
+    an MCP server's) are always put to the person, unless ``JUPYTER_AGENTS_ASK=skip``."""
+    loop = asyncio.get_running_loop()
+
+    def ask(request: ApprovalRequest) -> Any:
+        if request.question is not None and os.environ.get("JUPYTER_AGENTS_ASK") == "skip":
+            return request.skip("JUPYTER_AGENTS_ASK=skip: questions are skipped in this run")
+        if request.question is None and opts.approve == "auto":
+            return ApprovalDecision.approve()
+        if request.question is None and opts.approve == "deny":
+            return ApprovalDecision.reject("denied by %%agent --approve deny")
+        waiting = view.inbox(request)
+        host.runs.waiting(record, request, waiting)
+        if not view.rendered.is_set():
+            loop.call_later(approval_grace(host), refuse_if_unseen, view, request)
+        return waiting
+
+    return OnLoop(ask)  # it only registers the request: called on the run's loop
+
+
+def refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
+    """Reject ``request`` when no frontend has shown ``view`` by now (a headless run)."""
+    if view.rendered.is_set():
+        return
+    question = request.question is not None
+    message = headless_message(request.tool_name, question=question)
+    # A skipped question's card says why; a replay of the run (which has no notice) reads the same.
+    if view.decide(request.request_id, ApprovalDecision.reject(message)) and not question:
+        view.add_notice(message, "warning")
+
+
+def _make_view(host: NotebookHost, agent: Agent[Any], model_label: str) -> LiveView:
+    if getattr(host.shell, "kernel", None) is None:
+        from ..view.text_view import TextView
+
+        return TextView(agent=agent.name, model=model_label)
+    from ..view.run_view import RunView
+
+    return RunView(agent=agent.name, model=model_label, standing=host.standing)
+
+
+@dataclasses.dataclass
+class _Prepared:
+    view: LiveView
+    cell: str
+    agent: Agent[Any]
+    prompt: str
+    model: Any
+    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    result: RunResultStreaming | None = None
+    record: RunRecord | None = None
+    """The run in the kernel's run list (views outside the cell)."""
+    cassette: Cassette | None = None
+    """The cell's recordings (``cell_replay.py``)."""
+    budget: Decimal | None = None
+    """The run's ``max_cost_usd`` (``%agent budget``)."""
+
+
+def _options(line: str) -> tuple[NotebookHost, CellOptions]:
+    """The host and the cell's options, read once (misuse is a ``UsageError`` here)."""
+    host = _host()
+    opts = parse_cell_options(line, host.runs.default_approve)
+    _warm_up_prices()
+    return host, opts
+
+
+_prices_warming = threading.Event()
+
+
+def _warm_up_prices() -> None:
+    """Import genai-prices and price once (about 0.7 s) on a thread when the first agent cell
+    runs: by its first model response the run's price is quick. Not when the extension loads,
+    which imports nothing heavy (a kernel that never runs an agent cell never pays it)."""
+    if not _prices_warming.is_set():
+        _prices_warming.set()
+        name = "jupyter_agents-prices"
+        threading.Thread(target=warm_up_prices, name=name, daemon=True).start()
+
+
+def _prepare(host: NotebookHost, opts: CellOptions, body: str) -> _Prepared:
+    """Check the cell (usage errors are raised here, at once) and make its view."""
+    agent = host.agent_named(opts.agent)
+    try:
+        prompt = interpolate(body.strip(), host.shell.user_ns)
+    except PromptError as e:
+        raise UsageError(f"%%agent: {e}") from None
+    if not prompt:
+        raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
+    model = host.resolve_model(opts.model) if opts.model else None
+    label = host.model_label(model if model is not None else agent.model)
+    view = _make_view(host, agent, label)
+    cell = host.current_cell()
+    run = _Prepared(view, cell, agent, prompt, model, budget=host.costs.budget_for_cell())
+    run.record = host.runs.start(view, cell, agent.name, label)
+    return run
+
+
+async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: ToolClock) -> None:
+    """Load the conversation and start the streamed run."""
+    conversation = host.conversation(run.agent.name)
+    if opts.new:
+        await conversation.clear()
+    run.history = await conversation.history_before(run.cell)
+    configured = run.model is not None or run.agent.model is not None or host.has_credentials()
+    run.cassette = await cell_cassette(
+        host, run.cell, opts.replay, opts.replay_tools, configured=configured
+    )
+    run.result = Runner.run_streamed(
+        _printing_to_cards(run.agent),
+        [*run.history, {"role": "user", "content": run.prompt}],
+        max_turns=opts.max_turns,
+        run_config=RunConfig(
+            model=run.model,
+            replay=run.cassette,
+            max_cost_usd=run.budget,
+            **host.policy.run_config_fields(),
+        ),
+        approval_handler=_handler(opts, run.view, host, _record(run)),
+        hooks=hooks,
+    )
+    run.view.on_stop = run.result.cancel
+    host.runs.update(_record(run), stop=run.result.cancel)
+
+
+async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
+    """Feed the run's events to its view; record the turn when it succeeds."""
+    view = run.view
+    runs, record = host.runs, _record(run)
+    waits = WaitWatch(view, runs, record)  # what the run waits for, from 5 s on
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(TICK)
+            waits.check(run.result.model_wait if run.result is not None else None)
+
+    def went_on(call: BackgroundCall) -> None:  # a sync tool the run stopped waiting for
+        view.left_running(call)
+        runs.left_running(record, call)
+
+    ticker = asyncio.ensure_future(tick())
+    streaming = tool_output_sink.set(view.tool_output_text)  # every tool's, as it comes
+    going_on = background_call_sink.set(went_on)
+    try:
+        await _start(host, opts, run, waits.tools)
+        result = run.result
+        assert result is not None
+        async for event in result.stream_events():
+            view.on_event(event)
+            if event.type == "raw_response_event" and event.data.type == "response.completed":
+                _show_usage(host, run, record)
+            elif event.type == "run_item_stream_event" and event.name == "tool_output":
+                plan = plan_of(event.item) or record.plan  # an update_plan call's, or as it was
+                runs.update(record, tool_calls=record.tool_calls + 1, plan=plan)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        _show_usage(host, run, record, "cancelled")
+        view.finish("cancelled", "interrupted")
+        runs.update(record, status="cancelled")
+        raise AgentRunInterrupted() from None
+    except Exception as e:
+        _show_usage(host, run, record, "failed")
+        view.finish("failed", f"{type(e).__name__}: {e}")
+        runs.update(record, status="failed")
+        raise AgentRunError(_failed_in(e)) from None
+    finally:
+        ticker.cancel()
+        tool_output_sink.reset(streaming)
+        background_call_sink.reset(going_on)
+    if result.is_cancelled:
+        _show_usage(host, run, record, "cancelled")
+        view.finish("cancelled", "stopped")
+        runs.update(record, status="cancelled")
+        return
+    _show_usage(host, run, record, "done")
+    items = result.to_input_list()[len(run.history) :]
+    await host.conversation(run.agent.name).record(run.cell, items)
+    replayed, detail = False, None
+    if run.cassette is not None:
+        replayed, detail = _say_how_it_ran(view, run.cassette)
+        await keep_recording(host, run.cell, run.cassette)
+    host.last_result = result
+    if opts.out:
+        host.shell.user_ns[opts.out] = result
+    detail = "; ".join(d for d in (_failed_calls(result), detail) if d) or None
+    view.finish("done", detail, replayed=replayed)
+    runs.update(record, status="done")
+
+
+def _say_how_it_ran(view: LiveView, cassette: Cassette) -> tuple[bool, str | None]:
+    """Whether the run replayed, and the header's detail: what changed, for a run that went
+    live although a replay was wanted (a line under it says it in full)."""
+    last = cassette.last or {}
+    if last.get("replayed"):
+        why = (
+            "no model is set up (set OPENAI_API_KEY, or %agent model NAME, to run it live)"
+            if getattr(cassette, "unconfigured", False)
+            else "%%agent --live asks the model"
+        )
+        ran = (
+            "its tools ran again"
+            if cassette.replay_tools == "run"
+            else "tool calls answered from the recording"
+        )
+        view.add_notice(
+            f"Replayed from this cell's recording: no model request, {ran}; {why}.", "info"
+        )
+        return True, None
+    changed = [str(c) for c in last.get("changed") or () if c != NO_RECORDING]
+    if cassette.mode not in ("replay", "strict") or not changed:  # a first run says nothing
+        return False, None
+    view.add_notice(
+        f"Ran live: the inputs changed since the recording ({'; '.join(changed)[:300]}).", "info"
+    )
+    first = changed[0] if len(changed[0]) <= 100 else changed[0][:99] + "…"
+    more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+    return False, f"ran live, changed since its recording: {first}{more}"
+
+
+def _show_usage(
+    host: NotebookHost, run: _Prepared, record: RunRecord, ended: str | None = None
+) -> None:
+    """Show the run's tokens and cost in its view and the run list; once it has ``ended``,
+    keep its cost for ``%agent cost`` and the notebook's budget."""
+    result = run.result
+    if result is None:
+        return
+    usage, cost = result.context_wrapper.usage, result.cost
+    shown = str(cost) if cost.requests else None  # no "$0.00" for a run that made no call
+    run.view.set_usage(usage, shown)
+    host.runs.update(record, tokens=usage.total_tokens, cost=shown)
+    if ended is not None:
+        entry = CostEntry(run.cell, run.agent.name, record.model, ended, usage.total_tokens, cost)
+        host.costs.add(entry)
+
+
+def _record(run: _Prepared) -> RunRecord:
+    assert run.record is not None  # made by _prepare
+    return run.record
+
+
+def _failed_in(error: BaseException) -> str:
+    """The cell's error line: the run above already says the error in full (once is enough)."""
+    return f"the agent run failed ({type(error).__name__}); the run above shows why"
+
+
+def _failed_calls(result: RunResultStreaming) -> str | None:
+    """``"2 of 3 tool calls failed"`` for a run whose tool calls failed (an error or a
+    timeout), so that a run which ended well does not read "done" as if they had not."""
+    outputs = [item for item in result.new_items if isinstance(item, ToolCallOutputItem)]
+    failed = sum(1 for item in outputs if item.status in ("error", "timeout"))
+    if not failed:
+        return None
+    if failed == len(outputs):
+        return "its tool call failed" if failed == 1 else f"all {failed} tool calls failed"
+    return f"{failed} of {len(outputs)} tool calls failed"
+
+
+async def run_agent_cell(line: str, body: str) -> None:
+    """Run a ``%%agent`` cell in place (the rewritten cell awaits this)."""
+    host, opts = _options(line)
+    await _run_cell(host, opts, body)
+
+
+async def _run_cell(host: NotebookHost, opts: CellOptions, body: str) -> None:
+    if opts.over is not None:
+        from .batch_cell import run_batch_cell
+
+        await run_batch_cell(host, opts, body)
+        return
+    if opts.eval is not None:
+        from .eval_cell import run_eval_cell
+
+        await run_eval_cell(host, opts, body)
+        return
+    run = _prepare(host, opts, body)
+    _tool_output.install()
+    run.view.display()
+    if opts.background:
+        start_background(host, opts, run)
+        return
+    run.view.set_status("running")
+    await _drive(host, opts, run)
+
+
+def start_background(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
+    """Let the run go on as a task; the cell returns at once."""
+    run.view.set_status("background")
+    host.runs.update(_record(run), status="background")
+
+    async def go() -> None:
+        with contextlib.suppress(AgentRunError, AgentRunInterrupted, asyncio.CancelledError):
+            await _drive(host, opts, run)
+
+    task = asyncio.ensure_future(go())
+    host.background.add(task)
+    task.add_done_callback(host.background.discard)
+
+
+def run_agent_cell_magic(line: str, body: str) -> None:
+    """The ``%%agent`` cell magic: for kernels without live async cells, and the terminal."""
+    host, opts = _options(line)
+    if getattr(get_ipython(), "kernel", None) is None or opts.over or opts.eval:
+        from ...runtime.blocking import run_blocking
+
+        run_blocking(_run_cell(host, opts, body))  # the terminal, or a batch
+        return
+    run = _prepare(host, opts, body)
+    _tool_output.install()
+    run.view.display()
+    run.view.add_notice(
+        "This kernel cannot take button clicks while a cell runs, so the run continues in the "
+        "background: the cell has returned, Run All will not wait, and Interrupt cannot stop "
+        "it (use Stop). Upgrade to ipykernel >= 7.4 for live runs.",
+        "warning",
+    )
+    start_background(host, dataclasses.replace(opts, background=True), run)

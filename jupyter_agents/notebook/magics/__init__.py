@@ -1,0 +1,1 @@
+"""The ``%agent`` line magic and its subcommands (mcp, policy, session, cost)."""

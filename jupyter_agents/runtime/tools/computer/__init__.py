@@ -1,0 +1,1 @@
+"""The computer tool: screenshots in, mouse and keyboard out, and the computers it drives."""

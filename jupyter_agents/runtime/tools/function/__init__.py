@@ -1,0 +1,1 @@
+"""Function tools: Python functions the model calls, their schemas and argument models."""

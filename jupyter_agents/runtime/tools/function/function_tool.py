@@ -1,0 +1,367 @@
+"""Function tools: Python functions the model can call."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, Union, overload
+
+import pydantic
+
+from ..._threads import run_in_thread
+from ...approvals import NeedsApproval
+from ...context import RunContextWrapper, ToolContext
+from ...errors import ToolArgumentsError, UserError
+from ..capabilities import ToolCapabilities, ToolReplay
+from ._json_validate import check_arguments
+from .listeners import ToolListener, add_tool_listener, remove_tool_listener, tool_created
+from .schema import function_schema
+
+if TYPE_CHECKING:
+    from ...agent import Agent
+    from ..display import ToolDisplay
+
+__all__ = [
+    "FunctionTool",
+    "ToolArgumentsError",
+    "ToolErrorFunction",
+    "ToolListener",
+    "add_tool_listener",
+    "default_tool_error_function",
+    "function_tool",
+    "remove_tool_listener",
+    "tool",
+]
+
+MaybeAwaitable: TypeAlias = Union[Awaitable[Any], Any]
+ToolErrorFunction: TypeAlias = Callable[[RunContextWrapper[Any], Exception], MaybeAwaitable]
+"""Turns an exception raised by a tool into the message the model sees (sync or async)."""
+
+IsEnabled: TypeAlias = Union[bool, Callable[[RunContextWrapper[Any], "Agent[Any]"], MaybeAwaitable]]
+"""A bool, or a sync/async callable ``(run_context, agent) -> bool`` evaluated each turn."""
+
+DocstringStyle: TypeAlias = Literal["google", "numpy", "sphinx"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def default_tool_error_function(ctx: RunContextWrapper[Any], error: Exception) -> str:
+    """The message the model sees when a tool raises (the default ``failure_error_function``)."""
+    return f"An error occurred while running the tool. Please try again. Error: {error}"
+
+
+@dataclass
+class FunctionTool(ToolCapabilities):
+    """A tool the model calls with JSON arguments.
+
+    Build one with ``@function_tool`` / ``@tool``, or by hand with your own JSON schema and an
+    async ``on_invoke_tool(tool_context, arguments_json) -> output``.
+    """
+
+    name: str
+    """The name the model calls the tool by."""
+
+    # ``field()``: required, not defaulted to ``ToolCapabilities``' None (see its docstring)
+    description: str = field()
+    """What the tool does, for the model."""
+
+    params_json_schema: dict[str, Any] = field()
+    """JSON schema of the arguments."""
+
+    on_invoke_tool: Callable[[ToolContext[Any], str], Awaitable[Any]]
+    """Invokes the tool with the context and the raw JSON arguments; returns the output."""
+
+    strict_json_schema: bool = True
+    """Whether the schema is in strict mode (the model must follow it exactly)."""
+
+    is_enabled: IsEnabled = True
+    """Whether the model sees the tool; a callable decides per turn."""
+
+    failure_error_function: ToolErrorFunction | None = default_tool_error_function
+    """Turns an exception into a message for the model; ``None`` makes the run raise instead."""
+
+    needs_approval: NeedsApproval = False
+    """Whether a person must approve each call: a bool, or a sync/async function
+    ``(run_context, arguments, call_id) -> bool`` deciding per call."""
+
+    always_asks: bool = False
+    """Each call is decided on its own (restarting the kernel): no "always" decision covers
+    it, none is made from it, and user interfaces offer none."""
+
+    tool_input_guardrails: list[Any] = field(default_factory=list)
+    """``ToolInputGuardrail`` checks on each call's arguments, before the tool runs."""
+
+    tool_output_guardrails: list[Any] = field(default_factory=list)
+    """``ToolOutputGuardrail`` checks on each call's output, before the model sees it."""
+
+    timeout: float | None = None
+    """Seconds a call may take; when it fires, the model is told the call timed out. None:
+    the run's ``RunConfig.tool_timeout`` (600 s by default)."""
+
+    runs_in_thread: bool = False
+    """A sync function run on a worker thread: a timeout, Stop or interrupt cannot stop it,
+    only stop waiting; it goes on, reported as a ``BackgroundCall`` (``tools.background``)."""
+
+    killable: bool = False
+    """Runs in a child process that a timeout, Stop or interrupt kills with every program it
+    started (``@tool(killable=True)``)."""
+
+    replay: ToolReplay | None = None
+    """How a replayed run answers this tool's calls: ``"run"`` (it runs again, like a cell),
+    ``"recorded"`` (its recorded output, for a tool that acts on the outside world); None: as
+    the run's cassette says (``Cassette.replay_tools``)."""
+
+    arguments_validator: Callable[[dict[str, Any]], str | None] | None = field(
+        default=None, repr=False
+    )
+    """Checks arguments (None: valid, else the problem); default: the JSON schema."""
+
+    func: Callable[..., Any] | None = field(default=None, repr=False)
+    """The decorated function, when there is one; calling the tool calls it."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise UserError("A tool needs a non-empty string name.")
+        if not callable(self.on_invoke_tool):
+            raise UserError(f"Tool {self.name!r}: on_invoke_tool must be an async callable.")
+        if not isinstance(self.params_json_schema, dict):
+            raise UserError(f"Tool {self.name!r}: params_json_schema must be a dict.")
+        if self.timeout is not None and not (
+            isinstance(self.timeout, (int, float)) and self.timeout > 0
+        ):
+            raise UserError(f"Tool {self.name!r}: timeout must be a positive number of seconds.")
+        if not isinstance(self.needs_approval, bool) and not callable(self.needs_approval):
+            raise UserError(
+                f"Tool {self.name!r}: needs_approval must be True, False or a function "
+                "(run_context, arguments, call_id) -> bool."
+            )
+
+    def validate_arguments(self, arguments: dict[str, Any]) -> str | None:
+        """Check arguments against the tool's JSON schema, strictly (no coercion, no extra
+        keys): None when valid, else the problem."""
+        problem = check_arguments(arguments, self.params_json_schema)
+        if problem is None and self.arguments_validator is not None:
+            problem = self.arguments_validator(arguments)
+        return problem
+
+    def arguments_problem(self, arguments: dict[str, Any]) -> str | None:
+        """Why the model's ``arguments`` (a JSON object) cannot be used at all, told to the
+        model before anyone is asked (``ask_user``: they make no question); None when they
+        can (the default)."""
+        return None
+
+    def describe_call(self, display: ToolDisplay) -> ToolDisplay:
+        """The card of a call to this tool: ``display`` as the function kind drew it, refined
+        with what only the tool knows (an MCP tool names its server; ``ask_user`` shows its
+        question). The default changes nothing."""
+        return display
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the underlying function directly (handy to try a tool by hand)."""
+        if self.func is None:
+            raise TypeError(f"Tool {self.name!r} was built by hand and has no function to call.")
+        return self.func(*args, **kwargs)
+
+
+def _describe_validation_error(
+    tool_name: str, error: pydantic.ValidationError, for_model: bool = True
+) -> str:
+    problems = []
+    for err in error.errors(include_url=False):
+        where = ".".join(str(part) for part in err["loc"]) or "arguments"
+        problems.append(f"{where}: {err['msg']}")
+    text = f"Invalid arguments for tool {tool_name!r}: {'; '.join(problems)}."
+    return (
+        f"{text} Call the tool again with arguments that match its schema." if for_model else text
+    )
+
+
+def _make_tool(
+    func: Callable[..., Any],
+    *,
+    name_override: str | None,
+    description_override: str | None,
+    docstring_style: DocstringStyle | None,
+    use_docstring_info: bool,
+    failure_error_function: ToolErrorFunction | None,
+    strict_mode: bool,
+    is_enabled: IsEnabled,
+    needs_approval: NeedsApproval,
+    extra: dict[str, Any],
+) -> FunctionTool:
+    schema = function_schema(
+        func,
+        docstring_style=docstring_style,
+        name_override=name_override,
+        description_override=description_override,
+        use_docstring_info=use_docstring_info,
+        strict_json_schema=strict_mode,
+    )
+    is_async = inspect.iscoroutinefunction(func)
+    killable = bool(extra.get("killable"))
+    if killable and is_async:
+        raise UserError(
+            f"Tool {schema.name!r}: killable=True is for plain (sync) functions; an async tool "
+            "is already stopped when it times out."
+        )
+    if killable:
+        from .._process import can_fork  # multiprocessing: loaded only for killable tools
+
+        if not can_fork():
+            raise UserError("killable=True needs a platform with fork() (Linux or macOS).")
+
+    async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:
+        try:
+            data = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError as e:
+            raise ToolArgumentsError(
+                f"The arguments for tool {schema.name!r} are not valid JSON ({e}). "
+                "Call the tool again with a JSON object."
+            ) from None
+        try:
+            parsed = schema.params_pydantic_model.model_validate(data)
+        except pydantic.ValidationError as e:
+            raise ToolArgumentsError(_describe_validation_error(schema.name, e)) from None
+        args, kwargs = schema.to_call_args(parsed)
+        if schema.takes_context:
+            args = [ctx, *args]
+        if is_async:
+            return await func(*args, **kwargs)
+        if killable:
+            from .._process import run_in_process
+
+            return await run_in_process(func, *args, **kwargs)
+        return await run_in_thread(func, *args, **kwargs)
+
+    def validate(arguments: dict[str, Any]) -> str | None:
+        try:
+            schema.params_pydantic_model.model_validate(arguments)
+        except pydantic.ValidationError as e:
+            return _describe_validation_error(schema.name, e, for_model=False)
+        return None
+
+    return FunctionTool(
+        name=schema.name,
+        description=schema.description or "",
+        params_json_schema=schema.params_json_schema,
+        on_invoke_tool=on_invoke_tool,
+        strict_json_schema=strict_mode,
+        is_enabled=is_enabled,
+        failure_error_function=failure_error_function,
+        needs_approval=needs_approval,
+        arguments_validator=validate,
+        runs_in_thread=not is_async and not killable,
+        **extra,
+        func=func,
+    )
+
+
+@overload
+def function_tool(func: Callable[..., Any], /) -> FunctionTool: ...
+
+
+@overload
+def function_tool(
+    *,
+    name_override: str | None = None,
+    description_override: str | None = None,
+    docstring_style: DocstringStyle | None = None,
+    use_docstring_info: bool = True,
+    failure_error_function: ToolErrorFunction | None = default_tool_error_function,
+    strict_mode: bool = True,
+    is_enabled: IsEnabled = True,
+    needs_approval: NeedsApproval = False,
+    tool_input_guardrails: list[Any] | None = None,
+    tool_output_guardrails: list[Any] | None = None,
+    timeout: float | None = None,
+    killable: bool = False,
+    replay: ToolReplay | None = None,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def function_tool(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name_override: str | None = None,
+    description_override: str | None = None,
+    docstring_style: DocstringStyle | None = None,
+    use_docstring_info: bool = True,
+    failure_error_function: ToolErrorFunction | None = default_tool_error_function,
+    strict_mode: bool = True,
+    is_enabled: IsEnabled = True,
+    needs_approval: NeedsApproval = False,
+    tool_input_guardrails: list[Any] | None = None,
+    tool_output_guardrails: list[Any] | None = None,
+    timeout: float | None = None,
+    killable: bool = False,
+    replay: ToolReplay | None = None,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+    """Turn a Python function into a ``FunctionTool``; use bare or with arguments.
+
+    The JSON schema comes from the signature, descriptions from the docstring (Google, NumPy or
+    Sphinx style, detected automatically). A first parameter annotated ``RunContextWrapper`` or
+    ``ToolContext`` receives the run context and is not shown to the model. Sync functions run
+    on a worker thread, so they never block the event loop.
+
+    Args:
+        func: The function, when used as a bare decorator.
+        name_override: The tool's name (default: the function's name).
+        description_override: The tool's description (default: from the docstring).
+        docstring_style: Force a docstring style instead of detecting it.
+        use_docstring_info: Use the docstring for descriptions.
+        failure_error_function: Turns an exception into the model's message; ``None`` re-raises
+            it and ends the run.
+        strict_mode: Send a strict JSON schema (recommended).
+        is_enabled: Whether the model sees the tool; a callable ``(ctx, agent)`` decides per turn.
+        needs_approval: Whether a person must approve each call; a callable
+            ``(ctx, arguments, call_id)`` decides per call.
+        tool_input_guardrails: Checks on each call's arguments before the tool runs.
+        tool_output_guardrails: Checks on each call's output before the model sees it.
+        timeout: Seconds a call may take; the model is told when it times out (default: the
+            run's ``RunConfig.tool_timeout``). A sync function on a thread cannot be stopped,
+            by a timeout or by stopping the run: it may still finish later, and its side
+            effects still happen. Use ``killable=True`` when it must be stopped.
+        killable: Run the (sync) function in a forked child process that a timeout, Stop or
+            interrupt kills, with every program it started. Its result must be picklable, and
+            what it does to objects in memory happens in the child's copy (your variables do
+            not change).
+        replay: How a replayed run answers its calls: ``"run"`` again, or ``"recorded"``
+            (its recorded output: for a tool that sends mail or pays); default: as the
+            cassette says (``Cassette.replay_tools``).
+    """
+    if replay not in (None, "run", "recorded"):
+        raise UserError(f"@function_tool(replay=...) must be 'run' or 'recorded', not {replay!r}.")
+
+    def decorate(f: Callable[..., Any]) -> FunctionTool:
+        if not callable(f):
+            raise UserError(f"@function_tool decorates functions, not {type(f).__name__}.")
+        made = _make_tool(
+            f,
+            name_override=name_override,
+            description_override=description_override,
+            docstring_style=docstring_style,
+            use_docstring_info=use_docstring_info,
+            failure_error_function=failure_error_function,
+            strict_mode=strict_mode,
+            is_enabled=is_enabled,
+            needs_approval=needs_approval,
+            extra={
+                "tool_input_guardrails": list(tool_input_guardrails or []),
+                "tool_output_guardrails": list(tool_output_guardrails or []),
+                "timeout": timeout,
+                "killable": killable,
+                "replay": replay,
+            },
+        )
+        tool_created(made)
+        return made
+
+    if func is not None:
+        return decorate(func)
+    return decorate
+
+
+tool = function_tool
+"""Alias of ``function_tool``."""
