@@ -25,7 +25,7 @@ from .lab import ARTIFACTS, LabServer, Session, expecting_session
 try:
     from playwright.sync_api import expect
 except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+    expect = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.browser
 

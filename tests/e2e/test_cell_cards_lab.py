@@ -17,7 +17,7 @@ from .test_notebook_tools_lab import waiting_card
 try:
     from playwright.sync_api import expect
 except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+    expect = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.browser
 

@@ -20,7 +20,7 @@ from .lab import Session
 try:
     from playwright.sync_api import expect
 except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+    expect = None  # type: ignore[assignment]
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 

@@ -22,7 +22,7 @@ from .lab import Lab, Session, expecting_session
 try:
     from playwright.sync_api import expect
 except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+    expect = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.browser
 

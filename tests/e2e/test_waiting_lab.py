@@ -19,7 +19,7 @@ from .test_lab_runs import runs_panel, set_theme
 try:
     from playwright.sync_api import expect
 except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+    expect = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.browser
 

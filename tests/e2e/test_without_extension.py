@@ -15,7 +15,7 @@ from .test_lab_runs import AGENT, AGENT_CELL, SETUP, SETUP_CELL
 try:
     from playwright.sync_api import expect
 except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+    expect = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.browser
 
