@@ -38,7 +38,7 @@ from jupyter_agents.testing.server import (
 )
 
 from ..prerequisites import fail_or_skip
-from ..recorded import bodies
+from ..recorded import json_bodies
 
 pytestmark = pytest.mark.browser
 
@@ -222,7 +222,7 @@ async def test_over_http_in_both_wire_formats(
     )
     result = await Runner.run(agent, "Press Go.")
     assert result.final_output == "Pressed." and await said(browser) == "clicked"
-    first, second = bodies(openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     if kind == "responses":
         assert first["tools"][0]["type"] == "computer_use_preview"
         assert first["tools"][0]["display_width"] == 800

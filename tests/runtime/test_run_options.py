@@ -36,7 +36,7 @@ from jupyter_agents import (
 from jupyter_agents.testing import ScriptedModel, output_item, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
-from ..recorded import bodies
+from ..recorded import json_bodies
 
 
 @tool
@@ -287,7 +287,7 @@ async def test_auto_previous_response_id_chains_calls_after_the_first(
         result = await Runner.run(agent, "go", auto_previous_response_id=True)
 
     assert result.final_output == "pong received"
-    first, second = bodies(openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     assert "previous_response_id" not in first
     assert first["input"] == [{"role": "user", "content": "go"}]
     assert second["previous_response_id"] == result.raw_responses[0].response_id
@@ -329,7 +329,7 @@ async def test_a_stored_prompt_is_sent_with_every_responses_call(
         prompt=prompt,
     )
     await Runner.run(agent, "go", context={"user": "ada"})
-    assert [b["prompt"] for b in bodies(openai_server.model_requests)] == [
+    assert [b["prompt"] for b in json_bodies(openai_server.model_requests)] == [
         {"id": "pmpt_1", "version": "2", "variables": {"turn": "1"}},
         {"id": "pmpt_1", "version": "2", "variables": {"turn": "2"}},
     ]
@@ -369,7 +369,7 @@ async def test_chat_completions_leaves_the_prompt_out_and_says_so_once(
     with caplog.at_level("WARNING", logger="jupyter_agents"):
         await Runner.run(agent, "go")
         await Runner.run(agent, "again")
-    assert all("prompt" not in b for b in bodies(openai_server.model_requests))
+    assert all("prompt" not in b for b in json_bodies(openai_server.model_requests))
     assert sum("stored prompts need the Responses API" in m for m in caplog.messages) == 1
 
 
