@@ -330,7 +330,7 @@ class Lab:
                 raise AssertionError(f"the kernel of {name} never finished its handshake")
             return remaining
 
-        kernel_id = None
+        kernel_id: str | None = None
         while kernel_id is None:
             sessions = self.server.sessions(name)
             if sessions and sessions[0].get("kernel"):
