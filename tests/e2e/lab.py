@@ -36,6 +36,11 @@ from typing import Any
 
 from ..prerequisites import fail_or_skip
 
+try:  # Playwright's `expect`, for the test modules: they import it from here
+    from playwright.sync_api import expect as expect
+except ImportError:  # the fixtures skip (or fail under CI) with install instructions
+    expect = None  # type: ignore[assignment]
+
 CHROMIUM = Path(os.environ.get("JUPYTER_AGENTS_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -17,12 +17,7 @@ import pytest
 
 from tests.security.payloads import ALL, EVIL_HOST
 
-from .lab import Session
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None  # type: ignore[assignment]
+from .lab import Session, expect
 
 pytestmark = pytest.mark.browser
 
