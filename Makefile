@@ -26,7 +26,7 @@ format:  ## format, and fix what ruff can fix
 	$(PYTHON) -m ruff format .
 	$(PYTHON) -m ruff check --fix .
 
-typecheck:  ## mypy, strict, on the whole package (as CI runs it)
+typecheck:  ## mypy, strict, on the package and the tests (as CI runs it; pyproject.toml says what)
 	$(PYTHON) -m mypy
 
 test-fast:  ## the tests without a costly mark

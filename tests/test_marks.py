@@ -32,7 +32,8 @@ def declared(config: pytest.Config) -> dict[str, str]:
 
 
 def fast_expression() -> str:
-    (expression,) = re.findall(r"^FAST := (.+)$", (ROOT / "Makefile").read_text(), re.M)
+    found: list[str] = re.findall(r"^FAST := (.+)$", (ROOT / "Makefile").read_text(), re.M)
+    (expression,) = found
     return expression.strip()
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from jupyter_agents import Agent, OpenAIResponsesModel, Runner
 from jupyter_agents.testing.network_guard import NetworkAccessBlocked
+from jupyter_agents.testing.server import FakeOpenAIServer
 
 
 def test_direct_connections_off_the_machine_are_blocked() -> None:
@@ -25,6 +26,6 @@ async def test_a_run_against_the_real_openai_service_is_blocked() -> None:
         await Runner.run(agent, "hi")
 
 
-def test_loopback_stays_reachable(openai_server: object) -> None:
+def test_loopback_stays_reachable(openai_server: FakeOpenAIServer) -> None:
     with socket.create_connection(("127.0.0.1", openai_server.port), timeout=2):
         pass

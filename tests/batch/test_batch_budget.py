@@ -13,7 +13,8 @@ from jupyter_agents.runtime._pricing import PriceRef, request_price
 from jupyter_agents.runtime.batch.budget import BatchBudget
 from jupyter_agents.runtime.batch.result import RowResult
 from jupyter_agents.runtime.usage import RequestUsage
-from jupyter_agents.testing import ScriptedModel, text
+from jupyter_agents.testing import ReceivedRequest, ScriptedModel, text
+from jupyter_agents.testing.scripted import ScriptedOutput
 
 ROW_USAGE = Usage(input_tokens=50_000, output_tokens=1_000)
 ROWS = [f"ticket {n}" for n in range(20)]
@@ -31,8 +32,8 @@ def row_price() -> Decimal:
 
 
 def priced_agent(answered: list[str]) -> Agent[None]:
-    def answer(request: object) -> object:
-        answered.append(getattr(request, "user_text", ""))
+    def answer(request: ReceivedRequest) -> list[ScriptedOutput]:
+        answered.append(request.user_text)
         return [text("billing")]
 
     model = ScriptedModel(respond=answer, name="gpt-4.1", usage=ROW_USAGE)

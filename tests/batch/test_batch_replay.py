@@ -380,7 +380,7 @@ def test_a_cassette_given_twice_or_of_the_wrong_kind_is_a_one_line_error(tmp_pat
     assert "\n" not in message and "cassette=" in message and "run_config.replay" in message
     assert "not both" in message
     with pytest.raises(UserError, match=r"cassette must be a Cassette or a file path, got int"):
-        run_batch(weather_agent(model), ["x"], cassette=3, progress=None)
+        run_batch(weather_agent(model), ["x"], cassette=3, progress=None)  # type: ignore[arg-type]
     assert model.requests == [] and not (tmp_path / "runs.json").exists()
 
 

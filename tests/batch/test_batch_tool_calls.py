@@ -43,6 +43,7 @@ async def test_rows_keep_their_tool_calls_and_cost_in_the_store(tmp_path: Path) 
     first = await arun_batch(agent, ["a", "b"], cache=store, progress=None)
     row = first.rows[0]
     assert row.status == "rejected"  # delete needs approval; the batch denies it
+    assert row.tool_calls is not None
     assert row.tool_calls == [
         {
             "name": "lookup",

@@ -119,7 +119,13 @@ async def test_a_stop_starts_no_new_call_and_the_rest_is_pending() -> None:
     batch = make_batch(10, concurrency=2, progress=events)
     backend = ChunkBackend(batch, chunk=1)
     backend.gates = {3: asyncio.Event()}
-    events.on_done = lambda n: (batch.control.stop(), backend.gates[3].set()) if n == 3 else None
+
+    def stop_at_the_third(done: int) -> None:
+        if done == 3:
+            batch.control.stop()
+            backend.gates[3].set()
+
+    events.on_done = stop_at_the_third
     result = await drive(batch, backend, decisions={})
     assert backend.calls == [[0], [1], [2], [3]]  # row 3, in flight at the Stop, finishes
     assert result.stopped and result.counts == {"ok": 4, "pending": 6}

@@ -18,6 +18,8 @@ from jupyter_agents import Agent, UserError, run_batch, tool
 from jupyter_agents.runtime.models.openai_responses import OpenAIResponsesModel
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
+from ..recorded import json_bodies
+
 pytestmark = pytest.mark.http
 
 
@@ -48,8 +50,8 @@ def test_rows_run_as_ray_tasks_and_land_in_the_drivers_store(
     assert result.counts == {"ok": 30}
     assert {r.output for r in result.rows} == {"spam"}
     asked = [
-        (r.body.get("input") or r.body["messages"])[-1]["content"]
-        for r in openai_server.model_requests
+        (b.get("input") or b["messages"])[-1]["content"]
+        for b in json_bodies(openai_server.model_requests)
     ]
     assert sorted(asked) == sorted(f"Spam? message {i}" for i in range(30))
     again = run_batch(agent, rows, prompt="Spam? {text}", backend="ray", progress=None)
@@ -77,13 +79,13 @@ def test_tools_defined_here_run_on_the_workers(
     assert result.counts == {"ok": 3}
     pids = {
         int(m["content"])
-        for r in openai_server.model_requests
-        for m in (r.body.get("input") or r.body["messages"])
+        for b in json_bodies(openai_server.model_requests)
+        for m in (b.get("input") or b["messages"])
         if m.get("role") == "tool"
     } | {
         int(m["output"])
-        for r in openai_server.model_requests
-        for m in (r.body.get("input") or [])
+        for b in json_bodies(openai_server.model_requests)
+        for m in (b.get("input") or [])
         if m.get("type") == "function_call_output"
     }
     assert pids and os.getpid() not in pids

@@ -8,7 +8,7 @@ import asyncio
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import openai
 import pandas as pd
@@ -32,6 +32,7 @@ from jupyter_agents.runtime.retry import ModelRetryPolicy
 from jupyter_agents.testing._server_replies import DEFAULT_USAGE
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyError, ReplyText
 
+from ..recorded import json_bodies, json_body
 from .row_model import RowModel, sent
 
 pytestmark = pytest.mark.http
@@ -85,7 +86,7 @@ async def test_two_thousand_rows_run_at_the_concurrency_asked(
         http_agent(openai_server), rows, prompt="Classify: {text}", concurrency=40, progress=watch
     )
     assert result.counts == {"ok": 2000} and watch.peak == 40
-    inputs = [r.body["input"][-1]["content"] for r in openai_server.model_requests]
+    inputs = [b["input"][-1]["content"] for b in json_bodies(openai_server.model_requests)]
     assert sorted(inputs) == sorted(f"Classify: ticket {i}" for i in range(2000))
     frame = result.to_pandas()
     assert list(frame.index) == list(rows.index) and set(frame["output"]) == {"billing"}
@@ -160,7 +161,7 @@ async def test_review_pauses_rows_and_resumes_exactly_the_decided_ones() -> None
 
 @pytest.mark.parametrize("approve", ["auto", "deny", "review"])
 async def test_rows_with_questions_wait_for_review_and_resume_with_the_answer(
-    approve: str,
+    approve: Literal["auto", "deny", "review"],
 ) -> None:
     model = RowModel(
         tool_name="ask_user",
@@ -213,7 +214,7 @@ async def test_structured_outputs_become_columns(openai_server: FakeOpenAIServer
     frame = result.to_pandas()
     assert frame.index.name == "id" and list(frame.index) == [101, 102]
     assert list(frame["label"]) == ["billing", "praise"] and list(frame["score"]) == [0.9, 0.8]
-    schema = openai_server.model_requests[0].body["text"]["format"]
+    schema = json_body(openai_server.model_requests[0])["text"]["format"]
     assert schema["type"] == "json_schema"
 
 
@@ -245,12 +246,13 @@ async def test_on_approval_is_the_old_name_of_approve_and_warns() -> None:
 
 def test_bad_arguments_are_one_line_errors() -> None:
     agent = Agent(name="a", model=RowModel())
-    for kwargs, message in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"concurrency": 0}, "concurrency must be 1 or more"),
         ({"approve": "maybe"}, "approve must be"),
         ({"backend": "spark"}, "backend must be"),
         ({"prompt": "{0}"}, "name the column"),
-    ]:
+    ]
+    for kwargs, message in cases:
         with pytest.raises(UserError, match=message):
             run_batch(agent, ["x"], progress=None, **kwargs)
     with pytest.raises(UserError, match="takes a pandas DataFrame"):

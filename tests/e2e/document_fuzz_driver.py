@@ -11,6 +11,8 @@ line, so an edit applied over newer typing would lose keystrokes the test looks 
 import asyncio
 import random
 import time
+from collections.abc import Collection
+from typing import Any
 
 from jupyter_agents.notebook.host import current_host
 from jupyter_agents.notebook.workspace.document_comm import NoFrontend
@@ -30,14 +32,17 @@ SOURCES = [
 JUNK_IDS = ["nope", "", None, 3, ["a"], {"id": "x"}, "x" * 5000]
 
 
-def _valid(rng, scratch):
+def _valid(rng: random.Random, scratch: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     """A change that must apply: (op, args)."""
     ids = [c["id"] for c in scratch]
     kind = rng.choice(["insert", "insert", "edit", "delete", "move"])
     if kind == "delete" and len(ids) <= 3:
         kind = "insert"
     if kind == "insert":
-        args = {"cell_type": rng.choice(["code", "markdown", "raw"]), "source": rng.choice(SOURCES)}
+        args: dict[str, Any] = {
+            "cell_type": rng.choice(["code", "markdown", "raw"]),
+            "source": rng.choice(SOURCES),
+        }
         where = rng.choice(["after", "before", "end"])
         if where != "end":
             anchor = rng.choice(scratch)
@@ -57,8 +62,8 @@ def _valid(rng, scratch):
     }
 
 
-def _junk(rng, scratch):
-    """A change that must not apply: (op, args)."""
+def _junk(rng: random.Random, scratch: list[dict[str, Any]]) -> tuple[str, Any]:
+    """A change that must not apply: (op, args); the arguments may be of any type."""
     cell = rng.choice(scratch)
     choice = rng.randrange(9)
     if choice == 0:
@@ -91,13 +96,19 @@ def _junk(rng, scratch):
     return "move", {"id": cell["id"], "after": cell["id"]}  # after itself
 
 
-async def fuzz(seed, calls, racing, protected, typed):
-    doc = current_host().document
+async def fuzz(
+    seed: int, calls: int, racing: int, protected: Collection[str], typed: str
+) -> dict[str, Any]:
+    host = current_host()
+    if host is None or host.document is None:
+        raise RuntimeError("no document channel: load the extension (%load_ext) first")
+    doc = host.document
     rng = random.Random(seed)
-    tally = {}
-    wrong = []  # (what, op, args, reply) for every change that did not do what it must
+    tally: dict[str, int] = {}
+    # (what, op, args, reply) for every change that did not do what it must
+    wrong: list[list[Any]] = []
 
-    async def send(op, args):
+    async def send(op: str, args: Any) -> dict[str, Any]:
         try:
             return await doc.request(op, args)
         except NoFrontend as e:
@@ -118,7 +129,8 @@ async def fuzz(seed, calls, racing, protected, typed):
         if (outcome == "done") != valid:
             wrong.append([i, op, repr(args)[:200], repr(reply)[:200]])
     changes_s = time.perf_counter() - started
-    applied, stale = [], 0
+    applied: list[str] = []
+    stale = 0
     for j in range(racing):
         cell = next(c for c in await doc.cells() if c["id"] == typed)
         await asyncio.sleep(rng.uniform(0, 0.05))  # jitter: the page types meanwhile

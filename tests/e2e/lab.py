@@ -36,6 +36,11 @@ from typing import Any
 
 from ..prerequisites import fail_or_skip
 
+try:  # Playwright's `expect`, for the test modules: they import it from here
+    from playwright.sync_api import expect as expect
+except ImportError:  # the fixtures skip (or fail under CI) with install instructions
+    expect = None  # type: ignore[assignment]
+
 CHROMIUM = Path(os.environ.get("JUPYTER_AGENTS_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -330,7 +335,7 @@ class Lab:
                 raise AssertionError(f"the kernel of {name} never finished its handshake")
             return remaining
 
-        kernel_id = None
+        kernel_id: str | None = None
         while kernel_id is None:
             sessions = self.server.sessions(name)
             if sessions and sessions[0].get("kernel"):

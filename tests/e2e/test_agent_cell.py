@@ -20,12 +20,7 @@ from typing import Any
 import pytest
 
 from ..prerequisites import fail_or_skip
-from .lab import ARTIFACTS, LabServer, Session, expecting_session
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+from .lab import ARTIFACTS, LabServer, Session, expect, expecting_session
 
 pytestmark = pytest.mark.browser
 

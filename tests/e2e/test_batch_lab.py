@@ -9,12 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .lab import Lab, Session, expecting_session
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+from .lab import Lab, Session, expect, expecting_session
 
 pytestmark = pytest.mark.browser
 

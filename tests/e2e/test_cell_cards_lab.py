@@ -11,13 +11,8 @@ import pytest
 
 from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 
-from .lab import Session
+from .lab import Session, expect
 from .test_notebook_tools_lab import waiting_card
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
 
 pytestmark = pytest.mark.browser
 

@@ -17,11 +17,6 @@ import pytest
 
 from .lab import Session
 
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
-
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
 DRIVER = (Path(__file__).parent / "document_fuzz_driver.py").read_text()

@@ -10,13 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from .lab import Session, expecting_session
+from .lab import Session, expect, expecting_session
 from .test_batch_lab import _theme
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
 
 pytestmark = pytest.mark.browser
 

@@ -11,17 +11,13 @@ sets ``window.__pwned``), and the page may not request anything from the payload
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import pytest
 
 from tests.security.payloads import ALL, EVIL_HOST
 
-from .lab import Session
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+from .lab import Session, expect
 
 pytestmark = pytest.mark.browser
 
@@ -58,7 +54,12 @@ def test_every_output_path_keeps_hostile_text_inert(session: Session) -> None:
     with session.lab("e2e-inert-outputs", viewport=(1280, 1000)) as lab:
         page = lab.page
         evil: list[str] = []
-        page.on("request", lambda r: EVIL_HOST in r.url and evil.append(r.url))
+
+        def note_evil(request: Any) -> None:  # a Playwright Request
+            if EVIL_HOST in request.url:
+                evil.append(request.url)
+
+        page.on("request", note_evil)
         lab.write_notebook("inert.ipynb", CELLS)
         lab.open("inert.ipynb")
         lab.run_all()

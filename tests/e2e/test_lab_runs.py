@@ -10,12 +10,7 @@ from typing import Any
 
 import pytest
 
-from .lab import ARTIFACTS, Lab, Session
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+from .lab import ARTIFACTS, Lab, Session, expect
 
 pytestmark = pytest.mark.browser
 

@@ -10,13 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from .lab import ARTIFACTS, LabServer, chromium, lab_server, require_browser_tools
+from .lab import ARTIFACTS, LabServer, chromium, expect, lab_server, require_browser_tools
 from .test_lab_runs import AGENT, AGENT_CELL, FILLER, SETUP, SETUP_CELL
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
 
 pytestmark = pytest.mark.browser
 

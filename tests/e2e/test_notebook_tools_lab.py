@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
-from .lab import Session
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+from .lab import Lab, Session, expect
 
 pytestmark = pytest.mark.browser
 
@@ -76,9 +72,10 @@ demo = ScriptedModel([
 %agent tools add notebook"""
 
 
-def waiting_card(lab: object, index: int) -> object:
-    """The card of the call waiting for approval, once it is the ``index``-th card."""
-    cards = lab.page.locator(".ja-run .ja-tool")  # type: ignore[attr-defined]  (one run)
+def waiting_card(lab: Lab, index: int) -> Any:
+    """The card of the call waiting for approval, once it is the ``index``-th card (a
+    Playwright ``Locator``)."""
+    cards = lab.page.locator(".ja-run .ja-tool")  # (one run)
     expect(cards.nth(index)).to_have_class(re.compile(r"\bja-st-waiting\b"), timeout=30_000)
     return cards.nth(index)
 
@@ -288,7 +285,14 @@ def test_an_outside_agent_works_on_the_notebook_over_mcp_with_approvals_clicked_
     import asyncio
     import concurrent.futures
 
+    from mcp.types import CallToolResult, TextContent
+
     from jupyter_agents.mcp import MCPServerStreamableHttp
+
+    def text_of(result: CallToolResult) -> str:
+        content = result.content[0]
+        assert isinstance(content, TextContent), content
+        return content.text
 
     sources = [
         "%load_ext jupyter_agents",
@@ -311,18 +315,18 @@ def test_an_outside_agent_works_on_the_notebook_over_mcp_with_approvals_clicked_
                 names = [t.name for t in await server.list_tools()]
                 said.append(",".join(names))
                 read = await server.call_tool("read_cell", {"id": "data"})
-                said.append(read.content[0].text)
+                said.append(text_of(read))
                 put = await server.call_tool(
                     "insert_cell", {"cell_type": "code", "source": "print(x + 1)"}
                 )
-                said.append(put.content[0].text)
-                cell, version = re.search(
-                    r"Inserted cell (\S+) \(version now (\w+)\)", said[-1]
-                ).groups()
+                said.append(text_of(put))
+                inserted = re.search(r"Inserted cell (\S+) \(version now (\w+)\)", said[-1])
+                assert inserted is not None, said[-1]
+                cell, version = inserted.groups()
                 ran = await server.call_tool(
                     "run_cells", {"cells": [{"id": cell, "version": version}]}
                 )
-                said.append(ran.content[0].text)
+                said.append(text_of(ran))
             return said
 
         with concurrent.futures.ThreadPoolExecutor(1) as pool:

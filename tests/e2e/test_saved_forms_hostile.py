@@ -24,12 +24,7 @@ from jupyter_agents.notebook.saved.saved_forms import (
 )
 from tests.security.payloads import ALL, EVIL_HOST
 
-from .lab import Session
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+from .lab import Session, expect
 
 pytestmark = pytest.mark.browser
 
@@ -109,7 +104,12 @@ def test_crafted_saved_forms_stay_inert_and_bombs_show_their_html(session: Sessi
     cells = ["# report", "# comparison", "# batch", "# report bomb", "# batch bomb"]
     with session.lab("e2e-saved-forms-hostile", viewport=(1100, 900)) as lab:
         evil: list[str] = []
-        lab.page.on("request", lambda r: EVIL_HOST in r.url and evil.append(r.url))
+
+        def note_evil(request: Any) -> None:  # a Playwright Request
+            if EVIL_HOST in request.url:
+                evil.append(request.url)
+
+        lab.page.on("request", note_evil)
         path = lab.write_notebook("hostile_forms.ipynb", cells)
         notebook = nbformat.read(path, as_version=4)  # not signed: a notebook someone sent
         outputs = [

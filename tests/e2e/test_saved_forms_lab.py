@@ -20,13 +20,8 @@ import pytest
 
 from jupyter_agents.notebook.saved import saved_forms
 
-from .lab import Lab, Session, expecting_session
+from .lab import Lab, Session, expect, expecting_session
 from .test_batch_lab import _theme
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
 
 pytestmark = pytest.mark.browser
 

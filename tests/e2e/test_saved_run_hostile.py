@@ -18,12 +18,7 @@ import pytest
 
 from jupyter_agents.notebook.saved.run_document import MIME_TYPE
 
-from .lab import Session
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+from .lab import Session, expect
 
 pytestmark = pytest.mark.browser
 

@@ -17,12 +17,7 @@ from typing import Any
 
 import pytest
 
-from .lab import Lab, Session, expecting_session
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
+from .lab import Lab, Session, expect, expecting_session
 
 pytestmark = pytest.mark.browser
 

@@ -13,13 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from .lab import ARTIFACTS, Session
+from .lab import ARTIFACTS, Session, expect
 from .test_lab_runs import runs_panel, set_theme
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
 
 pytestmark = pytest.mark.browser
 

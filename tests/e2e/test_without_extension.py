@@ -9,13 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from .lab import Session, expecting_session
+from .lab import Session, expect, expecting_session
 from .test_lab_runs import AGENT, AGENT_CELL, SETUP, SETUP_CELL
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the fixture skips (or fails under CI) with install instructions
-    expect = None
 
 pytestmark = pytest.mark.browser
 

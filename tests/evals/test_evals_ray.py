@@ -28,7 +28,7 @@ def where(to: str) -> str:
 @scorer
 def answered(case: Any, run: Any) -> bool:
     """The answer is the case's own (the tool ran for it)."""
-    return str(run.output).split("|")[0] == case.inputs
+    return bool(str(run.output).split("|")[0] == case.inputs)
 
 
 def actors(report: Any) -> set[str]:

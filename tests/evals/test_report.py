@@ -51,7 +51,12 @@ async def test_evaluate_again_after_a_crash_runs_only_the_unfinished_cases(
     assert asked == WORDS[:3]
 
     asked_again: list[str] = []
-    agent = answering("shouter", lambda p: asked_again.append(p) or p.upper())
+
+    def shout(prompt: str) -> str:
+        asked_again.append(prompt)
+        return prompt.upper()
+
+    agent = answering("shouter", shout)
     report = await aevaluate(agent, words_dataset(), concurrency=1, cache=store, progress=None)
     assert asked_again == WORDS[3:]  # the three finished cases came from the store
     assert report.averages() == {"EqualsExpected": 1.0} and not report.failures

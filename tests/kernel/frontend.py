@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from jupyter_client import KernelManager
+from jupyter_client.manager import KernelManager
 
 Predicate = Callable[[], Any]
 
@@ -51,6 +51,12 @@ class Frontend:
         self._replies: dict[str, dict[str, Any]] = {}
         self._in_flight: set[str] = set()
         """Execute requests sent by :meth:`execute` whose reply has not arrived yet."""
+
+    @property
+    def manager(self) -> KernelManager:
+        """The manager of the kernel this frontend started (there is none for a ``client``'s)."""
+        assert self.km is not None, "this frontend drives a kernel it did not start"
+        return self.km
 
     def close(self) -> None:
         self._stop.set()

@@ -40,6 +40,13 @@ def tool_card(state: dict[str, Any], call_id: str) -> dict[str, Any] | None:
     return None
 
 
+def shown_card(state: dict[str, Any], call_id: str) -> dict[str, Any]:
+    """The tool card for ``call_id``, asserted to be there."""
+    card = tool_card(state, call_id)
+    assert card is not None, f"no card for {call_id}"
+    return card
+
+
 def final_state(fe: Frontend, comm: str) -> dict[str, Any]:
     """The widget state once the run has ended (its last sync may trail the cell's reply)."""
     fe.wait_for(lambda: fe.state(comm)["header"].get("live") is False, what="the final state")
@@ -67,7 +74,8 @@ def waiting_for(fe: Frontend, comm: str, call_id: str, attempt: int = 1) -> dict
         approval = (card or {}).get("approval") or {}
         return approval.get("state") == "pending" and approval.get("attempt", 1) >= attempt and card
 
-    return fe.wait_for(pending, what=f"approval request for {call_id}")
+    card: dict[str, Any] = fe.wait_for(pending, what=f"approval request for {call_id}")
+    return card
 
 
 _shown_requests: dict[tuple[str, str], tuple[str, str]] = {}
@@ -92,7 +100,7 @@ def test_user_story_approve_while_the_cell_runs(fe: Frontend) -> None:
     card = waiting_for(fe, comm, "e1")
     assert fe.state(comm)["header"]["status"] == "waiting"
     assert "ana@example.com" in card["args"]
-    weather = tool_card(fe.state(comm), "w1")
+    weather = shown_card(fe.state(comm), "w1")
     assert weather["status"] == "done" and "Sunny in Paris" in output_of(weather)
     assert "looking up Paris" in weather.get("printed", "")  # print() lands in the card
     decide(fe, comm, "e1", True)
@@ -101,7 +109,7 @@ def test_user_story_approve_while_the_cell_runs(fe: Frontend) -> None:
     state = final_state(fe, comm)
     assert state["header"]["status"] == "done"
     assert texts(fe, comm) == "It is sunny in Paris; I emailed Ana."
-    assert tool_card(state, "e1")["approval"]["state"] == "approved"
+    assert shown_card(state, "e1")["approval"]["state"] == "approved"
     assert kernel_value(fe, "sent") == [("ana@example.com", "Sunny")]
     assert "looking up" not in fe.stdout(cell)  # not spilled into the cell
 
@@ -113,7 +121,7 @@ def test_reject_with_a_reason(fe: Frontend) -> None:
     waiting_for(fe, comm, "e1")
     decide(fe, comm, "e1", False, message="not now")
     assert fe.reply(cell)["content"]["status"] == "ok"
-    card = tool_card(final_state(fe, comm), "e1")
+    card = shown_card(final_state(fe, comm), "e1")
     assert card["status"] == "rejected" and card["approval"]["message"] == "not now"
     assert kernel_value(fe, "sent") == []
     last_input = kernel_value(fe, "demo.requests[-1].input[-1]['output']")
@@ -130,11 +138,13 @@ def test_edited_arguments_are_validated_before_they_run(fe: Frontend) -> None:
         lambda: [m for m in fe.custom.get(comm, []) if m.get("type") == "decision_error"],
         what="decision_error",
     )
-    assert errors[0]["id"] == tool_card(fe.state(comm), "e1")["id"] and "body" in errors[0]["error"]
+    assert (
+        errors[0]["id"] == shown_card(fe.state(comm), "e1")["id"] and "body" in errors[0]["error"]
+    )
     decide(fe, comm, "e1", True, arguments={"to": "bob@example.com", "body": "edited"})
     assert fe.reply(cell)["content"]["status"] == "ok"
     assert kernel_value(fe, "sent") == [("bob@example.com", "edited")]
-    assert tool_card(final_state(fe, comm), "e1")["approval"].get("edited") is True
+    assert shown_card(final_state(fe, comm), "e1")["approval"].get("edited") is True
 
 
 def test_always_approves_later_calls_of_the_tool(fe: Frontend) -> None:
@@ -152,7 +162,7 @@ def test_always_approves_later_calls_of_the_tool(fe: Frontend) -> None:
     decide(fe, comm, "e1", True, always=True)
     assert fe.reply(cell)["content"]["status"] == "ok"
     assert kernel_value(fe, "[to for to, _ in sent]") == ["a@x.org", "b@x.org"]
-    assert tool_card(final_state(fe, comm), "e2")["approval"]["state"] == "approved"
+    assert shown_card(final_state(fe, comm), "e2")["approval"]["state"] == "approved"
 
 
 def test_stale_and_double_clicks_do_nothing(fe: Frontend) -> None:
@@ -167,7 +177,7 @@ def test_stale_and_double_clicks_do_nothing(fe: Frontend) -> None:
     decide(fe, comm, "e1", False)  # late click
     fe.run("pass")
     assert kernel_value(fe, "sent") == [("ana@example.com", "Sunny")]
-    assert tool_card(final_state(fe, comm), "e1")["approval"]["state"] == "approved"
+    assert shown_card(final_state(fe, comm), "e1")["approval"]["state"] == "approved"
 
 
 def test_text_streams_into_the_widget_before_the_run_ends_and_stop_cancels(fe: Frontend) -> None:
@@ -293,7 +303,7 @@ def test_headless_grace_period_rejects_with_instructions(fe: Frontend) -> None:
     cell, comm = start(fe, STORY)  # no hello: no frontend rendered the widget
     reply = fe.reply(cell, timeout=20)
     assert reply["content"]["status"] == "ok"
-    card = tool_card(final_state(fe, comm), "e1")
+    card = shown_card(final_state(fe, comm), "e1")
     assert card["status"] == "rejected"
     assert "--approve auto" in card["approval"]["message"]
     assert kernel_value(fe, "sent") == []
@@ -346,5 +356,5 @@ def test_displaying_a_streamed_result_shows_the_live_widget(fe: Frontend) -> Non
     state = final_state(fe, comm)
     assert state["header"]["agent"] == "shown"
     assert texts(fe, comm) == "Rainy."
-    assert output_of(tool_card(state, "w9")) == "Sunny in Oslo"
+    assert output_of(shown_card(state, "w9")) == "Sunny in Oslo"
     assert kernel_value(fe, "streamed.final_output") == "Rainy."

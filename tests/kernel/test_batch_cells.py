@@ -37,7 +37,11 @@ def widgets_of(fe: Frontend, model_name: str) -> list[str]:
 
 def buttons_named(fe: Frontend, wanted: set[str]) -> dict[str, str] | None:
     """The buttons by description, once all of ``wanted`` have arrived (else None)."""
-    buttons = {fe.state(c).get("description"): c for c in widgets_of(fe, "ButtonModel")}
+    buttons = {
+        described: c
+        for c in widgets_of(fe, "ButtonModel")
+        if isinstance(described := fe.state(c).get("description"), str)
+    }
     return buttons if wanted <= set(buttons) else None
 
 
@@ -156,7 +160,7 @@ def test_a_killed_kernel_loses_no_finished_row(tmp_path: Path) -> None:
 
         fe.wait_for(lambda: finished() >= 20, timeout=60, what="20 rows stored")
         os.kill(fe.km.provisioner.pid, signal.SIGKILL)  # type: ignore[union-attr]
-        fe.wait_for(lambda: not fe.km.is_alive(), timeout=20, what="the kernel gone")
+        fe.wait_for(lambda: not fe.manager.is_alive(), timeout=20, what="the kernel gone")
         kept = finished()
         assert 20 <= kept < 400
     finally:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jupyter_client import BlockingKernelClient
+from jupyter_client.blocking.client import BlockingKernelClient
 
 from ..e2e.lab import LabServer, _kill_group, _server_env, _wait_until_up, free_port
 from .frontend import Frontend

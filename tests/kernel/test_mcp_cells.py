@@ -15,7 +15,7 @@ from jupyter_agents.notebook.view.card_parts import output_of
 from ..mcp.conftest import DEMO, alive, children_of
 from .conftest import SETUP, script
 from .frontend import Frontend
-from .test_agent_cells import decide, final_state, start, tool_card, waiting_for
+from .test_agent_cells import decide, final_state, shown_card, start, tool_card, waiting_for
 
 pytestmark = pytest.mark.kernel
 
@@ -70,7 +70,7 @@ def test_add_call_and_remove_across_cells() -> None:
         decide(fe, comm, "d1", True)
         assert fe.reply(cell)["content"]["status"] == "ok"
         state = final_state(fe, comm)
-        assert output_of(tool_card(state, "d1")) == "deleted todo"
+        assert output_of(shown_card(state, "d1")) == "deleted todo"
         printed(fe, "%agent mcp list", "demo: connected; approval destructive;")
         fe.run("%agent mcp remove demo")
         deadline = time.monotonic() + 10
@@ -105,7 +105,7 @@ def test_no_server_is_left_after_the_kernel_shuts_down() -> None:
     finally:
         fe._stop.set()
         fe.kc.stop_channels()
-        fe.km.shutdown_kernel(now=False)  # a shutdown request, as JupyterLab sends
+        fe.manager.shutdown_kernel(now=False)  # a shutdown request, as JupyterLab sends
     deadline = time.monotonic() + 15
     while alive(server) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -26,10 +26,11 @@ TARGET = "jupyter_agents.runs"
 
 def runs_comm(fe: Frontend) -> str:
     """The comm the kernel opened to the frontend when the extension was loaded."""
-    return fe.wait_for(
+    comm: str = fe.wait_for(
         lambda: next((c for c, t in fe.comm_targets.items() if t == TARGET), None),
         what="the kernel's runs comm",
     )
+    return comm
 
 
 def latest(fe: Frontend, comm: str, cell: str) -> dict[str, Any] | None:
@@ -52,7 +53,8 @@ def waiting_run(fe: Frontend, comm: str, cell: str) -> dict[str, Any]:
         run = latest(fe, comm, cell)
         return run if run and run["pending"] else None
 
-    return fe.wait_for(pending, what="a run waiting for approval")
+    run: dict[str, Any] = fe.wait_for(pending, what="a run waiting for approval")
+    return run
 
 
 def test_a_decision_from_the_panel_lets_the_waiting_cell_finish(fe: Frontend) -> None:

@@ -11,11 +11,18 @@ import openai
 import pytest
 
 from jupyter_agents import Agent, ApprovalDecision, Runner, RunState
-from jupyter_agents.mcp import MCPServerStdio, MCPServerStreamableHttp, create_static_tool_filter
+from jupyter_agents.mcp import (
+    MCPServerStdio,
+    MCPServerStdioParams,
+    MCPServerStreamableHttp,
+    create_static_tool_filter,
+)
 from jupyter_agents.runtime.models.openai_chat import OpenAIChatCompletionsModel
 from jupyter_agents.runtime.models.openai_responses import OpenAIResponsesModel
 from jupyter_agents.runtime.tools.kinds import describe_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
+
+from ..recorded import json_bodies, json_body
 
 pytestmark = pytest.mark.http
 
@@ -67,7 +74,7 @@ async def test_calls_reach_the_server_and_answers_reach_the_model(
     agent = Agent(name="a", model=model_for(openai_server, kind), mcp_servers=[demo])
     result = await Runner.run(agent, "Add 2 and 3.")
     assert result.final_output == "Five."
-    first, second = (r.body for r in openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     tools = offered(first)
     assert list(tools) == sorted(tools)  # sorted, for the provider's prompt cache
     assert {"mcp__demo__add", "mcp__demo__echo", "mcp__demo__slow"} <= set(tools)
@@ -89,7 +96,7 @@ async def test_images_go_to_the_model_as_images(
     )
     agent = Agent(name="a", model=model_for(openai_server), mcp_servers=[demo])
     await Runner.run(agent, "Show me.")
-    [part] = outputs(openai_server.model_requests[1].body)["c1"]
+    [part] = outputs(json_body(openai_server.model_requests[1]))["c1"]
     assert part["type"] == "input_image"
     assert part["image_url"].startswith("data:image/png;base64,iVBORw0KGgo")
 
@@ -108,7 +115,7 @@ async def test_structured_content_when_asked(
     )
     async with server:
         await Runner.run(Agent(name="a", model=model_for(openai_server), mcp_servers=[server]), "x")
-    assert json.loads(outputs(openai_server.model_requests[1].body)["c1"]) == {"result": "hi"}
+    assert json.loads(outputs(json_body(openai_server.model_requests[1]))["c1"]) == {"result": "hi"}
 
 
 async def test_long_and_odd_names_stay_unique_and_valid(
@@ -121,7 +128,7 @@ async def test_long_and_odd_names_stay_unique_and_valid(
     openai_server.enqueue(Reply([ReplyText("ok")]))
     async with server:
         await Runner.run(Agent(name="a", model=model_for(openai_server), mcp_servers=[server]), "x")
-    names = list(offered(openai_server.model_requests[0].body))
+    names = list(offered(json_body(openai_server.model_requests[0])))
     assert len(names) == len(set(names))
     assert all(len(n) <= 64 and n.replace("_", "").replace("-", "").isalnum() for n in names)
     assert "mcp__demo_server__weird_name_with_spaces" in names
@@ -139,7 +146,7 @@ async def test_two_servers_with_the_same_name_are_refused(demo_command: list[str
 async def test_static_and_dynamic_filters(
     openai_server: FakeOpenAIServer, demo_command: list[str]
 ) -> None:
-    args = {"command": demo_command[0], "args": demo_command[1:]}
+    args: MCPServerStdioParams = {"command": demo_command[0], "args": demo_command[1:]}
     static = MCPServerStdio(
         args,
         name="s",
@@ -158,7 +165,7 @@ async def test_static_and_dynamic_filters(
     async with static, dynamic:
         agent = Agent(name="a", model=model_for(openai_server), mcp_servers=[static, dynamic])
         await Runner.run(agent, "x")
-    assert sorted(offered(openai_server.model_requests[0].body)) == [
+    assert sorted(offered(json_body(openai_server.model_requests[0]))) == [
         "mcp__d__delete_note",
         "mcp__d__read_note",
         "mcp__s__add",
@@ -196,7 +203,7 @@ async def test_approval_live_with_annotations_in_the_card(
         result = await Runner.run(agent, "x", approval_handler=handler)
     # read-only: not asked; destructive: asked; no annotations (destructive by default): asked
     assert asked == ["mcp__demo__delete_note", "mcp__demo__echo"]
-    sent = outputs(openai_server.model_requests[1].body)
+    sent = outputs(json_body(openai_server.model_requests[1]))
     assert sent["r1"] == "the note a says hi" and "keep the note" in sent["d1"]
     calls = {i.raw_item.call_id: i for i in result.new_items if i.type == "tool_call_item"}
     shown = describe_call(calls["d1"])
@@ -229,7 +236,7 @@ async def test_approval_by_interruption_and_saved_state(
             state.reject(state.interruptions[0], message="not that one")
         resumed = await Runner.run(agent, state)
     assert resumed.final_output == "done"
-    sent = outputs(openai_server.model_requests[1].body)["d1"]
+    sent = outputs(json_body(openai_server.model_requests[1]))["d1"]
     assert sent == "deleted old" if decision == "approve" else "not that one" in sent
 
 
@@ -241,7 +248,7 @@ async def test_over_streamable_http(openai_server: FakeOpenAIServer, demo_http_u
     )
     async with server:
         await Runner.run(Agent(name="a", model=model_for(openai_server), mcp_servers=[server]), "x")
-    assert outputs(openai_server.model_requests[1].body)["c1"] == "over http"
+    assert outputs(json_body(openai_server.model_requests[1]))["c1"] == "over http"
 
 
 async def test_progress_reaches_the_live_output_sink(
@@ -277,7 +284,8 @@ async def test_a_crash_mid_call_tells_the_model_and_shows_stderr_in_the_card(
     result = await Runner.run(agent, "x")
     assert result.final_output == "recovered"
     crashed, resource = [i for i in result.new_items if i.type == "tool_call_output_item"]
-    assert crashed.status == "error" and crashed.error.type == "MCPServerError"
+    assert crashed.status == "error" and crashed.error is not None
+    assert crashed.error.type == "MCPServerError"
     assert "MCP server 'demo' closed the connection" in crashed.raw_item["output"]
     assert "crashing on purpose" in (crashed.error.traceback or "")  # shown under the error
     # The next call started the server again; an embedded resource comes with its URI.

@@ -17,6 +17,8 @@ from jupyter_agents.runtime.mcp.results import MAX_IMAGE_BYTES, MAX_IMAGES, MAX_
 from jupyter_agents.runtime.tools.kinds import describe_call
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
+from .results import text_of
+
 SERVER = Path(__file__).parent / "servers" / "slow_big_server.py"
 
 
@@ -26,7 +28,8 @@ def slow_big(**options: Any) -> MCPServerStdio:
 
 @pytest.fixture
 async def server() -> AsyncIterator[MCPServerStdio]:
-    async with slow_big() as started:
+    started = slow_big()  # (`async with ... as` would type it as the base MCPServer)
+    async with started:
         yield started
 
 
@@ -67,7 +70,8 @@ async def test_a_run_without_a_tool_timeout_sets_none_on_the_call(server: MCPSer
 
 
 async def test_outside_a_run_the_server_tool_timeout_governs() -> None:
-    async with slow_big(tool_timeout_seconds=1) as server:
+    server = slow_big(tool_timeout_seconds=1)
+    async with server:
         with pytest.raises(MCPServerError, match=r"did not answer tool 'block' within 1 s"):
             await server.call_tool("block", {})
         await wait_for_log(server, "block: cancelled")
@@ -83,13 +87,14 @@ async def test_the_documented_timeout_stops_a_call_and_the_server_hears_of_it(
         options["tool_timeout_seconds"] = 1
     else:
         config["tool_timeout"] = 1
-    async with slow_big(**options) as server:
+    server = slow_big(**options)
+    async with server:
         result, told = await call_in_run(server, "block", {}, **config)
         assert told == "Tool 'mcp__sb__block' did not finish within 1 s and was stopped."
         output = next(i for i in result.new_items if i.type == "tool_call_output_item")
         assert output.status == "timeout"
         await wait_for_log(server, "block: cancelled")  # the call was cancelled, not left
-        assert (await server.call_tool("nap", {"seconds": 0})).content[0].text == "rested 0 s"
+        assert text_of(await server.call_tool("nap", {"seconds": 0})) == "rested 0 s"
 
 
 # -- sizes --------------------------------------------------------------------------------------

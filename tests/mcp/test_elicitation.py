@@ -22,6 +22,10 @@ from jupyter_agents import (
 from jupyter_agents.mcp import MCPServerStdio, MCPServerStreamableHttp
 from jupyter_agents.runtime.mcp.toolbox_server import ToolboxServer
 from jupyter_agents.testing import ScriptedModel, text, tool_call
+from jupyter_agents.testing.scripted import ScriptedOutput
+
+from ..recorded import scripted_requests
+from .results import text_of
 
 ASKING = Path(__file__).parent / "servers" / "asking_server.py"
 
@@ -34,14 +38,17 @@ async def asking() -> AsyncIterator[MCPServerStdio]:
 
 
 def booking_agent(server: MCPServerStdio, tool: str = "mcp__asking__book_table") -> Agent:
-    turns = [[tool_call(tool, {"restaurant": "Chez Ana"}, call_id="b1")], [text("Done.")]]
+    turns: list[list[ScriptedOutput]] = [
+        [tool_call(tool, {"restaurant": "Chez Ana"}, call_id="b1")],
+        [text("Done.")],
+    ]
     return Agent(name="booker", model=ScriptedModel(turns), mcp_servers=[server])
 
 
 def told(agent: Agent) -> str:
     (output,) = [
         i["output"]
-        for i in agent.model.requests[-1].input  # type: ignore[attr-defined]
+        for i in scripted_requests(agent)[-1].input
         if i.get("type") == "function_call_output"
     ]
     return str(output)
@@ -113,10 +120,17 @@ async def test_a_served_tools_question_reaches_the_calling_clients_person() -> N
     """An agent calls a tool served over MCP; the tool asks; the server elicits the calling
     client, whose run asks its own person: the answer travels back the same way."""
     served_asked: list[ApprovalRequest] = []
-    with ToolboxServer([pick_colour], approval_handler=served_asked.append) as served:
+
+    def serving_handler(request: ApprovalRequest) -> None:  # None: the call would wait
+        served_asked.append(request)
+
+    with ToolboxServer([pick_colour], approval_handler=serving_handler) as served:
         remote = MCPServerStreamableHttp({"url": served.url, "headers": served.headers}, name="nb")
         async with remote:
-            turns = [[tool_call("mcp__nb__pick_colour", {}, call_id="p1")], [text("Done.")]]
+            turns: list[list[ScriptedOutput]] = [
+                [tool_call("mcp__nb__pick_colour", {}, call_id="p1")],
+                [text("Done.")],
+            ]
             agent = Agent(name="a", model=ScriptedModel(turns), mcp_servers=[remote])
             seen: list[ApprovalRequest] = []
 
@@ -136,12 +150,16 @@ async def test_a_served_tools_question_reaches_the_calling_clients_person() -> N
 
 async def test_a_served_question_the_client_cannot_put_to_anyone_is_declined() -> None:
     served_asked: list[ApprovalRequest] = []
-    with ToolboxServer([pick_colour], approval_handler=served_asked.append) as served:
+
+    def serving_handler(request: ApprovalRequest) -> None:  # None: the call would wait
+        served_asked.append(request)
+
+    with ToolboxServer([pick_colour], approval_handler=serving_handler) as served:
         async with MCPServerStreamableHttp(
             {"url": served.url, "headers": served.headers}, name="plain"
         ) as remote:
             # Called directly, not from a run: the client answers elicitation requests, but
             # nobody on its side can be asked, so it declines; the tool hears None.
             result = await remote.call_tool("pick_colour", {})
-    assert result.content[0].text == "painted None"
+    assert text_of(result) == "painted None"
     assert served_asked == []

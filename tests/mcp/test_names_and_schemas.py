@@ -88,7 +88,8 @@ def test_sanitising_fills_what_the_api_needs_and_leaves_the_input_alone() -> Non
 
 
 def test_odd_roots_become_empty_objects_and_deep_schemas_are_capped() -> None:
-    for root in (None, True, False, "x", [], {"type": "string"}):
+    roots: tuple[object, ...] = (None, True, False, "x", [], {"type": "string"})
+    for root in roots:
         assert sanitize_input_schema(root) == {"type": "object", "properties": {}}
     deep: dict[str, object] = {"type": "object", "properties": {}}
     node = deep

@@ -27,6 +27,7 @@ from jupyter_agents.mcp import (
 )
 
 from .conftest import DEMO, alive, children_of
+from .results import text_of
 
 DEMO_TOOLS = {"echo", "add", "image", "fail", "slow", "crash", "delete_note", "read_note"}
 
@@ -50,18 +51,18 @@ async def test_every_transport_lists_and_calls(any_demo: Any) -> None:
         names = {t.name for t in await server.list_tools()}
         assert names >= DEMO_TOOLS
         echoed = await server.call_tool("echo", {"text": "hi"})
-        assert echoed.content[0].text == "hi" and not echoed.is_error
+        assert text_of(echoed) == "hi" and not echoed.is_error
         added = await server.call_tool("add", {"a": 2, "b": 3})
         assert added.structured_content == {"sum": 5}
         failed = await server.call_tool("fail", {"message": "no luck"})
-        assert failed.is_error and failed.content[0].text == "no luck"
+        assert failed.is_error and text_of(failed) == "no luck"
         picture = await server.call_tool("image", {})
         assert picture.content[0].type == "image" and picture.content[0].mime_type == "image/png"
         seen: list[tuple[float, float | None, str | None]] = []
         slow = await server.call_tool(
             "slow", {"seconds": 0.2, "steps": 2}, on_progress=lambda *a: seen.append(a)
         )
-        assert slow.content[0].text == "done"
+        assert text_of(slow) == "done"
         assert seen == [(1.0, 2.0, "step 1 of 2"), (2.0, 2.0, "step 2 of 2")]
         resources = await server.list_resources()
         assert [str(r.uri) for r in resources.resources] == ["note://hello"]
@@ -111,14 +112,15 @@ async def _kill(pid: int) -> None:
 async def test_a_crash_is_a_clear_error_with_stderr_and_the_next_call_restarts(
     demo_command: list[str],
 ) -> None:
-    async with stdio(demo_command, name="demo") as server:
+    server = stdio(demo_command, name="demo")
+    async with server:
         with pytest.raises(MCPServerError) as caught:
             await server.call_tool("crash", {})
         assert "MCP server 'demo'" in str(caught.value) and "started again" in str(caught.value)
         assert "crashing on purpose" in (caught.value.stderr or "")
         assert "crashing on purpose" in server.stderr_log()
         again = await server.call_tool("echo", {"text": "back"})
-        assert again.content[0].text == "back"
+        assert text_of(again) == "back"
         assert "started again" in server.stderr_log()
 
 
@@ -133,7 +135,7 @@ async def test_a_server_that_died_while_idle_is_restarted_before_the_next_call(
             await asyncio.sleep(0.02)
         assert not server.connected  # noticed while idle
         result = await server.call_tool("echo", {"text": "still here"})
-        assert result.content[0].text == "still here"
+        assert text_of(result) == "still here"
 
 
 async def test_a_hanging_server_times_out_naming_it(demo_command: list[str]) -> None:
@@ -158,7 +160,8 @@ async def test_stderr_is_captured_when_sys_stderr_has_no_file_descriptor(
     demo_command: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sys, "stderr", io.StringIO())  # as under ipykernel
-    async with stdio(demo_command, name="demo") as server:
+    server = stdio(demo_command, name="demo")
+    async with server:
         await server.list_tools()
         assert "demo server starting" in server.stderr_log()
 
@@ -173,7 +176,7 @@ def test_connect_in_one_loop_and_clean_up_in_another(demo_command: list[str]) ->
     )
     thread.start()
     thread.join(30)
-    assert result and result[0].content[0].text == "x"
+    assert result and text_of(result[0]) == "x"
     asyncio.run(server.cleanup())
     assert not server.connected
     assert not [p for p in children_of(os.getpid()) if alive(p)]
@@ -203,7 +206,7 @@ async def test_the_environment_drops_the_notebooks_secrets(
     async with server:
         secret = await server.call_tool("env", {"name": "OPENAI_API_KEY"})
         given = await server.call_tool("env", {"name": "GIVEN"})
-    assert secret.content[0].text == "<unset>" and given.content[0].text == "yes"
+    assert text_of(secret) == "<unset>" and text_of(given) == "yes"
 
 
 async def test_manager_connects_at_once_and_reports_failures(demo_command: list[str]) -> None:

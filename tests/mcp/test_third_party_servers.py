@@ -17,6 +17,8 @@ from jupyter_agents.mcp import MCPServerStdio, MCPServerStreamableHttp
 from jupyter_agents.runtime.models.openai_responses import OpenAIResponsesModel
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
+from ..recorded import json_bodies
+
 pytestmark = pytest.mark.http
 
 
@@ -36,7 +38,7 @@ async def run_one(
     async with server:
         result = await Runner.run(agent, "go")
     assert result.final_output == "ok"
-    first, second = (r.body for r in openai_server.model_requests[-2:])
+    first, second = json_bodies(openai_server.model_requests[-2:])
     names = [t["name"] for t in first["tools"]]
     [sent] = [i["output"] for i in second["input"] if i.get("type") == "function_call_output"]
     return names, sent

@@ -11,6 +11,8 @@ from jupyter_agents import ApprovalDecision, ToolOutputImage, function_tool
 from jupyter_agents.mcp import MCPServerError, MCPServerStreamableHttp
 from jupyter_agents.runtime.mcp.toolbox_server import ToolboxServer
 
+from .results import text_of
+
 PIXEL = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
 )
@@ -46,13 +48,13 @@ async def test_a_client_lists_and_calls_the_tools() -> None:
             assert set(tools) == {"add", "picture"}
             assert tools["add"].input_schema["required"] == ["a", "b"]
             summed = await remote.call_tool("add", {"a": 2, "b": 40})
-            assert summed.content[0].text == "42" and not summed.is_error
+            assert text_of(summed) == "42" and not summed.is_error
             shown = await remote.call_tool("picture", {})
             assert shown.content[0].type == "image" and shown.content[0].data == PIXEL
             wrong = await remote.call_tool("add", {"a": "two"})
             assert wrong.is_error
             missing = await remote.call_tool("nope", {})
-            assert missing.is_error and "add, picture" in missing.content[0].text
+            assert missing.is_error and "add, picture" in text_of(missing)
         assert served.calls == 3
 
 
@@ -82,16 +84,16 @@ async def test_calls_that_need_approval_ask_the_handler(approve: bool) -> None:
             result = await remote.call_tool("launch", {"target": "rocket"})
     assert asked == [("launch", {"target": "rocket"})]
     if approve:
-        assert result.content[0].text == "launched rocket" and not result.is_error
+        assert text_of(result) == "launched rocket" and not result.is_error
     else:
-        assert result.is_error and "not now" in result.content[0].text
+        assert result.is_error and "not now" in text_of(result)
 
 
 async def test_without_a_handler_gated_calls_are_refused() -> None:
     with ToolboxServer([launch]) as served:
         async with client(served, name="nb") as remote:
             result = await remote.call_tool("launch", {"target": "rocket"})
-    assert result.is_error and "needs approval" in result.content[0].text
+    assert result.is_error and "needs approval" in text_of(result)
 
 
 def test_only_this_machine() -> None:

@@ -31,7 +31,7 @@ def execute(path: Path, monkeypatch: pytest.MonkeyPatch, **env: str) -> nbformat
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    nb = nbformat.read(path, as_version=4)
+    nb: nbformat.NotebookNode = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
         nb,
         kernel_name="python3",
@@ -45,7 +45,8 @@ def execute(path: Path, monkeypatch: pytest.MonkeyPatch, **env: str) -> nbformat
 
 def cell(nb: nbformat.NotebookNode, cell_id: str) -> nbformat.NotebookNode:
     """The code cell with id ``cell_id``."""
-    return next(c for c in nb.cells if c.get("id") == cell_id)
+    found: nbformat.NotebookNode = next(c for c in nb.cells if c.get("id") == cell_id)
+    return found
 
 
 def stdout(nb: nbformat.NotebookNode, cell_id: str) -> str:
@@ -69,7 +70,7 @@ def assert_clean(nb: nbformat.NotebookNode) -> None:
 def assert_stored_without_outputs(path: Path) -> nbformat.NotebookNode:
     """The stored notebook is valid, uses python3, gives every cell its own fixed id (tests
     find cells by id) and holds no outputs."""
-    nb = nbformat.read(path, as_version=4)
+    nb: nbformat.NotebookNode = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     assert nb.metadata.kernelspec.name == "python3"
     ids = [c.get("id") for c in nb.cells]

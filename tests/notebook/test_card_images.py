@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 from types import SimpleNamespace as NS
+from typing import Any
 
 import pytest
 
@@ -18,11 +19,11 @@ from .test_view import item_event
 PNG = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"x" * 30).decode()
 
 
-def images(card: dict) -> list[str]:
+def images(card: dict[str, Any]) -> list[str]:
     return [p["text"] for p in card.get("parts", []) if p["type"] == "image"]
 
 
-def card_for(output: object) -> dict:
+def card_for(output: object) -> tuple[dict[str, Any], RunView]:
     view = RunView(agent="a", model="m")
     call = NS(type="function_call", name="view_image", call_id="c1", arguments="{}")
     view.on_event(item_event("tool_called", raw_item=call))

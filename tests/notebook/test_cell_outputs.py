@@ -60,7 +60,9 @@ def test_model_content_keeps_images_and_reads_tables_as_rows(outputs: dict[str, 
     plot = model_outputs(outputs["plot"])
     assert isinstance(plot, list)
     assert any(
-        isinstance(p, ToolOutputImage) and p.image_url.startswith("data:image/png;base64,")
+        isinstance(p, ToolOutputImage)
+        and p.image_url is not None
+        and p.image_url.startswith("data:image/png;base64,")
         for p in plot
     )
 

@@ -26,18 +26,19 @@ from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 from ..prerequisites import needs
 from .test_steering_browser import DARK
-from .test_widget_browser import ARGS, ARTIFACTS, CHROMIUM, STATIC, THEME, _Quiet
+from .test_widget_browser import ARGS, ARTIFACTS, CHROMIUM, THEME, _Quiet
 
 pytest.importorskip("pydantic_evals", reason="the evals extra: pip install 'jupyter_agents[evals]'")
 from pydantic_evals.evaluators import EqualsExpected, IsInstance
 
 from jupyter_agents.evals import ToolTrajectory, compare, evaluate
 from jupyter_agents.notebook.view.eval_view import comparison_state, report_state
+from jupyter_agents.notebook.view.widget import STATIC
 
 try:
     from playwright.async_api import Page, async_playwright, expect
 except ImportError:  # the marks of test_widget_browser skip these tests then
-    async_playwright = None
+    async_playwright = None  # type: ignore[assignment]
 
 pytestmark = [
     pytest.mark.browser,  # missing Chromium or Playwright: a skip here, a failure under CI

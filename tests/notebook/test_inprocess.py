@@ -11,7 +11,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from jupyter_agents.notebook.cells.conversation import Conversation
 from jupyter_agents.notebook.cells.options import CellOptions, parse_cell_options
 from jupyter_agents.notebook.cells.prompt import PromptError, interpolate, summarize
-from jupyter_agents.notebook.host import current_host
+from jupyter_agents.notebook.host import NotebookHost, current_host
 from jupyter_agents.notebook.magics.agent_magic import COMMANDS, _status
 
 from ..prerequisites import needs_bwrap
@@ -25,6 +25,13 @@ def shell(capsys: pytest.CaptureFixture[str]) -> Any:
     ip.run_cell("%unload_ext jupyter_agents", store_history=False)
     ip.user_ns.clear()
     InteractiveShell.clear_instance()
+
+
+def host() -> NotebookHost:
+    """The notebook's host, asserted to be there (the extension is loaded)."""
+    found = current_host()
+    assert found is not None
+    return found
 
 
 def run(shell: Any, code: str) -> Any:
@@ -50,7 +57,7 @@ def test_a_litellm_model_name_is_said_as_such(
     shell: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run(shell, "%agent model litellm/gemini/gemini-2.5-flash")
-    assert current_host().model == "litellm/gemini/gemini-2.5-flash"
+    assert host().model == "litellm/gemini/gemini-2.5-flash"
     out = capsys.readouterr().out
     assert "now uses gemini/gemini-2.5-flash (LiteLLM)" in out
     run(
@@ -60,8 +67,8 @@ def test_a_litellm_model_name_is_said_as_such(
     )
     assert "now uses anthropic/claude-sonnet-4-5" in capsys.readouterr().out
     monkeypatch.setenv("OPENAI_DEFAULT_MODEL", "litellm/anthropic/claude-sonnet-4-5")
-    current_host().model = None
-    assert current_host().has_credentials()  # LiteLLM reads the provider's key itself
+    host().model = None
+    assert host().has_credentials()  # LiteLLM reads the provider's key itself
 
 
 @pytest.mark.parametrize(
@@ -153,18 +160,19 @@ def test_tools_defined_in_cells_join_the_toolbox(shell: Any, capsys: Any) -> Non
         "from jupyter_agents import tool\n@tool\ndef greet(name: str) -> str:\n"
         "    '''Greet someone.'''\n    return 'hi ' + name",
     )
-    host = current_host()
-    assert [t.name for t in host.toolbox.tools] == ["greet"]
+    assert [t.name for t in host().toolbox.tools] == ["greet"]
     capsys.readouterr()
     # run_cell without history keeps "In [n]": this is a re-run of the same cell.
-    entry = host.toolbox.entry("greet")
+    entry = host().toolbox.entry("greet")
+    assert entry is not None
     run(
         shell,
         "@tool\ndef greet(name: str, loud: bool = False) -> str:\n"
         '    """Greet someone."""\n    return \'hi \' + name',
     )
     assert capsys.readouterr().out == "jupyter_agents: tool 'greet' updated: + loud\n"
-    assert host.toolbox.entry("greet").tool is not entry.tool
+    updated = host().toolbox.entry("greet")
+    assert updated is not None and updated.tool is not entry.tool
     shell.run_cell(
         '@tool(name_override=\'greet\')\ndef other(x: int) -> int:\n    """Other."""\n    return x',
         store_history=True,
@@ -196,12 +204,12 @@ def test_same_cell_rerun_shows_the_schema_change() -> None:
 
 def test_agent_line_magic(shell: Any, capsys: Any) -> None:
     run(shell, "%agent model gpt-test")
-    assert current_host().model == "gpt-test"
+    assert host().model == "gpt-test"
     run(shell, "from jupyter_agents.testing import ScriptedModel\nm = ScriptedModel(['hi'])")
     run(shell, "%agent model m")
-    assert current_host().model is shell.user_ns["m"]
+    assert host().model is shell.user_ns["m"]
     run(shell, "%agent instructions Be terse.")
-    assert current_host().instructions == "Be terse."
+    assert host().instructions == "Be terse."
     capsys.readouterr()
     run(shell, "%agent tools")
     listed = capsys.readouterr().out
@@ -230,7 +238,7 @@ def test_agent_cell_in_a_terminal_shell_streams_text(shell: Any, capsys: Any) ->
     request = shell.user_ns["demo"].requests[0]
     assert request.input[-1] == {"role": "user", "content": "Weather in Paris?"}
     assert request.tool_names == ["ask_user", "get_weather", "update_plan"]  # with the defaults
-    assert current_host().last_result is res
+    assert host().last_result is res
 
 
 async def test_conversation_records_per_cell_and_rerun_replaces() -> None:
@@ -319,7 +327,7 @@ def test_agent_policy_sets_the_runs_policy(shell: Any, capsys: Any, tmp_path: An
     (answer,) = res.new_items[1].raw_item["output"]
     assert "Read-only file system" in answer["stderr"]  # read-only, in the workspace given
     assert not (tmp_path / "made.txt").exists()
-    assert "**policy**: approval never" in _status(current_host())
+    assert "**policy**: approval never" in _status(host())
     bad = run(shell, "%agent policy sometimes")
     assert isinstance(bad.error_in_exec, UsageError)
     assert "unknown word 'sometimes'" in str(bad.error_in_exec)

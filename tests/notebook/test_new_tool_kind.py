@@ -145,7 +145,7 @@ async def test_the_new_kind_is_in_the_transcript_and_the_terminal_view() -> None
 try:
     from playwright.async_api import expect
 except ImportError:  # the browser tests are skipped (or fail under CI) by their marks
-    expect = None
+    expect = None  # type: ignore[assignment]
 
 from ..prerequisites import needs_bwrap  # noqa: E402
 from .test_widget_browser import (  # noqa: E402,F401 (lab and site are fixtures)

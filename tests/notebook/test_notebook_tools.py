@@ -92,7 +92,8 @@ class FakeComm:
     """A comm whose frontend answers with ``reply`` (or not at all)."""
 
     def __init__(self, channel: DocumentChannel, reply: Any = None) -> None:
-        self.channel, self.reply, self.sent = channel, reply, []
+        self.channel, self.reply = channel, reply
+        self.sent: list[Any] = []
         self.on_msg_callback: Any = None
 
     def on_msg(self, callback: Any) -> None:

@@ -19,7 +19,7 @@ from jupyter_agents.testing import ScriptedModel, tool_call
 
 HEADERS = TypeAdapter(list[Header], config=ConfigDict(extra="forbid"))
 
-FIRST = {
+FIRST: dict[str, Any] = {
     "explanation": "Data <first>.",
     "plan": [
         {"step": "Load <b>data</b>", "status": "in_progress"},

@@ -12,6 +12,7 @@ import pytest
 from jupyter_agents.testing.anthropic_server import fake_anthropic_server
 from jupyter_agents.testing.server import Reply, ReplyText, ReplyToolCall
 
+from ..recorded import json_bodies
 from .test_quickstart import execute, shown_text, text_of
 
 pytestmark = pytest.mark.kernel
@@ -60,6 +61,7 @@ def test_the_quickstart_runs_on_claude_through_litellm() -> None:
             }
         )
         requests = server.model_requests
+    sent = json_bodies(requests)
     markdown = cells["ask"].outputs[0].data["text/markdown"]
     assert "sunny, 21 °C" in markdown and "I emailed it to ana@example.com." in markdown
     assert "I wrote to ana@example.com" in shown_text(cells["followup"])
@@ -67,10 +69,12 @@ def test_the_quickstart_runs_on_claude_through_litellm() -> None:
     assert "light rain, 9 °C" in result and "cloudy, 18 °C" in result
     assert f"emails sent: [{{'to': 'ana@example.com', 'body': '{REPORT}'}}]" in result
     assert len(requests) == 6
-    assert {(r.path, r.body["model"]) for r in requests} == {("/v1/messages", "claude-sonnet-4-5")}
-    assert "sunny, 21 °C" in tool_results(requests[1].body)[0]  # the tool really ran
-    assert "Email sent to ana@example.com" in tool_results(requests[2].body)[-1]
-    followup = json.dumps(requests[3].body["messages"], ensure_ascii=False)
+    assert {(r.path, b["model"]) for r, b in zip(requests, sent, strict=True)} == {
+        ("/v1/messages", "claude-sonnet-4-5")
+    }
+    assert "sunny, 21 °C" in tool_results(sent[1])[0]  # the tool really ran
+    assert "Email sent to ana@example.com" in tool_results(sent[2])[-1]
+    followup = json.dumps(sent[3]["messages"], ensure_ascii=False)
     assert "Email it to ana@example.com" in followup  # the conversation went on
-    fresh = json.dumps(requests[4].body["messages"], ensure_ascii=False)
+    fresh = json.dumps(sent[4]["messages"], ensure_ascii=False)
     assert "ana@example.com" not in fresh  # --new started over

@@ -45,7 +45,7 @@ def test_the_bundle_holds_what_the_widget_showed_last() -> None:
 def test_encoding_is_deterministic_and_json_safe() -> None:
     header, blocks = {"agent": "a", "status": "done"}, [{"kind": "text", "text": "é \u2028 </"}]
     first, second = run_document.encode(header, blocks), run_document.encode(header, blocks)
-    assert first == second
+    assert first is not None and first == second
     assert json.loads(json.dumps(first)) == first
     assert run_document.decode(first)["blocks"] == blocks
 

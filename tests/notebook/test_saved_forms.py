@@ -17,7 +17,7 @@ import pytest
 
 from jupyter_agents.notebook.saved import saved_forms
 from jupyter_agents.notebook.view import batch_view
-from jupyter_agents.runtime.batch.result import RowResult
+from jupyter_agents.runtime.batch.result import RowResult, RowStatus
 
 STATE_DECLARATION = Path(__file__).resolve().parents[2] / "labextension/src/savedforms/state.d.ts"
 TS_DOCUMENT = Path(__file__).resolve().parents[2] / "labextension/src/savedforms/document.ts"
@@ -37,7 +37,9 @@ def packed(raw: bytes, version: int = 1) -> dict[str, Any]:
     return {"version": version, "encoding": "gzip+base64", "data": data}
 
 
-def row(label: str, status: str = "ok", output: Any = "billing", error: str | None = None) -> Any:
+def row(
+    label: str, status: RowStatus = "ok", output: Any = "billing", error: str | None = None
+) -> Any:
     return RowResult(key=label, label=label, status=status, output=output, error=error)
 
 

@@ -92,8 +92,9 @@ def test_history_survives_a_kernel_restart(
     ip.run_cell("%agent session")
     assert "team/demo/AGENT" in capsys.readouterr().out
     ip.run_cell("%agent session off")
-    assert current_host().session_store is None
-    assert isinstance(current_host().conversation("notebook").session, InMemorySession)
+    host = current_host()
+    assert host is not None and host.session_store is None
+    assert isinstance(host.conversation("notebook").session, InMemorySession)
     ip.run_cell("%unload_ext jupyter_agents", store_history=False)
 
 
@@ -128,7 +129,8 @@ def test_an_unreachable_database_is_one_line_without_the_password(
     assert "\n" not in str(error) and "hunter2" not in str(error)
     assert "app:***@" in str(error)
     assert "hunter2" not in capsys.readouterr().out
-    assert current_host().session_store is None
+    host = current_host()
+    assert host is not None and host.session_store is None
 
 
 @pytest.mark.parametrize("line", ["%agent session not-a-url", "%agent session a:// b c"])

@@ -14,13 +14,15 @@ import pytest
 
 from jupyter_agents import Agent, AskUserTool, PlanTool
 from jupyter_agents.testing import ScriptedModel, text, tool_call
+from jupyter_agents.testing.scripted import ScriptedOutput
 
+from ..recorded import scripted_requests
 from .test_widget_browser import Lab, drive, lab, make_view, site  # noqa: F401  (fixtures)
 
 try:
     from playwright.async_api import expect
 except ImportError:  # the module's marks skip these tests then
-    expect = None
+    expect = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.browser
 DARK = Path(sys.prefix) / "share/jupyter/lab/themes/@jupyterlab/theme-dark-extension/index.css"
@@ -51,7 +53,7 @@ async def both_themes(lab: Lab, name: str) -> None:
 
 async def test_the_plan_is_a_checklist_updated_in_place(lab: Lab) -> None:
     view = make_view()
-    turns = [
+    turns: list[list[ScriptedOutput]] = [
         [tool_call("update_plan", plan("in_progress", "pending", "pending"), "p1")],
         [tool_call("ask_user", {"question": "Which table?", "form": FORM}, "q1")],
         [tool_call("update_plan", plan("completed", "in_progress", "pending"), "p2")],
@@ -94,7 +96,7 @@ async def test_the_plan_is_a_checklist_updated_in_place(lab: Lab) -> None:
 
     decisions = [m for m in await lab.sent() if m["type"] == "decision"]
     assert [d["answer"] for d in decisions] == [{"table": "returns", "rows": 20, "fresh": False}]
-    told = [i for i in agent.model.requests[2].input if i.get("type") == "function_call_output"]
+    told = [i for i in scripted_requests(agent)[2].input if i.get("type") == "function_call_output"]
     assert json.loads(told[-1]["output"]) == {"table": "returns", "rows": 20, "fresh": False}
 
     # The second plan redrew the same list: same elements, new marks.
@@ -108,7 +110,7 @@ async def test_the_plan_is_a_checklist_updated_in_place(lab: Lab) -> None:
 
 async def test_choices_are_radio_buttons_and_skip_sends_a_refusal(lab: Lab) -> None:
     view = make_view()
-    turns = [
+    turns: list[list[ScriptedOutput]] = [
         [tool_call("ask_user", {"question": "Which chart?", "choices": ["bar", "line"]}, "q1")],
         [text("ok")],
     ]
@@ -123,5 +125,5 @@ async def test_choices_are_radio_buttons_and_skip_sends_a_refusal(lab: Lab) -> N
     await card.get_by_role("button", name="Skip").click()
     await asyncio.wait_for(run, 15)
     await expect(card.locator(".ja-decided")).to_have_text("⊘ Skipped: no chart today")
-    told = [i for i in agent.model.requests[1].input if i.get("type") == "function_call_output"]
+    told = [i for i in scripted_requests(agent)[1].input if i.get("type") == "function_call_output"]
     assert told[-1]["output"].endswith("Reason: no chart today")

@@ -6,6 +6,7 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ SETUP = [
 
 
 @pytest.fixture
-def shell(tmp_path: Path) -> Iterator[object]:
+def shell(tmp_path: Path) -> Iterator[Any]:  # a pexpect.spawn (pexpect has no types)
     if not IPYTHON.exists() and shutil.which("ipython") is None:
         fail_or_skip("needs the ipython command")
     child = pexpect.spawn(
@@ -48,10 +49,10 @@ def shell(tmp_path: Path) -> Iterator[object]:
         child.terminate(force=True)
 
 
-def run_agent(child: object, turns: str) -> None:
-    child.sendline(f"%agent model ScriptedModel({turns})")  # type: ignore[attr-defined]
-    child.expect(r"In \[\d+\]: ")  # type: ignore[attr-defined]
-    child.sendline('get_ipython().run_cell_magic("agent", "", "email ana")')  # type: ignore[attr-defined]
+def run_agent(child: Any, turns: str) -> None:
+    child.sendline(f"%agent model ScriptedModel({turns})")
+    child.expect(r"In \[\d+\]: ")
+    child.sendline('get_ipython().run_cell_magic("agent", "", "email ana")')
 
 
 OUT = r"Out\[\d+\]: (?:\x1b\[[0-9;?]*[A-Za-z])*"
@@ -60,7 +61,7 @@ OUT = r"Out\[\d+\]: (?:\x1b\[[0-9;?]*[A-Za-z])*"
 EMAIL = "[[tool_call('send_email', {'to': 'ana'}, 'c1')], [text('ok')]]"
 
 
-def test_ctrl_c_at_the_approval_prompt_leaves_the_shell_usable_at_once(shell: object) -> None:
+def test_ctrl_c_at_the_approval_prompt_leaves_the_shell_usable_at_once(shell: Any) -> None:
     child = shell
     run_agent(child, EMAIL)
     child.expect("notebook wants to run send_email")  # the header names the agent
@@ -74,7 +75,7 @@ def test_ctrl_c_at_the_approval_prompt_leaves_the_shell_usable_at_once(shell: ob
     child.expect(OUT + r"\[\]", timeout=5)
 
 
-def test_rejection_reason_and_empty_answers(shell: object) -> None:
+def test_rejection_reason_and_empty_answers(shell: Any) -> None:
     child = shell
     run_agent(child, EMAIL)
     child.expect(r"\[y\]es / \[n\]o")
@@ -97,7 +98,7 @@ ASK_FORM = (
 ASK_CHOICE = "[[tool_call('ask_user', {'question': 'Bar or line?', 'choices': ['bar', 'line']}, 'q1')], [text('ok')]]"  # noqa: E501
 
 
-def test_a_form_question_is_asked_field_by_field_and_checked(shell: object) -> None:
+def test_a_form_question_is_asked_field_by_field_and_checked(shell: Any) -> None:
     child = shell
     run_agent(child, ASK_FORM)
     child.expect("notebook asks: Which table?")
@@ -116,7 +117,7 @@ def test_a_form_question_is_asked_field_by_field_and_checked(shell: object) -> N
     child.expect(r'\{"table": "returns", "rows": 20\}', timeout=5)
 
 
-def test_a_choice_by_number_and_an_empty_line_skips(shell: object) -> None:
+def test_a_choice_by_number_and_an_empty_line_skips(shell: Any) -> None:
     child = shell
     run_agent(child, ASK_CHOICE)
     child.expect("1. bar")

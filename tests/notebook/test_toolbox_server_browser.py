@@ -30,6 +30,8 @@ from .test_widget_browser import (  # noqa: F401 (lab and site are fixtures)
 pytest.importorskip("playwright")
 from playwright.async_api import expect
 
+from ..mcp.results import text_of
+
 pytestmark = pytest.mark.kernel
 
 
@@ -64,7 +66,7 @@ async def test_a_remote_call_waits_for_the_click_in_the_notebook(
         served.stop()
     await lab.settle()
     if click == "Approve":
-        assert result.content[0].text == "sent to ana@example.com" and not result.is_error
+        assert text_of(result) == "sent to ana@example.com" and not result.is_error
         assert emails == [{"to": "ana@example.com", "subject": "Hi"}]
         await expect(card).to_have_class("ja-tool ja-st-done")
     else:

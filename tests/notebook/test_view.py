@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from html.parser import HTMLParser
 from types import SimpleNamespace as NS
-from typing import Any
+from typing import Any, TypeGuard
 
 import nbformat
 import pytest
@@ -27,6 +27,7 @@ from jupyter_agents import (
 from jupyter_agents.notebook.saved import transcript
 from jupyter_agents.notebook.view.card_parts import output_of
 from jupyter_agents.notebook.view.run_view import RunView
+from jupyter_agents.notebook.view.widget_state import Block, RunStatus, TextBlock, ToolBlock
 from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -90,7 +91,7 @@ def record_messages(view: RunView) -> list[dict[str, Any]]:
 
 def replies(view: RunView) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    view.widget.send = lambda content, buffers=None: out.append(content)  # type: ignore[method-assign]
+    view.widget.send = lambda content, buffers=None: out.append(content)
     return out
 
 
@@ -113,19 +114,27 @@ def blocks(view: RunView) -> dict[str, dict[str, Any]]:
     it assumes filled in; tool cards by the model's call id (their block id is internal)."""
     view.flush()
     texts = _texts(view)
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for b in view.widget.blocks:
         kind = b.get("kind", "tool")
         block = {"kind": kind, **({"status": "done"} if kind == "tool" else {}), **b}
         if kind == "text" and "text" not in block:
             block["text"] = texts.get(b["id"], "")
-        key = b.get("call_id") if kind == "tool" and b.get("call_id") else b["id"]
-        out[key] = block
+        call_id = b.get("call_id")
+        out[call_id if kind == "tool" and call_id else b["id"]] = block
     return out
 
 
 def _texts(view: RunView) -> dict[str, str]:
-    return {b["id"]: b["text"] for b in view._state.snapshot()[1] if b.get("kind") == "text"}
+    return {b["id"]: b["text"] for b in view._state.snapshot()[1] if is_text_block(b)}
+
+
+def is_text_block(block: Block) -> TypeGuard[TextBlock]:
+    return block.get("kind") == "text"
+
+
+def is_tool_card(block: Block) -> TypeGuard[ToolBlock]:
+    return block.get("kind", "tool") == "tool"  # a tool card's kind may be left out
 
 
 def decide_on(view: RunView, call_id: str, **content: Any) -> None:
@@ -135,7 +144,7 @@ def decide_on(view: RunView, call_id: str, **content: Any) -> None:
     frontend(view, type="decision", id=card["id"], request=request, **content)
 
 
-async def drive(view: RunView, agent: Agent[Any], status: str = "done", **kwargs: Any) -> Any:
+async def drive(view: RunView, agent: Agent[Any], status: RunStatus = "done", **kwargs: Any) -> Any:
     result = Runner.run_streamed(agent, "go", approval_handler=view.inbox, **kwargs)
     async for event in result.stream_events():
         view.on_event(event)
@@ -298,12 +307,12 @@ def test_model_call_ids_never_collide_with_block_ids_and_reused_ids_get_new_card
 
 def test_printed_output_from_worker_threads_keeps_the_tail() -> None:
     view = RunView(agent="a", model="m", max_output_chars=50)
-    workers = [
-        threading.Thread(
-            target=lambda: [view.tool_output_text("c1", "x" * 9 + "\n") for _ in range(10)]
-        )
-        for _ in range(4)
-    ]
+
+    def write() -> None:
+        for _ in range(10):
+            view.tool_output_text("c1", "x" * 9 + "\n")
+
+    workers = [threading.Thread(target=write) for _ in range(4)]
     for w in workers:
         w.start()
     for w in workers:
@@ -364,11 +373,12 @@ def watch_text(view: RunView, clock: Callable[[], float]) -> list[tuple[float, i
         elif content.get("type") == "text":
             have[content["id"]] = len(content["text"])
         else:
-            return original(content, buffers)
+            original(content, buffers)
+            return
         shown.append((clock(), sum(have.values())))
-        return original(content, buffers)
+        original(content, buffers)
 
-    view.widget.send = send  # type: ignore[method-assign]
+    view.widget.send = send
     return shown
 
 
@@ -521,9 +531,7 @@ async def test_always_for_this_notebook_decides_later_runs_without_asking() -> N
     assert sent_emails == ["a@b.c", "d@e.f"]
     later = blocks(second)["c2"]["approval"]
     assert later == {"state": "approved", "always": True, "scope": "notebook"}
-    assert "(always in this notebook)" in transcript.to_html(
-        second.widget.header, second.widget.blocks
-    )
+    assert "(always in this notebook)" in second.transcript_html()
     # a call decided alone is never covered, and forgetting asks again
     assert standing.forget("send_email") == ["send_email"] and standing.get("send_email") is None
 
@@ -756,7 +764,8 @@ def saved_notebook(calls: int) -> bytes:
     cell = nbformat.v4.new_code_cell("%%agent\nweather please")
     cell.outputs = [nbformat.v4.new_output("display_data", data=bundles[0])]
     nb = nbformat.v4.new_notebook(cells=[cell])
-    return nbformat.writes(nb).encode()
+    saved: str = nbformat.writes(nb)
+    return saved.encode()
 
 
 def test_saved_notebook_size_per_100_tool_calls() -> None:
@@ -775,7 +784,7 @@ def test_transcript_of_long_outputs_is_cut() -> None:
     assert "y" * 2501 not in html and "y" * 1500 in html  # head and tail kept
     assert "500 characters cut" in html
     assert "y" * 3000 in output_of(view.widget.blocks[0])
-    assert transcript.summary_line(view.widget.header, view.widget.blocks).startswith("Agent run a")
+    assert transcript.summary_line(*view._state.snapshot()).startswith("Agent run a")
 
 
 def test_the_default_pace_meets_the_notebook_targets() -> None:
@@ -825,7 +834,7 @@ async def test_a_nested_agent_tools_gated_call_gets_its_own_card_and_buttons() -
     run = asyncio.ensure_future(drive(view, outer))
     while not view.inbox.pending:
         await asyncio.sleep(0.001)
-    cards = [b for b in view._state.snapshot()[1] if b.get("kind", "tool") == "tool"]
+    cards = [b for b in view._state.snapshot()[1] if is_tool_card(b)]
     # The outer call and the nested call share the model-chosen id "c1": two cards.
     assert [(c["name"], c["call_id"]) for c in cards] == [("mail", "c1"), ("send_email", "c1")]
     nested = cards[1]

@@ -34,7 +34,7 @@ from ..prerequisites import needs
 try:
     from playwright.async_api import Page, async_playwright, expect
 except ImportError:  # CI installs it; here it is optional
-    async_playwright = None
+    async_playwright = None  # type: ignore[assignment]
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
@@ -457,7 +457,7 @@ async def test_stop_sends_once(lab: Lab) -> None:
     assert view.rendered.is_set()
 
 
-PENDING = {
+PENDING: dict[str, Any] = {
     "header": {
         "v": 1,
         "agent": "assistant",

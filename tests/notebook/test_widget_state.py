@@ -19,13 +19,22 @@ from typing import Any
 import pytest
 from pydantic import ConfigDict, TypeAdapter
 
-from jupyter_agents import Agent, ApplyPatchTool, ApprovalDecision, Runner, WorkspaceEditor, tool
+from jupyter_agents import (
+    Agent,
+    ApplyPatchTool,
+    ApprovalDecision,
+    Runner,
+    Tool,
+    WorkspaceEditor,
+    tool,
+)
 from jupyter_agents.notebook.saved import transcript
 from jupyter_agents.notebook.view import _state_ts, display_text
 from jupyter_agents.notebook.view.run_view import RunView
 from jupyter_agents.notebook.view.widget_state import Block, Header, PartType
 from jupyter_agents.runtime.approvals import OnLoop
 from jupyter_agents.testing import ScriptedModel, output_item, reasoning, text, tool_call
+from jupyter_agents.testing.scripted import ScriptedOutput
 
 from ..prerequisites import needs
 
@@ -98,7 +107,7 @@ def patch_call() -> Any:
 
 
 async def test_the_state_of_a_real_run_fits_the_types(tmp_path: Path) -> None:
-    turns = [
+    turns: list[list[ScriptedOutput]] = [
         [reasoning("Plan."), text("Looking."), tool_call("weather", {"city": "Oslo"}, "w1")],
         [tool_call("divide", {"a": 1, "b": 0}, "d1"), tool_call("send", {"to": "a"}, "s1")],
         [tool_call("send", {"to": "b"}, "s2"), patch_call()],
@@ -119,7 +128,7 @@ async def test_the_state_of_a_real_run_fits_the_types(tmp_path: Path) -> None:
         return waiting
 
     editor = WorkspaceEditor(tmp_path)
-    tools = [weather, divide, send, ApplyPatchTool(editor, approval_policy="never")]
+    tools: list[Tool] = [weather, divide, send, ApplyPatchTool(editor, approval_policy="never")]
     agent = Agent(name="a", model=ScriptedModel(turns), tools=tools)
     result = Runner.run_streamed(agent, "go", approval_handler=OnLoop(approve_then_reject))
     async for event in result.stream_events():

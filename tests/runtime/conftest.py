@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from jupyter_agents.runtime import retry as retry_module
@@ -12,7 +14,7 @@ __all__ = ["kind", "make", "pg_url", "redis_url"]  # fixtures for the session te
 
 
 @pytest.fixture(autouse=True)
-def _fresh_openai_defaults() -> None:
+def _fresh_openai_defaults() -> Iterator[None]:
     """Each test starts with the module-level OpenAI defaults unset."""
     saved = dict(provider._settings)
     provider._settings.update(api=None, client=None, key=None)

@@ -26,6 +26,7 @@ from jupyter_agents import (
     Runner,
     SQLiteSession,
     StopAtTools,
+    ToolCallOutputItem,
     ToolsToFinalOutputResult,
     UserError,
     tool,
@@ -63,7 +64,9 @@ async def test_structured_output_is_validated(output_type: Any, answer: Any, exp
     model = ScriptedModel([[text(json.dumps(answer))]])
     result = await Runner.run(Agent(name="s", model=model, output_type=output_type), "go")
     assert result.final_output == expected
-    schema = model.requests[0].output_schema.json_schema()
+    output_schema = model.requests[0].output_schema
+    assert output_schema is not None
+    schema = output_schema.json_schema()
     assert schema["additionalProperties"] is False and schema["type"] == "object"
 
 
@@ -128,7 +131,7 @@ async def test_tool_use_behavior_function() -> None:
         name="s",
         model=ScriptedModel([[tool_call("fetch", {"key": "a"})]]),
         tools=[fetch],
-        tool_use_behavior=lambda ctx, results: True,
+        tool_use_behavior=lambda ctx, results: True,  # type: ignore[arg-type,return-value]
     )
     with pytest.raises(UserError, match="ToolsToFinalOutputResult"):
         await Runner.run(bad, "go")
@@ -148,9 +151,8 @@ async def test_reset_tool_choice_avoids_forced_loops() -> None:
 
 
 async def test_agent_as_tool_runs_the_agent_and_forwards_its_events() -> None:
-    translator = Agent(
-        name="translator", instructions="Translate.", model=ScriptedModel([["Bonjour"]])
-    )
+    translator_model = ScriptedModel([["Bonjour"]])
+    translator = Agent(name="translator", instructions="Translate.", model=translator_model)
     outer_model = ScriptedModel([[tool_call("translate", {"input": "Hello"})], ["It is Bonjour."]])
     outer = Agent(
         name="outer",
@@ -164,8 +166,9 @@ async def test_agent_as_tool_runs_the_agent_and_forwards_its_events() -> None:
             nested_agents.add(event.new_agent.name)
     assert nested_agents == {"outer", "translator"}
     assert result.final_output == "It is Bonjour."
-    assert result.new_items[1].output == "Bonjour"
-    assert translator.model.requests[0].input == [{"role": "user", "content": "Hello"}]
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem) and output.output == "Bonjour"
+    assert translator_model.requests[0].input == [{"role": "user", "content": "Hello"}]
 
 
 class Recorder(RunHooks[Any]):
@@ -262,8 +265,10 @@ async def test_tool_timeout_tells_the_model() -> None:
 
     model = ScriptedModel([[tool_call("hang")], ["gave up"]])
     result = await Runner.run(Agent(name="t", model=model, tools=[hang]), "go")
-    assert result.new_items[1].output == "Tool 'hang' did not finish within 0.05 s and was stopped."
-    assert result.new_items[1].status == "timeout"
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem)
+    assert output.output == "Tool 'hang' did not finish within 0.05 s and was stopped."
+    assert output.status == "timeout"
     with pytest.raises(UserError, match="timeout"):
         tool(timeout=-1)(lambda: None)
 

@@ -24,6 +24,7 @@ from jupyter_agents import (
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
     Runner,
+    ToolCallOutputItem,
     UserError,
     WorkspaceEditor,
     apply_diff,
@@ -37,6 +38,8 @@ from jupyter_agents.testing.server import (
     ReplyText,
     ReplyToolCall,
 )
+
+from ..recorded import json_bodies
 
 APP = (
     "import os\n\n\ndef main():\n    print('hi')\n    return 0\n\n\n"
@@ -261,7 +264,8 @@ async def test_the_model_loop_applies_a_patch_and_reports_it(ws: Path) -> None:
         "status": "completed",
         "output": "Updated src/app.py",
     }
-    assert result.new_items[1].status == "ok"
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem) and output.status == "ok"
 
 
 async def test_a_failing_patch_is_told_to_the_model_as_failed(ws: Path) -> None:
@@ -271,7 +275,8 @@ async def test_a_failing_patch_is_told_to_the_model_as_failed(ws: Path) -> None:
     result = await Runner.run(Agent(name="p", model=model, tools=[tool]), "Change it.")
     sent = model.requests[1].input[-1]
     assert sent["status"] == "failed" and "context was not found" in sent["output"]
-    assert result.new_items[1].status == "error"
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem) and output.status == "error"
     assert (ws / "src" / "app.py").read_text() == APP
 
 
@@ -411,7 +416,7 @@ async def test_over_http_in_both_wire_formats(
     assert result.final_output == "Written."
     # A Responses diff is the SDK's V4A (no newline added), a whole patch is Codex's.
     assert (ws / "hello.md").read_text() == ("# Hi" if kind == "responses" else "# Hi\n")
-    first, second = (r.body for r in openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     if kind == "responses":
         assert first["tools"] == [{"type": "apply_patch"}]
         assert second["input"][-1]["type"] == "apply_patch_call_output"

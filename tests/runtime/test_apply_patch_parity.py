@@ -115,7 +115,7 @@ def summary(ops: list[PatchOp]) -> list[tuple[Any, ...]]:
 FIRST_LINE = "The first line of the patch must be '*** Begin Patch'"
 LAST_LINE = "The last line of the patch must be '*** End Patch'"
 UPDATE_FOO = "*** Begin Patch\n*** Update File: file2.py\n import foo\n+bar\n*** End Patch"
-UPDATE_FOO_HUNKS = [
+UPDATE_FOO_HUNKS: list[tuple[Any, ...]] = [
     ("update", "file2.py", None, [([], ["import foo"], ["import foo", "bar"], False)])
 ]
 

@@ -13,6 +13,7 @@ import pytest
 
 from jupyter_agents import Agent, InMemorySession, Runner, RunState, ToolApprovalItem, UserError
 
+from ..recorded import scripted_requests
 from .approval_agents import AFTER_RESUME, FIRST_TURNS, email, mail_agent, sent
 
 HERE = Path(__file__).parent
@@ -59,7 +60,7 @@ async def test_approve_and_resume_runs_the_call_then_the_conversation_goes_on() 
     assert third.final_output == "All done."
     assert [m["to"] for m in sent()] == ["ana@example.com"]
     assert outputs(third)[-1].endswith("Reason: not bob")
-    model_input = agent.model.requests[-1].input
+    model_input = scripted_requests(agent)[-1].input
     call_ids = [i["call_id"] for i in model_input if i.get("type") == "function_call"]
     output_ids = [i["call_id"] for i in model_input if i.get("type") == "function_call_output"]
     assert sorted(call_ids) == sorted(output_ids)  # every call got exactly one output
@@ -71,7 +72,7 @@ async def test_undecided_calls_interrupt_again() -> None:
     again = await Runner.run(agent, result.to_state())
     assert [i.call_id for i in again.interruptions] == ["c1"]
     assert sent() == []
-    assert len(agent.model.requests) == 1  # no model call while still waiting
+    assert len(scripted_requests(agent)) == 1  # no model call while still waiting
 
 
 async def test_always_decisions_carry_across_resume() -> None:
@@ -102,7 +103,7 @@ async def test_duplicate_late_and_unknown_decisions_are_ignored() -> None:
     assert state.approve("no-such-call") is False
     stale = ToolApprovalItem(
         agent=agent, raw_item=email("x@example.com", "zzz").__class__, tool_name="send_email"
-    )  # type: ignore[arg-type]
+    )
     assert state.approve(stale.raw_item) is False
     await Runner.run(agent, state)
     assert len(sent()) == 1
@@ -208,7 +209,7 @@ def test_decision_options_are_keyword_only() -> None:
     from jupyter_agents import ApprovalDecision
 
     with pytest.raises(TypeError):
-        ApprovalDecision.approve({"to": "x"})  # type: ignore[misc]
+        ApprovalDecision.approve({"to": "x"})  # type: ignore[arg-type,call-arg]
     with pytest.raises(UserError, match="always must be True or False"):
         ApprovalDecision.approve(always="yes")  # type: ignore[arg-type]
     assert ApprovalDecision.reject("why").message == "why"
@@ -231,7 +232,7 @@ async def test_a_handoff_in_a_paused_turn_happens_on_resume() -> None:
     state.approve("c1")
     resumed = await Runner.run(agent, state)
     assert resumed.final_output == "Billing here." and resumed.last_agent is billing
-    sent_input = billing.model.requests[0].input
+    sent_input = scripted_requests(billing)[0].input
     calls = [i["call_id"] for i in sent_input if i.get("type") == "function_call"]
     outputs = [i["call_id"] for i in sent_input if i.get("type") == "function_call_output"]
     assert sorted(calls) == sorted(outputs)  # the handoff call got its output too

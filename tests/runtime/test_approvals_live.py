@@ -15,6 +15,7 @@ from jupyter_agents import (
     RunConfig,
     Runner,
     ToolApprovalItem,
+    ToolCallOutputItem,
     UserError,
     tool,
 )
@@ -74,6 +75,7 @@ async def test_approve_runs_the_tool_and_records_the_decision(is_async: bool) ->
     assert request.arguments == {"to": "ana@example.com", "body": "hi"}
     assert request.json_schema == send_email.params_json_schema
     output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem)
     assert output.approval == ApprovalDecision.approve()
 
 
@@ -90,7 +92,9 @@ async def test_reject_tells_the_model_and_the_run_goes_on() -> None:
     ]
     assert model.requests[1].input[-1]["output"].startswith("The user rejected")
     assert result.final_output == "Okay, I did not send it."
-    assert result.new_items[1].approval.approved is False
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem)
+    assert output.approval is not None and output.approval.approved is False
 
 
 @pytest.mark.parametrize(("answer", "ran"), [(True, True), (False, False)])
@@ -106,7 +110,9 @@ async def test_a_handler_returning_something_else_is_a_user_error() -> None:
     model = ScriptedModel([[email_call()], [text("ok")]])
     with pytest.raises(UserError, match="must return ApprovalDecision"):
         await Runner.run(
-            Agent(name="m", model=model, tools=[send_email]), "x", approval_handler=lambda r: "yes"
+            Agent(name="m", model=model, tools=[send_email]),
+            "x",
+            approval_handler=lambda r: "yes",  # type: ignore[arg-type]
         )
     assert sent == []
 
@@ -116,10 +122,10 @@ async def test_needs_approval_function_decides_per_call(is_async: bool) -> None:
     paid: list[int] = []
 
     def sync_check(ctx: Any, arguments: dict[str, Any], call_id: str) -> bool:
-        return arguments["amount"] > 100
+        return int(arguments["amount"]) > 100
 
     async def async_check(ctx: Any, arguments: dict[str, Any], call_id: str) -> bool:
-        return arguments["amount"] > 100
+        return int(arguments["amount"]) > 100
 
     @tool(needs_approval=async_check if is_async else sync_check)
     def pay(amount: int) -> str:
@@ -158,7 +164,7 @@ async def test_edited_arguments_are_validated_and_then_used() -> None:
 
     assert sent == [{"to": "bob@example.com", "body": "edited"}]
     assert attempts[0].error is None
-    assert "body: required" in attempts[1].error
+    assert attempts[1].error is not None and "body: required" in attempts[1].error
 
 
 async def test_invalid_edits_are_never_run() -> None:
@@ -276,7 +282,9 @@ async def test_streaming_shows_the_request_then_the_outcome() -> None:
             assert [r.call_id for r in inbox.pending] == ["c1"]
             assert inbox.decide("c1", ApprovalDecision.approve()) is True
         if event.name == "tool_output":
-            assert event.item.approval.approved is True
+            output = event.item
+            assert isinstance(output, ToolCallOutputItem)
+            assert output.approval is not None and output.approval.approved is True
     assert seen == [
         "tool_called",
         "tool_approval_requested",
@@ -369,4 +377,5 @@ async def test_always_also_settles_calls_of_the_tool_waiting_in_the_same_turn() 
     result = await asyncio.wait_for(run, timeout=5)
     assert sorted(m["to"] for m in sent) == ["a@x.org", "b@x.org", "c@x.org"]
     assert inbox.pending == []
-    assert all(i.approval.approved for i in result.new_items if i.type == "tool_call_output_item")
+    answered = [i for i in result.new_items if isinstance(i, ToolCallOutputItem)]
+    assert all(o.approval is not None and o.approval.approved for o in answered)

@@ -11,8 +11,17 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jupyter_agents import Agent, ApprovalDecision, ApprovalInbox, Runner, ToolContext, tool
+from jupyter_agents import (
+    Agent,
+    ApprovalDecision,
+    ApprovalInbox,
+    Runner,
+    ToolApprovalItem,
+    ToolContext,
+    tool,
+)
 from jupyter_agents.testing import ScriptedModel, text, tool_call
+from jupyter_agents.testing.scripted import ScriptedOutput
 
 GATED = ("gated_a", "gated_b")
 TOOLS = (*GATED, "free")
@@ -25,7 +34,7 @@ def make_tools(executed: list[tuple[str, str]]) -> list[Any]:
             executed.append((name, ctx.tool_call_id))
             return f"{name}:{n}"
 
-        return tool(run, name_override=name, needs_approval=name in GATED)
+        return tool(name_override=name, needs_approval=name in GATED)(run)
 
     return [make(name) for name in TOOLS]
 
@@ -39,9 +48,10 @@ ACTIONS = ("approve", "reject", "approve_always", "reject_always", "wait")
 
 
 def script(turns: list[list[tuple[str, int]]]) -> tuple[list[Any], list[str]]:
-    scripted, ids = [], []
+    scripted: list[list[ScriptedOutput]] = []
+    ids: list[str] = []
     for t, calls in enumerate(turns):
-        turn = []
+        turn: list[ScriptedOutput] = []
         for i, (name, n) in enumerate(calls):
             call_id = f"t{t}c{i}"
             ids.append(call_id)
@@ -139,6 +149,7 @@ def test_live_decisions_with_cancellation(turns: list[Any], data: st.DataObject)
             if event.type != "run_item_stream_event" or event.name != "tool_approval_requested":
                 continue
             item = event.item
+            assert isinstance(item, ToolApprovalItem)
             if cancel_at is not None and decisions == cancel_at:
                 result.cancel()
                 continue

@@ -17,12 +17,16 @@ from jupyter_agents import (
     Question,
     Runner,
     RunState,
+    ToolApprovalItem,
     UserError,
     ask_user,
     tool,
 )
 from jupyter_agents.runtime.questions import form_problem
 from jupyter_agents.testing import ScriptedModel, text, tool_call
+from jupyter_agents.testing.scripted import ScriptedOutput
+
+from ..recorded import scripted_requests
 
 FORM = {
     "type": "object",
@@ -35,8 +39,12 @@ FORM = {
 }
 
 
-def asking(arguments: dict[str, Any], *after: Any) -> Agent:
-    turns = [[tool_call("ask_user", arguments, call_id="q1")], *after, [text("Thanks.")]]
+def asking(arguments: dict[str, Any], *after: list[ScriptedOutput]) -> Agent:
+    turns: list[list[ScriptedOutput]] = [
+        [tool_call("ask_user", arguments, call_id="q1")],
+        *after,
+        [text("Thanks.")],
+    ]
     return Agent(name="asker", model=ScriptedModel(turns), tools=[AskUserTool()])
 
 
@@ -44,7 +52,7 @@ def tool_outputs(agent: Agent) -> list[str]:
     """What the model was sent back for its calls, in the last request."""
     return [
         i["output"]
-        for i in agent.model.requests[-1].input  # type: ignore[attr-defined]
+        for i in scripted_requests(agent)[-1].input
         if i.get("type") == "function_call_output"
     ]
 
@@ -107,7 +115,12 @@ async def test_a_malformed_question_is_an_error_for_the_model_and_nobody_is_aske
 ) -> None:
     asked: list[ApprovalRequest] = []
     agent = asking(arguments)
-    await Runner.run(agent, "go", approval_handler=lambda r: asked.append(r) or r.skip())
+
+    def handler(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        return request.skip()
+
+    await Runner.run(agent, "go", approval_handler=handler)
     assert asked == []
     (told,) = tool_outputs(agent)
     assert problem in told and told.startswith("Tool 'ask_user':")
@@ -117,10 +130,12 @@ async def test_a_paused_question_survives_a_json_round_trip_and_its_answer_is_ch
     agent = asking({"question": "How many rows?", "form": FORM})
     result = await Runner.run(agent, "go")
     (item,) = result.interruptions
+    assert isinstance(item, ToolApprovalItem)
     assert item.question is not None and item.question.form == FORM
 
     state = RunState.from_json(agent, result.to_state().to_json())
     (again,) = state.interruptions
+    assert isinstance(again, ToolApprovalItem)
     assert again.question == item.question  # rebuilt from the saved call
     with pytest.raises(UserError, match="field 'rows': must be a number"):
         state.answer(again, {"table": "sales", "rows": "ten"})
@@ -135,7 +150,9 @@ async def test_a_paused_question_survives_a_json_round_trip_and_its_answer_is_ch
 async def test_skip_on_a_paused_question() -> None:
     agent = asking({"question": "Which table?"})
     state = (await Runner.run(agent, "go")).to_state()
-    assert state.skip(state.interruptions[0]) is True
+    (question,) = state.interruptions
+    assert isinstance(question, ToolApprovalItem)
+    assert state.skip(question) is True
     await Runner.run(agent, state)
     assert tool_outputs(agent) == ["The user skipped this question without answering."]
 
@@ -160,7 +177,7 @@ async def test_a_running_tool_asks_through_the_same_handler() -> None:
         answer = await ask_user(Question("Which table?", choices=("sales", "returns")))
         return f"picked {answer}"
 
-    turns = [[tool_call("pick_table", {}, call_id="p1")], [text("ok")]]
+    turns: list[list[ScriptedOutput]] = [[tool_call("pick_table", {}, call_id="p1")], [text("ok")]]
     agent = Agent(name="a", model=ScriptedModel(turns), tools=[pick_table])
     seen: list[ApprovalRequest] = []
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from types import SimpleNamespace as NS
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ IMAGE = "data:image/png;base64,AAAA"
 
 
 def test_history_with_text_calls_and_outputs() -> None:
-    items = [
+    items: list[dict[str, Any]] = [
         {"role": "user", "content": "hi"},
         {
             "type": "message",
@@ -46,7 +47,7 @@ def test_history_with_text_calls_and_outputs() -> None:
 
 
 def test_image_tool_output_follows_after_the_last_tool_message() -> None:
-    items = [
+    items: list[dict[str, Any]] = [
         {"type": "function_call", "call_id": "a", "name": "snap", "arguments": "{}"},
         {"type": "function_call", "call_id": "b", "name": "note", "arguments": "{}"},
         {
@@ -92,7 +93,7 @@ def test_user_content_parts_and_unsupported_items() -> None:
         to_chat_messages(None, [{"type": "web_search_call", "id": "ws"}])
 
 
-def chunk(content: str | None = None, calls: list | None = None, usage: object = None) -> NS:
+def chunk(content: str | None = None, calls: list[NS] | None = None, usage: object = None) -> NS:
     delta = NS(content=content, tool_calls=calls)
     return NS(id="chatcmpl-1", choices=[NS(delta=delta)], usage=usage)
 
@@ -105,7 +106,7 @@ def fragment(
 
 def test_stream_converter_assembles_fragments_and_names_split_across_chunks() -> None:
     converter = ChatStreamConverter("m")
-    events = []
+    events: list[Any] = []
     for c in [
         chunk(content="Hel"),
         chunk(content="lo"),

@@ -21,6 +21,7 @@ import pytest
 from jupyter_agents import (
     Agent,
     ApprovalDecision,
+    ApprovalRequest,
     KernelCodeInterpreter,
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
@@ -31,6 +32,7 @@ from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
 from ..prerequisites import needs_bwrap
+from ..recorded import json_body
 
 pytestmark = [
     pytest.mark.kernel,
@@ -125,7 +127,8 @@ async def test_the_kernel_is_confined_like_a_command(
         )
     finally:
         await tool.shutdown()
-    made, _ = outside.exists(), outside.unlink(missing_ok=True)
+    made = outside.exists()
+    outside.unlink(missing_ok=True)
     assert not made
     assert "Read-only file system" in escaped
     assert "Read-only file system" in hook
@@ -201,13 +204,16 @@ async def test_a_kernel_killed_mid_call_is_reported_and_restarted(tmp_path: Path
 
 async def test_the_policy_asks_under_untrusted_and_comes_from_the_run(tmp_path: Path) -> None:
     tool = KernelCodeInterpreter({"workspace": str(tmp_path)})
-    asked: list[Any] = []
+    asked: list[ApprovalRequest] = []
+
+    def approve(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.approve()
+
     model = ScriptedModel([[tool_call("code_interpreter", {"code": "6 * 7"})], [text("ok")]])
     agent = Agent(name="a", model=model, tools=[tool])
     try:
-        await Runner.run(
-            agent, "go", approval_handler=lambda r: asked.append(r) or ApprovalDecision.approve()
-        )
+        await Runner.run(agent, "go", approval_handler=approve)
         assert [r.arguments for r in asked] == [{"code": "6 * 7"}]  # untrusted: asked
         assert model.requests[1].input[-1]["output"] == "42\n"
         model = ScriptedModel([[tool_call("code_interpreter", {"code": "7 * 7"})], [text("ok")]])
@@ -216,7 +222,7 @@ async def test_the_policy_asks_under_untrusted_and_comes_from_the_run(tmp_path: 
             agent.clone(model=model),
             "go",
             run_config=config,
-            approval_handler=lambda r: asked.append(r) or ApprovalDecision.approve(),
+            approval_handler=approve,
         )
         assert len(asked) == 1 and model.requests[1].input[-1]["output"] == "49\n"
     finally:
@@ -276,7 +282,7 @@ async def test_over_http_in_both_wire_formats(
     finally:
         await tool.shutdown()
     assert result.final_output == "It is 45."
-    assert "45\\n" in json.dumps(openai_server.model_requests[1].body)
+    assert "45\\n" in json.dumps(json_body(openai_server.model_requests[1]))
 
 
 def test_a_run_sync_caller_keeps_its_kernel_between_runs(tmp_path: Path) -> None:

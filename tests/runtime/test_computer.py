@@ -24,6 +24,7 @@ from jupyter_agents import (
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
     Runner,
+    ToolCallOutputItem,
     UserError,
 )
 from jupyter_agents.runtime.tools.computer.browser_computer import find_chromium
@@ -37,6 +38,7 @@ from jupyter_agents.testing.server import (
 )
 
 from ..prerequisites import fail_or_skip
+from ..recorded import json_bodies
 
 pytestmark = pytest.mark.browser
 
@@ -124,7 +126,8 @@ async def test_the_model_loop_clicks_and_gets_the_screenshot_back(
     sent = model.requests[1].input[-1]
     assert sent["type"] == "computer_call_output" and sent["call_id"] == "c1"
     assert sent["output"]["image_url"].startswith("data:image/png;base64,iVBOR")
-    assert result.new_items[1].status == "ok"
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem) and output.status == "ok"
 
 
 async def test_safety_checks_wait_for_a_person_and_are_acknowledged(
@@ -170,7 +173,8 @@ async def test_a_rejected_call_does_nothing_and_the_model_sees_the_screen(
         approval_handler=lambda request: ApprovalDecision.reject("not now"),
     )
     assert await said(browser) == "not yet"
-    assert result.new_items[1].status == "rejected"
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem) and output.status == "rejected"
     assert model.requests[1].input[-1]["output"]["type"] == "computer_screenshot"
 
 
@@ -180,6 +184,7 @@ async def test_an_unusable_action_is_told_to_the_model(browser: BrowserComputer)
     )
     result = await Runner.run(Agent(name="c", model=model, tools=[ComputerTool(browser)]), "go")
     output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem)
     assert output.status == "error" and "not usable" in output.output
     assert "click" in model.requests[1].input[-1]["output"]  # the model is told what exists
 
@@ -217,7 +222,7 @@ async def test_over_http_in_both_wire_formats(
     )
     result = await Runner.run(agent, "Press Go.")
     assert result.final_output == "Pressed." and await said(browser) == "clicked"
-    first, second = (r.body for r in openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     if kind == "responses":
         assert first["tools"][0]["type"] == "computer_use_preview"
         assert first["tools"][0]["display_width"] == 800

@@ -160,7 +160,7 @@ def test_usage_and_cost_are_in_the_trace() -> None:
         "cost_usd": str(price),
     }
     (trace,) = recorder.traces
-    assert trace.metadata["cost_usd"] == str(price)
+    assert trace.metadata is not None and trace.metadata["cost_usd"] == str(price)
     assert trace.metadata["usage"]["requests"] == 1
 
 

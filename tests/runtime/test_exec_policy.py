@@ -12,12 +12,14 @@ import pytest
 from jupyter_agents import (
     Agent,
     ApprovalDecision,
+    ApprovalRequest,
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
     RunConfig,
     Runner,
     RunState,
     ShellTool,
+    ToolApprovalItem,
 )
 from jupyter_agents.runtime.sandbox import SandboxPolicy
 from jupyter_agents.runtime.sandbox.policy import ExecPolicy
@@ -25,6 +27,7 @@ from jupyter_agents.testing import ScriptedModel, output_item
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
 from ..prerequisites import needs_bwrap
+from ..recorded import json_body
 
 APPROVALS = ("untrusted", "on-request", "on-failure", "never")
 MODES = ("read-only", "workspace-write", "danger-full-access")
@@ -150,10 +153,12 @@ async def test_on_failure_pauses_and_resumes_from_saved_state(ws: Path, decision
     agent = Agent(name="p", model=model, tools=[tool])
     paused = await Runner.run(agent, "go")
     (item,) = paused.interruptions
+    assert isinstance(item, ToolApprovalItem)
     assert item.escalation and "Read-only file system" in item.escalation
     assert item.arguments["sandbox_permissions"] == "require_escalated"
     state = RunState.from_json(agent, paused.to_state().to_json())
     (loaded,) = state.interruptions
+    assert isinstance(loaded, ToolApprovalItem)
     assert loaded.escalation == item.escalation and loaded.arguments == item.arguments
     getattr(state, decision)(loaded)
     result = await Runner.run(agent, state)
@@ -214,13 +219,15 @@ async def test_a_dangerous_command_is_decided_alone_like_leaving_the_sandbox(ws:
 
 @needs_bwrap
 async def test_the_run_config_sets_the_policy_of_tools_that_leave_it_open(ws: Path) -> None:
-    asked: list[Any] = []
+    asked: list[ApprovalRequest] = []
+
+    def leave_waiting(request: ApprovalRequest) -> None:
+        asked.append(request)
+
     model = ScriptedModel([[shell_function_call(command_for("unsafe", ws))], ["done"]])
     agent = Agent(name="p", model=model, tools=[ShellTool()])
     config = RunConfig(approval_policy="never", sandbox_mode="read-only", workspace=ws)
-    await Runner.run(
-        agent, "go", run_config=config, approval_handler=lambda r: asked.append(r) or None
-    )
+    await Runner.run(agent, "go", run_config=config, approval_handler=leave_waiting)
     assert asked == [] and not (ws / "made.txt").exists()  # not asked, and read-only
     assert "Read-only file system" in model.requests[1].input[-1]["output"]
     # The tool's own settings win over the run's.
@@ -288,13 +295,16 @@ async def test_an_escalation_over_http_in_both_wire_formats(
     cls = OpenAIResponsesModel if kind == "responses" else OpenAIChatCompletionsModel
     tool = ShellTool(approval_policy="on-request", workspace=ws, function_form=True)
     agent = Agent(name="p", model=cls("gpt-test", openai_client=client), tools=[tool])
-    asked: list[Any] = []
-    result = await Runner.run(
-        agent, "go", approval_handler=lambda r: asked.append(r) or ApprovalDecision.approve()
-    )
+    asked: list[ApprovalRequest] = []
+
+    def approve(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.approve()
+
+    result = await Runner.run(agent, "go", approval_handler=approve)
     assert result.final_output == "Written." and [r.call_id for r in asked] == ["e1"]
     assert (ws.parent / "outside" / "out.txt").read_text() == "x\n"
-    first = openai_server.model_requests[0].body
+    first = json_body(openai_server.model_requests[0])
     offered = first["tools"][0] if kind == "responses" else first["tools"][0]["function"]
     assert offered["name"] == "shell"
     assert "require_escalated" in json.dumps(offered["parameters"])

@@ -83,7 +83,7 @@ def test_fast_path_matches_pydantic(func: Any, strict: bool) -> None:
     fast = schema_module.function_schema(func, strict_json_schema=strict)
     signature = inspect.signature(func)
     hints = schema_module._type_hints(func, func.__name__)
-    doc = schema_module.generate_func_documentation(func, None)
+    doc = schema_module.generate_func_documentation(func, None)  # type: ignore[attr-defined]
     specs = tuple(
         schema_module._field_spec(func.__name__, p, hints, doc.param_descriptions, strict)
         for p in signature.parameters.values()

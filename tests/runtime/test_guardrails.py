@@ -153,7 +153,7 @@ async def test_output_guardrail_trips_on_the_final_output() -> None:
 
 def test_guardrail_misuse() -> None:
     with pytest.raises(UserError, match="three arguments"):
-        input_guardrail(lambda ctx: None)  # type: ignore[arg-type]
+        input_guardrail(lambda ctx: None)  # type: ignore[arg-type,misc]
     with pytest.raises(UserError, match="input_guardrails holds"):
         Agent(name="a", input_guardrails=[lambda c, a, i: None])  # type: ignore[list-item]
 

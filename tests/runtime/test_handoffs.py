@@ -25,6 +25,8 @@ from jupyter_agents import (
 )
 from jupyter_agents.testing import ScriptedModel, output_item, text, tool_call
 
+from ..recorded import scripted_requests
+
 
 @tool
 def lookup(q: str) -> str:
@@ -72,11 +74,11 @@ async def test_handoff_switches_agent_and_reports_items_and_events() -> None:
     assert isinstance(call, HandoffCallItem) and isinstance(output, HandoffOutputItem)
     assert (output.source_agent, output.target_agent) == (triage, billing)
     assert output.raw_item["output"] == '{"assistant": "Billing Agent"}'
-    offered = triage.model.requests[0]
+    offered = scripted_requests(triage)[0]
     assert offered.handoff_names == ["transfer_to_billing_agent"]
     assert "Handoff to the Billing Agent agent" in offered.handoffs[0].tool_description
     # The new agent sees the whole conversation, with its own instructions.
-    request = billing.model.requests[0]
+    request = scripted_requests(billing)[0]
     assert request.system_instructions == "Billing."
     assert [i.get("type", i.get("role")) for i in request.input] == [
         "user",
@@ -129,7 +131,7 @@ async def test_handoff_with_input_type_and_on_handoff() -> None:
     )
     await Runner.run(triage, "x", context="ctx")
     assert received == [("ctx", "angry")]
-    assert triage.model.requests[0].handoffs[0].input_json_schema["required"] == ["reason"]
+    assert scripted_requests(triage)[0].handoffs[0].input_json_schema["required"] == ["reason"]
 
     bad = Agent(
         name="t2", model=ScriptedModel([[tool_call("escalate", {"wrong": 1})]]), handoffs=[h]
@@ -156,7 +158,7 @@ async def test_disabled_handoffs_are_not_offered() -> None:
         handoffs=[handoff(billing, is_enabled=lambda ctx, agent: False)],
     )
     await Runner.run(triage, "x")
-    assert triage.model.requests[0].handoff_names == []
+    assert scripted_requests(triage)[0].handoff_names == []
 
 
 def _history_roles(request: Any) -> list[str]:
@@ -180,19 +182,19 @@ async def test_input_filter_priority_handoff_then_run_config_then_full_history()
     await Runner.run(
         triage, "q", run_config=RunConfig(handoff_input_filter=handoff_filters.remove_all_tools)
     )
-    assert _history_roles(billing.model.requests[0]) == ["user"]
+    assert _history_roles(scripted_requests(billing)[0]) == ["user"]
 
     # 2. Else RunConfig's filter.
     triage, billing = pair(list(turns), [["ok"]])
     await Runner.run(
         triage, "q", run_config=RunConfig(handoff_input_filter=handoff_filters.remove_all_tools)
     )
-    assert _history_roles(billing.model.requests[0]) == ["user"]
+    assert _history_roles(scripted_requests(billing)[0]) == ["user"]
 
     # 3. Else the full history.
     triage, billing = pair(list(turns), [["ok"]])
     await Runner.run(triage, "q")
-    assert _history_roles(billing.model.requests[0]) == [
+    assert _history_roles(scripted_requests(billing)[0]) == [
         "user",
         "function_call",
         "function_call_output",
@@ -245,6 +247,6 @@ async def test_remove_all_tools_drops_every_local_tool_kind_too(history: bool) -
         )
     else:
         await Runner.run(first, "hello")
-    sent = json.dumps(second.model.requests[0].input)
+    sent = json.dumps(scripted_requests(second)[0].input)
     assert "cat secrets.txt" not in sent and "secret-output" not in sent
     assert "shell_call" not in sent

@@ -12,11 +12,14 @@ from jupyter_agents import (
     Agent,
     HostedMCPTool,
     MCPApprovalRequestItem,
+    MCPToolApprovalFunctionResult,
     MCPToolApprovalRequest,
     OpenAIResponsesModel,
     Runner,
 )
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyItem, ReplyText
+
+from ..recorded import json_body
 
 pytestmark = pytest.mark.http
 
@@ -70,7 +73,7 @@ async def run(agent: Agent, stream: bool, input: Any = "What is MCP?") -> Any:
 
 
 def approval_responses(server: FakeOpenAIServer) -> list[dict[str, Any]]:
-    last = server.model_requests[-1].body["input"]
+    last = json_body(server.model_requests[-1])["input"]
     return [i for i in last if i.get("type") == "mcp_approval_response"]
 
 
@@ -81,7 +84,7 @@ async def test_callback_answers_approval_requests(
 ) -> None:
     seen: list[MCPToolApprovalRequest] = []
 
-    async def on_approval(request: MCPToolApprovalRequest) -> dict[str, Any]:
+    async def on_approval(request: MCPToolApprovalRequest) -> MCPToolApprovalFunctionResult:
         seen.append(request)
         return {"approve": approve, "reason": "policy"} if not approve else {"approve": True}
 
@@ -105,7 +108,7 @@ async def test_callback_answers_approval_requests(
     if not approve:
         expected["reason"] = "policy"
     assert approval_responses(openai_server) == [expected]
-    sent_tools = openai_server.model_requests[0].body["tools"]
+    sent_tools = json_body(openai_server.model_requests[0])["tools"]
     assert sent_tools == [CONFIG]
     if stream:
         assert result.names[:2] == ["mcp_list_tools", "mcp_approval_requested"]

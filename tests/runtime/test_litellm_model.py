@@ -28,6 +28,7 @@ from jupyter_agents.runtime.tracing import set_trace_processors
 from jupyter_agents.testing.anthropic_server import FakeAnthropicServer, fake_anthropic_server
 from jupyter_agents.testing.server import Reply, ReplyError, ReplyText, ReplyToolCall
 
+from ..recorded import json_body
 from .test_openai_models import run
 from .test_tracing import Recorder
 
@@ -111,12 +112,15 @@ async def test_parallel_tool_calls_round_trip_as_anthropic_messages(
         assert len(result.deltas) > 4  # streamed in pieces, not at the end
     first, second = server.model_requests
     assert first.path == "/v1/messages" and first.headers["x-api-key"] == server.api_key
-    assert first.body["model"] == "claude-sonnet-4-5" and bool(first.body.get("stream")) == stream
-    assert first.body["system"] in ("Be brief.", [{"type": "text", "text": "Be brief."}])
-    assert first.body["messages"] == [{"role": "user", "content": "Weather?"}] or first.body[
-        "messages"
-    ] == [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]}]
-    (sent_tool,) = first.body["tools"]
+    assert (
+        json_body(first)["model"] == "claude-sonnet-4-5"
+        and bool(json_body(first).get("stream")) == stream
+    )
+    assert json_body(first)["system"] in ("Be brief.", [{"type": "text", "text": "Be brief."}])
+    assert json_body(first)["messages"] == [{"role": "user", "content": "Weather?"}] or json_body(
+        first
+    )["messages"] == [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]}]
+    (sent_tool,) = json_body(first)["tools"]
     assert sent_tool["name"] == "get_weather"
     assert sent_tool["input_schema"]["required"] == ["city"]
     uses = blocks(second, "tool_use")
@@ -159,8 +163,8 @@ async def test_a_handoff_goes_through_litellm_as_a_function_tool(
     result = await Runner.run(triage, "Help me.")
     assert result.final_output == "Helper here." and result.last_agent is helper
     first, second = server.model_requests
-    assert [t["name"] for t in first.body["tools"]] == ["transfer_to_helper"]
-    assert "You help." in json.dumps(second.body["system"])
+    assert [t["name"] for t in json_body(first)["tools"]] == ["transfer_to_helper"]
+    assert "You help." in json.dumps(json_body(second)["system"])
     assert [r["tool_use_id"] for r in blocks(second, "tool_result")] == ["toolu_h"]
 
 
@@ -175,7 +179,7 @@ async def test_structured_output(server: FakeAnthropicServer, stream: bool) -> N
     agent = Agent(name="s", model=claude(server), output_type=Answer)
     result = await run(agent, stream)
     assert result.final_output == Answer(city="Paris", days=2)
-    body = server.model_requests[0].body
+    body = json_body(server.model_requests[0])
     schema = json.dumps(body.get("output_format") or body.get("tools"))
     assert '"city"' in schema and '"days"' in schema  # the schema went to the model
 
@@ -226,14 +230,14 @@ async def test_a_429_is_retried_once_by_the_run_and_never_by_litellm(
 async def test_an_overloaded_provider_is_retried_then_its_error_raised(
     server: FakeAnthropicServer, waits: list[float]
 ) -> None:
-    import litellm
+    from litellm.exceptions import InternalServerError
 
     server.enqueue(ReplyError(529, "overloaded"), "ok", ReplyError(529, "overloaded"))
     agent = Agent(name="r", model=claude(server))
     assert (await Runner.run(agent, "hi")).final_output == "ok"
     assert len(waits) == 1
     no_retries = RunConfig(model_retry=ModelRetryPolicy(max_attempts=1))
-    with pytest.raises(litellm.InternalServerError, match="overloaded") as caught:
+    with pytest.raises(InternalServerError, match="overloaded") as caught:
         await Runner.run(agent, "hi", run_config=no_retries)
     assert caught.value.status_code == 500  # LiteLLM's status for Anthropic's 529
     assert len(server.model_requests) == 3
@@ -242,10 +246,10 @@ async def test_an_overloaded_provider_is_retried_then_its_error_raised(
 async def test_a_bad_request_is_not_retried(
     server: FakeAnthropicServer, waits: list[float]
 ) -> None:
-    import litellm
+    from litellm.exceptions import BadRequestError
 
     server.enqueue(ReplyError(400, "messages: bad"))
-    with pytest.raises(litellm.BadRequestError):
+    with pytest.raises(BadRequestError):
         await Runner.run(Agent(name="r", model=claude(server)), "hi")
     assert len(server.model_requests) == 1 and waits == []
 
@@ -308,7 +312,7 @@ async def test_litellm_prefixed_names_reach_the_provider_from_its_environment(
     server.enqueue("Bonjour.")
     result = await Runner.run(Agent(name="p", model=f"litellm/{CLAUDE}"), "hi")
     assert result.final_output == "Bonjour."
-    assert server.model_requests[0].body["model"] == "claude-sonnet-4-5"
+    assert json_body(server.model_requests[0])["model"] == "claude-sonnet-4-5"
 
 
 def test_without_the_litellm_package_the_error_says_how_to_install_it(

@@ -37,6 +37,8 @@ from jupyter_agents.testing.server import (
     ReplyText,
 )
 
+from ..recorded import json_bodies
+
 pytestmark = pytest.mark.http
 
 STEADY = ModelRetryBackoffSettings(initial_delay=0.5, multiplier=3.0, max_delay=10.0, jitter=False)
@@ -341,7 +343,7 @@ async def test_stateful_requests_need_the_providers_word(
     )
     result = await run(agent_with(openai_server, status), previous_response_id="resp_earlier")
     assert result.final_output == "ok" and waits == [0.5]
-    assert [r.body.get("previous_response_id") for r in openai_server.model_requests] == [
+    assert [b.get("previous_response_id") for b in json_bodies(openai_server.model_requests)] == [
         "resp_earlier",
         "resp_earlier",
     ]

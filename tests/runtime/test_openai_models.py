@@ -35,6 +35,8 @@ from jupyter_agents.testing.server import (
     text_reply,
 )
 
+from ..recorded import json_bodies, json_body
+
 pytestmark = pytest.mark.http
 
 
@@ -101,7 +103,7 @@ async def test_tool_round_trip(openai_server: FakeOpenAIServer, kind: str, strea
     if stream:
         assert len(result.deltas) > 1
         assert "".join(result.deltas) == "Sunny in Paris for two days."
-    first, second = (r.body for r in openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     assert first["model"] == "gpt-test" and first.get("stream", False) == stream
     if kind == "responses":
         assert first["instructions"] == "Be brief."
@@ -204,7 +206,7 @@ async def test_chat_completions_leave_out_hosted_tools_with_a_warning(
     with pytest.warns(UserWarning, match="left out: web_search"):
         await Runner.run(agent, "hi")
     (request,) = openai_server.model_requests
-    assert [t["function"]["name"] for t in request.body["tools"]] == ["get_weather"]
+    assert [t["function"]["name"] for t in json_body(request)["tools"]] == ["get_weather"]
 
 
 async def test_responses_sends_hosted_tools_and_settings(openai_server: FakeOpenAIServer) -> None:
@@ -222,7 +224,7 @@ async def test_responses_sends_hosted_tools_and_settings(openai_server: FakeOpen
         ),
     )
     await Runner.run(agent, "hi")
-    body = openai_server.model_requests[0].body
+    body = json_body(openai_server.model_requests[0])
     assert [t["type"] for t in body["tools"]] == ["function", "web_search"]
     assert body["temperature"] == 0.3 and body["max_output_tokens"] == 99
     assert body["tool_choice"] == {"type": "function", "name": "get_weather"}
@@ -259,7 +261,7 @@ def test_model_names_work_across_event_loops(openai_server: FakeOpenAIServer) ->
     assert asyncio.run(Runner.run(agent, "2", run_config=config)).final_output == "two"
     assert Runner.run_sync(agent, "3", run_config=config).final_output == "three"
 
-    async def inside_a_loop() -> str:
+    async def inside_a_loop() -> object:
         return Runner.run_sync(agent, "4", run_config=config).final_output
 
     assert asyncio.run(inside_a_loop()) == "four"
@@ -299,7 +301,7 @@ def test_env_configured_local_server_is_used_by_default(
     result = Runner.run_sync(Agent(name="local"), "hi")
     assert result.final_output == "hello from the local server"
     request = openai_server.model_requests[0]
-    assert request.path == "/v1/chat/completions" and request.body["model"] == "local-llama"
+    assert request.path == "/v1/chat/completions" and json_body(request)["model"] == "local-llama"
 
 
 async def test_missing_api_key_is_a_clear_user_error() -> None:
@@ -370,7 +372,7 @@ async def test_structured_output_and_handoffs_on_the_wire(
     )
     result = await Runner.run(agent, "where?")
     assert result.final_output == Answer(city="Paris")
-    body = openai_server.model_requests[0].body
+    body = json_body(openai_server.model_requests[0])
     if kind == "responses":
         fmt = body["text"]["format"]
         assert (fmt["type"], fmt["name"], fmt["strict"]) == ("json_schema", "Answer", True)

@@ -27,6 +27,8 @@ from jupyter_agents.runtime.tools.plan import PLAN_UPDATED, plan_of
 from jupyter_agents.testing import ScriptedModel, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
+from ..recorded import json_body
+
 
 def steps(*pairs: tuple[str, str]) -> list[dict[str, str]]:
     return [{"step": step, "status": status} for step, status in pairs]
@@ -177,11 +179,11 @@ async def test_over_http_on_both_wire_formats(
     else:
         result = await Runner.run(agent, "Plan it.")
     assert result.final_output == "Planned."
-    offered = json.dumps(openai_server.model_requests[0].body["tools"])
+    offered = json.dumps(json_body(openai_server.model_requests[0])["tools"])
     assert '"update_plan"' in offered and '"in_progress"' in offered
-    second = json.dumps(openai_server.model_requests[1].body)
+    second = json.dumps(json_body(openai_server.model_requests[1]))
     assert 'step 1 has status \\"started\\"' in second  # the fix the model is asked for
-    assert PLAN_UPDATED in json.dumps(openai_server.model_requests[2].body)
+    assert PLAN_UPDATED in json.dumps(json_body(openai_server.model_requests[2]))
     assert latest_plan(result) == Plan.parse(GOOD)
     if streamed:
         assert seen == [None, Plan.parse(GOOD)]

@@ -37,6 +37,8 @@ from jupyter_agents.runtime.errors import ModelRefusalError
 from jupyter_agents.runtime.replay import Cassette
 from jupyter_agents.testing.recorded_server import RecordedServer, replay_recording
 
+from ..recorded import json_body
+
 pytestmark = pytest.mark.http
 
 TRAFFIC = Path(__file__).parent.parent / "fixtures" / "provider_traffic"
@@ -350,7 +352,7 @@ async def test_reasoning_from_a_chat_answer_is_not_sent_to_the_responses_api(
     client = openai.AsyncOpenAI(base_url=openai_server.base_url, api_key=openai_server.api_key)
     agent = Agent(name="o", model=OpenAIResponsesModel("gpt-4.1", openai_client=client))
     thought = {"model": "anthropic/claude-sonnet-4-5", "thinking_blocks": [{"type": "thinking"}]}
-    history = [
+    history: list[dict[str, Any]] = [
         {"role": "user", "content": "Weather in Paris?"},
         {"type": "reasoning", "id": "rs_1", "summary": [], "provider_data": thought},
         {
@@ -362,7 +364,7 @@ async def test_reasoning_from_a_chat_answer_is_not_sent_to_the_responses_api(
         {"role": "user", "content": "And tomorrow?"},
     ]
     await Runner.run(agent, history)
-    sent = openai_server.model_requests[0].body["input"]
+    sent = json_body(openai_server.model_requests[0])["input"]
     assert [item.get("type", item.get("role")) for item in sent] == ["user", "message", "user"]
     assert all("provider_data" not in item for item in sent)
 

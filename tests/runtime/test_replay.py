@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
@@ -17,10 +17,13 @@ from hypothesis import strategies as st
 from jupyter_agents import (
     Agent,
     ApprovalDecision,
+    ApprovalRequest,
     GuardrailFunctionOutput,
     ModelSettings,
+    RawResponsesStreamEvent,
     RunConfig,
     Runner,
+    StreamEvent,
     input_guardrail,
     output_guardrail,
     tool,
@@ -73,14 +76,21 @@ async def run(model: Any, cassette: Cassette, *, stream: bool = False, **kwargs:
     prompt = kwargs.pop("prompt", "Weather in Paris, then tell Ana.")
     if not stream:
         return await Runner.run(target, prompt, run_config=config, approval_handler=approve)
-    result = Runner.run_streamed(target, prompt, run_config=config, approval_handler=approve)
-    deltas = [e async for e in result.stream_events() if _delta(e)]
-    result.deltas = "".join(e.data.delta for e in deltas)
+    streamed = Runner.run_streamed(target, prompt, run_config=config, approval_handler=approve)
+    deltas = "".join([_delta(e) async for e in streamed.stream_events()])
+    result: Any = streamed  # which carries the streamed text too, for the tests to compare
+    result.deltas = deltas
     return result
 
 
-def _delta(event: Any) -> bool:
-    return getattr(getattr(event, "data", None), "type", "") == "response.output_text.delta"
+def _delta(event: StreamEvent) -> str:
+    """The text the event adds to the answer: "" unless it is a text delta."""
+    if (
+        isinstance(event, RawResponsesStreamEvent)
+        and event.data.type == "response.output_text.delta"
+    ):
+        return event.data.delta
+    return ""
 
 
 @pytest.fixture(autouse=True)
@@ -98,13 +108,13 @@ async def test_a_recorded_run_replays_with_no_model_request_and_no_tool_run(
     ran.clear()
     model = silent()
     asked: list[str] = []
+
+    def approve(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request.call_id)
+        return ApprovalDecision.approve()
+
     strict = Cassette(path, mode="strict")
-    replayed = await run(
-        model,
-        strict,
-        stream=stream,
-        approval_handler=lambda r: asked.append(r.call_id) or ApprovalDecision.approve(),
-    )
+    replayed = await run(model, strict, stream=stream, approval_handler=approve)
     assert model.requests == [] and ran == [] and asked == []  # nothing live, nobody asked
     assert strict.last == {"replayed": True, "replayed_calls": 2, "changed": [], "differences": []}
     assert replayed.final_output == live.final_output == "It is sunny; I told Ana."
@@ -267,7 +277,7 @@ def test_a_cassette_packs_for_a_notebook_and_rejects_junk() -> None:
 
 # -- identity ---------------------------------------------------------------------------------
 
-BASE = {
+BASE: dict[str, Any] = {
     "system_instructions": "Be brief.",
     "input": [{"role": "user", "content": "Weather in Paris?"}],
     "model_settings": ModelSettings(temperature=0.2),
@@ -280,7 +290,7 @@ def identity(**changes: Any) -> str:
     return request_identity(ModelRequest(**fields), changes.pop("model", "m"))[0]
 
 
-CHANGES = {
+CHANGES: dict[str, dict[str, Any]] = {
     "prompt text": {"input": [{"role": "user", "content": "Weather in Oslo?"}]},
     "a {var} value": {"input": [{"role": "user", "content": "Weather in Paris? rows: 11"}]},
     "instructions": {"system_instructions": "Be thorough."},
@@ -315,7 +325,7 @@ def test_the_same_request_always_has_the_same_identity(prompt: str, temperature:
 
 @pytest.mark.parametrize("cassette_tools", ["recorded", "run"])
 async def test_a_tool_says_how_its_calls_replay_whatever_the_cassette_says(
-    tmp_path: Path, cassette_tools: str
+    tmp_path: Path, cassette_tools: Literal["recorded", "run"]
 ) -> None:
     sent: list[str] = []
 

@@ -516,7 +516,7 @@ def test_a_change_to_one_input_field_is_flagged_stale(kind: str, data: st.DataOb
 # -- what these properties found --------------------------------------------------------------
 
 
-SPURIOUS = {
+SPURIOUS: dict[str, dict[str, Any]] = {
     "the setting max_tokens": {"settings": (("max_tokens", 500),)},
     "a tool parameter named keyword": {
         "tools": (ToolSpec("search", "Search the notes.", (("keyword", "string"),)),),

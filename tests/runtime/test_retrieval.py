@@ -25,6 +25,8 @@ from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing._server_embeddings import embed_text
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
+from ..recorded import json_body
+
 FILLER = [
     "quarterly",
     "planning",
@@ -153,7 +155,7 @@ async def test_vector_and_hybrid_search_with_the_embeddings_api(
     hybrid = await store.asearch("employees paid leave days", k=3, mode="hybrid")
     assert hybrid[0].citation == "policy.docx § Vacation"
     calls = [r for r in openai_server.requests if r.path == "/v1/embeddings"]
-    assert calls and all(r.body["model"] == "text-embedding-3-small" for r in calls)
+    assert calls and all(json_body(r)["model"] == "text-embedding-3-small" for r in calls)
 
 
 async def test_a_users_embedder_and_incremental_indexing(corpus: Path) -> None:
@@ -213,9 +215,9 @@ def test_chunks_overlap_and_references_keep_to_the_budget() -> None:
     store_hits = [
         type("H", (), {"citation": f"doc{i}.md", "text": "word " * 100})() for i in range(5)
     ]
-    refs = format_references(store_hits, max_ref_token=300)  # type: ignore[arg-type]
+    refs = format_references(store_hits, max_ref_token=300)
     assert refs.count("[") == 2 and refs.startswith("[1] doc0.md\n")  # 2 fit in ~300 tokens
-    alone = format_references(store_hits[:1], max_ref_token=20)  # type: ignore[arg-type]
+    alone = format_references(store_hits[:1], max_ref_token=20)
     assert alone.endswith("…") and len(alone) <= 80
     assert format_references([]) == "No passages matched."
 
@@ -224,13 +226,15 @@ async def test_the_retrieval_tool_answers_with_cited_passages(corpus: Path) -> N
     store = DocumentStore(corpus)
     model = ScriptedModel([[tool_call("retrieval", {"query": "paid leave"})], [text("25.")]])
     agent = Agent(
-        name="a", model=model, tools=[{"name": "retrieval", "store": store, "max_ref_token": 200}]
+        name="a",
+        model=model,
+        tools=[{"name": "retrieval", "store": store, "max_ref_token": 200}],  # type: ignore[list-item]
     )
     await Runner.run(agent, "How much leave?")
     answer = model.requests[1].input[-1]["output"]
     assert answer.startswith("[1] policy.docx § Vacation\n") and "25 days" in answer
     with pytest.raises(UserError, match="needs documents"):
-        Agent(name="b", tools=["retrieval"])
+        Agent(name="b", tools=["retrieval"])  # type: ignore[list-item]
 
 
 @pytest.mark.http
@@ -245,11 +249,11 @@ async def test_retrieval_end_to_end_over_http(
     agent = Agent(
         name="a",
         model=OpenAIResponsesModel("gpt-test", openai_client=client),
-        tools=[{"name": "retrieval", "store": store}],
+        tools=[{"name": "retrieval", "store": store}],  # type: ignore[list-item]
     )
     result = await Runner.run(agent, "Where do kangaroos go?")
     assert result.final_output.endswith("(guide.pdf, page 2).")
-    answer = openai_server.model_requests[1].body["input"][-1]["output"]
+    answer = json_body(openai_server.model_requests[1])["input"][-1]["output"]
     assert answer.startswith("[1] guide.pdf, page 2\n")
 
 
@@ -290,15 +294,19 @@ def broken_client(request: pytest.FixtureRequest) -> Iterator[tuple[openai.Async
             port = closed.getsockname()[1]  # nobody listens here once it closes
         yield _client(f"http://127.0.0.1:{port}/v1"), calls
         return
-    handler = type("Handler", (_Embeddings,), {"behaviour": request.param, "calls": calls})
-    handler.released = threading.Event()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+
+    class Handler(_Embeddings):
+        behaviour = request.param
+        released = threading.Event()
+
+    Handler.calls = calls
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield _client(f"http://127.0.0.1:{server.server_address[1]}/v1"), calls
     finally:
-        handler.released.set()
+        Handler.released.set()
         server.shutdown()
         server.server_close()
         thread.join(5)
@@ -320,7 +328,7 @@ async def test_an_unreachable_embeddings_api_falls_back_to_keywords(
     assert any(w.startswith("Embeddings unavailable") for w in report.warnings)
     assert "keyword search" in caplog.text
     for mode in ("hybrid", "vector"):
-        result = await store.asearch_result("employees paid leave", k=3, mode=mode)  # type: ignore[arg-type]
+        result = await store.asearch_result("employees paid leave", k=3, mode=mode)
         assert result.mode == "keyword" and result.hits[0].citation == "policy.docx § Vacation"
         assert result.warnings and "keywords only" in result.warnings[0]
     assert store.embedding_error is not None
@@ -328,7 +336,7 @@ async def test_an_unreachable_embeddings_api_falls_back_to_keywords(
     await store.asearch("kangaroo", mode="hybrid")
     assert len(calls) == before  # no new attempt while the failure is recent
     model = ScriptedModel([[tool_call("retrieval", {"query": "paid leave"})], [text("25.")]])
-    agent = Agent(name="a", model=model, tools=[{"name": "retrieval", "store": store}])
+    agent = Agent(name="a", model=model, tools=[{"name": "retrieval", "store": store}])  # type: ignore[list-item]
     await Runner.run(agent, "How much leave?")
     answer = model.requests[1].input[-1]["output"]
     assert answer.startswith("[1] policy.docx § Vacation\n")

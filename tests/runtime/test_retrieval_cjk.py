@@ -452,5 +452,5 @@ def test_token_estimates_count_cjk_characters() -> None:
         type("H", (), {"citation": f"zh{i}.md", "text": "北京是中国的首都。" * 100})()
         for i in range(3)
     ]
-    refs = format_references(hits, max_ref_token=1000)  # type: ignore[arg-type]
+    refs = format_references(hits, max_ref_token=1000)
     assert refs.count("[") == 1  # each passage is ~900 tokens, not ~225

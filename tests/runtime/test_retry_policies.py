@@ -206,7 +206,7 @@ def test_settings_validate_and_coerce() -> None:
     )
     for bad, message in (
         (lambda: ModelRetrySettings(max_retries=-1), "max_retries"),
-        (lambda: ModelRetrySettings(max_retries=True), "max_retries"),  # type: ignore[arg-type]
+        (lambda: ModelRetrySettings(max_retries=True), "max_retries"),
         (lambda: ModelRetrySettings(policy="no"), "callable"),  # type: ignore[arg-type]
         (lambda: ModelRetrySettings(backoff={"initial": 1}), "Unknown backoff"),
         (lambda: ModelRetryBackoffSettings(max_delay=-1), "max_delay"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 import pytest
 
 from jupyter_agents import (
@@ -39,7 +42,7 @@ async def test_tool_round_trip_feeds_output_back_to_the_model() -> None:
         MessageOutputItem,
     ]
     output = result.new_items[1]
-    assert output.output == 5
+    assert isinstance(output, ToolCallOutputItem) and output.output == 5
     assert output.raw_item == {"type": "function_call_output", "call_id": "c1", "output": "5"}
     second = model.requests[1]
     assert second.system_instructions == "Add."
@@ -102,11 +105,13 @@ async def test_max_turns_from_run_config_and_argument_precedence() -> None:
     agent = Agent(name="a", model=ScriptedModel(looping), tools=[add])
     with pytest.raises(MaxTurnsExceeded) as caught:
         await Runner.run(agent, "x", run_config=RunConfig(max_turns=2))
+    assert caught.value.run_data is not None
     assert len(caught.value.run_data.raw_responses) == 2
 
     agent = Agent(name="a", model=ScriptedModel(looping), tools=[add])
     with pytest.raises(MaxTurnsExceeded) as caught:
         await Runner.run(agent, "x", max_turns=4, run_config=RunConfig(max_turns=2))
+    assert caught.value.run_data is not None
     assert len(caught.value.run_data.raw_responses) == 4
 
 
@@ -125,19 +130,22 @@ async def test_response_without_message_gives_empty_final_output() -> None:
 
 
 async def test_sync_and_async_instructions_functions_get_context_and_agent() -> None:
-    seen = []
+    seen: list[tuple[str, str]] = []
 
-    def sync_instructions(ctx: RunContextWrapper[dict], agent: Agent) -> str:
+    def sync_instructions(ctx: RunContextWrapper[dict[str, str]], agent: Agent[Any]) -> str:
         seen.append((ctx.context["user"], agent.name))
         return f"Help {ctx.context['user']}."
 
-    async def async_instructions(ctx: RunContextWrapper[dict], agent: Agent) -> str:
+    async def async_instructions(ctx: RunContextWrapper[dict[str, str]], agent: Agent[Any]) -> str:
         return f"Async help for {ctx.context['user']}."
 
-    for instructions, expected in [
+    instructions_of_each_kind: list[
+        tuple[Callable[[RunContextWrapper[Any], Agent[Any]], str | Awaitable[str]], str]
+    ] = [
         (sync_instructions, "Help ana."),
         (async_instructions, "Async help for ana."),
-    ]:
+    ]
+    for instructions, expected in instructions_of_each_kind:
         model = ScriptedModel(["ok"])
         agent = Agent(name="helper", instructions=instructions, model=model)
         await Runner.run(agent, "hi", context={"user": "ana"})
@@ -147,11 +155,15 @@ async def test_sync_and_async_instructions_functions_get_context_and_agent() -> 
 
 def test_instructions_function_with_wrong_arity_is_refused_at_construction() -> None:
     with pytest.raises(UserError, match="two arguments"):
-        Agent(name="a", instructions=lambda ctx: "x")
+        Agent(name="a", instructions=lambda ctx: "x")  # type: ignore[arg-type,misc]
 
 
 async def test_instructions_function_returning_a_non_string_is_a_user_error() -> None:
-    agent = Agent(name="a", instructions=lambda ctx, agent: 42, model=ScriptedModel(["x"]))
+    agent = Agent(
+        name="a",
+        instructions=lambda ctx, agent: 42,  # type: ignore[arg-type,return-value]
+        model=ScriptedModel(["x"]),
+    )
     with pytest.raises(UserError, match="returned int"):
         await Runner.run(agent, "hi")
 
@@ -164,7 +176,7 @@ def test_agent_construction_errors_say_what_to_change() -> None:
         return x
 
     with pytest.raises(UserError, match="Decorate it with @tool"):
-        Agent(name="a", tools=[plain])
+        Agent(name="a", tools=[plain])  # type: ignore[list-item]
     with pytest.raises(UserError, match="ModelSettings"):
         Agent(name="a", model_settings={"temperature": 1})  # type: ignore[arg-type]
 

@@ -28,12 +28,15 @@ from jupyter_agents import (
     RunErrorHandlerResult,
     RunHooks,
     Runner,
+    ToolCallOutputItem,
     ToolErrorFormatterArgs,
     UserError,
     tool,
 )
 from jupyter_agents.testing import ScriptedModel, output_item, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
+
+from ..recorded import json_bodies
 
 
 @tool
@@ -90,11 +93,15 @@ async def test_max_turns_handler_may_return_a_dict_or_the_value_or_keep_it_out_o
         ({"final_output": "from dict", "include_in_history": False}, "from dict"),
         ("plain value", "plain value"),
     ):
+
+        def handler(_data: RunErrorHandlerInput[Any], answer: Any = answer) -> Any:
+            return answer
+
         result = await Runner.run(
             Agent(name="a", model=looping(), tools=[ping]),
             "go",
             max_turns=1,
-            error_handlers={"max_turns": lambda _data, answer=answer: answer},
+            error_handlers={"max_turns": handler},
         )
         assert result.final_output == expected
         kept = isinstance(result.new_items[-1], MessageOutputItem)
@@ -163,9 +170,9 @@ async def test_a_refusal_of_structured_output_is_a_model_refusal_error_or_goes_t
 async def test_unknown_error_handler_kinds_and_non_callables_are_refused_up_front() -> None:
     agent = Agent(name="a", model=looping(), tools=[ping])
     with pytest.raises(UserError, match="unknown kind 'max_turn'"):
-        await Runner.run(agent, "go", error_handlers={"max_turn": lambda d: "x"})  # type: ignore[typeddict-unknown-key]
+        await Runner.run(agent, "go", error_handlers={"max_turn": lambda d: "x"})  # type: ignore[arg-type]
     with pytest.raises(UserError, match="must be callable"):
-        await Runner.run(agent, "go", error_handlers={"max_turns": "x"})  # type: ignore[typeddict-item]
+        await Runner.run(agent, "go", error_handlers={"max_turns": "x"})  # type: ignore[arg-type]
     assert agent.model.requests == []  # type: ignore[union-attr]
 
 
@@ -280,7 +287,7 @@ async def test_auto_previous_response_id_chains_calls_after_the_first(
         result = await Runner.run(agent, "go", auto_previous_response_id=True)
 
     assert result.final_output == "pong received"
-    first, second = (r.body for r in openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     assert "previous_response_id" not in first
     assert first["input"] == [{"role": "user", "content": "go"}]
     assert second["previous_response_id"] == result.raw_responses[0].response_id
@@ -322,8 +329,7 @@ async def test_a_stored_prompt_is_sent_with_every_responses_call(
         prompt=prompt,
     )
     await Runner.run(agent, "go", context={"user": "ada"})
-    bodies = [r.body for r in openai_server.model_requests]
-    assert [b["prompt"] for b in bodies] == [
+    assert [b["prompt"] for b in json_bodies(openai_server.model_requests)] == [
         {"id": "pmpt_1", "version": "2", "variables": {"turn": "1"}},
         {"id": "pmpt_1", "version": "2", "variables": {"turn": "2"}},
     ]
@@ -339,9 +345,9 @@ async def test_a_static_prompt_reaches_the_model_and_none_sends_nothing() -> Non
 
 def test_a_malformed_prompt_is_refused_when_the_agent_is_made() -> None:
     with pytest.raises(UserError, match="string 'id'"):
-        Agent(name="p", prompt={"name": "x"})  # type: ignore[typeddict-item]
+        Agent(name="p", prompt={"name": "x"})  # type: ignore[arg-type]
     with pytest.raises(UserError, match="unknown key"):
-        Agent(name="p", prompt={"id": "x", "vars": {}})  # type: ignore[typeddict-unknown-key]
+        Agent(name="p", prompt={"id": "x", "vars": {}})  # type: ignore[arg-type]
 
 
 async def test_a_prompt_function_returning_garbage_is_a_user_error() -> None:
@@ -363,7 +369,7 @@ async def test_chat_completions_leaves_the_prompt_out_and_says_so_once(
     with caplog.at_level("WARNING", logger="jupyter_agents"):
         await Runner.run(agent, "go")
         await Runner.run(agent, "again")
-    assert all("prompt" not in r.body for r in openai_server.model_requests)
+    assert all("prompt" not in b for b in json_bodies(openai_server.model_requests))
     assert sum("stored prompts need the Responses API" in m for m in caplog.messages) == 1
 
 
@@ -387,7 +393,8 @@ async def test_as_tool_on_stream_sees_every_nested_event_with_its_agent_and_call
 
     assert result.final_output == "done"
     assert got and all(p["agent"] is inner for p in got)
-    assert {p["tool_call"].call_id for p in got} == {"call_ask"}
+    calls = [p["tool_call"] for p in got]
+    assert {c.call_id for c in calls if c is not None} == {"call_ask"} and None not in calls
     kinds = [p["event"].type for p in got]
     assert kinds[0] == "agent_updated_stream_event"
     assert "raw_response_event" in kinds and "run_item_stream_event" in kinds
@@ -406,7 +413,8 @@ async def test_a_failing_on_stream_handler_does_not_fail_the_nested_run(
     )
     with caplog.at_level("ERROR", logger="jupyter_agents"):
         result = await Runner.run(outer, "go")
-    assert result.new_items[1].output == "bonjour"
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem) and output.output == "bonjour"
     assert any("on_stream handler failed" in m for m in caplog.messages)
 
 

@@ -20,7 +20,7 @@ def test_run_sync_from_plain_code_and_repeatedly() -> None:
 
 async def test_run_sync_inside_a_running_loop_uses_a_worker_loop() -> None:
     outer_loop = asyncio.get_running_loop()
-    seen = {}
+    seen: dict[str, object] = {}
 
     @tool
     async def where() -> str:

@@ -381,7 +381,7 @@ def with_subclass(ctx: MyWrapper, x: int) -> str:
     return f"{ctx.context.user}:{x}"
 
 
-def with_bare_wrapper(ctx: RunContextWrapper, x: int) -> str:  # type: ignore[type-arg]
+def with_bare_wrapper(ctx: RunContextWrapper, x: int) -> str:
     return f"{ctx.context}:{x}"
 
 
@@ -632,7 +632,7 @@ def test_cache_distinguishes_union_order_and_defaults() -> None:
     def second(x: str | int = 1) -> None:
         pass
 
-    def third(x: int | str = True) -> None:  # type: ignore[assignment]
+    def third(x: int | str = True) -> None:
         pass
 
     for _ in range(2):  # the second round is served from the cache

@@ -23,6 +23,7 @@ from jupyter_agents import (
     ShellResult,
     ShellTool,
     ShellToolLocalSkill,
+    Tool,
     ToolSearchTool,
     TracingExporter,
     UserError,
@@ -36,6 +37,8 @@ from jupyter_agents.runtime.models.openai_responses import OpenAIResponsesModel
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyItem, ReplyText
 from jupyter_agents.tracing.processor_interface import TracingExporter as SDKPathExporter
+
+from ..recorded import json_bodies, json_body
 
 SKILL: ShellToolLocalSkill = {
     "name": "csv-workbench",
@@ -95,7 +98,7 @@ async def test_an_sdk_shaped_executor_and_its_outcomes_reach_the_model(
     agent = Agent(name="sh", model=shell_client(openai_server, "responses"), tools=[tool_])
     await Runner.run(agent, "build")
     assert executor.seen == [("s1", ["make", "sleep 99"])]
-    first, second = (r.body for r in openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     environment = {"type": "local", "skills": [SKILL]}
     assert first["tools"] == [{"type": "shell", "environment": environment}]
     (output,) = [i for i in second["input"] if i.get("type") == "shell_call_output"]
@@ -116,7 +119,11 @@ def test_the_function_form_lists_the_skills_and_hosted_environments_are_refused(
     from jupyter_agents.runtime.tools.kinds import kind_for_tool
 
     shell = ShellTool(executor=SDKExecutor(), environment={"type": "local", "skills": [SKILL]})
-    description = kind_for_tool(shell).chat_param(shell)["function"]["description"]
+    kind = kind_for_tool(shell)
+    assert kind is not None
+    chat_param = kind.chat_param(shell)
+    assert chat_param is not None
+    description = chat_param["function"]["description"]
     assert "csv-workbench (/opt/skills/csv-workbench): Summarise CSV files." in description
     with pytest.raises(UserError, match="runs the shell at the provider"):
         ShellTool(executor=SDKExecutor(), environment={"type": "container_auto"})
@@ -130,10 +137,10 @@ async def test_tool_search_and_programmatic_calling_are_declared_to_the_provider
 ) -> None:
     openai_server.enqueue(Reply([ReplyText("ok")]))
     search = ToolSearchTool(description="Find billing tools.", execution="server")
-    tools = [search, ProgrammaticToolCallingTool(), ping]
+    tools: list[Tool] = [search, ProgrammaticToolCallingTool(), ping]
     agent = Agent(name="a", model=shell_client(openai_server, "responses"), tools=tools)
     await Runner.run(agent, "go")
-    sent = openai_server.model_requests[0].body["tools"]
+    sent = json_body(openai_server.model_requests[0])["tools"]
     declared = {"type": "tool_search", "description": "Find billing tools.", "execution": "server"}
     assert declared in sent
     assert {"type": "programmatic_tool_calling"} in sent

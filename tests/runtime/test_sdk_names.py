@@ -16,6 +16,8 @@ from jupyter_agents import (
 )
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
+from ..recorded import scripted_requests
+
 
 @tool
 def lookup(key: str) -> str:
@@ -70,7 +72,7 @@ async def test_remove_all_tools_hides_tool_traffic_from_the_next_agent() -> None
         handoffs=[handoff(second, input_filter=handoff_filters.remove_all_tools)],
     )
     await Runner.run(first, "hello")
-    sent = second.model.requests[0].input
+    sent = scripted_requests(second)[0].input
     assert [i.get("role") or i.get("type") for i in sent] == ["user"]
 
 

@@ -18,6 +18,7 @@ from jupyter_agents import (
     AgentHooks,
     AgentOutputSchema,
     AgentOutputSchemaBase,
+    FunctionTool,
     FunctionToolResult,
     HandoffInputData,
     HandoffInputFilter,
@@ -53,6 +54,8 @@ from jupyter_agents.runtime import tracing
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer
 from jupyter_agents.tool_context import ToolContext
+
+from ..recorded import json_body, scripted_requests
 
 IMAGE = "data:image/png;base64,iVBORw0KGgo="
 
@@ -102,7 +105,7 @@ async def test_a_custom_output_schema_reaches_the_wire(openai_server: FakeOpenAI
     model = OpenAIResponsesModel("gpt-test", openai_client=client)
     result = await Runner.run(Agent(name="s", model=model, output_type=ShoutSchema()), "go")
     assert result.final_output == "HI!"
-    fmt = openai_server.model_requests[0].body["text"]["format"]
+    fmt = json_body(openai_server.model_requests[0])["text"]["format"]
     assert (fmt["name"], fmt["strict"]) == ("shout", False)
     assert fmt["schema"] == ShoutSchema().json_schema()
 
@@ -119,14 +122,14 @@ async def test_the_responses_model_sends_a_stored_prompt(openai_server: FakeOpen
         None, "go", ModelSettings(), [], None, [], ModelTracing.DISABLED, prompt=prompt
     )
     assert response.output[0].content[0].text == "hi"
-    assert openai_server.model_requests[0].body["prompt"] == prompt
+    assert json_body(openai_server.model_requests[0])["prompt"] == prompt
     assert "prompt" not in (await _body_without_prompt(model, openai_server))
 
 
 async def _body_without_prompt(model: OpenAIResponsesModel, server: FakeOpenAIServer) -> Any:
     server.enqueue("again")
     await model.get_response(None, "go", ModelSettings(), [], None, [], ModelTracing.DISABLED)
-    return server.model_requests[-1].body
+    return json_body(server.model_requests[-1])
 
 
 @pytest.mark.http
@@ -142,7 +145,7 @@ async def test_logprobs_and_cache_retention_reach_the_wire(
     settings = ModelSettings(top_logprobs=3, prompt_cache_retention="24h")
     agent = Agent(name="a", model=cls("gpt-test", openai_client=client), model_settings=settings)
     await Runner.run(agent, "go")
-    body = openai_server.model_requests[0].body
+    body = json_body(openai_server.model_requests[0])
     assert (body["top_logprobs"], body["prompt_cache_retention"]) == (3, "24h")
     if api == "responses":
         assert body["include"] == ["message.output_text.logprobs"]
@@ -226,7 +229,9 @@ async def test_as_tool_with_parameters_takes_those_arguments() -> None:
     made = inner.as_tool("forecast", "Forecast.", parameters=Forecast)
     outer, outer_model = _outer(made, {"city": "Oslo", "days": 2})
     result = await Runner.run(outer, "go")
-    schema = outer_model.requests[0].tools[0].params_json_schema
+    offered = outer_model.requests[0].tools[0]
+    assert isinstance(offered, FunctionTool)
+    schema = offered.params_json_schema
     assert sorted(schema["properties"]) == ["city", "days"] and schema["required"] == [
         "city",
         "days",
@@ -333,7 +338,7 @@ async def test_a_handoff_input_filter_shapes_what_the_next_agent_sees() -> None:
         handoffs=[handoff(second, input_filter=keep)],
     )
     await Runner.run(first, "hello")
-    assert second.model.requests[0].input == [{"role": "user", "content": "just this"}]
+    assert scripted_requests(second)[0].input == [{"role": "user", "content": "just this"}]
 
 
 async def test_tool_output_dicts_reach_the_model_as_content() -> None:
@@ -445,5 +450,6 @@ async def test_code_written_against_the_sdks_module_paths_runs() -> None:
     assert [i.output for i in result.new_items if isinstance(i, items.ToolCallOutputItem)] == [
         "who/c9"
     ]
-    assert [i.get("role") or i.get("type") for i in second.model.requests[0].input] == ["user"]
-    assert second.model.requests[0].system_instructions.startswith(RECOMMENDED_PROMPT_PREFIX)
+    assert [i.get("role") or i.get("type") for i in scripted_requests(second)[0].input] == ["user"]
+    instructions = scripted_requests(second)[0].system_instructions
+    assert instructions is not None and instructions.startswith(RECOMMENDED_PROMPT_PREFIX)

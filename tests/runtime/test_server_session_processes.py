@@ -105,7 +105,7 @@ def start(
 ) -> subprocess.Popen[str]:
     script = tmp_path / "child.py"
     script.write_text(CHILD)
-    args = {"kind": kind, "url": url, "sid": sid, "tag": tag, "runs": runs}
+    args: dict[str, Any] = {"kind": kind, "url": url, "sid": sid, "tag": tag, "runs": runs}
     args |= {"stall": stall, "wait_for_go": wait_for_go}
     proc = subprocess.Popen(
         [sys.executable, str(script), json.dumps(args)],
@@ -123,7 +123,8 @@ def stored(kind: str, url: str, sid: str) -> list[dict[str, Any]]:
     async def read() -> list[dict[str, Any]]:
         session = open_session(kind, url, sid)
         try:
-            return await session.get_items()
+            items: list[dict[str, Any]] = await session.get_items()
+            return items
         finally:
             await session.close()
 

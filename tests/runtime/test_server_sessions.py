@@ -50,8 +50,10 @@ async def test_limit_returns_the_latest_items_oldest_first(
     assert [int(item["content"]) for item in got] == expected
 
 
-async def test_session_settings_limit_and_an_explicit_limit(make: Callable[..., Any]) -> None:
-    if make.kind == "encrypted":  # the wrapper reads and sets its store's settings
+async def test_session_settings_limit_and_an_explicit_limit(
+    make: Callable[..., Any], kind: str
+) -> None:
+    if kind == "encrypted":  # the wrapper reads and sets its store's settings
         session = make()
         session.session_settings = SessionSettings(limit=2)
         assert session.underlying_session.session_settings == SessionSettings(limit=2)
@@ -119,7 +121,7 @@ async def test_a_run_saves_its_turn_and_the_run_config_limits_history(
     await Runner.run(agent, "first", session=session)
     await Runner.run(agent, "second", session=session)
     assert [i.get("role") for i in await session.get_items()] == ["user", "assistant"] * 2
-    limited = RunConfig(session_settings={"limit": 1})
+    limited = RunConfig(session_settings={"limit": 1})  # type: ignore[arg-type]  # a dict too
     await Runner.run(agent, "third", session=session, run_config=limited)
     sent = model.requests[-1].input
     assert [i.get("role") for i in sent] == ["assistant", "user"]  # 1 history item + the input

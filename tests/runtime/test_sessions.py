@@ -815,7 +815,7 @@ async def test_the_file_format_matches_openai_agents(tmp_path: Path) -> None:
     peer = memory.SQLiteSession("s", db)
     ours = SQLiteSession("s", db)
     try:
-        await peer.add_items(CONVERSATION[:3])
+        await peer.add_items(CONVERSATION[:3])  # type: ignore[arg-type]  # its TypedDicts' shapes
         await ours.add_items(CONVERSATION[3:])
 
         assert await ours.get_items() == CONVERSATION

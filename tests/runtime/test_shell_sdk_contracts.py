@@ -107,11 +107,12 @@ async def test_on_approval_without_a_decision_leaves_the_call_to_a_person(undeci
 
 async def test_on_approval_is_not_asked_about_calls_that_need_no_approval() -> None:
     asked: list[Any] = []
-    tool = ShellTool(
-        executor=Recorder(ok),
-        approval_policy="never",
-        on_approval=lambda ctx, item: asked.append(item) or {"approve": False},
-    )
+
+    def on_approval(ctx: Any, item: Any) -> dict[str, bool]:
+        asked.append(item)
+        return {"approve": False}
+
+    tool = ShellTool(executor=Recorder(ok), approval_policy="never", on_approval=on_approval)
     await run(tool, "rm -rf build")
     assert asked == []
 

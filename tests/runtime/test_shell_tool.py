@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from jupyter_agents import (
     Agent,
     ApprovalDecision,
+    ApprovalRequest,
     LocalShellTool,
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
@@ -37,6 +38,7 @@ from jupyter_agents.testing.server import (
 )
 
 from ..prerequisites import needs_bwrap
+from ..recorded import json_bodies
 
 
 def shell_call(*commands: str, call_id: str = "s1", timeout_ms: int | None = None) -> Any:
@@ -180,7 +182,7 @@ async def test_over_http_in_both_wire_formats(
     agent = Agent(name="sh", model=cls("gpt-test", openai_client=client), tools=[tool])
     result = await Runner.run(agent, "Say hello.")
     assert result.final_output == "It said hello."
-    first, second = (r.body for r in openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     if kind == "responses":
         assert first["tools"] == [{"type": "shell", "environment": {"type": "local"}}]  # as the SDK
         answer = second["input"][-1]
@@ -218,14 +220,15 @@ async def test_the_local_shell_runs_one_argv_and_answers_with_text(tmp_path: Pat
 
 
 async def test_the_local_shell_asks_for_unsafe_commands(tmp_path: Path) -> None:
-    asked: list[Any] = []
+    asked: list[ApprovalRequest] = []
+
+    def reject(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.reject()
+
     model = ScriptedModel([[local_call("touch", "x.txt")], ["ok"]])
     tool = LocalShellTool(workspace=tmp_path, sandbox_mode="danger-full-access")
-    await Runner.run(
-        Agent(name="sh", model=model, tools=[tool]),
-        "go",
-        approval_handler=lambda r: asked.append(r) or ApprovalDecision.reject(),
-    )
+    await Runner.run(Agent(name="sh", model=model, tools=[tool]), "go", approval_handler=reject)
     assert [r.arguments["commands"] for r in asked] == [["touch x.txt"]]
     assert not (tmp_path / "x.txt").exists()
 
@@ -248,7 +251,7 @@ async def test_the_local_shell_over_http(openai_server: FakeOpenAIServer, tmp_pa
     model = OpenAIResponsesModel("gpt-test", openai_client=client)
     agent = Agent(name="sh", model=model, tools=[LocalShellTool(workspace=tmp_path)])
     assert (await Runner.run(agent, "Say hello.")).final_output == "Said hello."
-    first, second = (r.body for r in openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     assert first["tools"] == [{"type": "local_shell"}]
     assert second["input"][-1]["output"] == "$ echo hello\nhello\n[exit code 0]"
 

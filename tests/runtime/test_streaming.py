@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
@@ -13,6 +12,7 @@ from jupyter_agents import (
     RawResponsesStreamEvent,
     Runner,
     RunResultStreaming,
+    StreamEvent,
     UserError,
     tool,
 )
@@ -25,7 +25,7 @@ def lookup(key: str) -> str:
     return key.upper()
 
 
-def summarize(event: Any) -> str:
+def summarize(event: StreamEvent) -> str:
     if event.type == "raw_response_event":
         return event.data.type
     if event.type == "run_item_stream_event":

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agents import Agent, Runner, tool
+from jupyter_agents import Agent, FunctionTool, Runner, tool
 from jupyter_agents.runtime.tools.background import (
     BackgroundCall,
     BackgroundEnd,
@@ -34,7 +34,7 @@ def reported() -> Iterator[list[BackgroundCall]]:
     background_call_sink.reset(token)
 
 
-def gated_writer(target: Path) -> tuple[object, threading.Event, threading.Event]:
+def gated_writer(target: Path) -> tuple[FunctionTool, threading.Event, threading.Event]:
     """A sync tool that writes ``target`` once released: the tool, its started and release
     events."""
     started, release = threading.Event(), threading.Event()
@@ -161,11 +161,13 @@ async def test_without_a_sink_the_call_is_logged_and_so_is_its_end(
         await run
     assert "'write_file' (call w1) is still running in the background" in caplog.text
     logged = asyncio.get_running_loop().create_future()
-    handler = logging.Handler()
-    handler.emit = lambda record: (  # type: ignore[method-assign]
-        "finished in the background" in record.getMessage()
-        and logged.get_loop().call_soon_threadsafe(logged.set_result, record.getMessage())
-    )
+
+    class Finished(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "finished in the background" in record.getMessage():
+                logged.get_loop().call_soon_threadsafe(logged.set_result, record.getMessage())
+
+    handler = Finished()
     logging.getLogger("jupyter_agents").addHandler(handler)
     try:
         release.set()

@@ -46,7 +46,7 @@ from jupyter_agents.runtime.run_config import RunConfig
 from jupyter_agents.runtime.sandbox.policy import EscalationRequest
 from jupyter_agents.runtime.tool_guardrails import ToolGuardrailFunctionOutput, tool_input_guardrail
 from jupyter_agents.runtime.tools import FunctionTool
-from jupyter_agents.runtime.tools.kinds import FUNCTION, kind_for_tool
+from jupyter_agents.runtime.tools.kinds import FUNCTION, ToolKind, kind_for_tool
 from jupyter_agents.runtime.tools.shell.shell_tool import ShellResult, ShellTool
 from jupyter_agents.runtime.tracing import NO_OP_SPAN
 
@@ -81,6 +81,12 @@ def shell_tool(**fields: Any) -> ShellTool:
     return ShellTool(executor=lambda request: ShellResult([]), **fields)
 
 
+def kind_of(tool: Any) -> ToolKind[Any, Any]:
+    kind = kind_for_tool(tool)
+    assert kind is not None, tool
+    return kind
+
+
 def make_run(
     *tools: Any,
     handler: Any = None,
@@ -92,7 +98,7 @@ def make_run(
     return ToolRun(
         agent=AGENT,
         enabled={t.name: t for t in tools},
-        kinds={t.name: kind_for_tool(t) for t in tools},
+        kinds={t.name: kind_of(t) for t in tools},
         all_names=[t.name for t in tools] + ["offline"],
         context=context,
         run_config=run_config or RunConfig(),
@@ -265,7 +271,7 @@ async def test_needs_approval_asks_the_tools_function_with_the_parsed_arguments(
 
     def decide(ctx: Any, arguments: dict[str, Any], call_id: str) -> bool:
         seen.append((ctx.tool_name, ctx.tool_call_id, arguments, call_id))
-        return arguments["x"] > 1
+        return int(arguments["x"]) > 1
 
     run = make_run(function_tool(needs_approval=decide))
     assert await needs_approval(run, opened(run, "f", {"x": 2})) is True
@@ -581,9 +587,9 @@ class Script:
         async def decide(self: Approvals, call: ToolCall) -> AsyncGenerator[Any, None]:
             script.log.append("decide")
             call.decision = script.decisions.pop(0)
-            if call.decision is None:
+            if call.decision is None:  # a person is asked, as the real step announces
                 call.asked = ToolApprovalItem(agent=AGENT, raw_item=call.item.raw_item)
-            yield RunItemStreamEvent(name="tool_approval_requested", item=call.asked)
+                yield RunItemStreamEvent(name="tool_approval_requested", item=call.asked)
 
         async def refusal(self: Approvals, call: ToolCall) -> Outcome:
             script.log.append("refuse")
@@ -816,6 +822,7 @@ async def test_a_call_the_recording_answers_is_neither_asked_nor_run(approved: b
 async def test_a_recorded_decision_from_someone_else_asks_the_call_as_live() -> None:
     tool = function_tool(needs_approval=True)
     run, replay = recorded_run(tool, approved=True)
+    assert replay.recording is not None
     replay.recording["tools"] = {}  # the tool runs again (its output is not recorded)
     batch = ToolBatch(run, [item("f", {"x": 1})])
     events = await drain(batch.run())

@@ -146,12 +146,12 @@ async def test_is_enabled_callable_decides_per_run_context(is_async: bool) -> No
 
 async def test_context_is_injected_into_tools() -> None:
     @tool
-    def whoami(ctx: ToolContext[dict], greeting: str) -> str:
+    def whoami(ctx: ToolContext[dict[str, str]], greeting: str) -> str:
         """Greet the user."""
         return f"{greeting} {ctx.context['user']} ({ctx.tool_name}, {ctx.tool_call_id})"
 
     @tool
-    async def usage_so_far(ctx: RunContextWrapper[dict]) -> int:
+    async def usage_so_far(ctx: RunContextWrapper[dict[str, str]]) -> int:
         """Requests so far."""
         return ctx.usage.requests
 

@@ -9,6 +9,7 @@ import pytest
 from jupyter_agents import (
     Agent,
     Runner,
+    ToolCallOutputItem,
     ToolOutputFileContent,
     ToolOutputImage,
     ToolOutputText,
@@ -84,4 +85,5 @@ async def test_image_output_reaches_the_model_as_content_parts() -> None:
         "call_id": "c1",
         "output": [{"type": "input_image", "image_url": IMAGE, "detail": "auto"}],
     }
-    assert isinstance(result.new_items[1].output, ToolOutputImage)
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem) and isinstance(output.output, ToolOutputImage)

@@ -30,6 +30,11 @@ from jupyter_agents.notebook.view.display_text import output_text
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, ReplyToolCall
 
+from ..recorded import json_bodies
+
+# Agent(tools=...) takes registered tools by name or as a dict of settings, but its annotation
+# is list[Tool]: those lines carry `type: ignore[list-item]` (see the package's Agent.tools).
+
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
@@ -75,6 +80,7 @@ async def test_a_registered_tool_by_name_with_its_settings(
     answer = model.requests[1].input[-1]
     assert json.loads(answer["output"]) == {"text": "Good day, Ada!", "by": "greet"}
     offered = model.requests[0].tools[0]
+    assert isinstance(offered, BaseTool)
     assert offered.params_json_schema == {
         "type": "object",
         "properties": {"who": {"type": "string", "description": "Whom"}},
@@ -107,11 +113,11 @@ def test_names_conflicts_and_unknown_names() -> None:
     with pytest.raises(
         UserError, match=r"No tool named 'nope' is registered \(registered: .*greet"
     ):
-        Agent(name="a", tools=["nope"])
+        Agent(name="a", tools=["nope"])  # type: ignore[list-item]
     with pytest.raises(UserError, match="needs a 'name'"):
-        Agent(name="a", tools=[{"greeting": "x"}])
+        Agent(name="a", tools=[{"greeting": "x"}])  # type: ignore[list-item]
     with pytest.raises(UserError, match="decorates BaseTool subclasses"):
-        register_tool("f")(len)  # type: ignore[arg-type]
+        register_tool("f")(len)  # type: ignore[type-var]
 
 
 def test_heavy_tools_are_shared_per_settings() -> None:
@@ -119,9 +125,9 @@ def test_heavy_tools_are_shared_per_settings() -> None:
     class Heavy(BaseTool):
         reuse_instances = True
 
-    one = Agent(name="a", tools=["heavy"]).tools[0]
-    assert Agent(name="b", tools=[{"name": "heavy"}]).tools[0] is one
-    assert Agent(name="c", tools=[{"name": "heavy", "size": 2}]).tools[0] is not one
+    one = Agent(name="a", tools=["heavy"]).tools[0]  # type: ignore[list-item]
+    assert Agent(name="b", tools=[{"name": "heavy"}]).tools[0] is one  # type: ignore[list-item]
+    assert Agent(name="c", tools=[{"name": "heavy", "size": 2}]).tools[0] is not one  # type: ignore[list-item]
     assert Agent(name="d", tools=[Heavy()]).tools[0] is not one  # an instance is kept as it is
 
 
@@ -213,10 +219,10 @@ async def test_over_http_in_both_wire_formats(openai_server: FakeOpenAIServer, k
         base_url=openai_server.base_url, api_key=openai_server.api_key, max_retries=0
     )
     cls = OpenAIResponsesModel if kind == "responses" else OpenAIChatCompletionsModel
-    agent = Agent(name="a", model=cls("gpt-test", openai_client=client), tools=["greet"])
+    agent = Agent(name="a", model=cls("gpt-test", openai_client=client), tools=["greet"])  # type: ignore[list-item]
     result = await Runner.run(agent, "Greet Ada.")
     assert result.final_output == "Done."
-    first, second = (r.body for r in openai_server.model_requests)
+    first, second = json_bodies(openai_server.model_requests)
     offered = first["tools"][0] if kind == "responses" else first["tools"][0]["function"]
     assert offered["name"] == "greet" and offered["parameters"]["required"] == ["who"]
     assert "Hello, Ada!" in json.dumps(second)
@@ -236,7 +242,7 @@ def make_failing(message: str = "disk on fire") -> type[BaseTool]:
 async def test_an_exception_in_a_class_tool_is_told_to_the_model_in_one_line() -> None:
     make_failing("disk on fire\n  at line 3 of the config")
     model = ScriptedModel([[tool_call("flaky", {})], [text("I will stop.")]])
-    result = await Runner.run(Agent(name="a", model=model, tools=["flaky"]), "go")
+    result = await Runner.run(Agent(name="a", model=model, tools=["flaky"]), "go")  # type: ignore[list-item]
     assert result.final_output == "I will stop."  # the run went on
     told = model.requests[1].input[-1]["output"]
     assert told == ("Tool 'flaky' failed: ValueError: disk on fire at line 3 of the config")
@@ -296,7 +302,7 @@ async def test_the_code_interpreter_failing_to_start_is_told_to_the_model(tmp_pa
         "workspace": str(tmp_path),
     }
     model = ScriptedModel([[tool_call("code_interpreter", {"code": "1 + 1"})], [text("ok")]])
-    result = await Runner.run(Agent(name="a", model=model, tools=[spec]), "go")
+    result = await Runner.run(Agent(name="a", model=model, tools=[spec]), "go")  # type: ignore[list-item]
     assert result.final_output == "ok"
     told = model.requests[1].input[-1]["output"]
     assert told.startswith("Tool 'code_interpreter' failed: ") and "no-such-kernel" in told

@@ -6,16 +6,26 @@ import asyncio
 import os
 import threading
 import time
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from jupyter_agents import Agent, RunConfig, Runner, UserError, tool
+from jupyter_agents import (
+    Agent,
+    RunConfig,
+    Runner,
+    RunResultBase,
+    ToolCallOutputItem,
+    UserError,
+    tool,
+)
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 
-def outputs(result: object) -> list[object]:
-    return [i for i in result.new_items if i.type == "tool_call_output_item"]  # type: ignore[attr-defined]
+def outputs(result: RunResultBase) -> list[ToolCallOutputItem]:
+    return [i for i in result.new_items if isinstance(i, ToolCallOutputItem)]
 
 
 async def test_a_sync_tool_on_a_thread_is_reported_as_possibly_still_running() -> None:
@@ -123,9 +133,9 @@ async def test_a_killable_tool_returns_prints_and_raises_like_a_normal_one(
     ok, failed = outputs(result)
     assert ok.output == 49 and ok.status == "ok"
     assert "computing 7" in capsys.readouterr().out
-    assert failed.status == "error"
+    assert failed.status == "error" and failed.error is not None
     assert failed.error.type == "ValueError" and failed.error.message == "bad input"
-    assert "raise ValueError" in failed.error.traceback
+    assert failed.error.traceback is not None and "raise ValueError" in failed.error.traceback
 
 
 def test_killable_is_for_sync_functions() -> None:
@@ -145,8 +155,9 @@ async def test_a_tool_that_raises_keeps_its_traceback_for_people() -> None:
     model = ScriptedModel([[tool_call("explode", {"n": 0})], [text("ok")]])
     result = await Runner.run(Agent(name="a", model=model, tools=[explode]), "go")
     (output,) = outputs(result)
-    assert output.status == "error"
+    assert output.status == "error" and output.error is not None
     assert output.error.type == "ZeroDivisionError"
+    assert output.error.traceback is not None
     assert "return str(1 // n)" in output.error.traceback
     assert "jupyter_agents" not in output.error.traceback
     assert "Traceback" not in output.raw_item["output"]  # the model gets the short message
@@ -161,6 +172,7 @@ async def test_the_traceback_of_a_sync_tool_leaves_out_the_worker_thread() -> No
     model = ScriptedModel([[tool_call("explode_sync", {"n": 0})], [text("ok")]])
     result = await Runner.run(Agent(name="a", model=model, tools=[explode_sync]), "go")
     (output,) = outputs(result)
+    assert output.error is not None and output.error.traceback is not None
     assert "return str(1 // n)" in output.error.traceback
     assert "concurrent" not in output.error.traceback and "thread.py" not in output.error.traceback
 
@@ -208,9 +220,9 @@ async def test_long_default_timeouts_use_the_loops_watchdog() -> None:
     dog = tool_checks.watchdog()
     run = dog.run
 
-    async def recording(awaitable: object, seconds: float) -> object:
+    async def recording(awaitable: Awaitable[Any], seconds: float) -> tuple[bool, Any]:
         seen.append(seconds)
-        return await run(awaitable, seconds)  # type: ignore[arg-type]
+        return await run(awaitable, seconds)
 
     @tool
     async def quick() -> str:

@@ -5,6 +5,7 @@ timeout) while another connection writes, so both try again instead of failing."
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,9 @@ def _hold(path: Path) -> sqlite3.Connection:
 
 
 @pytest.fixture
-def release_on_first_refusal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[float]:
+def release_on_first_refusal(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[list[float]]:
     """Hold a new file; commit the holder's write when the switch is first refused."""
     holder = _hold(tmp_path / "new.db")
     pauses: list[float] = []

@@ -37,7 +37,7 @@ from jupyter_agents.notebook.workspace.notebook_edits import editing_tools
 from jupyter_agents.notebook.workspace.notebook_run import running_tools
 from jupyter_agents.notebook.workspace.notebook_tools import NotebookTools
 from jupyter_agents.runtime.approvals import OnLoop
-from jupyter_agents.runtime.tools import FunctionTool
+from jupyter_agents.runtime.tools import Tool
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 from ..notebook.test_view import blocks, decide_on, drive
@@ -89,10 +89,10 @@ class Page:
             new = (
                 nbformat.v4.new_markdown_cell if cell_id in markdown else nbformat.v4.new_code_cell
             )
-            cell = new(source)  # type: ignore[no-untyped-call]
+            cell = new(source)
             cell["id"] = cell_id
             made.append(cell)
-        self.nb = nbformat.v4.new_notebook(cells=made)  # type: ignore[no-untyped-call]
+        self.nb = nbformat.v4.new_notebook(cells=made)
         self.requests: list[dict[str, Any]] = []
         self.channel = DocumentChannel()
         self._kernel = _KernelComm(self)
@@ -136,7 +136,7 @@ class Runner:
         return CellRun(execution_count=len(self.ran))
 
 
-def cell_tools(page: Page, runner: Runner, own: str = "agent") -> list[FunctionTool]:
+def cell_tools(page: Page, runner: Runner, own: str = "agent") -> list[Tool]:
     """The notebook agent's tools on ``page`` (``read_cell`` and the others), with ``runner``
     as the kernel that runs cells."""
     document = lambda: page.channel  # noqa: E731
@@ -461,10 +461,10 @@ class KernelPage:
         self.fe = fe
         made = []
         for cell_id, source in cells:
-            cell = nbformat.v4.new_code_cell(source)  # type: ignore[no-untyped-call]
+            cell = nbformat.v4.new_code_cell(source)
             cell["id"] = cell_id
             made.append(cell)
-        self.nb = nbformat.v4.new_notebook(cells=made)  # type: ignore[no-untyped-call]
+        self.nb = nbformat.v4.new_notebook(cells=made)
         self.comm = fe.open_comm("jupyter_agents.document", {"type": "open"})
         kc = NS(session=NS(msg=Page._msg), shell_channel=NS(send=self._send))
         self.document = HeadlessDocument(NS(nb=self.nb, comm_open_handlers={}, kc=kc), "t")

@@ -267,7 +267,7 @@ async def _asked_and_rejected(tool: ShellTool, command: str) -> list[Any]:
 @pytest.mark.parametrize(
     "mode", ["danger-full-access", pytest.param("workspace-write", marks=needs_bwrap)]
 )
-@pytest.mark.parametrize(("key", "command"), [p for p in GIT_PLANTS if "pager" not in p.id])
+@pytest.mark.parametrize(("key", "command"), [p for p in GIT_PLANTS if "pager" not in str(p.id)])
 async def test_a_planted_git_program_does_not_run_without_asking(
     tmp_path: Path, mode: str, key: str, command: str
 ) -> None:

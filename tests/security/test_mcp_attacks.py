@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
+from mcp.types import TextContent
 
-from jupyter_agents import Agent, Runner
+from jupyter_agents import Agent, FunctionTool, Runner
 from jupyter_agents.mcp import MCPServerError, MCPServerStdio
 from jupyter_agents.runtime.mcp import stdio as stdio_module
 from jupyter_agents.runtime.mcp.names import qualified_tool_names
@@ -37,7 +38,8 @@ def hostile(mode: str, **options: Any) -> MCPServerStdio:
 
 @pytest.fixture
 async def names_server() -> AsyncIterator[MCPServerStdio]:
-    async with hostile("names") as server:
+    server = hostile("names")  # (`async with ... as` would type it as the base MCPServer)
+    async with server:
         yield server
 
 
@@ -86,7 +88,13 @@ def test_cap_text(length: int, limit: int | None, kept: int | None) -> None:
 
 def test_cap_parts_keeps_head_and_tail_across_images() -> None:
     image = ToolOutputImage(image_url="data:image/png;base64,AAAA")
-    parts = [image, ToolOutputText("a" * 30), image, ToolOutputText("b" * 30), image]
+    parts: list[ToolOutputImage | ToolOutputText] = [
+        image,
+        ToolOutputText("a" * 30),
+        image,
+        ToolOutputText("b" * 30),
+        image,
+    ]
     capped = cap_parts(parts, 20)
     assert capped == [
         image,
@@ -113,10 +121,11 @@ async def test_names_and_descriptions_reach_the_model_inert(names_server: MCPSer
     offered = model.requests[0].tools
     assert len(offered) == 4
     for tool in offered:
+        assert isinstance(tool, FunctionTool)  # MCP tools are function tools to the model
         assert all(c.isalnum() or c in "_-" for c in tool.name)  # the API's name rule
         assert not any(u in tool.description for u in UNSAFE), tool.description
         assert len(tool.description) < MAX_DESCRIPTION_CHARS + 100  # not a megabyte, each turn
-    described = {t.description for t in offered}
+    described = {t.description for t in offered if isinstance(t, FunctionTool)}
     assert "tab\tand\nnewline stay" in described
 
 
@@ -178,7 +187,8 @@ async def test_a_server_flooding_stderr_cannot_fill_the_disk(
 ) -> None:
     limit = 256 * 1024
     monkeypatch.setattr(stdio_module, "LOG_LIMIT", limit)
-    async with hostile("flood") as server:
+    server = hostile("flood")
+    async with server:
         path = server.log_path
         assert path is not None
         deadline = time.monotonic() + 20
@@ -188,8 +198,8 @@ async def test_a_server_flooding_stderr_cannot_fill_the_disk(
             assert time.monotonic() < deadline, f"only {written} bytes of stderr were seen"
             await asyncio.sleep(0.05)  # polling a child's progress
             assert path.stat().st_size <= 2 * limit
-        answer = await server.call_tool("ask", {})
-        assert answer.content[0].text == "answered"  # still answering
+        answer = (await server.call_tool("ask", {})).content[0]
+        assert isinstance(answer, TextContent) and answer.text == "answered"  # still answering
         assert "noise" in server.stderr_log()
 
 

@@ -6,8 +6,18 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents import Agent, ApprovalRequest, Runner, RunState, UserError, tool
+from jupyter_agents import (
+    Agent,
+    ApprovalRequest,
+    Runner,
+    RunState,
+    ToolApprovalItem,
+    ToolCallOutputItem,
+    UserError,
+    tool,
+)
 from jupyter_agents.testing import ScriptedModel, text, tool_call
+from jupyter_agents.testing.scripted import ScriptedOutput
 
 paid: list[dict[str, Any]] = []
 
@@ -22,8 +32,14 @@ def pay(amount: int, to: str) -> str:
 def agents(resumed_elsewhere: bool = False) -> tuple[Agent, Agent]:
     """The boss asks its cashier agent (a tool) to pay; ``resumed_elsewhere``: only the turns
     left after the pause, as in another process that resumes a saved state."""
-    cashier_turns = [[tool_call("pay", {"amount": 9, "to": "bo"}, "n1")], [text("Paid.")]]
-    boss_turns = [[tool_call("cash", {"input": "pay bo 9"}, "o1")], [text("Done.")]]
+    cashier_turns: list[list[ScriptedOutput]] = [
+        [tool_call("pay", {"amount": 9, "to": "bo"}, "n1")],
+        [text("Paid.")],
+    ]
+    boss_turns: list[list[ScriptedOutput]] = [
+        [tool_call("cash", {"input": "pay bo 9"}, "o1")],
+        [text("Done.")],
+    ]
     if resumed_elsewhere:
         cashier_turns, boss_turns = cashier_turns[1:], boss_turns[1:]
     cashier = Agent(name="cashier", model=ScriptedModel(cashier_turns), tools=[pay])
@@ -51,19 +67,25 @@ async def test_a_nested_gated_call_asks_the_outer_handler() -> None:
     requested = [
         e.item.tool_name
         async for e in result.stream_events()
-        if e.type == "run_item_stream_event" and e.name == "tool_approval_requested"
+        if e.type == "run_item_stream_event"
+        and e.name == "tool_approval_requested"
+        and isinstance(e.item, ToolApprovalItem)
     ]
     assert [r.tool_name for r in asked] == ["pay"] and requested == ["pay"]
     assert paid == [{"amount": 9, "to": "bo"}]
     assert result.final_output == "Done."
-    assert result.new_items[1].output == "Paid."
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem) and output.output == "Paid."
 
 
 async def test_a_nested_rejection_reaches_the_nested_model_not_none() -> None:
     boss, cashier = agents()
     result = await Runner.run(boss, "pay bo", approval_handler=lambda r: False)
     assert paid == []
-    assert result.new_items[1].output == "Paid."  # the cashier's (scripted) final answer
+    output = result.new_items[1]
+    assert isinstance(output, ToolCallOutputItem)
+    assert output.output == "Paid."  # the cashier's (scripted) final answer
+    assert isinstance(cashier.model, ScriptedModel)
     nested_input = cashier.model.requests[1].input
     assert any("rejected" in str(item.get("output", "")) for item in nested_input)
 

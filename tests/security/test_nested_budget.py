@@ -23,6 +23,7 @@ from jupyter_agents import (
     RunConfig,
     Runner,
     RunState,
+    ToolCallOutputItem,
     Usage,
     arun_batch,
     tool,
@@ -33,6 +34,8 @@ from jupyter_agents.runtime.events import AgentUpdatedStreamEvent
 from jupyter_agents.runtime.usage import RequestUsage
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import fake_openai_server, text_reply, tool_call_reply
+
+from ..recorded import json_bodies, scripted_requests
 
 CHEAP, DEAR = "gpt-4o-mini", "o1"
 OUTER_USAGE = Usage(input_tokens=2_000, output_tokens=100)  # gpt-4o-mini: $0.00036 a call
@@ -102,7 +105,7 @@ def asks(n: int, parallel: bool = False) -> list[Any]:
 
 
 def requests(agent: Agent[Any]) -> int:
-    return len(agent.model.requests)  # type: ignore[union-attr]
+    return len(scripted_requests(agent))
 
 
 # -- the attack ---------------------------------------------------------------------------
@@ -150,7 +153,7 @@ async def test_the_attack_through_the_openai_client() -> None:
         )
         with pytest.raises(BudgetExceeded) as caught:
             await Runner.run(outer, "go", run_config=RunConfig(max_cost_usd=BUDGET), max_turns=20)
-        models = [r.body["model"] for r in server.model_requests]
+        models = [b["model"] for b in json_bodies(server.model_requests)]
     assert models == [CHEAP, DEAR]
     assert caught.value.spent_usd == OUTER_CALL + INNER_CALL
 
@@ -245,7 +248,9 @@ async def test_a_nested_run_stops_before_the_call_that_would_go_over_and_resumes
     assert requests(inner) == 4 and looked_up == ["k0", "k1", "k2"]
     assert requests(outer) == 2
     assert resumed.cost.usd == 2 * OUTER_CALL + 4 * INNER_CALL
-    assert resumed.new_items[1].output == "ok"  # the tool's answer: the nested run's output
+    answer = resumed.new_items[1]
+    assert isinstance(answer, ToolCallOutputItem)
+    assert answer.output == "ok"  # the tool's answer: the nested run's output
 
 
 async def test_a_resumed_state_keeps_counting_the_nested_spend() -> None:
@@ -324,7 +329,9 @@ async def test_the_tools_own_budget_fails_the_tool_not_the_run() -> None:
     outer = boss(asks(1), capped)
     result = await Runner.run(outer, "go", run_config=RunConfig(max_cost_usd=100))
     assert result.final_output == "done" and requests(inner) == 1
-    assert "Budget of $1.00 reached" in str(result.new_items[1].output)
+    answer = result.new_items[1]
+    assert isinstance(answer, ToolCallOutputItem)
+    assert "Budget of $1.00 reached" in str(answer.output)
     assert result.cost.usd == 2 * OUTER_CALL + INNER_CALL
 
 

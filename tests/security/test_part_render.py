@@ -61,7 +61,7 @@ def test_every_part_type_is_inert_in_the_transcript(part_type: str, role: str | 
 )
 def test_an_image_part_that_is_not_inline_raster_data_is_never_an_image(url: str) -> None:
     image = {"id": "k1", "name": "t", "parts": [{"type": "image", "text": url}]}
-    html = transcript.to_html({"status": "done"}, [image])  # type: ignore[list-item]
+    html = transcript.to_html({"status": "done"}, [image])  # type: ignore[typeddict-item,list-item]
     assert "<img" not in html and "evil.example" not in html and "alert" not in html
     assert_inert(html, styles_allowed=1)
 

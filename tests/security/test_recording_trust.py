@@ -32,6 +32,7 @@ from jupyter_agents.runtime.replay import Cassette
 from jupyter_agents.runtime.replay.cassette import MAX_PACKED_BYTES
 from jupyter_agents.runtime.sandbox import SandboxPolicy, run_sandboxed
 from jupyter_agents.testing import ScriptedModel, text, tool_call
+from jupyter_agents.testing.scripted import ScriptedOutput
 
 from ..prerequisites import needs_bwrap
 from ..runtime.test_exec_policy import shell_function_call
@@ -60,7 +61,7 @@ def as_someone_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def script() -> ScriptedModel:
-    turns = [[tool_call("send", {"to": "ana"}, "c1")], [text("Done.")]]
+    turns: list[list[ScriptedOutput]] = [[tool_call("send", {"to": "ana"}, "c1")], [text("Done.")]]
     return ScriptedModel(turns, name="scripted")
 
 

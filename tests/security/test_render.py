@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from html.parser import HTMLParser
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from jupyter_agents import Agent, Runner
 from jupyter_agents._render import escape_markdown, inert_markdown, markdown_to_html
 from jupyter_agents.notebook.saved import transcript
-from jupyter_agents.testing import ScriptedModel, text
+from jupyter_agents.testing import ReceivedRequest, ScriptedModel, ScriptedText, text
 
 from .payloads import ALL, EVIL_HOST, PAYLOADS
 
@@ -101,7 +102,12 @@ async def test_reprs_of_results_and_agents_are_inert() -> None:
 
 
 def test_transcripts_of_hostile_runs_are_inert() -> None:
-    header = {"agent": PAYLOADS["img onerror"], "model": PAYLOADS["svg onload"], "status": "done"}
+    # Any: what a received notebook holds, not the state the view writes
+    header: Any = {
+        "agent": PAYLOADS["img onerror"],
+        "model": PAYLOADS["svg onload"],
+        "status": "done",
+    }
     card = {
         "kind": "tool",
         "name": PAYLOADS["script tag"],
@@ -112,7 +118,7 @@ def test_transcripts_of_hostile_runs_are_inert() -> None:
         "error": {"type": "<b>", "message": ALL[:2000], "traceback": ALL[:2000]},
         "approval": {"state": "rejected", "message": PAYLOADS["img onerror"]},
     }
-    blocks = [{"kind": "text", "text": ALL}, card, {"kind": "notice", "text": ALL[:500]}]
+    blocks: list[Any] = [{"kind": "text", "text": ALL}, card, {"kind": "notice", "text": ALL[:500]}]
     assert_inert(transcript.to_html(header, blocks), styles_allowed=1)
     md = transcript.to_markdown(header, blocks)
     assert md.count("\n") == 1
@@ -125,7 +131,10 @@ def test_history_magic_is_inert(tmp_path: object) -> None:
 
     host = NotebookHost(shell=None)
     conversation = host.conversation("notebook")
-    items = [{"role": "user", "content": ALL}, {"type": "message", "content": [{"text": ALL}]}]
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": ALL},
+        {"type": "message", "content": [{"text": ALL}]},
+    ]
     asyncio.run(conversation.record("cell-1", items))
     bundle = _history(host, "notebook")
     assert_inert(bundle["text/html"])
@@ -139,8 +148,8 @@ def test_a_batch_result_table_is_inert() -> None:
 
     from jupyter_agents import run_batch
 
-    def answer(request: object) -> object:
-        if "fail" in str(getattr(request, "user_text", "")):
+    def answer(request: ReceivedRequest) -> ScriptedText:
+        if "fail" in request.user_text:
             raise RuntimeError(ALL[:2000])
         return text(ALL)
 

@@ -51,7 +51,17 @@ def _fifo(path: Path) -> None:
     os.mkfifo(path)
 
 
-PLANTS: dict[str, tuple[Callable[[Path], None], str, str]] = {
+def _link_loop(d: Path) -> None:
+    (d / "loop.md").symlink_to(d / "loop2.md")
+    (d / "loop2.md").symlink_to("loop.md")
+
+
+def _linked_index_file(d: Path) -> None:
+    (d / ".jupyter_agents").mkdir()
+    (d / ".jupyter_agents" / "retrieval.sqlite").symlink_to(d.parent / "elsewhere.sqlite")
+
+
+PLANTS: dict[str, tuple[Callable[[Path], object], str | None, str]] = {
     # case: (plant it in docs, the name reported, the reason)
     "symlink to a file outside": (
         lambda d: (d / "notes.txt").symlink_to(d.parent / "secret.txt"),
@@ -89,10 +99,7 @@ PLANTS: dict[str, tuple[Callable[[Path], None], str, str]] = {
         "symbolic link",
     ),
     "a loop of links": (
-        lambda d: (
-            (d / "loop.md").symlink_to(d / "loop2.md"),
-            (d / "loop2.md").symlink_to("loop.md"),
-        ),
+        _link_loop,
         "loop.md",
         "symbolic link",
     ),
@@ -131,7 +138,7 @@ def test_a_symlink_planted_by_a_sandboxed_command_does_not_leak_the_environment(
     assert (docs / "notes.txt").is_symlink()
     store = DocumentStore(docs)
     model = ScriptedModel([[tool_call("retrieval", {"query": "PATH HOME usr bin"})], [text("ok")]])
-    agent = Agent(name="a", model=model, tools=[{"name": "retrieval", "store": store}])
+    agent = Agent(name="a", model=model, tools=[{"name": "retrieval", "store": store}])  # type: ignore[list-item]
     Runner.run_sync(agent, "What is in my notes?")
     answer = model.requests[1].input[-1]["output"]
     assert "PATH=" not in answer and "HOME=" not in answer
@@ -434,7 +441,8 @@ async def test_injected_instructions_in_a_document_stay_passage_text(docs: Path)
     store = DocumentStore(docs)
     model = ScriptedModel([[tool_call("retrieval", {"query": "ordinary document"})], [text("k")]])
     await Runner.run(
-        Agent(name="a", model=model, tools=[{"name": "retrieval", "store": store}]), "?"
+        Agent(name="a", model=model, tools=[{"name": "retrieval", "store": store}]),  # type: ignore[list-item]
+        "?",
     )
     answer = model.requests[1].input[-1]["output"]
     assert isinstance(answer, str)
@@ -493,15 +501,12 @@ def test_html_that_makes_the_parser_quadratic_is_stopped(docs: Path, case: str) 
     assert report.added == 2  # readme.md, and b_good.html in a fresh parser process
 
 
-INDEX_PLANTS: dict[str, Callable[[Path], None]] = {
+INDEX_PLANTS: dict[str, Callable[[Path], object]] = {
     # what a command planted where the index goes
     "the index folder is a link": lambda d: (d / ".jupyter_agents").symlink_to(
         d.parent / "private"
     ),
-    "the index file is a link": lambda d: (
-        (d / ".jupyter_agents").mkdir(),
-        (d / ".jupyter_agents" / "retrieval.sqlite").symlink_to(d.parent / "elsewhere.sqlite"),
-    ),
+    "the index file is a link": _linked_index_file,
     "the index folder is a file": lambda d: (d / ".jupyter_agents").write_text("x"),
     "the index file is a folder": lambda d: (d / ".jupyter_agents" / "retrieval.sqlite").mkdir(
         parents=True
@@ -526,7 +531,7 @@ async def test_the_tools_first_answer_names_the_files_it_could_not_read(docs: Pa
     model = ScriptedModel(
         [[tool_call("retrieval", first_call)], [tool_call("retrieval", second_call)], [text("ok")]]
     )
-    agent = Agent(name="a", model=model, tools=[{"name": "retrieval", "store": store}])
+    agent = Agent(name="a", model=model, tools=[{"name": "retrieval", "store": store}])  # type: ignore[list-item]
     await Runner.run(agent, "?")
     first, second = (request.input[-1]["output"] for request in model.requests[1:3])
     assert first.startswith("[1] readme.md § Readme\n")

@@ -152,7 +152,12 @@ def test_bwrap_is_looked_up_once_in_fixed_places(
     monkeypatch.setenv("PATH", f"{planted.parent}:{os.environ['PATH']}")
     checked: list[Path] = []
     check = bwrap.untrusted_reason
-    monkeypatch.setattr(bwrap, "untrusted_reason", lambda p: checked.append(p) or check(p))
+
+    def checking(path: Path) -> str | None:
+        checked.append(path)
+        return check(path)
+
+    monkeypatch.setattr(bwrap, "untrusted_reason", checking)
     found = bwrap.find_bwrap()
     assert found is not None and found != str(planted)
     places = {str(Path(p).parent) for p in bwrap.SYSTEM_BWRAPS}
@@ -289,7 +294,7 @@ async def test_local_sockets_are_out_of_reach(
 ) -> None:
     path: Path = request.getfixturevalue(where)
     for mode in ("workspace-write", "read-only"):
-        policy = SandboxPolicy(mode, ws, network_access=network)  # type: ignore[arg-type]
+        policy = SandboxPolicy(mode, ws, network_access=network)
         result = await run_sandboxed(CONNECT + str(path), policy)
         assert result.exit_code != 0 and "hello" not in result.stdout, (mode, result.stdout)
 

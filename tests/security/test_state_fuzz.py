@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from jupyter_agents import Agent, Runner, RunState, UserError, tool
 from jupyter_agents.testing import ScriptedModel, text, tool_call
+from jupyter_agents.testing.scripted import ScriptedOutput
 
 
 @tool(needs_approval=True)
@@ -31,7 +32,7 @@ def agent() -> Agent:
 
 
 def _saved() -> dict[str, Any]:
-    turns = [
+    turns: list[list[ScriptedOutput]] = [
         [text("thinking"), tool_call("look", {"city": "Oslo"}, "l1")],
         [tool_call("pay", {"amount": 3, "to": "bo"}, "c1")],
     ]

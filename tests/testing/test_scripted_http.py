@@ -64,11 +64,12 @@ async def test_a_streamed_run_goes_over_http_and_the_script_answers(
     server = scripted_http._server
     assert server is not None
     sent = [r for r in server.model_requests if r.headers.get(HEADER)][-2:]
-    assert [r.body["stream"] for r in sent] == [True, True]
-    first = sent[0].body
+    first, second = (r.body for r in sent)
+    assert first is not None and second is not None  # both sent a JSON body
+    assert [first["stream"], second["stream"]] == [True, True]
     assert first["instructions"] == "Be brief." and first["temperature"] == 0.25
     assert [t["name"] for t in first["tools"]] == ["weather"]
-    assert sent[1].body["input"][-1] == {
+    assert second["input"][-1] == {
         "type": "function_call_output",
         "call_id": "c1",
         "output": "sunny in Paris",
@@ -84,7 +85,8 @@ async def test_a_run_not_streamed_goes_over_http_too(monkeypatch: pytest.MonkeyP
     assert result.final_output == "It is sunny in Paris."
     server = scripted_http._server
     assert server is not None
-    assert not server.model_requests[-1].body.get("stream")
+    last = server.model_requests[-1].body
+    assert last is not None and not last.get("stream")
 
 
 async def test_a_url_where_nothing_listens_fails_every_model_request(

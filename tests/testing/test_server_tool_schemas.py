@@ -7,6 +7,8 @@ from typing import Any
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageParam
+from openai.types.responses import FunctionToolParam
 
 from jupyter_agents.testing.server import FakeOpenAIServer, Reply, ReplyText, fake_openai_server
 
@@ -25,7 +27,7 @@ def client(server: FakeOpenAIServer) -> openai.OpenAI:
     return openai.OpenAI(base_url=server.base_url, api_key=server.api_key, max_retries=0)
 
 
-def responses_tool(parameters: Any, strict: bool, name: str = "f") -> dict[str, Any]:
+def responses_tool(parameters: Any, strict: bool, name: str = "f") -> FunctionToolParam:
     return {"type": "function", "name": name, "parameters": parameters, "strict": strict}
 
 
@@ -97,9 +99,12 @@ def test_good_tools_pass_in_both_wire_formats(parameters: Any, strict: bool) -> 
 
 
 def test_chat_form_is_checked_too() -> None:
-    lax_array = {"type": "object", "properties": {"xs": {"type": "array"}}}
-    tool = {"type": "function", "function": {"name": "f", "parameters": lax_array}}
-    messages = [{"role": "user", "content": "x"}]
+    lax_array: dict[str, object] = {"type": "object", "properties": {"xs": {"type": "array"}}}
+    tool: ChatCompletionFunctionToolParam = {
+        "type": "function",
+        "function": {"name": "f", "parameters": lax_array},
+    }
+    messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": "x"}]
     with (
         fake_openai_server() as server,
         pytest.raises(openai.BadRequestError, match="array schema missing items"),

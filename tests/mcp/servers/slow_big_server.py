@@ -12,12 +12,16 @@ import asyncio
 import base64
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp import types
 from mcp.server.mcpserver import MCPServer
 
 sys.path.insert(0, str(Path(__file__).parent))
-from demo_server import red_png  # run as a script, next to it
+if TYPE_CHECKING:  # what mypy reads: this file as part of the tests package
+    from tests.mcp.servers.demo_server import red_png
+else:  # run as a script, next to it
+    from demo_server import red_png
 
 server = MCPServer("slow_big")
 
@@ -50,7 +54,9 @@ def big_text(chars: int) -> str:
 @server.tool()
 def many_blocks(count: int) -> types.CallToolResult:
     """``count`` text blocks."""
-    blocks = [types.TextContent(type="text", text=f"block {i}") for i in range(count)]
+    blocks: list[types.ContentBlock] = [
+        types.TextContent(type="text", text=f"block {i}") for i in range(count)
+    ]
     return types.CallToolResult(content=blocks)
 
 
