@@ -123,6 +123,7 @@ PATH_MARKS: dict[str, tuple[str, ...]] = {
     "tests/user_typing/test_user_types.py": ("slow",),  # mypy --strict on a user's script
     "tests/runtime/test_cost.py::test_import_and_unpriced_runs_do_not_load_genai_prices": ("slow",),
     "tests/notebook/test_document_fuzz.py": ("slow",),  # a fuzzer
+    "tests/notebook/test_comm_contracts.py::test_the_extension_compiles_with_them": ("slow",),
     "tests/notebook/test_terminal.py": ("slow",),  # a terminal driven through a pty
 }
 """Marks for everything under a path. A whole file's marks are known before it is imported, so

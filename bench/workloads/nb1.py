@@ -29,7 +29,7 @@ from .._common import Impl, Measured, main
 
 WORKLOAD = "NB1"
 
-MEASURE = """import json, time
+MEASURE = """import inspect, json, time
 from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 from jupyter_agents.notebook.host import current_host
 from jupyter_agents.notebook.workspace.notebook_tools import NotebookTools
@@ -37,6 +37,8 @@ from jupyter_agents.runtime.approvals import approved_call
 from jupyter_agents.runtime.context import ToolContext
 doc = current_host().document
 tools = {t.name: t for t in NotebookTools()}
+# a request is one typed call ({"op": ...}); a --rev from before that took the op alone
+PING = {"op": "ping"} if "call" in inspect.signature(doc.request).parameters else "ping"
 
 async def call(name, **args):
     start = time.perf_counter()
@@ -57,7 +59,7 @@ source = "x = 0"
 await call("read_cell", id="target")
 for i in range(ROUNDS + WARMUP):
     start = time.perf_counter()
-    await doc.request("ping")
+    await doc.request(PING)
     echo = (time.perf_counter() - start) * 1000
     read, said = await call("read_cell", id="target")
     assert "x = " in said, said

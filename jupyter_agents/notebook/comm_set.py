@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = ["CommSet"]
@@ -46,7 +46,7 @@ class CommSet:
         for callback in self._forgotten:
             callback(comm)
 
-    def send(self, comm: Any, data: dict[str, Any]) -> None:
+    def send(self, comm: Any, data: Mapping[str, object]) -> None:
         """Send ``data``; a closed or broken comm is dropped, the others kept."""
         try:
             comm.send(data)

@@ -19,12 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .runs_contract import ACTIVE, APPROVE_MODES, PendingCall, PlanProgress, RunReport, Wait
+
 if TYPE_CHECKING:  # (the registry is made when the extension loads, before any run)
     from ..runtime.approvals import ApprovalRequest
     from ..runtime.tools.background import BackgroundCall
     from ..runtime.tools.plan import Plan
     from .view.view_protocol import LiveView
-    from .view.widget_state import Wait
 
 __all__ = ["RunRecord", "RunRegistry"]
 
@@ -33,8 +34,6 @@ KEEP_FINISHED = 30
 
 ARGUMENTS_PREVIEW = 200
 """Characters of a waiting call's arguments shown outside the cell."""
-
-ACTIVE = frozenset({"running", "waiting", "background"})
 
 _ids = itertools.count(1)
 
@@ -55,7 +54,7 @@ class RunRecord:
     cost: str | None = None
     """What the run cost so far, as shown (``"$0.0123"``, ``"price unknown"``)."""
     tool_calls: int = 0
-    pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pending: dict[str, PendingCall] = field(default_factory=dict)
     """Waiting approval requests by request id: tool, call id and an arguments preview."""
     plan: Plan | None = None
     """The run's latest plan (``update_plan``), if it set one."""
@@ -67,7 +66,7 @@ class RunRecord:
     view: LiveView | None = field(default=None, repr=False)
     stop: Callable[[], None] | None = field(default=None, repr=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RunReport:
         """The record as a JSON-ready dict (what the frontend gets)."""
         return {
             "id": self.run_id,
@@ -92,7 +91,7 @@ class RunRecord:
         return self.status in ACTIVE or bool(self.background)
 
 
-def _progress(plan: Plan) -> dict[str, Any]:
+def _progress(plan: Plan) -> PlanProgress:
     """How far a plan is: completed steps, all steps, and the step in progress."""
     current = plan.current
     return {
@@ -111,17 +110,17 @@ class RunRegistry:
         self.grace = 5.0
         """Seconds a waiting call waits for a frontend to show its run (a frontend's setting)."""
         self._runs: OrderedDict[str, RunRecord] = OrderedDict()
-        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._listeners: list[Callable[[RunReport], None]] = []
         self._lock = threading.Lock()
 
     # -- listeners -----------------------------------------------------------------------
 
-    def listen(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+    def listen(self, listener: Callable[[RunReport], None]) -> Callable[[], None]:
         """Call ``listener(run_json)`` on every change; returns a function that stops it."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def snapshot(self) -> list[dict[str, Any]]:
+    def snapshot(self) -> list[RunReport]:
         """Every known run, oldest first."""
         with self._lock:
             return [r.to_json() for r in self._runs.values()]
@@ -161,16 +160,17 @@ class RunRegistry:
         arguments = json.dumps(request.arguments, ensure_ascii=False)
         if len(arguments) > ARGUMENTS_PREVIEW:
             arguments = arguments[: ARGUMENTS_PREVIEW - 1] + "…"
-        record.pending[request.request_id] = {
+        pending: PendingCall = {
             "request": request.request_id,
             "call": request.call_id,
             "tool": request.tool_name,
             "arguments": arguments,
         }
         if request.question is not None:  # answered in the cell's form; the panel can skip it
-            record.pending[request.request_id]["question"] = request.question.text[:200]
+            pending["question"] = request.question.text[:200]
         if _approved_on_its_card(request):  # only the card shows what it would do
-            record.pending[request.request_id]["on_card"] = True
+            pending["on_card"] = True
+        record.pending[request.request_id] = pending
         self._changed(record)
 
         def settled(_answer: Any) -> None:
@@ -200,7 +200,7 @@ class RunRegistry:
 
     def configure(self, approve: object, grace: object) -> bool:
         """Take a frontend's settings; False (nothing changed) when one is invalid."""
-        if approve not in ("ask", "auto", "deny"):
+        if approve not in APPROVE_MODES:
             return False
         if isinstance(grace, bool) or not isinstance(grace, (int, float)) or not 0 <= grace <= 600:
             return False

@@ -3,20 +3,16 @@ status bar, notifications), and its decisions and Stop requests back.
 
 Either side may open it. The kernel opens one when the extension is loaded (a frontend that
 registered the target gets it); a frontend that connects later (a reloaded page) opens one to
-the kernel's target. Messages, all JSON objects with a ``type``:
+the kernel's target. Messages, all JSON objects with a ``type``, typed in
+``runs_contract.py`` (the lab extension's copy is generated from it):
 
 kernel → frontend
-    ``{"type": "snapshot", "runs": [run, ...]}`` when the comm opens or on ``hello``;
-    ``{"type": "run", "run": run}`` whenever a run changes (see ``RunRecord.to_json``; its
-    ``plan`` is ``{"completed": int, "total": int, "current": str | None}`` once the run has
-    one, else null);
-    ``{"type": "decided", "run": id, "request": id, "ok": bool}`` answering ``decide``.
+    ``snapshot`` (every run) when the comm opens or on ``hello``; ``run`` whenever a run
+    changes (``RunRecord.to_json``); ``decided`` answering ``decide``.
 frontend → kernel
-    ``{"type": "hello"}``; ``{"type": "decide", "run": id, "request": id, "approved": bool,
-    "message": str | None}``; ``{"type": "stop", "run": id}``; ``{"type": "stop_all"}``;
-    ``{"type": "settings", "approve": "ask" | "auto" | "deny", "grace": seconds}`` (the
-    default approval mode of cells without ``--approve`` and the headless grace period;
-    ``JUPYTER_AGENTS_APPROVE`` / ``JUPYTER_AGENTS_APPROVAL_GRACE`` still win).
+    ``hello``; ``decide`` (approve or reject a waiting call); ``stop`` (a run); ``stop_all``;
+    ``settings`` (the default approval mode of cells without ``--approve`` and the headless
+    grace period; ``JUPYTER_AGENTS_APPROVE`` / ``JUPYTER_AGENTS_APPROVAL_GRACE`` still win).
 
 Nothing a frontend sends is trusted: unknown types and malformed fields are ignored, and a
 decision only settles a request that is waiting in that run (stale and repeated ones get
@@ -42,12 +38,13 @@ from comm import create_comm, get_comm_manager
 
 from .comm_set import CommSet
 from .run_registry import RunRegistry
+from .runs_contract import TARGET, Activity, Decided, RunChanged, RunReport, Snapshot
 
 __all__ = ["ACTIVITY_INTERVAL", "TARGET", "Heartbeat", "RunsChannel", "activity_interval"]
 
 logger = logging.getLogger("jupyter_agents")
 
-TARGET = "jupyter_agents.runs"
+ACTIVITY: Activity = {"type": "activity"}
 
 ACTIVITY_INTERVAL = 30.0
 """Seconds between activity messages while a run is live (``JUPYTER_AGENTS_ACTIVITY_INTERVAL``
@@ -141,14 +138,14 @@ class RunsChannel:
         get_comm_manager().register_target(TARGET, self._opened_by_frontend)
         beacon = create_comm(target_name=TARGET, primary=False)  # never opened: no frontend has it
         self.heartbeat = Heartbeat(
-            lambda: beacon.send({"type": "activity"}),
+            lambda: beacon.send(dict(ACTIVITY)),
             self.registry.live,
             self._interval,
             self._comms.loop,
         )
         self._unlisten = self.registry.listen(self._changed)
-        comm = create_comm(target_name=TARGET, data={"type": "snapshot", "runs": []})
-        self._comms.adopt(comm)
+        empty: Snapshot = {"type": "snapshot", "runs": []}
+        self._comms.adopt(create_comm(target_name=TARGET, data=empty))
 
     def close(self) -> None:
         """Close every comm and stop listening."""
@@ -163,11 +160,15 @@ class RunsChannel:
 
     def _opened_by_frontend(self, comm: Any, _open_msg: dict[str, Any]) -> None:
         self._comms.adopt(comm)
-        self._comms.send(comm, {"type": "snapshot", "runs": self.registry.snapshot()})
+        self._comms.send(comm, self._snapshot())
 
-    def _changed(self, run: dict[str, Any]) -> None:
+    def _snapshot(self) -> Snapshot:
+        return {"type": "snapshot", "runs": self.registry.snapshot()}
+
+    def _changed(self, run: RunReport) -> None:
+        changed: RunChanged = {"type": "run", "run": run}
         for comm in list(self._comms.comms):
-            self._comms.send(comm, {"type": "run", "run": run})
+            self._comms.send(comm, changed)
         if self.heartbeat is not None:
             self.heartbeat.check()
 
@@ -179,7 +180,7 @@ class RunsChannel:
             return
         kind = data.get("type")
         if kind == "hello":
-            self._comms.send(comm, {"type": "snapshot", "runs": self.registry.snapshot()})
+            self._comms.send(comm, self._snapshot())
         elif kind == "decide":
             run, request = data.get("run"), data.get("request")
             message = data.get("message")
@@ -190,9 +191,8 @@ class RunsChannel:
 
             def decide() -> None:
                 ok = self.registry.decide(run, request, approved, text)
-                self._comms.send(
-                    comm, {"type": "decided", "run": run, "request": request, "ok": ok}
-                )
+                decided: Decided = {"type": "decided", "run": run, "request": request, "ok": ok}
+                self._comms.send(comm, decided)
 
             self._comms.on_loop(decide)
         elif kind == "stop" and isinstance(data.get("run"), str):

@@ -256,9 +256,13 @@ def test_always_in_this_notebook_spans_cells_and_never_covers_a_restart(session:
 LINE_ENDS = """from jupyter_agents.notebook.host import current_host
 import json
 doc = current_host().document
-put = await doc.request("insert", {"cell_type": "code", "source": "a = 1\\r\\nb = 2\\rc = 3"})
+put = await doc.request(
+    {"op": "insert", "args": {"cell_type": "code", "source": "a = 1\\r\\nb = 2\\rc = 3"}}
+)
 cells = {c["id"]: c["source"] for c in await doc.cells()}
-edit = await doc.request("edit", {"id": "crlf", "expected": cells["crlf"], "source": "x"})
+edit = await doc.request(
+    {"op": "edit", "args": {"id": "crlf", "expected": cells["crlf"], "source": "x"}}
+)
 print(json.dumps([put, cells[put["cell"]], edit]))"""
 
 

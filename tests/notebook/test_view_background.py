@@ -15,6 +15,7 @@ import pytest
 from jupyter_agents import Agent, Runner, tool
 from jupyter_agents.notebook.run_registry import RunRegistry
 from jupyter_agents.notebook.runs_comm import ACTIVITY_INTERVAL, Heartbeat, activity_interval
+from jupyter_agents.notebook.runs_contract import RunReport
 from jupyter_agents.notebook.saved import run_document
 from jupyter_agents.notebook.view.run_view import RunView
 from jupyter_agents.notebook.view.text_view import TextView
@@ -71,10 +72,10 @@ async def test_an_interrupted_sync_tool_shows_until_it_ends_then_what_it_did(
     view, shown, runs = RunView(agent="a", model="m"), Shown(), RunRegistry()
     view._handle = shown
     record = runs.start(view, "cell-1", "a", "m")
-    heard: list[dict[str, Any]] = []
+    heard: list[RunReport] = []
     over = asyncio.Event()  # the run list heard that nothing goes on any more
 
-    def hear(run: dict[str, Any]) -> None:
+    def hear(run: RunReport) -> None:
         heard.append(run)
         if run["status"] == "cancelled" and not run["background_calls"]:
             over.set()

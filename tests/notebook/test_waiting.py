@@ -11,6 +11,7 @@ import pytest
 
 from jupyter_agents import Agent, Runner, tool
 from jupyter_agents.notebook.run_registry import RunRegistry
+from jupyter_agents.notebook.runs_contract import RunReport
 from jupyter_agents.notebook.view.run_view import RunView
 from jupyter_agents.notebook.view.waiting import SHOW_AFTER, ToolClock, WaitWatch, waiting_for
 from jupyter_agents.runtime.model_wait import ModelWait
@@ -105,7 +106,7 @@ def watched() -> Any:
     and ``w.heard`` (what the run list's listeners got)."""
     clock, view, runs = Clock(), FakeView(), RunRegistry()
     record = runs.start(view, "cell-1", "agent", "model")  # type: ignore[arg-type]
-    heard: list[dict[str, Any]] = []
+    heard: list[RunReport] = []
     runs.listen(heard.append)
     watch = WaitWatch(view, runs, record, clock=clock, wall=clock.wall)  # type: ignore[arg-type]
     return NS(watch=watch, view=view, runs=runs, record=record, clock=clock, heard=heard)

@@ -34,7 +34,8 @@ from IPython.core.error import UsageError
 from ...runtime.errors import UserError
 from ...runtime.replay import Cassette
 from ...runtime.replay.cassette import ReplayMode
-from ..workspace.document_comm import NoFrontend
+from ..document_contract import SetCassetteCall
+from ..workspace.document_comm import NoFrontend, recordings
 
 if TYPE_CHECKING:
     from ..host import NotebookHost
@@ -62,7 +63,8 @@ def replay_magic(host: NotebookHost, words: list[str]) -> None:
         print(f"jupyter_agents: replay {words[0]} ({_explain(words[0])})")
     elif words[0] == "forget" and len(words) == 2:
         document = host.document
-        if document is None or not document.tell("set_cassette", {"id": words[1], "data": None}):
+        forget: SetCassetteCall = {"op": "set_cassette", "args": {"id": words[1], "data": None}}
+        if document is None or not document.tell(forget):
             raise UsageError(
                 "%agent replay forget: no notebook frontend is connected to drop it from."
             )
@@ -139,7 +141,7 @@ async def keep_recording(host: NotebookHost, cell: str, cassette: Cassette) -> N
     if data == getattr(cassette, "stored", None):
         return  # replayed as recorded: the cell already holds it
     try:
-        await document.request("set_cassette", {"id": cell, "data": data})
+        await document.request({"op": "set_cassette", "args": {"id": cell, "data": data}})
     except NoFrontend:
         pass  # nothing holds the document (nbconvert): nothing to write to
 
@@ -151,11 +153,10 @@ async def _recorded(host: NotebookHost, cell: str) -> tuple[str | None, bool]:
     if document is None or document.frontend is None:
         return None, False
     try:
-        reply = await document.request("cassette", {"id": cell})
+        held = recordings(await document.request({"op": "cassette", "args": {"id": cell}}))
     except NoFrontend:
         return None, False
-    data = reply.get("data")
-    return (data if isinstance(data, str) else None), reply.get("live") is True
+    return held["data"], held.get("live") is True
 
 
 def _unpacked(data: str) -> list[dict[str, Any]]:

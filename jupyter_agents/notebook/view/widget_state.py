@@ -16,6 +16,7 @@ from typing import Any, Literal, Union
 from typing_extensions import NotRequired, TypedDict
 
 from ...runtime.tools.display import LiveOutput, PartType, StepStatus
+from ..runs_contract import Wait
 
 __all__ = [
     "STATE_VERSION",
@@ -105,17 +106,6 @@ class Plan(TypedDict):
 
     explanation: NotRequired[str]
     steps: list[PlanStep]
-
-
-class Wait(TypedDict):
-    """What the run waits for, once it has waited ``SHOW_AFTER`` seconds: ``on``
-    the model, a tool or the person; ``text`` says which ("waiting for the model at
-    api.openai.com · attempt 2 of 3"); ``since`` (epoch ms) is when the wait began, and each
-    frontend adds the time since then itself."""
-
-    on: Literal["model", "tool", "person"]
-    text: str
-    since: int
 
 
 class Header(TypedDict):

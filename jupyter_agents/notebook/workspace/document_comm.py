@@ -3,61 +3,61 @@ document for its cells (the document belongs to the frontend, never to the kerne
 
 The kernel opens the comm when the extension loads; a frontend that holds the document (the
 lab extension's ``document`` plugin, the headless runner) registers the target, accepts it and
-says ``hello``; a frontend that connects later opens one to the kernel's target. Messages, all
-JSON objects with a ``type``:
+says ``hello``; a frontend that connects later opens one to the kernel's target. The messages
+are typed in ``document_contract.py`` (the lab extension's copy is generated from it); what
+each request does:
 
-kernel → frontend
-    ``{"type": "request", "id": n, "op": "ping"}``: nothing but the reply ``"done": true``
-    (what a round trip costs, benchmark NB1);
-    ``{"type": "request", "id": n, "op": "cells"}``: every cell of the document;
-    ``{"type": "request", "id": n, "op": OP, "args": {...}}`` for a change, one undo step each,
-    every ``expected`` being the whole source the change's card showed (``cell_cards.py``):
-    ``insert`` (``cell_type``, ``source``, and ``after`` or ``before`` a cell id with
-    ``expected``, that cell's source, or neither: at the end), ``edit`` (``id``, ``expected``,
-    ``source``: the new one), ``delete`` (``id``, ``expected``), ``move`` (``id``,
-    ``expected``, ``after``: a cell id with ``after_expected``, or null for the top);
-    ``run`` (``id``, ``expected``, ``run``: a token): the kernel is about to run the cell
-    (``cell_runner.py``), the source its card showed: the frontend checks it as for an edit
-    (and refuses a cell that is not code or is running), clears its outputs and shows it
-    running; then, with no replies,
-    ``{"type": "output", "run": token, "msg_type": str, "content": {...}}`` for each output
-    message of the run (as a kernel sends them on IOPub: ``stream``, ``display_data``,
-    ``execute_result``, ``error``, ``clear_output``, ``update_display_data``); then ``ran``
-    (``run``, ``execution_count``): the run ended;
-    ``restart`` (``after``: the agent's cell id): restart the kernel when that cell ends;
-    ``cassette`` (``id``): reply ``"data"``, the cell's packed recordings (or null);
-    ``set_cassette`` (``id``, ``data``: packed recordings, or null to drop them).
-frontend → kernel
-    ``{"type": "hello", "frontend": str, "notebook": str}``;
-    ``{"type": "reply", "id": n, "cells": [cell, ...]}`` where a cell is ``{"id", "cell_type",
-    "source", "execution_count", "outputs", "executing"}`` as nbformat has them (``executing``:
-    the cell is running now); for a change ``{"type": "reply", "id": n, "done": true, "cell":
-    id}``, or ``"stale": true`` with the ``cell`` and its ``source`` now when a cell does not
-    hold the source expected (nothing applied), ``"missing": id`` for a cell that is not
-    there, ``"refused": why`` (a running cell); ``{"type": "reply", "id": n, "error": str}``;
-    ``run`` and ``ran`` reply ``"done": true`` (or as a change does).
+``ping``
+    nothing but the reply ``"done": true`` (what a round trip costs, benchmark NB1);
+``cells``
+    every cell of the document (``executing``: the cell is running now);
+``insert``, ``edit``, ``delete``, ``move``
+    a change, one undo step each, every ``expected`` being the whole source the change's card
+    showed (``cell_cards.py``): an insert goes ``after`` or ``before`` a cell (holding
+    ``expected``) or at the end; a move goes after a cell (holding ``after_expected``) or to the
+    top;
+``run``
+    the kernel is about to run the cell (``cell_runner.py``), the source its card showed: the
+    frontend checks it as for an edit (and refuses a cell that is not code or is running),
+    clears its outputs and shows it running; then, with no replies, an ``output`` message for
+    each output message of the run (as a kernel sends them on IOPub: ``stream``,
+    ``display_data``, ``execute_result``, ``error``, ``clear_output``, ``update_display_data``);
+    then ``ran``: the run ended;
+``restart``
+    restart the kernel when the agent's cell ends;
+``cassette``, ``set_cassette``
+    read or write the cell's packed recordings (null drops them).
+
+The reply to a change (and to ``run``, ``ran``, ``restart``) is an ``Outcome``: ``done``, or
+``stale`` with the cell and its source now when a cell does not hold the source expected
+(nothing applied), ``missing`` for a cell that is not there, ``refused`` and why (a running
+cell); any request may be answered ``error``.
 
 A change is checked and applied by the frontend in one step, against the document as it is
 then: the person may have typed since its card was shown. The kernel keeps no copy of the
 cells: each card reads them afresh.
 
 Nothing a frontend sends is trusted: malformed replies are errors for the one request that
-asked, unknown messages are ignored, and a request nobody answers times out.
+asked (``outcome`` and ``recordings`` read them), unknown messages are ignored, and a request
+nobody answers times out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
 from comm import create_comm, get_comm_manager
 
 from ..comm_set import CommSet
+from ..document_contract import TARGET, Call, Done, Open, Outcome, Output, Recordings, RequestHead
 
-__all__ = ["TARGET", "DocumentChannel", "NoFrontend"]
+__all__ = ["TARGET", "DocumentChannel", "NoFrontend", "Reply", "outcome", "recordings"]
 
-TARGET = "jupyter_agents.document"
+Reply = Mapping[str, object]
+"""A reply as a frontend sent it (untrusted: read it with ``outcome`` or ``recordings``)."""
 
 REPLY_TIMEOUT = 20.0
 """Seconds a frontend has to answer a request."""
@@ -79,7 +79,7 @@ class DocumentChannel:
         self._comms.on_forget(lambda comm: self._frontend.pop(id(comm), None))
         self._frontend: dict[int, str] = {}  # id(comm) -> what said hello on it
         self._ids = itertools.count(1)
-        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._waiting: dict[int, asyncio.Future[Reply]] = {}
         self._hello: asyncio.Event | None = None
         self._unanswered = False
         """A hello was waited for in vain once: nothing holds the document (nbconvert)."""
@@ -88,7 +88,8 @@ class DocumentChannel:
         """Register the target and offer a comm to the frontend (needs a kernel)."""
         self._comms.bind_loop()
         get_comm_manager().register_target(TARGET, lambda comm, _msg: self._comms.adopt(comm))
-        self._comms.adopt(create_comm(target_name=TARGET, data={"type": "open"}))
+        opening: Open = {"type": "open"}
+        self._comms.adopt(create_comm(target_name=TARGET, data=opening))
 
     def close(self) -> None:
         self._comms.close()
@@ -103,13 +104,13 @@ class DocumentChannel:
 
     async def cells(self, timeout: float = REPLY_TIMEOUT) -> list[dict[str, Any]]:
         """Every cell of the document, as the frontend has it now."""
-        reply = await self.request("cells", timeout=timeout)
+        reply = await self.request({"op": "cells"}, timeout=timeout)
         cells = reply.get("cells")
         if not isinstance(cells, list):
             raise NoFrontend("The notebook's frontend sent no cells; try again.")
         return [c for c in cells if isinstance(c, dict) and isinstance(c.get("id"), str)]
 
-    def notify(self, data: dict[str, Any], parent: dict[str, Any]) -> None:
+    def notify(self, data: Output, parent: dict[str, Any]) -> None:
         """Send ``data`` to the frontend without waiting for a reply, from any thread, as part
         of the request ``parent`` (the agent cell's: a headless runner only reads messages of
         the cell it runs). Nothing is sent with no frontend."""
@@ -122,28 +123,23 @@ class DocumentChannel:
             kernel.iopub_socket, "comm_msg", content, parent=parent, ident=comm.topic
         )
 
-    def tell(self, op: str, args: dict[str, Any]) -> bool:
+    def tell(self, call: Call) -> bool:
         """Send a request without waiting for its reply (from a magic, which cannot wait: the
         reply would come in after the cell); whether a frontend was there to send it to."""
         comm = self._hello_comm()
         if comm is None:
             return False
-        comm.send({"type": "request", "id": next(self._ids), "op": op, "args": args})
+        comm.send(_request(next(self._ids), call))
         return True
 
-    async def request(
-        self, op: str, args: dict[str, Any] | None = None, *, timeout: float = REPLY_TIMEOUT
-    ) -> dict[str, Any]:
-        """Ask the frontend (see the module docstring); its reply."""
+    async def request(self, call: Call, *, timeout: float = REPLY_TIMEOUT) -> Reply:
+        """Ask the frontend (see the module docstring); its reply (an ``error`` one raises)."""
         comm = await self._answering()
         request = next(self._ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._waiting[request] = future
-        message: dict[str, Any] = {"type": "request", "id": request, "op": op}
-        if args is not None:
-            message["args"] = args
         try:
-            comm.send(message)
+            comm.send(_request(request, call))
             reply = await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
             raise NoFrontend(
@@ -204,6 +200,43 @@ class DocumentChannel:
                 loop.call_soon_threadsafe(_settle, future, data)
 
 
-def _settle(future: asyncio.Future[dict[str, Any]], data: dict[str, Any]) -> None:
+def _request(request: int, call: Call) -> dict[str, object]:
+    """The message of request number ``request``: a ``RequestHead`` with ``call``'s fields."""
+    head: RequestHead = {"type": "request", "id": request}
+    return {**head, **call}
+
+
+def _settle(future: asyncio.Future[Reply], data: Reply) -> None:
     if not future.done():
         future.set_result(data)
+
+
+def outcome(reply: Reply) -> Outcome | None:
+    """What the reply to a change (or ``run``, ``ran``, ``restart``) says, in this order:
+    ``missing``, ``refused``, ``stale``, ``done``; None when it says none of them (nothing was
+    done). A stale reply without its ``cell`` has ``""`` there (the caller knows which)."""
+    missing = reply.get("missing")
+    if missing is not None:
+        return {"missing": str(missing)}
+    refused = reply.get("refused")
+    if refused:
+        return {"refused": str(refused)}
+    cell, source = reply.get("cell"), reply.get("source")
+    if reply.get("stale"):
+        now = source if isinstance(source, str) else ""
+        return {"stale": True, "cell": str(cell) if "cell" in reply else "", "source": now}
+    if reply.get("done") is not True:
+        return None
+    done: Done = {"done": True}
+    if "cell" in reply:
+        done["cell"] = str(cell)
+    if isinstance(source, str):
+        done["source"] = source
+    return done
+
+
+def recordings(reply: Reply) -> Recordings:
+    """What the reply to ``cassette`` says: the packed recordings (None when there are none or
+    they are not text) and whether the person asked for a live run."""
+    data = reply.get("data")
+    return {"data": data if isinstance(data, str) else None, "live": reply.get("live") is True}

@@ -1,34 +1,46 @@
 """The headless runner's side of the ``jupyter_agents.document`` comm: nbclient executes the
 notebook and so holds the document; this answers the kernel's requests for its cells and
-applies the notebook agent's changes to it (see ``document_comm.py`` beside it for the
-messages). Cells the agent inserts are written to the executed notebook; the runner does not
-run them, but the agent may (``run_cells``): the kernel runs them and relays their outputs
-here, into the cell. Cells still waiting for their turn are not run by the agent (they run in
-their turn, as in a browser's Run All)."""
+applies the notebook agent's changes to it (``document_comm.py`` beside it says what each
+request does; ``document_contract.py`` types them). Cells the agent inserts are
+written to the executed notebook; the runner does not run them, but the agent may
+(``run_cells``): the kernel runs them and relays their outputs here, into the cell. Cells still
+waiting for their turn are not run by the agent (they run in their turn, as in a browser's Run
+All)."""
 
 from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ...runtime.replay.signing import inserted_mark, is_inserted_mark
 from ..cells.cell_replay import METADATA
+from ..document_contract import (
+    CELL_TYPES,
+    CHANGES,
+    TARGET,
+    Answer,
+    Cell,
+    Done,
+    Hello,
+    Missing,
+    Outcome,
+    Recordings,
+    Refused,
+    Stale,
+)
 from .cell_cards import line_feeds
 from .cell_outputs import cell_source
 from .output_collector import OutputCollector
 
 __all__ = ["TARGET", "HeadlessDocument"]
 
-TARGET = "jupyter_agents.document"
-
-CELL_TYPES = ("code", "markdown", "raw")
-
 CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """A cell id nbformat accepts (an insert may ask for one: see ``notebook_edits.inserted_id``)."""
 
-CHANGES = ("insert", "edit", "delete", "move", "run", "ran", "restart", "cassette", "set_cassette")
-"""The requests that change the document (each with ``args``)."""
+Args = Mapping[str, object]
+"""A request's ``args`` as the kernel sent them (checked field by field where read)."""
 
 
 class HeadlessDocument:
@@ -155,10 +167,11 @@ class HeadlessDocument:
 
     def _opened(self, msg: dict[str, Any]) -> _Comm:
         comm = _Comm(self, msg["content"]["comm_id"])
-        comm.send({"type": "hello", "frontend": "headless", "notebook": self.notebook})
+        hello: Hello = {"type": "hello", "frontend": "headless", "notebook": self.notebook}
+        comm.send(hello)
         return comm
 
-    def cells(self) -> list[dict[str, Any]]:
+    def cells(self) -> list[Cell]:
         """Every cell as the protocol sends it."""
         return [
             {
@@ -177,9 +190,11 @@ class HeadlessDocument:
 
     # -- changes -----------------------------------------------------------------------------
 
-    def change(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+    def change(self, op: str, args: Args) -> Answer:
         """Apply one change (checked against the notebook as it is now); the reply."""
         cells = self.nb.cells
+        if op not in CHANGES:
+            return {"error": "unknown request"}
         if op == "insert":
             return self._insert(args)
         if op == "ran":
@@ -203,30 +218,34 @@ class HeadlessDocument:
         if op in ("edit", "delete", "move") and cell_source(cell) != args.get("expected"):
             return _stale(cell)  # not the source its card showed: the person changed it since
         if op == "edit":
-            if not isinstance(args.get("source"), str):
+            source = args.get("source")
+            if not isinstance(source, str):
                 return {"refused": "the new source must be text."}
-            source = line_feeds(args["source"])
+            source = line_feeds(source)
             cell["source"] = source
             return {"done": True, "cell": cell["id"], "source": source}
         if op == "delete":
             del cells[index]
             return {"done": True, "cell": cell["id"]}
-        if op == "move":
-            after = args.get("after")
-            target = -1 if after is None else self._find(after)
-            if target is None:
-                return {"missing": str(after)}
-            if target == index:
-                return {"refused": "a cell cannot go after itself."}
-            if after is not None and cell_source(cells[target]) != args.get("after_expected"):
-                return _stale(cells[target])
-            del cells[index]
-            place = self._find(after) if after is not None else None
-            cells.insert(0 if place is None else place + 1, cell)
-            return {"done": True, "cell": cell["id"]}
-        return {"error": "unknown request"}
+        return self._move(index, args)
 
-    def _run(self, cell: Any, args: dict[str, Any]) -> dict[str, Any]:
+    def _move(self, index: int, args: Args) -> Outcome:
+        cells = self.nb.cells
+        cell = cells[index]
+        after = args.get("after")
+        target = -1 if after is None else self._find(after)
+        if target is None:
+            return {"missing": str(after)}
+        if target == index:
+            return {"refused": "a cell cannot go after itself."}
+        if after is not None and cell_source(cells[target]) != args.get("after_expected"):
+            return _stale(cells[target])
+        del cells[index]
+        place = self._find(after) if after is not None else None
+        cells.insert(0 if place is None else place + 1, cell)
+        return {"done": True, "cell": cell["id"]}
+
+    def _run(self, cell: Any, args: Args) -> Outcome:
         if cell.get("cell_type") != "code":
             return {"refused": "only code cells run."}
         if id(cell) in self.waiting:
@@ -252,7 +271,7 @@ class HeadlessDocument:
         collected.add(msg_type, content)
         cell["outputs"] = nbformat.from_dict(collected.outputs)  # type: ignore[no-untyped-call]
 
-    def _ran(self, args: dict[str, Any]) -> dict[str, Any]:
+    def _ran(self, args: Args) -> Outcome:
         token = args.get("run")
         run = self.runs.pop(token, None) if isinstance(token, str) else None
         if run is None:
@@ -261,7 +280,7 @@ class HeadlessDocument:
         run[0]["execution_count"] = count if isinstance(count, int) else None
         return {"done": True, "cell": run[0]["id"]}
 
-    def _cassette(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
+    def _cassette(self, op: str, args: Args) -> Recordings | Done | Missing | Refused:
         """A cell's recordings (``cell_replay.py``), kept in its metadata."""
         index = self._find(args.get("id"))
         if index is None:
@@ -284,14 +303,14 @@ class HeadlessDocument:
             metadata.pop(METADATA, None)
         return {"done": True}
 
-    def _find(self, cell_id: Any) -> int | None:
+    def _find(self, cell_id: object) -> int | None:
         return next((i for i, c in enumerate(self.nb.cells) if c.get("id") == cell_id), None)
 
-    def _insert(self, args: dict[str, Any]) -> dict[str, Any]:
+    def _insert(self, args: Args) -> Outcome:
         import nbformat
 
         kind, source = args.get("cell_type"), args.get("source")
-        if kind not in CELL_TYPES or not isinstance(source, str):
+        if not isinstance(kind, str) or kind not in CELL_TYPES or not isinstance(source, str):
             return {"refused": f"cell_type must be one of {', '.join(CELL_TYPES)}, source text."}
         source = line_feeds(source)
         make = {
@@ -324,7 +343,7 @@ class HeadlessDocument:
             cells.append(cell)
         return {"done": True, "cell": cell["id"], "source": source}
 
-    def _claim(self, cell: Any) -> dict[str, Any]:
+    def _claim(self, cell: Any) -> Done:
         """An insert of the cell the notebook already holds (a replayed run inserting what its
         recording did): this run's own, as if just inserted, so it does not run again in its
         turn and the agent may run it."""
@@ -333,7 +352,7 @@ class HeadlessDocument:
         return {"done": True, "cell": cell["id"], "source": cell_source(cell)}
 
 
-def _stale(cell: Any) -> dict[str, Any]:
+def _stale(cell: Any) -> Stale:
     """The reply for a cell that does not hold the source a change expected: nothing done."""
     return {"stale": True, "cell": cell.get("id"), "source": cell_source(cell)}
 
@@ -345,7 +364,7 @@ class _Comm:
         self.document = document
         self.comm_id = comm_id
 
-    def send(self, data: dict[str, Any]) -> None:
+    def send(self, data: Mapping[str, object]) -> None:
         kc = self.document.client.kc
         kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": self.comm_id, "data": data}))
 
@@ -357,7 +376,7 @@ class _Comm:
         if not isinstance(data, dict) or data.get("type") != "request":
             return
         request, op = data.get("id"), data.get("op")
-        reply: dict[str, Any]
+        reply: Answer
         if op == "ping":
             reply = {"done": True}
         elif op == "cells":

@@ -19,13 +19,14 @@ import dataclasses
 import difflib
 import hashlib
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from ...runtime.approvals import approved_call
 from ...runtime.context import ToolContext
 from ...runtime.replay.signing import inserted_mark
 from ...runtime.tools import FunctionTool, function_tool
 from ...runtime.tools.display import ToolDisplay
+from ..document_contract import CellType, DeleteCall, EditCall, InsertArgs, InsertCall, MoveCall
 from .cell_cards import (
     CardBook,
     CellCard,
@@ -39,7 +40,7 @@ from .cell_cards import (
     quoted,
 )
 from .cell_outputs import cell_version
-from .document_comm import DocumentChannel, NoFrontend
+from .document_comm import DocumentChannel, NoFrontend, outcome
 
 __all__ = [
     "CellChangeTool",
@@ -50,8 +51,6 @@ __all__ = [
     "missing_cell",
     "stale_message",
 ]
-
-CellType = Literal["code", "markdown", "raw"]
 
 Document = Callable[[], DocumentChannel]
 
@@ -157,13 +156,19 @@ def editing_tools(document: Document, own_cell: Callable[[], str]) -> list[Funct
         side = None if named is None else "after" if after_id is not None else "before"
         if (named, side) != ((anchor.id, card.side) if anchor is not None else (None, None)):
             return _not_on_card(named)
-        args: dict[str, Any] = {"cell_type": cell_type, "source": line_feeds(source)}
-        args.update({"after": after_id, "before": before_id})
-        args["id"] = inserted_id(own_cell(), ctx.tool_call_id)
-        args["mark"] = inserted_mark(args["source"])  # the frontend writes it as given
+        written = line_feeds(source)
+        args: InsertArgs = {
+            "cell_type": cell_type,
+            "source": written,
+            "after": after_id,
+            "before": before_id,
+            "id": inserted_id(own_cell(), ctx.tool_call_id),
+            "mark": inserted_mark(written),  # the frontend writes it as given
+        }
         if anchor is not None:
             args["expected"] = anchor.source
-        return await _change(document, "insert", args, anchor.id if anchor else None)
+        call: InsertCall = {"op": "insert", "args": args}
+        return await _change(document, call, anchor.id if anchor else None)
 
     async def edit_cell(ctx: ToolContext[Any], id: str, version: str, new_source: str) -> str:
         """Replace a cell's source. Name the version read_cell gave: if the user changed the
@@ -180,8 +185,11 @@ def editing_tools(document: Document, own_cell: Callable[[], str]) -> list[Funct
         (cell,) = card.cells
         if id != cell.id:
             return _not_on_card(id)
-        args = {"id": id, "expected": cell.source, "source": line_feeds(new_source)}
-        return await _change(document, "edit", args, id)
+        call: EditCall = {
+            "op": "edit",
+            "args": {"id": id, "expected": cell.source, "source": line_feeds(new_source)},
+        }
+        return await _change(document, call, id)
 
     async def delete_cell(ctx: ToolContext[Any], id: str, version: str) -> str:
         """Delete a cell. Name the version read_cell gave. The user approves it first.
@@ -196,7 +204,8 @@ def editing_tools(document: Document, own_cell: Callable[[], str]) -> list[Funct
         (cell,) = card.cells
         if id != cell.id:
             return _not_on_card(id)
-        return await _change(document, "delete", {"id": id, "expected": cell.source}, id)
+        call: DeleteCall = {"op": "delete", "args": {"id": id, "expected": cell.source}}
+        return await _change(document, call, id)
 
     async def move_cell(ctx: ToolContext[Any], id: str, after_id: str | None = None) -> str:
         """Move a cell after another one (or to the top). The user approves it first.
@@ -212,10 +221,13 @@ def editing_tools(document: Document, own_cell: Callable[[], str]) -> list[Funct
         anchor = card.anchor
         if id != cell.id or after_id != (anchor.id if anchor else None):
             return _not_on_card(id if id != cell.id else after_id)
-        args = {"id": id, "expected": cell.source, "after": after_id}
+        call: MoveCall = {
+            "op": "move",
+            "args": {"id": id, "expected": cell.source, "after": after_id},
+        }
         if anchor is not None:
-            args["after_expected"] = anchor.source
-        return await _change(document, "move", args, id)
+            call["args"]["after_expected"] = anchor.source
+        return await _change(document, call, id)
 
     return [
         cell_tool(insert_cell, insert_card, document, own_cell, cards),
@@ -248,30 +260,32 @@ def stale_message(verb: str, cell_id: Any) -> str:
     )
 
 
-async def _change(document: Document, op: str, args: dict[str, Any], about: str | None) -> str:
+async def _change(
+    document: Document, call: InsertCall | EditCall | DeleteCall | MoveCall, about: str | None
+) -> str:
     """Ask the frontend for one change; what the model is told."""
     try:
         channel = document()
-        reply = await channel.request(op, args)
+        said = outcome(await channel.request(call))
     except NoFrontend as e:
         return str(e)
-    if reply.get("missing") is not None:
-        return await missing_cell(channel, str(reply["missing"]))
-    if reply.get("refused"):
-        return f"Not applied: {_one_line(reply['refused'])}"
-    if reply.get("stale"):
-        return stale_message("applied", reply.get("cell", about))
-    if reply.get("done") is not True:
+    if said is None:
         return "The notebook's frontend did not apply the change; try again."
-    cell = label(str(reply.get("cell", about or "")))
-    source = reply.get("source")
-    version = f" (version now {cell_version(source)})" if isinstance(source, str) else ""
+    if "missing" in said:
+        return await missing_cell(channel, said["missing"])
+    if "refused" in said:
+        return f"Not applied: {_one_line(said['refused'])}"
+    if "stale" in said:
+        return stale_message("applied", said["cell"] or about)
+    cell = label(said.get("cell", about or ""))
+    source = said.get("source")
+    version = f" (version now {cell_version(source)})" if source is not None else ""
     return {
         "insert": f"Inserted cell {cell}{version}; it has not run.",
         "edit": f"Edited cell {cell}{version}.",
         "delete": f"Deleted cell {cell}.",
         "move": f"Moved cell {cell}.",
-    }.get(op, "Done.")
+    }[call["op"]]
 
 
 def _one_line(text: Any) -> str:

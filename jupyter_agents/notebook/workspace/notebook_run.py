@@ -27,10 +27,11 @@ from typing_extensions import TypedDict  # pydantic reads its fields on Python <
 from ...runtime.context import ToolContext
 from ...runtime.tools import FunctionTool, function_tool
 from ...runtime.tools.outputs import ToolOutput, ToolOutputText
+from ..document_contract import Output
 from .cell_cards import CardBook, ShownCell, label, run_card
 from .cell_outputs import model_outputs
 from .cell_runner import CellRun, CellRunner
-from .document_comm import DocumentChannel, NoFrontend
+from .document_comm import DocumentChannel, NoFrontend, Reply, outcome
 from .notebook_edits import approved_card, cell_tool, missing_cell, stale_message
 
 __all__ = ["CellToRun", "running_tools"]
@@ -91,12 +92,13 @@ def running_tools(
             reason: Why the kernel needs a restart (the user sees it).
         """
         try:
-            reply = await document().request("restart", {"after": own_cell()})
+            reply = await document().request({"op": "restart", "args": {"after": own_cell()}})
         except NoFrontend as e:
             return str(e)
-        if reply.get("refused"):
-            return f"Not restarted: {str(reply['refused'])[:300]}"
-        if reply.get("done") is not True:
+        said = outcome(reply)
+        if said is not None and "refused" in said:
+            return f"Not restarted: {said['refused'][:300]}"
+        if said is None or "done" not in said:
             return "The notebook's frontend did not take the restart; nothing happens."
         return (
             "The kernel restarts when this agent cell ends: every variable will be gone. "
@@ -131,7 +133,9 @@ async def _run_one(
     ``said``; whether to stop here."""
     token = uuid.uuid4().hex[:16]
     try:
-        reply = await channel.request("run", {"id": cell.id, "expected": cell.source, "run": token})
+        reply = await channel.request(
+            {"op": "run", "args": {"id": cell.id, "expected": cell.source, "run": token}}
+        )
     except NoFrontend as e:
         said.append(ToolOutputText(str(e)))
         return True
@@ -142,7 +146,7 @@ async def _run_one(
     parent = kernel.kernel.get_parent("shell")
 
     def relay(msg_type: str, content: dict[str, Any]) -> None:
-        message = {"type": "output", "run": token, "msg_type": msg_type, "content": content}
+        message: Output = {"type": "output", "run": token, "msg_type": msg_type, "content": content}
         channel.notify(message, parent)
 
     outcome: CellRun | None = None
@@ -151,22 +155,24 @@ async def _run_one(
     finally:
         count = outcome.execution_count if outcome is not None else None
         try:
-            await channel.request("ran", {"run": token, "execution_count": count})
+            await channel.request({"op": "ran", "args": {"run": token, "execution_count": count}})
         except NoFrontend:
             pass
     said.extend(_told(label(cell.id), outcome))
     return outcome.error is not None
 
 
-async def _refused(channel: DocumentChannel, reply: dict[str, Any], cell: str) -> str | None:
-    if reply.get("missing") is not None:
-        return await missing_cell(channel, str(reply["missing"]), did="ran")
-    if reply.get("refused"):
-        return f"Not run: {' '.join(str(reply['refused']).split())[:300]}"
-    if reply.get("stale"):
-        return stale_message("run", cell)
-    if reply.get("done") is not True:
+async def _refused(channel: DocumentChannel, reply: Reply, cell: str) -> str | None:
+    """Why the frontend did not start the cell (None: it did)."""
+    said = outcome(reply)
+    if said is None:
         return "The notebook's frontend did not start the cell; try again."
+    if "missing" in said:
+        return await missing_cell(channel, said["missing"], did="ran")
+    if "refused" in said:
+        return f"Not run: {' '.join(said['refused'].split())[:300]}"
+    if "stale" in said:
+        return stale_message("run", cell)
     return None
 
 

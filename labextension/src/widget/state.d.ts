@@ -18,6 +18,17 @@ export type LiveOutput = "text" | "terminal";
 export type StepStatus = "pending" | "in_progress" | "completed";
 
 /**
+ * What the run waits for, once it has waited `SHOW_AFTER` seconds: `on` the model, a tool or the
+ * person; `text` says which ("waiting for the model at api.openai.com · attempt 2 of 3"); `since`
+ * (epoch ms) is when the wait began, and each frontend adds the time since then itself.
+ */
+export interface Wait {
+  on: "model" | "tool" | "person";
+  text: string;
+  since: number;
+}
+
+/**
  * The run's token usage.
  */
 export interface Tokens {
@@ -41,17 +52,6 @@ export interface PlanStep {
 export interface Plan {
   explanation?: string;
   steps: PlanStep[];
-}
-
-/**
- * What the run waits for, once it has waited `SHOW_AFTER` seconds: `on` the model, a tool or the
- * person; `text` says which ("waiting for the model at api.openai.com · attempt 2 of 3"); `since`
- * (epoch ms) is when the wait began, and each frontend adds the time since then itself.
- */
-export interface Wait {
-  on: "model" | "tool" | "person";
-  text: string;
-  since: number;
 }
 
 /**

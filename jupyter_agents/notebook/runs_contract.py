@@ -1,0 +1,209 @@
+"""The ``jupyter_agents.runs`` comm's messages, typed: the one description both ends share.
+
+The kernel side is ``runs_comm.py`` (with ``run_registry.py``, which makes the reports); the
+lab extension's is ``labextension/src/runs/``, which imports
+``labextension/src/runs/contract.ts``, generated from this module by
+``python -m jupyter_agents.notebook.view._state_ts labextension/src`` (a test fails when the
+committed file differs). When each message is sent is in ``runs_comm.py``'s docstring.
+
+Nothing received is trusted whatever these types say: the kernel ignores a message of an
+unknown ``type`` or with a malformed field, and the lab extension drops one (``protocol.ts``).
+"""
+
+from typing import Final, Literal, Union, get_args
+
+from typing_extensions import NotRequired, TypedDict
+
+__all__ = [
+    "ACTIVE",
+    "APPROVE_MODES",
+    "TARGET",
+    "WAITS_FOR",
+    "ActiveStatus",
+    "Activity",
+    "ApproveMode",
+    "BackgroundCall",
+    "Decide",
+    "Decided",
+    "Hello",
+    "PendingCall",
+    "PlanProgress",
+    "RunChanged",
+    "RunReport",
+    "Settings",
+    "Snapshot",
+    "Stop",
+    "StopAll",
+    "ToFrontend",
+    "ToKernel",
+    "Wait",
+    "WaitsFor",
+]
+
+TARGET: Final = "jupyter_agents.runs"
+"""The comm's target name (registered on both sides: either may open it)."""
+
+ActiveStatus = Literal["running", "waiting", "background"]
+"""The statuses of a run that has not ended (``background``: a call it left still runs)."""
+
+ACTIVE: Final[tuple[ActiveStatus, ...]] = get_args(ActiveStatus)
+"""Every ``ActiveStatus``."""
+
+ApproveMode = Literal["ask", "auto", "deny"]
+"""How ``%%agent`` cells without ``--approve`` decide on calls that need approval."""
+
+APPROVE_MODES: Final[tuple[ApproveMode, ...]] = get_args(ApproveMode)
+"""Every ``ApproveMode``."""
+
+
+WaitsFor = Literal["model", "tool", "person"]
+"""What a run may wait for."""
+
+WAITS_FOR: Final[tuple[WaitsFor, ...]] = get_args(WaitsFor)
+"""Every ``WaitsFor``."""
+
+
+class Wait(TypedDict):
+    """What the run waits for, once it has waited ``SHOW_AFTER`` seconds: ``on``
+    the model, a tool or the person; ``text`` says which ("waiting for the model at
+    api.openai.com · attempt 2 of 3"); ``since`` (epoch ms) is when the wait began, and each
+    frontend adds the time since then itself."""
+
+    on: WaitsFor
+    text: str
+    since: int
+
+
+class PendingCall(TypedDict):
+    """A call waiting for a person's decision: its ``arguments`` as a JSON preview (cut);
+    ``question`` for a question (answered in its cell's form); ``on_card`` for a call whose
+    card alone shows what it does (the notebook's cell tools): approved there, never from
+    outside the cell."""
+
+    request: str
+    call: str
+    tool: str
+    arguments: str
+    question: NotRequired[str]
+    on_card: NotRequired[Literal[True]]
+
+
+class PlanProgress(TypedDict):
+    """How far a run's plan (the model's ``update_plan`` checklist) is: the step in progress,
+    if one is, as ``current``."""
+
+    completed: int
+    total: int
+    current: str | None
+
+
+class BackgroundCall(TypedDict):
+    """A tool call that goes on in the background until its function really ends."""
+
+    call: str
+    tool: str
+
+
+class RunReport(TypedDict):
+    """One ``%%agent`` run as the kernel reports it: wall-clock ``started`` and ``ended`` in
+    seconds since the epoch, ``cost`` as shown (``"$0.0123"``, ``"price unknown"``; null before
+    a call), ``plan`` once the run has one, ``wait`` from a few seconds into a wait until it
+    ends, and the calls it left running in the background."""
+
+    id: str
+    cell: str
+    agent: str
+    model: str
+    status: str
+    started: float
+    ended: float | None
+    tokens: int
+    cost: str | None
+    tool_calls: int
+    pending: list[PendingCall]
+    plan: PlanProgress | None
+    wait: Wait | None
+    background_calls: list[BackgroundCall]
+
+
+# -- kernel → frontend -----------------------------------------------------------------------
+
+
+class Snapshot(TypedDict):
+    """Every known run, oldest first: when the comm opens, and on ``Hello``."""
+
+    type: Literal["snapshot"]
+    runs: list[RunReport]
+
+
+class RunChanged(TypedDict):
+    """A run changed."""
+
+    type: Literal["run"]
+    run: RunReport
+
+
+class Decided(TypedDict):
+    """The answer to ``Decide``: ``ok`` is false for a stale or repeated decision."""
+
+    type: Literal["decided"]
+    run: str
+    request: str
+    ok: bool
+
+
+class Activity(TypedDict):
+    """Sent while a run is live, on a comm no frontend opened (frontends never see it): keeps
+    an idle-culling server from shutting the kernel down under a run waiting for its person."""
+
+    type: Literal["activity"]
+
+
+ToFrontend = Union[Snapshot, RunChanged, Decided, Activity]
+"""What the kernel sends."""
+
+
+# -- frontend → kernel -----------------------------------------------------------------------
+
+
+class Hello(TypedDict):
+    """A frontend connected: the kernel answers with a ``Snapshot``."""
+
+    type: Literal["hello"]
+
+
+class Decide(TypedDict):
+    """Approve or reject the waiting call ``request`` of run ``run`` (``message``: why not)."""
+
+    type: Literal["decide"]
+    run: str
+    request: str
+    approved: bool
+    message: str | None
+
+
+class Stop(TypedDict):
+    """Stop run ``run``."""
+
+    type: Literal["stop"]
+    run: str
+
+
+class StopAll(TypedDict):
+    """Stop every run of the kernel."""
+
+    type: Literal["stop_all"]
+
+
+class Settings(TypedDict):
+    """The frontend's settings: the approval mode of cells without ``--approve`` and the
+    headless grace period in seconds (``JUPYTER_AGENTS_APPROVE`` and
+    ``JUPYTER_AGENTS_APPROVAL_GRACE`` still win)."""
+
+    type: Literal["settings"]
+    approve: ApproveMode
+    grace: float
+
+
+ToKernel = Union[Hello, Decide, Stop, StopAll, Settings]
+"""What a frontend sends."""
