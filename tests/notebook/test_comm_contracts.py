@@ -1,14 +1,15 @@
 """Each comm has one typed contract, and every end keeps to it.
 
 ``notebook/document_contract.py`` and ``notebook/runs_contract.py`` type the messages of the
-``jupyter_agents.document`` and ``jupyter_agents.runs`` comms;
-``labextension/src/{document,runs}/contract.ts`` are generated from them. A field renamed on one
+``jupyter_agents.document`` and ``jupyter_agents.runs`` comms; the lab extension imports
+``labextension/src/{document,runs}/contract.ts``, generated from them. A field renamed on one
 side only fails here (the committed TypeScript is not the Python types) or in ``tsc``.
 
 Nothing received is trusted: each table below is a specification to extend by a line (what an
 end receives, what it does). A message the contract does not allow is refused: the headless
 runner answers it as an unknown request, the kernel does not take a malformed reply as done,
-and the runs comm ignores a malformed decision or setting.
+and the runs comm ignores a malformed decision or setting (the lab extension's own table is
+``labextension/test/requests.test.ts``).
 """
 
 from __future__ import annotations

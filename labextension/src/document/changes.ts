@@ -8,15 +8,36 @@
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 
+import { isOneOf, Untrusted } from '../untrusted';
+import {
+  CELL_TYPES,
+  DeleteArgs,
+  Done,
+  EditArgs,
+  Failed,
+  InsertArgs,
+  Missing,
+  MoveArgs,
+  Outcome,
+  Refused,
+  Stale
+} from './contract';
 import { changedPart } from './diff';
 
-export type Reply = Record<string, unknown>;
-
-const CELL_TYPES = ['code', 'markdown', 'raw'];
 /** A cell id nbformat accepts (an insert may ask for one: notebook_edits.inserted_id). */
 const CELL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-type Args = Record<string, unknown>;
+/** The changes applied here, and their args as the kernel sent them (each field checked where
+ * it is read). */
+export type Change = 'insert' | 'edit' | 'delete' | 'move';
+export type ChangeArgs = Untrusted<InsertArgs & EditArgs & DeleteArgs & MoveArgs>;
+
+/** The reply to a change: one of its outcomes (or an error), whose every field can be read (one
+ * the outcome does not have is undefined). */
+export type Reply = (Outcome | Failed) & Partial<Done & Stale & Missing & Refused & Failed>;
+
+/** "code, markdown or raw": the cell types, as the kernel is told them. */
+const CELL_TYPE_LIST = `${CELL_TYPES.slice(0, -1).join(', ')} or ${CELL_TYPES[CELL_TYPES.length - 1]}`;
 
 /**
  * The mark the kernel made for a cell its agent inserts (keyed with the person's secret over
@@ -53,13 +74,13 @@ export function flushTyping(panel: NotebookPanel, index: number): void {
 }
 
 /** The reply for a cell that does not hold the source its card showed: nothing is done. */
-export function stale(id: string, source: string): Reply {
+export function stale(id: string, source: string): Stale {
   return { stale: true, cell: id, source };
 }
 
 /** Whether cell `index` of `panel` holds exactly `expected` (what the person typed and its
  * editor has not read yet is read first); the stale reply when it does not. */
-function holds(panel: NotebookPanel, index: number, expected: unknown): Reply | null {
+function holds(panel: NotebookPanel, index: number, expected: unknown): Stale | null {
   const cell = panel.content.model!.cells.get(index);
   flushTyping(panel, index);
   const now = cell.sharedModel.getSource();
@@ -67,7 +88,7 @@ function holds(panel: NotebookPanel, index: number, expected: unknown): Reply | 
 }
 
 /** Apply change `op` with `args` to `panel`'s notebook; the reply for the kernel. */
-export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply {
+export function applyChange(panel: NotebookPanel, op: Change, args: ChangeArgs): Reply {
   const model = panel.content.model;
   if (!model) {
     return { error: 'the notebook is not open' };
@@ -83,8 +104,8 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
   };
   if (op === 'insert') {
     const kind = args.cell_type;
-    if (typeof kind !== 'string' || !CELL_TYPES.includes(kind) || typeof args.source !== 'string') {
-      return { refused: 'cell_type must be code, markdown or raw, and source text.' };
+    if (!isOneOf(CELL_TYPES, kind) || typeof args.source !== 'string') {
+      return { refused: `cell_type must be ${CELL_TYPE_LIST}, and source text.` };
     }
     const anchor = args.after ?? args.before;
     let index = model.cells.length;
@@ -117,7 +138,7 @@ export function applyChange(panel: NotebookPanel, op: string, args: Args): Reply
     shared.transact(() => {
       const mark = typeof args.mark === 'string' && MARK.test(args.mark) ? args.mark : undefined;
       const metadata = mark ? { jupyter_agents: { inserted: mark } } : {};
-      const cell = { cell_type: kind as 'code', source, metadata, ...(asked ? { id: asked } : {}) };
+      const cell = { cell_type: kind, source, metadata, ...(asked ? { id: asked } : {}) };
       id = shared.insertCell(index, cell).getId();
     });
     return { done: true, cell: id, source };

@@ -2,56 +2,33 @@
  * The notebook document for the kernel's notebook tools: answers the `jupyter_agents.document`
  * comm from the notebook model this page holds, so the agent reads what the person sees,
  * unsaved typing included, and its approved changes land in the live notebook (every open
- * view sees them) (protocol: jupyter_agents/notebook/workspace/document_comm.py).
+ * view sees them) (protocol: jupyter_agents/notebook/workspace/document_comm.py; its messages are typed in
+ * ./contract, the requests answered in ./requests).
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import type { ICodeCellModel } from '@jupyterlab/cells';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 
-import { applyChange, Reply } from './changes';
-import { recordings } from './recordings';
+import { isObject, Untrusted } from '../untrusted';
+import {
+  Answer,
+  Done,
+  Hello,
+  Open,
+  Output,
+  Refused,
+  ReplyHead,
+  RequestHead,
+  RestartArgs,
+  TARGET
+} from './contract';
+import { answer, Page } from './requests';
 import { Runs } from './runs';
 
-export const TARGET = 'jupyter_agents.document';
-
-/** One cell as the protocol sends it: nbformat's fields, and whether it runs now. */
-interface CellData {
-  id: string;
-  cell_type: string;
-  source: string;
-  execution_count: number | null;
-  outputs: unknown[];
-  executing: boolean;
-}
-
-/** The cells of `panel`'s notebook as they are now. */
-export function cellsOf(panel: NotebookPanel): CellData[] {
-  const model = panel.content.model;
-  if (!model) {
-    return [];
-  }
-  const cells: CellData[] = [];
-  for (let i = 0; i < model.cells.length; i++) {
-    const cell = model.cells.get(i);
-    const json = cell.toJSON() as Record<string, unknown>;
-    const source = Array.isArray(json.source) ? json.source.join('') : String(json.source ?? '');
-    const state = (cell as unknown as { executionState?: string }).executionState;
-    cells.push({
-      id: cell.id,
-      cell_type: cell.type,
-      source,
-      execution_count: typeof json.execution_count === 'number' ? json.execution_count : null,
-      outputs: Array.isArray(json.outputs) ? json.outputs : [],
-      executing: state === 'running'
-    });
-  }
-  return cells;
-}
-
 /** Answers one kernel's document comms from the panel that shows its notebook. */
-class Responder {
-  private readonly runs = new Runs();
+class Responder implements Page {
+  readonly runs = new Runs();
 
   constructor(
     private readonly kernel: Kernel.IKernelConnection,
@@ -65,7 +42,8 @@ class Responder {
     // without the extension closes it at once).
     try {
       const comm = kernel.createComm(TARGET);
-      comm.open({ type: 'open' });
+      const opening: Open = { type: 'open' };
+      comm.open(opening);
       this.adopt(comm);
     } catch (e) {
       console.debug('jupyter-agents: could not open the document comm', e);
@@ -78,7 +56,8 @@ class Responder {
 
   /** Restart the kernel once cell `after` (the agent's, running) ends: the person approved
    * it on the card; the run's record is kept in the cell. */
-  private restartAfter(panel: NotebookPanel, after: unknown): Reply {
+  restartAfter(panel: NotebookPanel, args: Untrusted<RestartArgs>): Done | Refused {
+    const after = args.after;
     const cells = panel.content.model?.cells;
     let cell: ICodeCellModel | undefined;
     for (let i = 0; cells && i < cells.length; i++) {
@@ -103,58 +82,34 @@ class Responder {
 
   private adopt(comm: Kernel.IComm): void {
     const panel = this.panel();
-    comm.send({ type: 'hello', frontend: 'jupyterlab', notebook: panel?.context.path ?? '' });
+    const notebook = panel?.context.path ?? '';
+    const hello: Hello = { type: 'hello', frontend: 'jupyterlab', notebook };
+    comm.send(hello);
     comm.onMsg = msg => {
-      const data = msg.content.data as Record<string, unknown> | undefined;
-      if (data?.type === 'output') {
-        this.runs.output(data.run, data.msg_type, data.content);
+      const data: unknown = msg.content.data;
+      if (!isObject(data)) {
         return;
       }
-      if (!data || data.type !== 'request' || typeof data.id !== 'number') {
+      if (data.type === 'output') {
+        const output: Untrusted<Output> = data;
+        this.runs.output(output.run, output.msg_type, output.content);
         return;
       }
-      let reply: Reply;
+      const request: Untrusted<RequestHead & { op: unknown; args: unknown }> = data;
+      if (request.type !== 'request' || typeof request.id !== 'number') {
+        return;
+      }
+      let reply: Answer;
       try {
-        reply = this.answer(data);
+        reply = answer(this, this.panel(), request.op, request.args);
       } catch (e) {
         // Whatever went wrong, the kernel gets an answer (it would wait out its timeout).
         console.error('jupyter-agents: a document request failed', e);
         reply = { error: `the page could not do it: ${String(e).slice(0, 300)}` };
       }
-      comm.send({ type: 'reply', id: data.id, ...reply } as never);
+      const head: ReplyHead = { type: 'reply', id: request.id };
+      comm.send({ ...head, ...reply });
     };
-  }
-
-  /** The reply to one request from the kernel. */
-  private answer(data: Record<string, unknown>): Reply {
-    const shown = this.panel();
-    const args = typeof data.args === 'object' && data.args !== null ? data.args : undefined;
-    const fields = args as Record<string, unknown>;
-    if (!shown) {
-      return { error: 'the notebook is not open' };
-    }
-    if (data.op === 'ping') {
-      return { done: true };
-    }
-    if (data.op === 'cells') {
-      return { cells: cellsOf(shown) };
-    }
-    if (!args) {
-      return { error: 'unknown request' };
-    }
-    if (data.op === 'cassette' || data.op === 'set_cassette') {
-      return recordings(shown, String(data.op), fields);
-    }
-    if (data.op === 'restart') {
-      return this.restartAfter(shown, fields.after);
-    }
-    if (data.op === 'run') {
-      return this.runs.start(shown, fields);
-    }
-    if (data.op === 'ran') {
-      return this.runs.end(fields);
-    }
-    return applyChange(shown, String(data.op), fields);
   }
 }
 

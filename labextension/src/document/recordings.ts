@@ -5,7 +5,8 @@
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
-import { Reply } from './changes';
+import { isObject, Untrusted } from '../untrusted';
+import { CassetteArgs, Done, Missing, Recordings, Refused, SetCassetteArgs } from './contract';
 
 const KEY = 'jupyter_agents';
 
@@ -14,7 +15,11 @@ const KEY = 'jupyter_agents';
 export const liveNext = new Set<string>();
 
 /** `cassette` (read) or `set_cassette` (write; `data: null` drops it) for cell `args.id`. */
-export function recordings(panel: NotebookPanel, op: string, args: Record<string, unknown>): Reply {
+export function recordings(
+  panel: NotebookPanel,
+  op: 'cassette' | 'set_cassette',
+  args: Untrusted<CassetteArgs & SetCassetteArgs>
+): Recordings | Done | Missing | Refused {
   const cells = panel.content.model?.cells;
   let cell = undefined;
   for (let i = 0; cells && i < cells.length; i++) {
@@ -26,10 +31,7 @@ export function recordings(panel: NotebookPanel, op: string, args: Record<string
     return { missing: String(args.id) };
   }
   const stored = cell.getMetadata(KEY);
-  const ours: Record<string, unknown> =
-    typeof stored === 'object' && stored !== null && !Array.isArray(stored)
-      ? { ...(stored as Record<string, unknown>) }
-      : {};
+  const ours: Record<string, unknown> = isObject(stored) ? { ...stored } : {};
   if (op === 'cassette') {
     const live = liveNext.delete(String(args.id));
     return { data: typeof ours.cassette === 'string' ? ours.cassette : null, live };
@@ -42,7 +44,7 @@ export function recordings(panel: NotebookPanel, op: string, args: Record<string
     return { refused: 'recordings are packed text.' };
   }
   if (Object.keys(ours).length) {
-    cell.setMetadata(KEY, ours as never);
+    cell.setMetadata(KEY, ours);
   } else {
     cell.deleteMetadata(KEY);
   }

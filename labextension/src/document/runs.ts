@@ -9,9 +9,9 @@ import type { ICodeCellModel } from '@jupyterlab/cells';
 import type * as nbformat from '@jupyterlab/nbformat';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
-import { flushTyping, Reply, stale } from './changes';
-
-type Args = Record<string, unknown>;
+import { isObject, Untrusted } from '../untrusted';
+import { flushTyping, stale } from './changes';
+import { Outcome, RanArgs, RunArgs } from './contract';
 
 interface Run {
   cell: ICodeCellModel;
@@ -26,7 +26,7 @@ export class Runs {
 
   /** The kernel is about to run cell `args.id`, whose source must still be `args.expected`
    * (the source its card showed). */
-  start(panel: NotebookPanel, args: Args): Reply {
+  start(panel: NotebookPanel, args: Untrusted<RunArgs>): Outcome {
     const model = panel.content.model;
     const token = args.run;
     if (!model || typeof token !== 'string' || this.runs.has(token)) {
@@ -107,22 +107,18 @@ export class Runs {
   }
 
   /** Run `args.run` ended with `args.execution_count`. */
-  end(args: Args): Reply {
+  end(args: Untrusted<RanArgs>): Outcome {
     const token = args.run;
     const run = typeof token === 'string' ? this.runs.get(token) : undefined;
-    if (!run) {
+    if (typeof token !== 'string' || !run) {
       return { missing: String(token) };
     }
-    this.runs.delete(token as string);
+    this.runs.delete(token);
     const count = args.execution_count;
     run.cell.executionCount = typeof count === 'number' ? count : null;
     run.cell.executionState = 'idle';
     return { done: true, cell: run.cell.id };
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The nbformat output an output message adds (its fields only: `transient` is not saved). */

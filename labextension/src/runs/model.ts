@@ -6,7 +6,8 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { parseMessage, RunInfo, TARGET } from './protocol';
+import { Hello, Settings, TARGET, ToKernel } from './contract';
+import { parseMessage, RunInfo } from './protocol';
 
 /** A run, with where it runs. */
 export interface Run extends RunInfo {
@@ -15,10 +16,7 @@ export interface Run extends RunInfo {
 }
 
 /** What a kernel asks of every frontend when a setting changes. */
-export interface KernelSettings {
-  approve: string;
-  grace: number;
-}
+export type KernelSettings = Omit<Settings, 'type'>;
 
 interface KernelEntry {
   kernel: Kernel.IKernelConnection;
@@ -139,7 +137,8 @@ export class RunsModel {
     if (!kernel.isDisposed) {
       try {
         const comm = kernel.createComm(TARGET);
-        comm.open({ type: 'hello' });
+        const hello: Hello = { type: 'hello' };
+        comm.open(hello);
         this._adopt(created, comm);
       } catch (e) {
         console.debug('jupyter-agents: could not open the runs comm', e);
@@ -187,11 +186,11 @@ export class RunsModel {
     this._changed.emit();
   }
 
-  private _send(kernelId: string, data: Record<string, unknown>): boolean {
+  private _send(kernelId: string, data: ToKernel): boolean {
     const entry = this._kernels.get(kernelId);
     for (const comm of entry?.comms ?? []) {
       if (!comm.isDisposed) {
-        comm.send(data as never);
+        comm.send(data);
         return true;
       }
     }
@@ -200,9 +199,10 @@ export class RunsModel {
 
   private _sendSettings(entry: KernelEntry): void {
     if (this._settings) {
+      const settings: Settings = { type: 'settings', ...this._settings };
       for (const comm of entry.comms) {
         if (!comm.isDisposed) {
-          comm.send({ type: 'settings', ...this._settings } as never);
+          comm.send(settings);
         }
       }
     }

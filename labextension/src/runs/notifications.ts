@@ -5,8 +5,8 @@
  */
 import { Notification } from '@jupyterlab/apputils';
 
+import { PendingCall } from './contract';
 import { Run, RunsModel } from './model';
-import { PendingCall } from './protocol';
 import { planToasts } from './toasts';
 
 export interface NotifierActions {

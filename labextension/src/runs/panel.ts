@@ -5,8 +5,8 @@
  */
 import { Widget } from '@lumino/widgets';
 
+import { PendingCall } from './contract';
 import { Run, RunsModel } from './model';
-import { PendingCall } from './protocol';
 import { elapsed, planText, STATUS_LABELS, waitText } from './summary';
 
 /** What the panel asks of the rest of the extension. */

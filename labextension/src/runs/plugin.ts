@@ -14,6 +14,8 @@ import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/no
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 
+import { isOneOf } from '../untrusted';
+import { APPROVE_MODES } from './contract';
 import { Run, RunsModel } from './model';
 import { ApprovalNotifier } from './notifications';
 import { RunsPanel } from './panel';
@@ -209,8 +211,9 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
         const apply = () => {
           notifier.enabled = loaded.get('notifications').composite !== false;
           notifier.refresh();
+          const approve = loaded.get('defaultApproval').composite;
           model.setKernelSettings({
-            approve: String(loaded.get('defaultApproval').composite ?? 'ask'),
+            approve: isOneOf(APPROVE_MODES, approve) ? approve : 'ask', // (the schema's enum)
             grace: Number(loaded.get('headlessGrace').composite ?? 5)
           });
         };

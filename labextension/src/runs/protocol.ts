@@ -1,84 +1,48 @@
 /**
- * The `jupyter_agents.runs` comm between a kernel and this extension (the kernel side and the
- * message list are in `jupyter_agents/notebook/runs_comm.py`). Everything a kernel sends is
- * checked here before use: a field of the wrong type drops the message.
+ * The `jupyter_agents.runs` comm between a kernel and this extension (the kernel side is
+ * `jupyter_agents/notebook/runs_comm.py`; the messages are typed in `./contract`, generated from
+ * `jupyter_agents/notebook/runs_contract.py`). Everything a kernel sends is checked here before
+ * use: a field of the wrong type drops the message.
  */
 
-export const TARGET = 'jupyter_agents.runs';
+import { isObject, isOneOf, Untrusted } from '../untrusted';
+import {
+  ACTIVE as ACTIVE_STATUSES,
+  BackgroundCall,
+  Decided,
+  PendingCall,
+  PlanProgress,
+  RunChanged,
+  RunReport,
+  Snapshot,
+  Wait,
+  WAITS_FOR
+} from './contract';
 
-/** A call waiting for a person's decision. */
-export interface PendingCall {
-  request: string;
-  call: string;
-  tool: string;
-  arguments: string;
-  /** Set for a question (`ask_user`, an MCP server's): it is answered in its cell's form. */
-  question?: string;
-  /** Set for a call whose card alone shows what it does (the notebook's cell tools: the code
-   * that would run is not in its arguments): it is approved on its card, never from here. */
-  on_card?: boolean;
-}
-
-/** How far a run's plan (the model's `update_plan` checklist) is. */
-export interface PlanProgress {
-  completed: number;
-  total: number;
-  /** The step in progress, if one is. */
-  current: string | null;
-}
-
-/** One `%%agent` run as the kernel reports it. */
-export interface RunInfo {
-  id: string;
-  cell: string;
-  agent: string;
-  model: string;
-  status: string;
-  /** Wall-clock start, in seconds since the epoch. */
-  started: number;
-  ended: number | null;
-  tokens: number;
-  /** What the run cost so far, as shown ("$0.0123", "price unknown"); null before a call. */
-  cost: string | null;
-  tool_calls: number;
-  pending: PendingCall[];
+/** One `%%agent` run as the kernel reports it (`RunReport`), as this extension keeps it. */
+export interface RunInfo extends Omit<RunReport, 'plan' | 'wait' | 'background_calls'> {
   /** Left out until the run has a plan. */
   plan?: PlanProgress;
   /** What the run waits for, from 5 s into a wait until it ends; left out otherwise. */
-  wait?: RunWait;
+  wait?: Wait;
   /** Tool calls still running in the background after the run stopped waiting for them (a
    * plain function's thread cannot be stopped); left out when there are none. */
   background?: BackgroundCall[];
 }
 
-/** A tool call that goes on in the background until its function really ends. */
-export interface BackgroundCall {
-  call: string;
-  tool: string;
-}
-
-/** What a run waits for: the model, a tool or the person (`text` says which and where), since
- * `since` (epoch ms; a view adds the time since then). */
-export interface RunWait {
-  on: 'model' | 'tool' | 'person';
-  text: string;
-  since: number;
-}
-
 export type KernelMessage =
-  | { type: 'snapshot'; runs: RunInfo[] }
-  | { type: 'run'; run: RunInfo }
-  | { type: 'decided'; run: string; request: string; ok: boolean };
+  | { type: Snapshot['type']; runs: RunInfo[] }
+  | { type: RunChanged['type']; run: RunInfo }
+  | Decided;
 
 const isString = (x: unknown): x is string => typeof x === 'string';
 const isNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
-const isObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === 'object' && x !== null && !Array.isArray(x);
 
-function parsePending(x: unknown): PendingCall | null {
-  if (!isObject(x)) {
+function parsePending(received: unknown): PendingCall | null {
+  if (!isObject(received)) {
     return null;
   }
+  const x: Untrusted<PendingCall> = received;
   const { request, call, tool } = x;
   if (!isString(request) || !isString(call) || !isString(tool)) {
     return null;
@@ -95,32 +59,46 @@ function parsePending(x: unknown): PendingCall | null {
 }
 
 /** A plan's progress, or null when there is none (or it is malformed). */
-function parsePlan(x: unknown): PlanProgress | null {
-  if (!isObject(x) || !isNumber(x.completed) || !isNumber(x.total)) {
+function parsePlan(received: unknown): PlanProgress | null {
+  if (!isObject(received)) {
+    return null;
+  }
+  const x: Untrusted<PlanProgress> = received;
+  if (!isNumber(x.completed) || !isNumber(x.total)) {
     return null;
   }
   const current = isString(x.current) ? x.current : null;
   return { completed: x.completed, total: x.total, current };
 }
 
-const WAITS: ReadonlyArray<RunWait['on']> = ['model', 'tool', 'person'];
-
 /** What a run waits for, or null when it waits for nothing (or the field is malformed). */
-function parseWait(x: unknown): RunWait | null {
-  if (!isObject(x) || !isString(x.text) || !isNumber(x.since)) {
+function parseWait(received: unknown): Wait | null {
+  if (!isObject(received)) {
     return null;
   }
-  const on = WAITS.find(w => w === x.on);
-  return on ? { on, text: x.text, since: x.since } : null;
+  const x: Untrusted<Wait> = received;
+  if (!isString(x.text) || !isNumber(x.since)) {
+    return null;
+  }
+  const on = x.on;
+  return isOneOf(WAITS_FOR, on) ? { on, text: x.text, since: x.since } : null;
 }
 
 /** A run reported by a kernel, or null when it is malformed. */
-export function parseRun(x: unknown): RunInfo | null {
-  if (!isObject(x)) {
+export function parseRun(received: unknown): RunInfo | null {
+  if (!isObject(received)) {
     return null;
   }
+  const x: Untrusted<RunReport> = received;
   const { id, cell, agent, model, status, started } = x;
-  if (![id, cell, agent, model, status].every(isString) || !isNumber(started)) {
+  if (
+    !isString(id) ||
+    !isString(cell) ||
+    !isString(agent) ||
+    !isString(model) ||
+    !isString(status) ||
+    !isNumber(started)
+  ) {
     return null;
   }
   const pending = Array.isArray(x.pending) ? x.pending.map(parsePending) : [];
@@ -128,17 +106,17 @@ export function parseRun(x: unknown): RunInfo | null {
     return null;
   }
   const run: RunInfo = {
-    id: id as string,
-    cell: cell as string,
-    agent: agent as string,
-    model: model as string,
-    status: status as string,
+    id,
+    cell,
+    agent,
+    model,
+    status,
     started,
     ended: isNumber(x.ended) ? x.ended : null,
     tokens: isNumber(x.tokens) ? x.tokens : 0,
     cost: typeof x.cost === 'string' ? x.cost : null,
     tool_calls: isNumber(x.tool_calls) ? x.tool_calls : 0,
-    pending: pending as PendingCall[]
+    pending: pending.filter((p): p is PendingCall => p !== null)
   };
   const plan = parsePlan(x.plan);
   if (plan) {
@@ -160,13 +138,15 @@ export function parseRun(x: unknown): RunInfo | null {
 }
 
 /** A message from a kernel, or null when it is unknown or malformed. */
-export function parseMessage(data: unknown): KernelMessage | null {
-  if (!isObject(data)) {
+export function parseMessage(received: unknown): KernelMessage | null {
+  if (!isObject(received)) {
     return null;
   }
+  const data: Untrusted<Snapshot> & Untrusted<RunChanged> & Untrusted<Decided> = received;
   if (data.type === 'snapshot' && Array.isArray(data.runs)) {
     const runs = data.runs.map(parseRun);
-    return runs.every(r => r !== null) ? { type: 'snapshot', runs: runs as RunInfo[] } : null;
+    const kept = runs.filter((r): r is RunInfo => r !== null);
+    return kept.length === runs.length ? { type: 'snapshot', runs: kept } : null;
   }
   if (data.type === 'run') {
     const run = parseRun(data.run);
@@ -179,4 +159,4 @@ export function parseMessage(data: unknown): KernelMessage | null {
 }
 
 /** Runs that have not ended. */
-export const ACTIVE = new Set(['running', 'waiting', 'background']);
+export const ACTIVE = new Set<string>(ACTIVE_STATUSES);
