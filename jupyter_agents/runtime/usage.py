@@ -64,6 +64,18 @@ class Usage:
     request_usage_entries: list[RequestUsage] = field(default_factory=list, compare=False)
     """One entry per model request added into this usage, in order (a run's per-call usage)."""
 
+    def totals(self) -> dict[str, int]:
+        """The counts, flat, as saved states and recordings keep them (their key order too)."""
+        return {
+            "requests": self.requests,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+            "cached_tokens": self.input_tokens_details.cached_tokens,
+            "cache_write_tokens": self.input_tokens_details.cache_write_tokens,
+            "reasoning_tokens": self.output_tokens_details.reasoning_tokens,
+        }
+
     def add(self, other: Usage) -> None:
         """Add ``other`` into this usage in place."""
         if other.request_usage_entries:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -178,15 +178,7 @@ def _tool_named(agent: Agent[Any], name: str) -> Any:
 
 
 def _dump_usage(usage: Usage) -> SavedUsage:
-    return {
-        "requests": usage.requests,
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "total_tokens": usage.total_tokens,
-        "cached_tokens": usage.input_tokens_details.cached_tokens,
-        "cache_write_tokens": usage.input_tokens_details.cache_write_tokens,
-        "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
-    }
+    return cast("SavedUsage", usage.totals())  # the same keys: SavedUsage types them
 
 
 def _waiting_id(call: ToolCallItem) -> str:

@@ -155,7 +155,7 @@ class RunReplay:
             {
                 "id": digest,
                 "output": redact_secrets([_dump(item) for item in response.output]),
-                "usage": _usage_dict(response.usage),
+                "usage": response.usage.totals(),
                 "response_id": response.response_id,
             }
         )
@@ -423,18 +423,6 @@ def _dump(item: Any) -> Any:
     if hasattr(item, "model_dump"):
         return item.model_dump(mode="json", exclude_none=True)
     return item
-
-
-def _usage_dict(usage: Usage) -> dict[str, Any]:
-    return {
-        "requests": usage.requests,
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "total_tokens": usage.total_tokens,
-        "cached_tokens": usage.input_tokens_details.cached_tokens,
-        "cache_write_tokens": usage.input_tokens_details.cache_write_tokens,
-        "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
-    }
 
 
 def _usage_of(data: dict[str, Any]) -> Usage:
