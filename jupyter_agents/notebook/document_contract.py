@@ -23,6 +23,8 @@ from typing import Final, Literal, Union, final, get_args
 
 from typing_extensions import NotRequired, TypedDict
 
+from .comm_names import CELL_TYPES, DOCUMENT_TARGET, CellType
+
 __all__ = [
     "CELL_TYPES",
     "CHANGES",
@@ -67,14 +69,8 @@ __all__ = [
     "Stale",
 ]
 
-TARGET: Final = "jupyter_agents.document"
+TARGET: Final = DOCUMENT_TARGET
 """The comm's target name (registered on both sides: either may open it)."""
-
-CellType = Literal["code", "markdown", "raw"]
-"""What a cell is (nbformat's cell types)."""
-
-CELL_TYPES: Final[tuple[CellType, ...]] = get_args(CellType)
-"""Every ``CellType``, for the ends that check a request's ``cell_type``."""
 
 
 # -- kernel → frontend -----------------------------------------------------------------------

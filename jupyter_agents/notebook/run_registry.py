@@ -19,12 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .runs_contract import ACTIVE, APPROVE_MODES, PendingCall, PlanProgress, RunReport, Wait
+from .comm_names import ACTIVE, APPROVE_MODES
 
 if TYPE_CHECKING:  # (the registry is made when the extension loads, before any run)
     from ..runtime.approvals import ApprovalRequest
     from ..runtime.tools.background import BackgroundCall
     from ..runtime.tools.plan import Plan
+    from .runs_contract import PendingCall, PlanProgress, RunReport, Wait
     from .view.view_protocol import LiveView
 
 __all__ = ["RunRecord", "RunRegistry"]

@@ -32,13 +32,16 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from comm import create_comm, get_comm_manager
 
+from .comm_names import RUNS_TARGET as TARGET
 from .comm_set import CommSet
 from .run_registry import RunRegistry
-from .runs_contract import TARGET, Activity, Decided, RunChanged, RunReport, Snapshot
+
+if TYPE_CHECKING:
+    from .runs_contract import Activity, Decided, RunChanged, RunReport, Snapshot
 
 __all__ = ["ACTIVITY_INTERVAL", "TARGET", "Heartbeat", "RunsChannel", "activity_interval"]
 

@@ -10,9 +10,19 @@ Nothing received is trusted whatever these types say: the kernel ignores a messa
 unknown ``type`` or with a malformed field, and the lab extension drops one (``protocol.ts``).
 """
 
-from typing import Final, Literal, Union, get_args
+from typing import Final, Literal, Union
 
 from typing_extensions import NotRequired, TypedDict
+
+from .comm_names import (
+    ACTIVE,
+    APPROVE_MODES,
+    RUNS_TARGET,
+    WAITS_FOR,
+    ActiveStatus,
+    ApproveMode,
+    WaitsFor,
+)
 
 __all__ = [
     "ACTIVE",
@@ -40,27 +50,8 @@ __all__ = [
     "WaitsFor",
 ]
 
-TARGET: Final = "jupyter_agents.runs"
+TARGET: Final = RUNS_TARGET
 """The comm's target name (registered on both sides: either may open it)."""
-
-ActiveStatus = Literal["running", "waiting", "background"]
-"""The statuses of a run that has not ended (``background``: a call it left still runs)."""
-
-ACTIVE: Final[tuple[ActiveStatus, ...]] = get_args(ActiveStatus)
-"""Every ``ActiveStatus``."""
-
-ApproveMode = Literal["ask", "auto", "deny"]
-"""How ``%%agent`` cells without ``--approve`` decide on calls that need approval."""
-
-APPROVE_MODES: Final[tuple[ApproveMode, ...]] = get_args(ApproveMode)
-"""Every ``ApproveMode``."""
-
-
-WaitsFor = Literal["model", "tool", "person"]
-"""What a run may wait for."""
-
-WAITS_FOR: Final[tuple[WaitsFor, ...]] = get_args(WaitsFor)
-"""Every ``WaitsFor``."""
 
 
 class Wait(TypedDict):

@@ -48,6 +48,9 @@ OURS = (
     "jupyter_agents.notebook.view.widget",
     "jupyter_agents.notebook.view.eval_view",
     "jupyter_agents.notebook.view.batch_view",
+    # the comms' typed messages (annotations only; the comms need just comm_names.py to load)
+    "jupyter_agents.notebook.runs_contract",
+    "jupyter_agents.notebook.document_contract",
 )
 """Modules of ours that loading the extension must not import."""
 

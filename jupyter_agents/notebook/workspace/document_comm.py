@@ -47,12 +47,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from comm import create_comm, get_comm_manager
 
+from ..comm_names import DOCUMENT_TARGET as TARGET
 from ..comm_set import CommSet
-from ..document_contract import TARGET, Call, Done, Open, Outcome, Output, Recordings, RequestHead
+
+if TYPE_CHECKING:
+    from ..document_contract import Call, Done, Open, Outcome, Output, Recordings, RequestHead
 
 __all__ = ["TARGET", "DocumentChannel", "NoFrontend", "Reply", "outcome", "recordings"]
 
