@@ -90,6 +90,12 @@ class ApprovalRequest:
     elicitation) rather than whether a call may run: decide it with ``answer`` or
     ``skip``; user interfaces show a form instead of Approve / Reject."""
 
+    plan_review: bool = False
+    """Set when the call is the plan of a run in ``plan`` mode: approving it (as sent, or with
+    edited ``arguments``: the plan the model then gets) lets the run act, in ``agent`` mode;
+    rejecting it ends the run with the reason. User interfaces show the plan with Approve /
+    Edit / Reject; it is decided alone (no "always")."""
+
     def answer(self, value: Any) -> ApprovalDecision:
         """The decision that answers this request's question with ``value``."""
         return ApprovalDecision.approve(arguments={**self.arguments, "answer": value})

@@ -23,6 +23,7 @@ from .sessions.settings import SessionSettings, coerce_session_settings
 if TYPE_CHECKING:
     from .agent import Agent
     from .items import TResponseInputItem
+    from .modes import Mode
     from .replay import Cassette
 
 __all__ = [
@@ -79,7 +80,7 @@ ToolNotFoundBehavior: TypeAlias = Literal["raise_error", "return_error_to_model"
 class ToolErrorFormatterArgs(Generic[TContext]):
     """What ``RunConfig.tool_error_formatter`` receives."""
 
-    kind: Literal["approval_rejected", "tool_not_found"]
+    kind: Literal["approval_rejected", "tool_not_found", "mode_refused"]
     """Which error the model is about to be told of."""
 
     tool_type: str
@@ -173,6 +174,12 @@ class RunConfig:
     """How failed model calls are retried (``ModelRetryPolicy(max_attempts=1)`` turns it off).
     Where the resolved ``ModelSettings`` has ``retry``, that decides instead, with this policy's
     values for the fields it leaves unset."""
+
+    mode: Mode = "agent"
+    """What the run may do: ``ask`` (only tools that change nothing), ``plan`` (those, and a
+    plan a person approves before the run acts) or ``agent`` (every tool, under the approval
+    and sandbox policies). Enforced, not asked of the model: see ``runtime/modes.py``. A
+    resumed run keeps the mode it was in."""
 
     approval_policy: ApprovalPolicy | None = None
     """When tools that run commands (``ShellTool``, ``LocalShellTool``) ask a person:

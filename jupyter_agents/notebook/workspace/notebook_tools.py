@@ -126,10 +126,10 @@ def NotebookTools(
         return describe_variable(names(), name)
 
     return [
-        function_tool(list_cells),
-        function_tool(read_cell),
-        function_tool(list_variables),
-        function_tool(inspect_variable),
+        function_tool(read_only=True)(list_cells),
+        function_tool(read_only=True)(read_cell),
+        function_tool(read_only=True)(list_variables),
+        function_tool(read_only=True)(inspect_variable),
         *editing_tools(document, mine),
         *running_tools(document, mine, runner),
     ]

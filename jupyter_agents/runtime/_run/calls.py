@@ -61,6 +61,7 @@ async def resolve_calls(
     for output in batch.outputs:
         progress.new_items.append(output)
         progress.model_input.append(output.raw_item)
+    progress.mode.settle(batch.outputs, enabled)
     stop = budget_stop(batch.nested) if batch.nested else None  # an agent tool's run stopped
     if batch.interruptions or waiting_mcp or stop is not None:
         waiting = {item.call_id for item in batch.interruptions} | set(batch.nested)
@@ -76,6 +77,9 @@ async def resolve_calls(
             progress.paused = paused
             stop_with_nested(progress, stop)
         yield Interrupted(paused)
+        return
+    if progress.mode.rejected is not None:  # a person rejected the plan: the run ends
+        yield await finalize(run, agent, progress.mode.rejected)
         return
     if plan.handoffs:
         async for step in _hand_off(run, agent, handoffs, plan.handoffs, plan.turn_start):
@@ -127,6 +131,7 @@ def _tool_run(
         input_results=run.tool_input_guardrail_results,
         output_results=run.tool_output_guardrail_results,
         replay=run.replay,
+        mode=progress.mode,
     )
 
 

@@ -26,6 +26,7 @@ from ..handoffs import Handoff
 from ..items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
 from ..lifecycle import HookCaller, RunHooks
 from ..models.interface import Model
+from ..modes import RunMode
 from ..result import RunErrorDetails
 from ..sessions import Session
 from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
@@ -88,6 +89,7 @@ class RunLoop:
             model_input=ItemHelpers.input_to_new_input_list(input),
             context_wrapper=context_wrapper,
             max_turns=max_turns,
+            mode=RunMode(run_config.mode),
         )
         """What the run has done; a paused run's ``RunState`` is a snapshot of it."""
         self.run_config = run_config
@@ -317,7 +319,9 @@ class RunLoop:
 
     async def _run_turn(self) -> AsyncGenerator[StreamEvent, None]:
         agent = self.progress.current_agent
-        tools, handoffs = await tools_for(agent, self.progress.context_wrapper)
+        tools, handoffs = await tools_for(
+            agent, self.progress.context_wrapper, self.progress.mode.mode
+        )
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
         guard: asyncio.Future[list[InputGuardrailResult]] | None = None
         streamed: dict[int, RunItem] = {}
@@ -377,7 +381,9 @@ class RunLoop:
     async def _resume_pending(self) -> AsyncGenerator[StreamEvent, None]:
         """Continue a paused turn: the calls that waited for decisions."""
         agent = self.progress.current_agent
-        tools, handoffs = await tools_for(agent, self.progress.context_wrapper)
+        tools, handoffs = await tools_for(
+            agent, self.progress.context_wrapper, self.progress.mode.mode
+        )
         waiting = self.progress.paused
         # what the batch takes its calls' saved escalations and nested runs from
         self.progress.paused = Paused(nested=waiting.nested, escalations=waiting.escalations)

@@ -1,4 +1,5 @@
-"""What an agent offers the model on a turn: its tools and handoffs, their names checked."""
+"""What an agent offers the model on a turn: its tools (those its run's mode allows) and
+handoffs, their names checked."""
 
 from __future__ import annotations
 
@@ -8,16 +9,18 @@ from ..agent import Agent
 from ..context import RunContextWrapper
 from ..errors import UserError
 from ..handoffs import Handoff
+from ..modes import Mode, offered_in
 from ..tools import Tool
 
 __all__ = ["tools_for"]
 
 
 async def tools_for(
-    agent: Agent[Any], context_wrapper: RunContextWrapper[Any]
+    agent: Agent[Any], context_wrapper: RunContextWrapper[Any], mode: Mode = "agent"
 ) -> tuple[list[Tool], list[Handoff[Any]]]:
-    """``agent``'s tools and handoffs, sorted by name; two with one name are a ``UserError``."""
-    visible = await agent.get_all_tools(context_wrapper)
+    """``agent``'s tools a run in ``mode`` offers, and its handoffs, sorted by name; two with
+    one name are a ``UserError``."""
+    visible = offered_in(mode, await agent.get_all_tools(context_wrapper))
     visible.sort(key=lambda t: t.name)
     handoffs = sorted(await agent.get_handoffs(context_wrapper), key=lambda h: h.tool_name)
     names: dict[str, Any] = {}

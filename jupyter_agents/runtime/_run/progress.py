@@ -8,10 +8,12 @@ one, ``RunState`` serialises one. A turn is planned as a
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from ..approval_ledger import ApprovalLedger
+from ..modes import RunMode
 from .spend import Spend
 
 if TYPE_CHECKING:
@@ -117,6 +119,9 @@ class RunProgress:
     spend: Spend = field(default_factory=Spend)
     """The model calls made so far and their usage, per model (what the run cost)."""
 
+    mode: RunMode = field(default_factory=RunMode)
+    """The mode the run is in now (``RunConfig.mode`` at the start; see ``runtime/modes.py``)."""
+
     model_wait: ModelWait | None = field(default=None, repr=False, compare=False)
     """The model call the run waits for now (sent, nothing back yet); None otherwise. Live
     state for views, never part of a snapshot."""
@@ -135,6 +140,7 @@ class RunProgress:
             paused=self.paused.copy(),
             history_length=self.history_length,
             spend=self.spend.copy(),
+            mode=dataclasses.replace(self.mode),
         )
 
 

@@ -28,6 +28,7 @@ from ..items import (
     ToolCallItem,
     ToolCallOutputItem,
 )
+from ..modes import RunMode
 from ..questions import tool_question
 from ..tools.kinds import ToolKind, kind_for_call
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
@@ -89,6 +90,7 @@ def dump_progress(progress: RunProgress, state_id: str) -> SavedState:
         "nested": {cid: dump_progress(s.progress, s.state_id) for cid, s in paused.nested.items()},
         "escalations": dict(paused.escalations),
         "spend": progress.spend.to_json(),
+        "mode": progress.mode.mode,
     }
 
 
@@ -137,6 +139,7 @@ def progress_from(
         ),
         history_length=data.get("history_length", 0),
         spend=Spend.from_json(data.get("spend", [])),
+        mode=RunMode(data.get("mode", "agent")),
     )
     return progress, data.get("state_id")
 

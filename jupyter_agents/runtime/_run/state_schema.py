@@ -9,7 +9,7 @@ state is one ``UserError`` line naming the first problem, never a ``KeyError`` f
 of the loader.
 
 Keys added after version 1 was first written (``state_id``, ``history_length``,
-``pending_handoffs``, ``nested``, ``escalations``, ``spend``, an output's ``status``, the
+``pending_handoffs``, ``nested``, ``escalations``, ``spend``, ``mode``, an output's ``status``, the
 ``cache_write_tokens`` counts) are ``NotRequired``, so older states still load; the writer
 always writes them. The layout is version 1; a change that an older reader cannot read bumps
 ``STATE_VERSION``. Writers import this module only for type checking: pydantic is loaded when
@@ -27,6 +27,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from ..errors import UserError
 from ..items import ToolStatus, TResponseInputItem
+from ..modes import Mode
 
 __all__ = [
     "STATE_FORMAT",
@@ -150,6 +151,9 @@ class SavedState(TypedDict):
     escalations: NotRequired[dict[str, StrictStr]]
     """For calls stopped by the sandbox: the escalated arguments the person is shown."""
     spend: NotRequired[list[SavedSpentCall]]
+    mode: NotRequired[Mode]
+    """The mode the run was in (``runtime/modes.py``); a resume makes it no freer than the
+    ``RunConfig.mode`` it is resumed with."""
 
 
 @cache

@@ -22,6 +22,7 @@ from ..context import ToolContext
 from ..errors import UserError
 from ..events import RunItemStreamEvent
 from ..items import ToolApprovalItem
+from ..modes import reviews_plan
 from ..questions import Asker, Question, tool_question
 from ..run_config import ToolErrorFormatterArgs
 from ..tools.kinds import LocalTool
@@ -49,11 +50,14 @@ def tool_context(run: ToolRun, call: ToolCall, call_id: str | None = None) -> To
 
 
 async def needs_approval(run: ToolRun, call: ToolCall) -> bool:
-    """Whether the call waits for a decision: its tool's ``needs_approval`` says so (a bool,
-    or a function of the call). A call with no tool needs none: it does not run."""
+    """Whether the call waits for a decision: a plan in ``plan`` mode does (a person approves
+    it before the run may act), else its tool's ``needs_approval`` says so (a bool, or a
+    function of the call). A call with no tool needs none: it does not run."""
     tool = call.tool
     if tool is None:
         return False
+    if reviews_plan(run.mode.mode, tool):
+        return True
     flag = tool.needs_approval
     if isinstance(flag, bool):
         return flag
@@ -129,7 +133,12 @@ class Approvals:
         tool = call.tool
         assert tool is not None  # needs_approval is False without a tool
         call.decision = None
-        alone = call.kind.decided_alone(call.arguments, tool, run.run_config) or tool.always_asks
+        plan_review = reviews_plan(run.mode.mode, tool)
+        alone = (
+            call.kind.decided_alone(call.arguments, tool, run.run_config)
+            or tool.always_asks
+            or plan_review
+        )
         decision = run.ledger.take(parsed.name, parsed.call_id, call.arguments, standing=not alone)
         item = call.asked = ToolApprovalItem(
             agent=run.agent,
@@ -140,11 +149,11 @@ class Approvals:
             escalation=call.escalation,
             question=tool_question(tool, call.kind.parsed_arguments(call.arguments)),
         )
-        if decision is None:
+        if decision is None and not plan_review:  # a plan is a person's to approve
             decision = await self._callback_decision(tool, item)
         if decision is None:
             handler = run.handler
-            request = self._request(tool, item, allows_always=not alone)
+            request = self._request(tool, item, allows_always=not alone, plan_review=plan_review)
             # Ask before announcing, so a decision sent in reply to the event finds the
             # request already waiting.
             answer = call_handler(handler, request) if handler else None
@@ -192,7 +201,7 @@ class Approvals:
         return Outcome(told, "rejected")
 
     def _request(
-        self, tool: LocalTool, item: ToolApprovalItem, *, allows_always: bool
+        self, tool: LocalTool, item: ToolApprovalItem, *, allows_always: bool, plan_review: bool
     ) -> ApprovalRequest:
         return ApprovalRequest(
             agent=self._run.agent,
@@ -204,6 +213,7 @@ class Approvals:
             call_item=item.call_item,
             allows_always=allows_always,
             question=item.question,
+            plan_review=plan_review,
         )
 
     async def _callback_decision(

@@ -12,11 +12,12 @@ run with a cassette wraps them, ``.tool_replay``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..errors import ModelBehaviorError
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
+from ..modes import RunMode
 from ..sandbox.policy import EscalationRequest
 from ..tools.kinds import ParsedCall, ToolKind, chat_form_kind, kind_for_call
 from .tool_checks import Outcome
@@ -96,6 +97,9 @@ class ToolRun:
 
     output_results: list[ToolOutputGuardrailResult]
     """Where the outcomes of tool output guardrails go."""
+
+    mode: RunMode = field(default_factory=RunMode)
+    """The run's mode now (which tools it allows; whether a plan call waits for a person)."""
 
     replay: RunReplay | None = None
     """Records the run's calls, or answers them from a recording (the batch's steps wrap the

@@ -16,6 +16,7 @@ from ..approvals import approved_call
 from ..context import ToolContext
 from ..errors import ModelBehaviorError, UserError
 from ..items import ToolError
+from ..modes import mode_refusal
 from ..questions import asker
 from ..run_config import ToolErrorFormatterArgs
 from ..sandbox.bwrap import SandboxUnavailable
@@ -181,6 +182,14 @@ async def _not_found(run: ToolRun, call: ToolCall) -> Outcome:
     """A call naming a tool the agent does not offer now: the model is told (or the run ends,
     with ``tool_not_found_behavior="raise_error"``)."""
     name = call.parsed.name
+    mode = run.mode.mode
+    if mode != "agent":  # the run's mode did not offer it: a refusal, not the model's error
+        told = mode_refusal(mode, name)
+        args = ToolErrorFormatterArgs(
+            "mode_refused", call.kind.name, name, call.parsed.call_id, told, run.context
+        )
+        told = await reworded(run.run_config.tool_error_formatter, args)
+        return Outcome(told, "rejected", ToolError("ModeRefused", told))
     if run.run_config.tool_not_found_behavior == "raise_error":
         raise ModelBehaviorError(
             f"The model called tool {name!r}, which agent {run.agent.name!r} does not "

@@ -98,6 +98,7 @@ class AskUserTool(FunctionTool):
         super().__init__(name=name, description=description, **settings)
         self.needs_approval = True  # every question waits for the person, on its own
         self.always_asks = True
+        self.read_only = True  # a question changes nothing: asked in every mode
 
     def arguments_problem(self, arguments: dict[str, Any]) -> str | None:
         """Why the model's arguments do not make a question (told to the model; nobody is

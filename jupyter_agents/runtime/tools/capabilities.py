@@ -60,6 +60,17 @@ class ToolCapabilities:
     strict_json_schema: bool | None = None
     """Whether that schema is sent in strict mode (None: the kind decides)."""
 
+    # -- what it may do (read by the run's mode: ``runtime/modes.py``) -----------------------
+
+    read_only: bool = False
+    """Its calls change nothing (they read cells, outputs, variables or files, or search):
+    the only tools a run in ``ask`` or ``plan`` mode offers. Declared by whoever makes the
+    tool, never taken from what a tool's server says of it."""
+
+    plans: ClassVar[bool] = False
+    """Its calls set the run's plan (``update_plan``): offered in ``plan`` mode too, where each
+    call is the plan a person approves before the run may act."""
+
     # -- deciding (the approval path) ------------------------------------------------------
 
     always_asks: bool = False

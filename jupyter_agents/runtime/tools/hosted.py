@@ -49,6 +49,7 @@ class WebSearchTool(HostedTool):
     """False: cached or indexed results only, where the provider supports it."""
 
     name = "web_search"
+    read_only = True  # a search changes nothing: offered in ask and plan modes
 
     def to_tool_param(self) -> dict[str, Any]:
         param: dict[str, Any] = {
@@ -82,6 +83,7 @@ class FileSearchTool(HostedTool):
     """Attribute filters."""
 
     name = "file_search"
+    read_only = True
 
     def to_tool_param(self) -> dict[str, Any]:
         param: dict[str, Any] = {"type": "file_search", "vector_store_ids": self.vector_store_ids}

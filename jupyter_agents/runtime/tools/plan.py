@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NoReturn, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, get_args
 
+from ..approvals import approved_call
 from ..errors import ToolArgumentsError
 from .capabilities import ToolCapabilities
 from .display import STEP_MARKS, DisplayPart, StepStatus, ToolDisplay, output_parts
@@ -201,8 +202,11 @@ class PlanTool(ToolCapabilities):
     """The ``update_plan`` tool: the model keeps a plan (a checklist) that people watch.
 
     ``Agent(tools=[PlanTool()])``. The notebook agent has it by default. After a run,
-    ``latest_plan`` gives its last plan.
+    ``latest_plan`` gives its last plan. In ``plan`` mode each call is the plan a person
+    approves (or edits, or rejects) before the run may act (``runtime/modes.py``).
     """
+
+    plans: ClassVar[bool] = True
 
     name: str = "update_plan"
     """The name the model calls it by."""
@@ -245,8 +249,15 @@ class PlanKind(FunctionFormKind[PlanTool, str]):
         return None
 
     async def invoke(self, tool: PlanTool, ctx: ToolContext[Any], arguments: str) -> str:
-        Plan.parse(arguments)  # checked before, but a resumed run may bring other arguments
-        return PLAN_UPDATED
+        plan = Plan.parse(arguments)  # checked before, but a resumed run may bring other ones
+        if approved_call.get() != ctx.tool_call_id:
+            return PLAN_UPDATED
+        sent = getattr(ctx.tool_call, "arguments", None)
+        try:
+            edited = sent is None or Plan.parse(sent) != plan
+        except ToolArgumentsError:
+            edited = True
+        return approved_text(plan, edited=edited)
 
     def output_item(self, call: ParsedCall, value: str) -> dict[str, Any]:
         return self.chat_output_item(call, value)
@@ -268,6 +279,16 @@ class PlanKind(FunctionFormKind[PlanTool, str]):
         )
 
 
+def approved_text(plan: Plan, *, edited: bool) -> str:
+    """What the model is told when a person approved its plan (``edited``: changed it first):
+    the plan it now carries out, in full, so an edit is what it works from."""
+    how = "approved this plan after editing it" if edited else "approved this plan"
+    return (
+        f"The person {how}; you may act now. Carry it out step by step, keeping it updated "
+        f"with update_plan:\n{plan.checklist()}"
+    )
+
+
 def plan_of(output_item: Any, call_item: Any = None) -> Plan | None:
     """The plan an ``update_plan`` call set: ``output_item`` is a ``ToolCallOutputItem``
     (``call_item``: its call, when the item does not carry it). None when the call was not a
@@ -281,8 +302,9 @@ def plan_of(output_item: Any, call_item: Any = None) -> Plan | None:
     raw = call_item.raw_item
     if getattr(raw, "type", None) != "function_call" or not _is_plan_call(call_item, output_item):
         return None
+    edited = decision.arguments if decision is not None else None  # the person's plan wins
     try:
-        return Plan.parse(raw.arguments or "")
+        return Plan.parse(edited if edited is not None else raw.arguments or "")
     except ToolArgumentsError:
         return None
 

@@ -39,6 +39,7 @@ class Retrieval(BaseTool):
         "required": ["query"],
     }
     defaults = {"max_ref_token": 4000, "k": 5, "mode": "hybrid"}
+    read_only = True  # a search changes nothing: offered in ask and plan modes
 
     def __init__(self, cfg: dict[str, Any] | None = None, **options: Any) -> None:
         super().__init__(cfg, **options)

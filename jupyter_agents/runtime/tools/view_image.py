@@ -146,4 +146,5 @@ def view_image_tool(
         params_json_schema=_SCHEMA,
         on_invoke_tool=invoke,
         needs_approval=needs_approval,
+        read_only=True,
     )

@@ -103,6 +103,10 @@ class FunctionTool(ToolCapabilities):
     """A sync function run on a worker thread: a timeout, Stop or interrupt cannot stop it,
     only stop waiting; it goes on, reported as a ``BackgroundCall`` (``tools.background``)."""
 
+    read_only: bool = False
+    """Its calls change nothing (``@tool(read_only=True)``): offered in ``ask`` and ``plan``
+    modes too. Say it only of a function that reads."""
+
     killable: bool = False
     """Runs in a child process that a timeout, Stop or interrupt kills with every program it
     started (``@tool(killable=True)``)."""
@@ -277,6 +281,7 @@ def function_tool(
     timeout: float | None = None,
     killable: bool = False,
     replay: ToolReplay | None = None,
+    read_only: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -297,6 +302,7 @@ def function_tool(
     timeout: float | None = None,
     killable: bool = False,
     replay: ToolReplay | None = None,
+    read_only: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a Python function into a ``FunctionTool``; use bare or with arguments.
 
@@ -330,6 +336,8 @@ def function_tool(
         replay: How a replayed run answers its calls: ``"run"`` again, or ``"recorded"``
             (its recorded output: for a tool that sends mail or pays); default: as the
             cassette says (``Cassette.replay_tools``).
+        read_only: The function only reads (cells, data, files): a run in ``ask`` or
+            ``plan`` mode offers it too. Other tools are not offered in those modes.
     """
     if replay not in (None, "run", "recorded"):
         raise UserError(f"@function_tool(replay=...) must be 'run' or 'recorded', not {replay!r}.")
@@ -353,6 +361,7 @@ def function_tool(
                 "timeout": timeout,
                 "killable": killable,
                 "replay": replay,
+                "read_only": bool(read_only),
             },
         )
         tool_created(made)
