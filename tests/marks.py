@@ -89,6 +89,7 @@ PATH_MARKS: dict[str, tuple[str, ...]] = {
     "tests/mcp/test_agent_tools.py": ("mcp_servers",),
     "tests/mcp/test_call_limits.py": ("mcp_servers",),
     "tests/mcp/test_elicitation.py": ("mcp_servers",),
+    "tests/mcp/test_modes_mcp.py": ("mcp_servers",),
     "tests/mcp/test_servers.py": ("mcp_servers",),
     "tests/mcp/test_third_party_servers.py": ("mcp_servers",),
     **{

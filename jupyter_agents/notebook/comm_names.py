@@ -9,16 +9,20 @@ and annotations are not evaluated (``tests/kernel/test_lazy_load.py`` checks it)
 
 from typing import Final, Literal, get_args
 
+from ..runtime.modes import MODES, Mode
+
 __all__ = [
     "ACTIVE",
     "APPROVE_MODES",
     "CELL_TYPES",
     "DOCUMENT_TARGET",
+    "MODES",
     "RUNS_TARGET",
     "WAITS_FOR",
     "ActiveStatus",
     "ApproveMode",
     "CellType",
+    "Mode",
     "WaitsFor",
 ]
 

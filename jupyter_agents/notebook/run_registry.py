@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .comm_names import ACTIVE, APPROVE_MODES
+from .comm_names import ACTIVE, APPROVE_MODES, MODES, Mode
 
 if TYPE_CHECKING:  # (the registry is made when the extension loads, before any run)
     from ..runtime.approvals import ApprovalRequest
@@ -110,6 +110,10 @@ class RunRegistry:
         """How ``%%agent`` cells without ``--approve`` decide (a frontend's setting)."""
         self.grace = 5.0
         """Seconds a waiting call waits for a frontend to show its run (a frontend's setting)."""
+        self.mode: Mode = "agent"
+        """What ``%%agent`` runs without ``--mode`` may do (``%agent mode``, or a frontend)."""
+        self.mode_listeners: list[Callable[[Mode], None]] = []
+        """Told of every change of ``mode`` (the runs comm tells the frontends)."""
         self._runs: OrderedDict[str, RunRecord] = OrderedDict()
         self._listeners: list[Callable[[RunReport], None]] = []
         self._lock = threading.Lock()
@@ -206,6 +210,16 @@ class RunRegistry:
         if isinstance(grace, bool) or not isinstance(grace, (int, float)) or not 0 <= grace <= 600:
             return False
         self.default_approve, self.grace = str(approve), float(grace)
+        return True
+
+    def set_mode(self, mode: object) -> bool:
+        """Take the notebook's mode (from ``%agent mode`` or a frontend); False when ``mode`` is
+        not one."""
+        if mode not in MODES:
+            return False
+        self.mode = mode
+        for listener in list(self.mode_listeners):
+            listener(self.mode)
         return True
 
     def decide(self, run_id: str, request_id: str, approved: bool, message: str | None) -> bool:

@@ -27,8 +27,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, TypeVar, get_args
 
-from .errors import UserError
-
 if TYPE_CHECKING:
     from .items import ToolCallOutputItem
     from .tools.capabilities import ToolCapabilities
@@ -108,6 +106,8 @@ class RunMode:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
+            from .errors import UserError  # not at import: %load_ext imports this module
+
             raise UserError(f"RunConfig.mode must be 'ask', 'plan' or 'agent', not {self.mode!r}.")
 
     def settle(

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ._run.progress import RunProgress
     from .agent import Agent
     from .model_wait import ModelWait
+    from .modes import Mode
 
 __all__ = ["RunErrorDetails", "RunResult", "RunResultBase", "RunResultStreaming"]
 
@@ -113,6 +114,18 @@ class RunResult(RunResultBase):
         if self._progress is None:
             return RunCost(Decimal(0), Decimal(0), True)
         return self._progress.spend.cost()
+
+    @property
+    def mode(self) -> Mode:
+        """The mode the run ended in (``plan`` became ``agent`` if a person approved the
+        plan)."""
+        return self._progress.mode.mode if self._progress is not None else "agent"
+
+    @property
+    def plan_rejected(self) -> str | None:
+        """Set when a person rejected the run's plan (``plan`` mode): the final output, which
+        says why."""
+        return self._progress.mode.rejected if self._progress is not None else None
 
     def __str__(self) -> str:
         return f"RunResult(final_output={self.final_output!r}, items={len(self.new_items)})"
@@ -239,6 +252,18 @@ class RunResultStreaming(RunResultBase):
     def cost(self) -> RunCost:
         """What the run's model calls cost so far (see ``RunResult.cost``)."""
         return self._loop.progress.spend.cost()
+
+    @property
+    def mode(self) -> Mode:
+        """The mode the run is in now (``RunConfig.mode``; ``plan`` becomes ``agent`` once a
+        person approves the plan)."""
+        return self._loop.progress.mode.mode
+
+    @property
+    def plan_rejected(self) -> str | None:
+        """Set when a person rejected the run's plan (``plan`` mode): the final output, which
+        says why."""
+        return self._loop.progress.mode.rejected
 
     @property
     def model_wait(self) -> ModelWait | None:

@@ -342,7 +342,7 @@ def test_percent_agent_help_lists_every_command_on_one_line(shell: Any, capsys: 
     assert run(shell, "%agent help").error_in_exec is None
     lines = capsys.readouterr().out.splitlines()
     for name in COMMANDS:
-        (line,) = [x for x in lines if x.startswith(f"%agent {name}")]
+        (line,) = [x for x in lines if x.split()[:2] == ["%agent", name]]
         assert len(line.split("  ")) > 1, line  # the command, then what it does
     assert len(lines) == len(COMMANDS) + 1
 

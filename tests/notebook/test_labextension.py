@@ -41,6 +41,12 @@ def test_the_extension_knows_the_approve_choices() -> None:
     assert choices == list(approve.choices or [])
 
 
+def test_the_extension_knows_the_mode_choices() -> None:
+    choices = re.findall(r"'([a-z]+)'", _ts_table("MODE_CHOICES"))
+    (mode,) = (a for a in _parser()._actions if "--mode" in a.option_strings)
+    assert choices == list(mode.choices or [])
+
+
 def test_the_extension_knows_the_backend_choices() -> None:
     choices = re.findall(r"'([a-z]+)'", _ts_table("BACKEND_CHOICES"))
     (backend,) = (a for a in _parser()._actions if "--backend" in a.option_strings)

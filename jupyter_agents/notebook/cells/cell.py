@@ -18,16 +18,19 @@ from ...runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequ
 from ...runtime.context import ToolContext
 from ...runtime.cost import warm_up_prices
 from ...runtime.items import ToolCallOutputItem
+from ...runtime.modes import Mode, mode_refusal
 from ...runtime.replay import Cassette
 from ...runtime.replay.cassette import NO_RECORDING
 from ...runtime.result import RunResultStreaming
 from ...runtime.run import RunConfig, Runner
+from ...runtime.run_config import ToolErrorFormatter, ToolErrorFormatterArgs
 from ...runtime.tools import FunctionTool
 from ...runtime.tools.background import BackgroundCall, background_call_sink
 from ...runtime.tools.live_output import tool_output_sink
 from ...runtime.tools.plan import plan_of
 from ..host import NotebookHost, current_host
 from ..magics.costs import CostEntry
+from ..magics.mode_magic import SWITCH
 from ..run_registry import RunRecord
 from ..view.view_protocol import LiveView
 from ..view.waiting import ToolClock, WaitWatch
@@ -117,14 +120,15 @@ def _handler(
     opts: CellOptions, view: LiveView, host: NotebookHost, record: RunRecord
 ) -> ApprovalHandler:
     """Who decides the cell's calls: ``--approve`` says, for calls. Questions (``ask_user``,
-    an MCP server's) are always put to the person, unless ``JUPYTER_AGENTS_ASK=skip``."""
+    an MCP server's) are always put to the person, unless ``JUPYTER_AGENTS_ASK=skip``; so is
+    the plan of a run in ``plan`` mode, unless ``--approve deny`` (which rejects it)."""
     loop = asyncio.get_running_loop()
 
     def ask(request: ApprovalRequest) -> Any:
         if request.question is not None and os.environ.get("JUPYTER_AGENTS_ASK") == "skip":
             return request.skip("JUPYTER_AGENTS_ASK=skip: questions are skipped in this run")
-        if request.question is None and opts.approve == "auto":
-            return ApprovalDecision.approve()
+        if request.question is None and opts.approve == "auto" and not request.plan_review:
+            return ApprovalDecision.approve()  # a plan is the person's to approve, always
         if request.question is None and opts.approve == "deny":
             return ApprovalDecision.reject("denied by %%agent --approve deny")
         waiting = view.inbox(request)
@@ -134,6 +138,16 @@ def _handler(
         return waiting
 
     return OnLoop(ask)  # it only registers the request: called on the run's loop
+
+
+def how_to_switch(mode: Mode) -> ToolErrorFormatter:
+    """The run's words for a call its ``mode`` refused: they name the ``%agent mode`` line
+    that lets it run (every other message keeps the runtime's words)."""
+
+    def reword(args: ToolErrorFormatterArgs[Any]) -> str | None:
+        return mode_refusal(mode, args.tool_name, SWITCH) if args.kind == "mode_refused" else None
+
+    return reword
 
 
 def refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
@@ -172,6 +186,8 @@ class _Prepared:
     """The cell's recordings (``cell_replay.py``)."""
     budget: Decimal | None = None
     """The run's ``max_cost_usd`` (``%agent budget``)."""
+    mode: Mode = "agent"
+    """What the run may do (``--mode``, else ``%agent mode``)."""
 
 
 def _options(line: str) -> tuple[NotebookHost, CellOptions]:
@@ -208,7 +224,11 @@ def _prepare(host: NotebookHost, opts: CellOptions, body: str) -> _Prepared:
     label = host.model_label(model if model is not None else agent.model)
     view = _make_view(host, agent, label)
     cell = host.current_cell()
-    run = _Prepared(view, cell, agent, prompt, model, budget=host.costs.budget_for_cell())
+    mode = opts.mode or host.runs.mode
+    run = _Prepared(
+        view, cell, agent, prompt, model, budget=host.costs.budget_for_cell(), mode=mode
+    )
+    view.set_mode(mode)
     run.record = host.runs.start(view, cell, agent.name, label)
     return run
 
@@ -231,6 +251,8 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
             model=run.model,
             replay=run.cassette,
             max_cost_usd=run.budget,
+            mode=run.mode,
+            tool_error_formatter=how_to_switch(run.mode),
             **host.policy.run_config_fields(),
         ),
         approval_handler=_handler(opts, run.view, host, _record(run)),
@@ -264,6 +286,9 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         assert result is not None
         async for event in result.stream_events():
             view.on_event(event)
+            if result.mode != run.mode:  # the person approved the plan: the run acts now
+                run.mode = result.mode
+                view.set_mode(result.mode)
             if event.type == "raw_response_event" and event.data.type == "response.completed":
                 _show_usage(host, run, record)
             elif event.type == "run_item_stream_event" and event.name == "tool_output":
@@ -298,7 +323,8 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     host.last_result = result
     if opts.out:
         host.shell.user_ns[opts.out] = result
-    detail = "; ".join(d for d in (_failed_calls(result), detail) if d) or None
+    parts = (result.plan_rejected, _failed_calls(result), detail)
+    detail = "; ".join(d for d in parts if d) or None
     view.finish("done", detail, replayed=replayed)
     runs.update(record, status="done")
 

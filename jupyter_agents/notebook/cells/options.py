@@ -13,7 +13,7 @@ from IPython.core.error import UsageError
 __all__ = ["CellOptions", "parse_cell_options"]
 
 USAGE = (
-    "%%agent [AGENT] [--model M] [--max-turns N] [--new] [--out VAR] "
+    "%%agent [AGENT] [--model M] [--mode ask|plan|agent] [--max-turns N] [--new] [--out VAR] "
     "[--approve ask|auto|deny] [--background] [--live | --replay] [--replay-tools recorded] | "
     "%%agent [AGENT] --over DATAFRAME [--approve review|auto|deny] [--concurrency N] "
     "[--out VAR] [--backend local|ray [--keep-warm]] [--fresh] [--rpm N] [--tpm N] | "
@@ -31,6 +31,8 @@ class CellOptions:
 
     agent: str | None = None
     model: str | None = None
+    mode: Literal["ask", "plan", "agent"] | None = None
+    """``--mode``: what this cell's run may do (None: the notebook's ``%agent mode``)."""
     max_turns: int | None = None
     new: bool = False
     out: str | None = None
@@ -75,6 +77,7 @@ def _parser() -> _Parser:
     parser = _Parser(prog="%%agent", add_help=False)
     parser.add_argument("agent", nargs="?")
     parser.add_argument("--model")
+    parser.add_argument("--mode", choices=["ask", "plan", "agent"], default=None)
     parser.add_argument("--max-turns", type=int, dest="max_turns")
     parser.add_argument("--new", action="store_true")
     parser.add_argument("--out")
@@ -115,6 +118,7 @@ def parse_cell_options(line: str, default_approve: str = "ask") -> CellOptions:
     return CellOptions(
         agent=args.agent,
         model=args.model,
+        mode=args.mode,
         max_turns=args.max_turns,
         new=args.new,
         out=args.out,

@@ -1,5 +1,5 @@
-"""The ``%agent`` line magic: status, model, instructions, tools, docs, mcp, policy, approvals,
-replay, cost, budget, new, history, session, help (``COMMANDS``)."""
+"""The ``%agent`` line magic: status, model, mode, instructions, tools, docs, mcp, policy,
+approvals, replay, cost, budget, new, history, session, help (``COMMANDS``)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ..workspace import notebook_python as _notebook_python  # noqa: F401 (regis
 from ..workspace.notebook_tools import NotebookTools
 from .costs import budget_magic, cost_magic
 from .mcp_magic import mcp_magic
+from .mode_magic import mode_magic
 from .policy_magic import policy_magic
 from .session_magic import session_magic
 
@@ -31,6 +32,7 @@ __all__ = ["agent_line_magic"]
 COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("", "the model, tools, conversation, policy and instructions (the default)"),
     "model": ("NAME", "use another model: a name, or a variable holding a Model"),
+    "mode": ("[ask|plan|agent]", "what runs may do: only read, plan first, or act"),
     "instructions": ("TEXT", "replace the notebook agent's instructions"),
     "tools": ("[add NAME [KEY=VALUE...] | remove NAME]", "list, add or remove the agent's tools"),
     "docs": ("[add PATH...]", "documents the agent searches (its retrieval tool)"),
@@ -85,7 +87,8 @@ def _status(host: NotebookHost) -> str:
     turns = sum(len(c) for c in host.conversations.values())
     store = host.session_store.describe() if host.session_store else "in memory"
     return (
-        f"**model**: {escape_markdown(host.model_label())}  \n**tools**: {tools}  \n"
+        f"**model**: {escape_markdown(host.model_label())}  \n**mode**: {host.runs.mode}  \n"
+        f"**tools**: {tools}  \n"
         f"**conversation turns**: {turns} ({escape_markdown(store)})  \n"
         f"**policy**: {escape_markdown(host.policy.describe())}  \n"
         f"**instructions**: {escape_markdown(host.instructions)}"
@@ -222,6 +225,8 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
             raise UsageError("%agent model: give a model name, or a variable holding a Model.")
         host.model = host.resolve_model(line.split(None, 1)[1])
         print(f"jupyter_agents: the notebook agent now uses {host.model_label()}")
+    elif command == "mode":
+        mode_magic(host, rest)
     elif command == "instructions":
         if not rest:
             raise UsageError("%agent instructions: give the new instructions text.")

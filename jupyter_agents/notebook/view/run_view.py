@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from ...runtime.approvals import ApprovalDecision
+from ...runtime.modes import Mode
 from ...runtime.sandbox.verdict import asks_to_leave
 from ...runtime.tools.background import BackgroundCall, BackgroundEnd
 from ...runtime.tools.display import DisplayPart, ToolDisplay
@@ -154,6 +155,13 @@ class RunView:
         """Show what the run waits for under the header (None: nothing, any more)."""
         with self._lock:
             if not self._finished and set_header_wait(self._header, wait):
+                self._state.changed()
+
+    def set_mode(self, mode: Mode) -> None:
+        """Show the run's mode in the header."""
+        with self._lock:
+            if self._header.get("mode") != mode:
+                self._header["mode"] = mode
                 self._state.changed()
 
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...runtime.approvals import ApprovalDecision, ApprovalRequest
+from ...runtime.modes import Mode
 from ...runtime.questions import Question
 from ...runtime.sandbox.verdict import asks_to_leave
 from ...runtime.tools.background import BackgroundCall
@@ -132,6 +133,14 @@ class TextView:
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         self.usage = usage
         self.cost = cost
+
+    mode: str = "agent"
+
+    def set_mode(self, mode: Mode) -> None:
+        """Say the mode when it is not the default, and when it changes."""
+        if mode != self.mode:
+            self._line(f"[{mode} mode]")
+        self.mode = mode
 
     _waiting: str | None = None
 

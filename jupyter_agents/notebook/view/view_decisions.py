@@ -193,6 +193,8 @@ class Decisions:
                 card["escalation"] = clip(why, self._max_args_chars)[0]
             if request.question is not None:
                 _ask_on(approval, request.question, None)
+            if request.plan_review:
+                approval["plan"] = True  # Approve plan / Edit plan / Reject (ends the run)
             if not request.allows_always:
                 approval["once"] = True  # the widget offers no "always" for this call
             elif self._standing is not None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ...runtime.approvals import ApprovalDecision, ApprovalRequest
+from ...runtime.modes import Mode
 from ...runtime.tools.background import BackgroundCall
 from ...runtime.usage import Usage
 from .widget_state import RunStatus, Wait
@@ -34,6 +35,10 @@ class LiveView(Protocol):
 
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         """Show the run's token usage, and what it cost (``"$0.0123"``, ``"price unknown"``)."""
+
+    def set_mode(self, mode: Mode) -> None:
+        """Show the run's mode (``ask``, ``plan``, ``agent``), at the start and when it
+        changes (an approved plan turns ``plan`` into ``agent``)."""
 
     def set_wait(self, wait: Wait | None) -> None:
         """Show what the run waits for (the model, a tool, the person); None: nothing."""

@@ -15,6 +15,7 @@ from typing import Any, Literal, Union
 
 from typing_extensions import NotRequired, TypedDict
 
+from ...runtime.modes import Mode
 from ...runtime.tools.display import LiveOutput, PartType, StepStatus
 from ..runs_contract import Wait
 
@@ -133,6 +134,9 @@ class Header(TypedDict):
     the model sets one)."""
     wait: NotRequired[Wait]
     """What the live run waits for, from 5 s into a wait until it ends (left out otherwise)."""
+    mode: NotRequired[Mode]
+    """The run's mode (``ask``, ``plan``, ``agent``): a badge in the header; ``plan`` turns
+    into ``agent`` once the plan is approved."""
 
 
 class Part(TypedDict):
@@ -195,6 +199,9 @@ class Approval(TypedDict):
     question: NotRequired[QuestionState]
     answer: NotRequired[str]
     recorded: NotRequired[bool]
+    plan: NotRequired[bool]
+    """The call is the plan of a run in ``plan`` mode: the card offers Approve plan / Edit
+    plan / Reject (which ends the run); its editor holds the steps, one per line."""
 
 
 class ToolBlock(TypedDict):

@@ -14,6 +14,7 @@ export const AGENT_MAGIC = '%%agent';
  */
 export const FLAGS: Readonly<Record<string, 'value' | 'switch'>> = {
   '--model': 'value',
+  '--mode': 'value',
   '--max-turns': 'value',
   '--new': 'switch',
   '--out': 'value',
@@ -38,6 +39,9 @@ export const BACKEND_CHOICES: readonly string[] = ['local', 'ray'];
 
 /** The values `--replay-tools` accepts. */
 export const REPLAY_TOOLS_CHOICES: readonly string[] = ['recorded', 'run'];
+
+/** The values `--mode` accepts. */
+export const MODE_CHOICES: readonly string[] = ['ask', 'plan', 'agent'];
 
 /** The values `--approve` accepts. */
 export const APPROVE_CHOICES: readonly string[] = ['ask', 'auto', 'deny', 'review'];
@@ -123,6 +127,9 @@ function valueIsValid(flag: string, value: string): boolean {
   }
   if (flag === '--backend') {
     return BACKEND_CHOICES.includes(value);
+  }
+  if (flag === '--mode') {
+    return MODE_CHOICES.includes(value);
   }
   if (flag === '--replay-tools') {
     return REPLAY_TOOLS_CHOICES.includes(value);

@@ -25,6 +25,13 @@ const field = (b, name) => {
 
 const LIVE = ["running", "waiting", "background"];
 const WAITS = ["model", "tool", "person"];
+const MODES = ["ask", "plan", "agent"];
+/** @type {Record<string, string>} */
+const MODE_TITLES = {
+  ask: "Ask mode: the agent only reads; tools that change something are refused",
+  plan: "Plan mode: the agent reads, then proposes a plan for you to approve before it acts",
+  agent: "Agent mode: the agent acts, under the approval and sandbox policies",
+};
 /** Asks JupyterLab (labextension/src/runlive) to run the cell again, asking the model. */
 const RUN_LIVE_EVENT = "jupyter-agents:run-live";
 const OFFLINE = "Not connected to a running kernel: buttons are disabled.";
@@ -47,6 +54,7 @@ function render({ model, el }) {
   );
   cost.title = "What the run's model calls cost, priced by genai-prices";
   dot.textContent = "·";
+  const mode = head.appendChild(h("span", "ja-badge ja-mode", "")); // ask / plan / agent
   const replayed = head.appendChild(h("span", "ja-badge ja-replayed", ""));
   replayed.dataset.verdict = "replayed";
   replayed.title = "Replayed from the cell's recording: the model was not asked.";
@@ -100,6 +108,10 @@ function render({ model, el }) {
     tokens.textContent = counted ? `${t.total.toLocaleString()} tokens` : "";
     tokens.title = counted ? `${t.input.toLocaleString()} in · ${t.output.toLocaleString()} out` : "";
     cost.textContent = hd.cost || "";
+    const m = MODES.includes(hd.mode || "") ? hd.mode : "";
+    mode.textContent = m ? `${m} mode` : "";
+    mode.dataset.verdict = m ? `mode-${m}` : "";
+    mode.title = m ? MODE_TITLES[m] : "";
     replayed.textContent = hd.replayed ? "replayed" : "";
     // Only JupyterLab with this extension (it marks the page) can run the cell again.
     runLive.hidden = !(hd.replayed && !hd.live && document.body.dataset.jupyterAgentsLab === "1");

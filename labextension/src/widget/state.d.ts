@@ -73,6 +73,7 @@ export interface Header {
   replayed?: boolean;
   plan?: Plan;
   wait?: Wait;
+  mode?: "ask" | "plan" | "agent";
 }
 
 /**
@@ -137,6 +138,7 @@ export interface Approval {
   question?: QuestionState;
   answer?: string;
   recorded?: boolean;
+  plan?: boolean;
 }
 
 /**

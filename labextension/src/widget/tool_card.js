@@ -115,6 +115,13 @@ export function toolView(ctx) {
         return v.sync?.();
       }
       msg.answer = read.answer;
+    } else if (approved && editing && approval.plan) {
+      const steps = editor.value.split("\n").map((/** @type {string} */ s) => s.trim()).filter(Boolean);
+      if (!steps.length) {
+        ctx.errors.set(b.id, "Write at least one step, one per line.");
+        return v.sync?.();
+      }
+      msg.arguments = planArguments(steps, approval.arguments);
     } else if (approved && editing) {
       let value = null;
       try {
@@ -137,7 +144,8 @@ export function toolView(ctx) {
   reject.onclick = () => decide(false);
   edit.onclick = () => {
     editing = !editing;
-    if (editing) editor.value = pretty(blk().approval?.arguments || "{}");
+    const a = blk().approval;
+    if (editing) editor.value = a?.plan ? planLines(a.arguments) : pretty(a?.arguments || "{}");
     v.sync?.();
   };
 
@@ -197,13 +205,55 @@ export function toolView(ctx) {
     for (const c of [approve, reject, edit, reason, always, inNotebook, editor]) {
       c.disabled = !can;
     }
-    approve.textContent = q ? "Answer" : editing ? "Approve with edits" : "Approve";
-    reject.textContent = q ? "Skip" : "Reject";
-    edit.textContent = editing ? "Cancel edit" : "Edit arguments";
+    const p = !!a.plan; // the plan of a plan-mode run: nothing acts until it is approved
+    approve.textContent = q ? "Answer" : editing ? (p ? "Approve edited plan" : "Approve with edits") : p ? "Approve plan" : "Approve";
+    reject.textContent = q ? "Skip" : p ? "Reject plan" : "Reject";
+    edit.textContent = editing ? "Cancel edit" : p ? "Edit plan" : "Edit arguments";
+    if (p) reason.placeholder = "Why you reject it (optional; the run ends)";
+    approve.setAttribute("aria-label", p ? "Approve this plan: the agent may act on it" : approve.textContent);
+    reject.setAttribute("aria-label", p ? "Reject this plan: the run ends" : reject.textContent);
     editor.hidden = hint.hidden = !editing || !!q;
-    hint.textContent = schemaHint(a.schema);
+    editor.setAttribute("aria-label", p ? "The plan, one step per line" : "The call's arguments as JSON");
+    hint.textContent = p ? "One step per line; the agent gets the plan as you leave it." : schemaHint(a.schema);
     err.textContent = ctx.errors.get(b.id) || a.error || "";
     err.hidden = !err.textContent;
   };
   return v;
+}
+
+/**
+ * The plan's steps, one per line, for the plan editor.
+ * @param {string | undefined} args the call's arguments (JSON text)
+ */
+function planLines(args) {
+  try {
+    const plan = JSON.parse(args || "{}").plan;
+    return Array.isArray(plan) ? plan.map((/** @type {any} */ s) => (s && typeof s.step === "string" ? s.step : "")).filter(Boolean).join("\n") : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The update_plan arguments for edited steps: each line a step (a step the plan had keeps its
+ * status, a new one is pending), the model's explanation kept.
+ * @param {string[]} steps
+ * @param {string | undefined} args the call's arguments (JSON text)
+ */
+function planArguments(steps, args) {
+  /** @type {Record<string, string>} */
+  const had = {};
+  /** @type {unknown} */
+  let explanation;
+  try {
+    const sent = JSON.parse(args || "{}");
+    explanation = sent.explanation;
+    for (const s of Array.isArray(sent.plan) ? sent.plan : []) {
+      if (s && typeof s.step === "string" && typeof s.status === "string") had[s.step] = s.status;
+    }
+  } catch {
+    /* the model's arguments were not JSON: every step is new */
+  }
+  const plan = steps.map((step) => ({ step, status: had[step] || "pending" }));
+  return typeof explanation === "string" && explanation ? { explanation, plan } : { plan };
 }
