@@ -335,3 +335,82 @@ async def test_in_agent_mode_the_plan_tool_asks_nobody() -> None:
         plan_agent(model), "x", run_config=RunConfig(approval_handler=asked_nobody)
     )
     assert outputs(result)["u1"].output == PLAN_UPDATED
+
+
+# -- batches ----------------------------------------------------------------------------------
+
+
+async def test_a_batch_in_ask_mode_changes_nothing_on_any_row(tmp_path: Path) -> None:
+    from jupyter_agents import arun_batch
+
+    def respond(request: Any) -> Any:
+        if any(i.get("type") == "function_call_output" for i in request.input):
+            return ["read only"]
+        return [tool_call("write_file", {"name": request.user_text, "text": "x"})]
+
+    agent = Agent(name="b", model=ScriptedModel(respond=respond), tools=[write_file, read_file])
+    result = await arun_batch(
+        agent,
+        ["a", "b", "c"],
+        run_config=RunConfig(mode="ask"),
+        approve="auto",
+        progress=None,
+        cache=tmp_path / "rows.db",
+    )
+    assert [r.status for r in result.rows] == ["ok", "ok", "ok"]
+    assert changed == []
+
+
+async def test_a_batch_refuses_plan_mode_in_one_line() -> None:
+    from jupyter_agents import arun_batch
+
+    agent = Agent(name="b", model=ScriptedModel([["x"]]))
+    with pytest.raises(UserError, match="not supported for batches yet"):
+        await arun_batch(agent, ["a"], run_config=RunConfig(mode="plan"), progress=None)
+
+
+# -- replay -----------------------------------------------------------------------------------
+
+
+async def test_a_recorded_plan_run_replays_its_mode_plan_and_approval(tmp_path: Path) -> None:
+    from jupyter_agents import Cassette, ReplayMismatch
+
+    edited = steps(("Only read", "pending"))
+
+    def script() -> ScriptedModel:
+        return ScriptedModel(
+            [
+                [tool_call("update_plan", PLAN, call_id="u1")],
+                [tool_call("write_file", {"name": "r", "text": "x"}, call_id="w1")],
+                ["Done."],
+            ]
+        )
+
+    path = tmp_path / "runs.json"
+    config = RunConfig(mode="plan", replay=Cassette(path, mode="record"))
+    recorded = await Runner.run(
+        plan_agent(script()),
+        "x",
+        run_config=config,
+        approval_handler=lambda r: ApprovalDecision.approve(arguments=edited),
+    )
+    assert recorded.mode == "agent" and changed == ["r"]
+    changed.clear()
+    silent = ScriptedModel([])
+    replayed = await Runner.run(
+        plan_agent(silent),
+        "x",
+        run_config=RunConfig(mode="plan", replay=Cassette(path, mode="strict")),
+        approval_handler=asked_nobody,
+    )
+    assert silent.requests == []  # no model request, nobody asked: the recording answered
+    assert replayed.mode == "agent" and replayed.final_output == "Done."
+    assert [s.step for s in latest_plan(replayed).steps] == ["Only read"]  # type: ignore[union-attr]
+    assert outputs(replayed)["u1"].output == outputs(recorded)["u1"].output
+    assert changed == []  # write_file answered from the recording (the cassette's default)
+    with pytest.raises(ReplayMismatch):
+        await Runner.run(  # another mode is another run: strict replay refuses it
+            plan_agent(ScriptedModel([])),
+            "x",
+            run_config=RunConfig(mode="ask", replay=Cassette(path, mode="strict")),
+        )

@@ -37,6 +37,13 @@ APPROVE: dict[str, ApproveMode] = {
 }
 
 
+PLAN_BATCH = (
+    "%%agent --over/--eval: batches do not take plan mode yet (it would ask one approval per "
+    "row); agree the plan in a single %%agent --mode plan cell, then run the batch with "
+    "--mode agent, or --mode ask to only read."
+)
+
+
 @dataclass
 class CellBatch:
     """What a batch cell (``--over``, ``--eval``) runs with: the agent, the batch's options
@@ -53,13 +60,16 @@ class CellBatch:
     async def start(cls, host: NotebookHost, opts: CellOptions, total: int) -> CellBatch:
         """Set the batch up and show its progress widget (``total`` rows; 0: said at start)."""
         model = host.resolve_model(opts.model) if opts.model else None
+        mode = opts.mode or host.runs.mode  # every row runs in the notebook's mode
+        if mode == "plan":
+            raise UsageError(PLAN_BATCH)
         control = BatchControl()
         cell = host.current_cell()
         cassette = await cell_cassette(host, cell, None)
         options = {
             "concurrency": opts.concurrency,
             "max_turns": opts.max_turns,
-            "run_config": RunConfig(model=model, **host.policy.run_config_fields()),
+            "run_config": RunConfig(model=model, mode=mode, **host.policy.run_config_fields()),
             "backend": opts.backend,
             "ray_keep_warm": opts.keep_warm,
             "approve": APPROVE[opts.approve],

@@ -171,6 +171,11 @@ async def arun_batch(
     if output_type is not None:
         agent = agent.clone(output_type=output_type)
     config = run_config or RunConfig()
+    if config.mode == "plan":
+        raise UserError(
+            "run_batch: RunConfig(mode='plan') is not supported for batches yet (it would ask "
+            "one plan approval per row); use mode='ask' or 'agent'."
+        )
     if config.replay is not None:
         config = dataclasses.replace(config, replay=None)  # each row gets its own view of it
     kept = BatchCassette(replay) if replay is not None else None
