@@ -59,7 +59,12 @@ def approval_grace(host: NotebookHost | None = None) -> float:
     return host.runs.grace if host is not None else 5.0
 
 
-def headless_message(tool_name: str, *, question: bool = False) -> str:
+def headless_message(tool_name: str, *, question: bool = False, plan: bool = False) -> str:
+    if plan:
+        return (
+            "nobody can approve it here (no notebook frontend is showing this run), so the run "
+            "ends without acting. Run the cell in JupyterLab to approve, edit or reject the plan"
+        )
     if question:
         return (
             f"No notebook frontend is showing this run, so nobody can answer {tool_name!r}'s "
@@ -155,7 +160,7 @@ def refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
     if view.rendered.is_set():
         return
     question = request.question is not None
-    message = headless_message(request.tool_name, question=question)
+    message = headless_message(request.tool_name, question=question, plan=request.plan_review)
     # A skipped question's card says why; a replay of the run (which has no notice) reads the same.
     if view.decide(request.request_id, ApprovalDecision.reject(message)) and not question:
         view.add_notice(message, "warning")

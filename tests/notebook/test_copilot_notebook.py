@@ -1,0 +1,43 @@
+"""notebooks/copilot.ipynb in a real kernel, offline: ask mode refuses the change, a headless
+plan-mode cell is rejected without acting, and the runtime's plan run acts on the edited plan."""
+
+from __future__ import annotations
+
+import pytest
+
+from .notebook_helpers import (
+    NOTEBOOKS,
+    RUN_TIMEOUT,
+    assert_clean,
+    assert_stored_without_outputs,
+    stdout,
+)
+from .notebook_helpers import execute as run_notebook
+
+NOTEBOOK = NOTEBOOKS / "copilot.ipynb"
+TABLE = "the table: {'Paris': 120, 'Oslo': 80, 'Lima': 95}"
+
+
+def test_stored_without_outputs() -> None:
+    assert_stored_without_outputs(NOTEBOOK)
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(RUN_TIMEOUT)
+def test_shows_the_modes_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = run_notebook(NOTEBOOK, monkeypatch, JUPYTER_AGENTS_APPROVAL_GRACE="1")
+    assert_clean(nb)
+    ask = stdout(nb, "ask-check").splitlines()
+    assert ask[0].startswith("the model was told: ask mode: drop_city may change something")
+    assert ask[1] == TABLE
+    plan = stdout(nb, "plan-check").splitlines()
+    assert plan[0] == "mode at the end: plan"
+    assert plan[1].startswith("final output: The plan was rejected: nobody can approve it here")
+    assert plan[2] == TABLE
+    runtime = stdout(nb, "runtime").splitlines()
+    assert runtime == [
+        "the model was told: The person approved this plan after editing it; you may act now. "
+        "Carry it out step by step, keeping it updated with update_plan:",
+        "mode at the end: agent",
+        "final output: Reported only, as you asked.",
+    ]
