@@ -189,9 +189,10 @@ export class ChatPanel extends Panel {
     const mode = this.mode;
     this.node.dataset.mode = mode;
     this._mode.title = MODE_HELP[mode];
-    this._input.placeholder =
-      `Ask about this notebook (${mode} mode). Enter sends, Shift+Enter a new line; ` +
-      '@ mentions a cell, variable or file; / an MCP prompt.';
+    this._input.placeholder = `Ask about this notebook (${mode} mode)…`;
+    this._input.title =
+      'Enter sends, Shift+Enter starts a new line; @ mentions a cell, a variable or a file; ' +
+      '/ runs an MCP prompt.';
   }
 
   // -- the notebook --------------------------------------------------------------------------
