@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agents.mcp import MCPServerStdio
 from jupyter_agents.notebook.chat.prompts import PromptRefused, prompt_names, prompt_text
+
+from .test_servers import stdio
 
 
 async def test_a_servers_prompts_are_listed_and_fetched(demo_command: list[str]) -> None:
-    params = {"command": demo_command[0], "args": demo_command[1:]}
-    async with MCPServerStdio(params, name="demo", client_session_timeout_seconds=30) as server:
+    async with stdio(demo_command, name="demo", client_session_timeout_seconds=30) as server:
         servers = {"demo": server}
         [greet] = await prompt_names(servers, "gr")
         assert greet["label"] == "greet" and greet["detail"] == "demo: A greeting prompt."
