@@ -1,9 +1,10 @@
 """The notebook comms' names and word lists: what the kernel needs of them when the extension
 loads.
 
-The messages themselves are typed in ``runs_contract.py`` and ``document_contract.py``, which
-re-export these; they stay out of ``%load_ext``'s imports (some forty TypedDicts, about 5 ms to
-build) because the comms need only their target names and these words until a message comes,
+The messages themselves are typed in ``runs_contract.py``, ``document_contract.py`` and
+``chat/contract.py``, which re-export these; they stay out of ``%load_ext``'s imports (some
+forty TypedDicts, about 5 ms to build) because the comms need only their target names and
+these words until a message comes,
 and annotations are not evaluated (``tests/kernel/test_lazy_load.py`` checks it).
 """
 
@@ -15,6 +16,7 @@ __all__ = [
     "ACTIVE",
     "APPROVE_MODES",
     "CELL_TYPES",
+    "CHAT_TARGET",
     "DOCUMENT_TARGET",
     "MODES",
     "RUNS_TARGET",
@@ -31,6 +33,9 @@ RUNS_TARGET: Final = "jupyter_agents.runs"
 
 DOCUMENT_TARGET: Final = "jupyter_agents.document"
 """The document comm's target name (registered on both sides: either may open it)."""
+
+CHAT_TARGET: Final = "jupyter_agents.chat"
+"""The chat comm's target name (the frontend opens it: completions for the chat panel)."""
 
 ActiveStatus = Literal["running", "waiting", "background"]
 """The statuses of a run that has not ended (``background``: a call it left still runs)."""

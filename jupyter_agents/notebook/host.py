@@ -15,6 +15,7 @@ from IPython.core.error import UsageError
 
 from ..runtime.tools.function.listeners import add_tool_listener, remove_tool_listener
 from .cells.standing import StandingApprovals
+from .chat.comm import ChatChannel
 from .magics.costs import CostBook
 from .magics.policy_magic import NotebookPolicy
 from .run_registry import RunRegistry
@@ -72,16 +73,21 @@ class NotebookHost:
         self._channel: RunsChannel | None = None
         self.document: DocumentChannel | None = None
         """The ``jupyter_agents.document`` comm to the frontend holding the notebook."""
+        self.chat: ChatChannel | None = None
+        """The ``jupyter_agents.chat`` comm: the chat panel's completions."""
         add_tool_listener(self._on_tool_created)
 
     def open_runs_channel(self) -> None:
-        """Offer ``runs`` to frontends on the ``jupyter_agents.runs`` comm, and ask for
-        the document on ``jupyter_agents.document`` (in a kernel)."""
+        """Offer ``runs`` to frontends on the ``jupyter_agents.runs`` comm, ask for the
+        document on ``jupyter_agents.document`` and answer the chat panel on
+        ``jupyter_agents.chat`` (in a kernel)."""
         if self._channel is None and getattr(self.shell, "kernel", None) is not None:
             self._channel = RunsChannel(self.runs)
             self._channel.open()
             self.document = DocumentChannel()
             self.document.open()
+            self.chat = ChatChannel(self)
+            self.chat.open()
 
     def close(self) -> None:
         """Stop collecting tools, close the document index, MCP servers and the runs comm."""
@@ -110,6 +116,9 @@ class NotebookHost:
         if self.document is not None:
             self.document.close()
             self.document = None
+        if self.chat is not None:
+            self.chat.close()
+            self.chat = None
 
     # -- tools -------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { agentCellPlugin } from './agentcell/plugin';
+import { chatPlugin } from './chat/plugin';
 import { documentPlugin } from './document/plugin';
 import { insertPlugin } from './insert/plugin';
 import { runLivePlugin } from './runlive/plugin';
@@ -19,7 +20,8 @@ const plugins: JupyterFrontEndPlugin<unknown>[] = [
   insertPlugin,
   runLivePlugin,
   documentPlugin,
-  savedFormsPlugin
+  savedFormsPlugin,
+  chatPlugin
 ];
 
 export default plugins;

@@ -193,6 +193,8 @@ class _Prepared:
     """The run's ``max_cost_usd`` (``%agent budget``)."""
     mode: Mode = "agent"
     """What the run may do (``--mode``, else ``%agent mode``)."""
+    conversation: str | None = None
+    """The conversation the turn belongs to (None: the agent's own; a chat thread's)."""
 
 
 def _options(line: str) -> tuple[NotebookHost, CellOptions]:
@@ -216,11 +218,21 @@ def _warm_up_prices() -> None:
         threading.Thread(target=warm_up_prices, name=name, daemon=True).start()
 
 
-def _prepare(host: NotebookHost, opts: CellOptions, body: str) -> _Prepared:
-    """Check the cell (usage errors are raised here, at once) and make its view."""
+def _prepare(
+    host: NotebookHost,
+    opts: CellOptions,
+    body: str,
+    *,
+    cell: str | None = None,
+    literal: bool = False,
+    conversation: str | None = None,
+) -> _Prepared:
+    """Check the cell (usage errors are raised here, at once) and make its view. A chat turn
+    (``notebook/chat/``) names its ``cell`` and ``conversation`` and takes its text
+    ``literal`` (no ``{expression}``)."""
     agent = host.agent_named(opts.agent)
     try:
-        prompt = interpolate(body.strip(), host.shell.user_ns)
+        prompt = body.strip() if literal else interpolate(body.strip(), host.shell.user_ns)
     except PromptError as e:
         raise UsageError(f"%%agent: {e}") from None
     if not prompt:
@@ -228,11 +240,11 @@ def _prepare(host: NotebookHost, opts: CellOptions, body: str) -> _Prepared:
     model = host.resolve_model(opts.model) if opts.model else None
     label = host.model_label(model if model is not None else agent.model)
     view = _make_view(host, agent, label)
-    cell = host.current_cell()
+    cell = cell or host.current_cell()
     mode = opts.mode or host.runs.mode
-    run = _Prepared(
-        view, cell, agent, prompt, model, budget=host.costs.budget_for_cell(), mode=mode
-    )
+    budget = host.costs.budget_for_cell()
+    run = _Prepared(view, cell, agent, prompt, model, budget=budget, mode=mode)
+    run.conversation = conversation
     view.set_mode(mode)
     run.record = host.runs.start(view, cell, agent.name, label)
     return run
@@ -240,7 +252,7 @@ def _prepare(host: NotebookHost, opts: CellOptions, body: str) -> _Prepared:
 
 async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: ToolClock) -> None:
     """Load the conversation and start the streamed run."""
-    conversation = host.conversation(run.agent.name)
+    conversation = host.conversation(run.conversation or run.agent.name)
     if opts.new:
         await conversation.clear()
     run.history = await conversation.history_before(run.cell)
@@ -320,7 +332,7 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         return
     _show_usage(host, run, record, "done")
     items = result.to_input_list()[len(run.history) :]
-    await host.conversation(run.agent.name).record(run.cell, items)
+    await host.conversation(run.conversation or run.agent.name).record(run.cell, items)
     replayed, detail = False, None
     if run.cassette is not None:
         replayed, detail = _say_how_it_ran(view, run.cassette)

@@ -1,6 +1,6 @@
 """TypeScript generated from the Python types the frontends share: the widget state
-(``.widget_state``) and the contracts of the two comms (``.document_contract``,
-``.runs_contract``).
+(``.widget_state``) and the contracts of the comms (``.document_contract``,
+``.runs_contract``, ``..chat.contract``).
 
 ``python -m jupyter_agents.notebook.view._state_ts labextension/src`` writes every file under
 ``labextension/src`` (``FILES``): ``widget/state.d.ts``, which the widget's JavaScript is
@@ -26,6 +26,7 @@ from typing import Any, Literal, Union
 from typing_extensions import get_type_hints, is_typeddict
 
 from .. import document_contract, runs_contract
+from ..chat import contract as chat_contract
 from . import widget_state
 
 __all__ = ["FILES", "HEADER", "Generated", "render", "write"]
@@ -101,7 +102,19 @@ RUNS = Generated(
     ),
 )
 
-FILES = (STATE, DOCUMENT, RUNS)
+CHAT = Generated(
+    chat_contract,
+    "chat/contract.ts",
+    aliases=("Mode", "CompletionKind"),
+    unions=(),
+    constants=(
+        ("TARGET", None),
+        ("MODES", "Mode"),
+        ("COMPLETION_KINDS", "CompletionKind"),
+    ),
+)
+
+FILES = (STATE, DOCUMENT, RUNS, CHAT)
 """Every generated file."""
 
 

@@ -1,4 +1,4 @@
-"use strict";(self.rspackChunkjupyter_agents=self.rspackChunkjupyter_agents||[]).push([[751],{30(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/* Evaluation report widget: JupyterLab theme variables, with light-theme fallbacks. */
+"use strict";(self.rspackChunkjupyter_agents=self.rspackChunkjupyter_agents||[]).push([[632],{32(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/* Evaluation report widget: JupyterLab theme variables, with light-theme fallbacks. */
 .ja-ev {
   --ja-ok: var(--jp-success-color1, #388e3c);
   --ja-bad: var(--jp-error-color1, #d32f2f);
@@ -74,7 +74,7 @@
 .ja-ev-tool-status { color: var(--ja-muted); margin-left: 8px; }
 .ja-ev-tool .ja-ev-pre { margin-top: 4px; }
 .ja-ev-more { padding: 6px 10px; color: var(--ja-muted); }
-`,""]),o.d(r,{},{A:i})},28(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/* Live agent run view: JupyterLab theme variables, with light-theme fallbacks. */
+`,""]),o.d(r,{},{A:i})},29(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/* Live agent run view: JupyterLab theme variables, with light-theme fallbacks. */
 .ja-run {
   --ja-brand: var(--jp-brand-color1, #1976d2);
   --ja-error: var(--jp-error-color1, #d32f2f);
@@ -114,6 +114,10 @@
 .ja-s-failed, .ja-st-error, .ja-st-rejected, .ja-st-timeout, .ja-st-blocked, .ja-l-error { --ja-c: var(--ja-error); }
 .ja-stop, .ja-run-live { margin-left: auto; }
 .ja-badge[data-verdict="replayed"] { --ja-v: var(--ja-brand); font-size: 11px; }
+.ja-mode { font-size: 11px; }
+.ja-badge[data-verdict="mode-ask"] { --ja-v: var(--ja-ok); }
+.ja-badge[data-verdict="mode-plan"] { --ja-v: var(--ja-warn); }
+.ja-badge[data-verdict="mode-agent"] { --ja-v: var(--ja-muted); }
 .ja-detail { padding: 4px 12px; font-size: 12px; color: var(--ja-c); white-space: pre-wrap; }
 .ja-wait { padding: 3px 12px; font-size: 12px; color: var(--ja-muted); border-bottom: 1px solid var(--ja-line); }
 .ja-wait:empty { display: none; }
@@ -315,7 +319,7 @@
 .ja-step-completed { color: var(--ja-muted); }
 .ja-step-completed .ja-step-mark { color: var(--ja-ok); }
 .ja-step-completed .ja-step-text { text-decoration: line-through; }
-`,""]),o.d(r,{},{A:i})},24(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/*
+`,""]),o.d(r,{},{A:i})},25(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/*
  * %%agent cells (see src/agentcell/). The editor carries .jp-agent-cell while the cell is
  * in agent mode; the magic line and the {expression} spans are decorations of their own.
  * Colours come from JupyterLab's theme variables, so light and dark themes both work.
@@ -356,7 +360,97 @@
   background-color: color-mix(in srgb, var(--jp-mirror-editor-variable-2-color) 14%, transparent);
   border-radius: 3px;
 }
-`,""]),o.d(r,{},{A:i})},27(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/* The Agent runs panel and status bar item (src/runs/). Theme variables only. */
+`,""]),o.d(r,{},{A:i})},31(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/* The Agent chat panel (src/chat/panel.ts): JupyterLab's theme variables only. */
+.ja-chat-panel {
+  display: flex;
+  flex-direction: column;
+  background: var(--jp-layout-color1);
+  color: var(--jp-ui-font-color1);
+  font-size: var(--jp-ui-font-size1);
+  min-width: 280px;
+}
+.ja-chat-header {
+  flex: 0 0 auto;
+  padding: 6px 10px;
+  border-bottom: 1px solid var(--jp-border-color2);
+}
+.ja-chat-top { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
+.ja-chat-title { font-size: var(--jp-ui-font-size2); margin: 2px 0; font-weight: 600; }
+.ja-chat-notebook {
+  color: var(--jp-ui-font-color2);
+  flex: 1 1 auto;
+  overflow: hidden;
+  text-overflow: ellipsis;
+  white-space: nowrap;
+}
+.ja-chat-mode-label { display: flex; align-items: center; gap: 4px; color: var(--jp-ui-font-color2); }
+.ja-chat-mode { font-weight: 600; }
+.ja-chat-panel[data-mode='ask'] .ja-chat-mode { color: var(--jp-info-color1); }
+.ja-chat-panel[data-mode='plan'] .ja-chat-mode { color: var(--jp-warn-color1); }
+.ja-chat-panel[data-mode='agent'] .ja-chat-mode { color: var(--jp-success-color1); }
+.ja-chat-threadbar { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 6px; align-items: center; }
+.ja-chat-thread { flex: 1 1 100%; min-width: 0; }
+.ja-chat-threadbar .jp-Button { flex: 1 1 auto; white-space: nowrap; }
+.ja-chat-messages {
+  flex: 1 1 auto;
+  overflow-y: auto;
+  padding: 8px 10px;
+}
+.ja-chat-empty { color: var(--jp-ui-font-color2); }
+.ja-chat-user {
+  margin: 8px 0 4px auto;
+  max-width: 90%;
+  padding: 6px 8px;
+  border-radius: 6px;
+  background: var(--jp-layout-color2);
+  border: 1px solid var(--jp-border-color2);
+}
+.ja-chat-who { font-size: var(--jp-ui-font-size0); color: var(--jp-ui-font-color2); margin-bottom: 2px; }
+.ja-chat-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.ja-chat-run { margin: 4px 0 8px; }
+.ja-chat-run .jp-OutputArea-prompt { display: none; }
+.ja-chat-footer {
+  flex: 0 0 auto;
+  position: relative;
+  padding: 6px 10px 8px;
+  border-top: 1px solid var(--jp-border-color2);
+}
+.ja-chat-context { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0); min-height: 1.2em; }
+.ja-chat-send-row { display: flex; gap: 6px; align-items: flex-end; margin-top: 4px; }
+.ja-chat-input {
+  flex: 1 1 auto;
+  resize: vertical;
+  min-height: 3em;
+  font-family: var(--jp-ui-font-family);
+  font-size: var(--jp-ui-font-size1);
+  color: var(--jp-ui-font-color0);
+  background: var(--jp-input-background, var(--jp-layout-color1));
+}
+.ja-chat-completions {
+  position: absolute;
+  bottom: 100%;
+  left: 10px;
+  right: 10px;
+  max-height: 220px;
+  overflow-y: auto;
+  margin: 0;
+  padding: 2px 0;
+  list-style: none;
+  background: var(--jp-layout-color1);
+  border: 1px solid var(--jp-border-color1);
+  box-shadow: var(--jp-elevation-z4);
+  z-index: 10;
+}
+.ja-chat-completion { display: flex; gap: 8px; padding: 2px 8px; cursor: pointer; }
+.ja-chat-completion.ja-mod-selected { background: var(--jp-brand-color3); color: var(--jp-ui-font-color0); }
+.ja-chat-completion-label { font-family: var(--jp-code-font-family); white-space: nowrap; }
+.ja-chat-completion-detail {
+  color: var(--jp-ui-font-color2);
+  overflow: hidden;
+  text-overflow: ellipsis;
+  white-space: nowrap;
+}
+`,""]),o.d(r,{},{A:i})},28(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/* The Agent runs panel and status bar item (src/runs/). Theme variables only. */
 .ja-runs-panel {
   padding: 8px 10px;
   overflow-y: auto;
@@ -406,7 +500,7 @@
 .ja-runs-status { cursor: pointer; padding: 0 6px; }
 .ja-runs-status.ja-runs-waiting { color: var(--jp-warn-color1); font-weight: 600; }
 .ja-saved-run { padding: 2px 0; }
-`,""]),o.d(r,{},{A:i})},29(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/*
+`,""]),o.d(r,{},{A:i})},30(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/*
  * Saved forms of evaluation reports, comparisons and batch progress (src/savedforms/). A
  * report is drawn by the report widget's own code and stylesheet (eval_report.css); a batch's
  * progress by batch.ts, with JupyterLab's theme variables, so light and dark themes both work.
@@ -452,4 +546,4 @@
 .ja-bp-errors { margin-top: 6px; }
 .ja-bp-errors-head { color: var(--jp-ui-font-color2); }
 .ja-bp-errors ul { margin: 2px 0; padding-left: 20px; }
-`,""]),o.d(r,{},{A:i})},26(a){a.exports=function(a){var r=[];return r.toString=function(){return this.map(function(r){var o="",e=void 0!==r[5];return r[4]&&(o+="@supports (".concat(r[4],") {")),r[2]&&(o+="@media ".concat(r[2]," {")),e&&(o+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),o+=a(r),e&&(o+="}"),r[2]&&(o+="}"),r[4]&&(o+="}"),o}).join("")},r.i=function(a,o,e,t,n){"string"==typeof a&&(a=[[null,a,void 0]]);var i={};if(e)for(var p=0;p<this.length;p++){var l=this[p][0];null!=l&&(i[l]=!0)}for(var d=0;d<a.length;d++){var s=[].concat(a[d]);e&&i[s[0]]||(void 0!==n&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=n),o&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=o),t&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=t):s[4]="".concat(t)),r.push(s))}},r}},25(a){a.exports=function(a){return a[1]}},18(a){var r=[];function o(a){for(var o=-1,e=0;e<r.length;e++)if(r[e].identifier===a){o=e;break}return o}function e(a,e){for(var t={},n=[],i=0;i<a.length;i++){var p=a[i],l=e.base?p[0]+e.base:p[0],d=t[l]||0,s="".concat(l," ").concat(d);t[l]=d+1;var j=o(s),c={css:p[1],media:p[2],sourceMap:p[3],supports:p[4],layer:p[5]};if(-1!==j)r[j].references++,r[j].updater(c);else{var f=function(a,r){var o=r.domAPI(r);return o.update(a),function(r){r?(r.css!==a.css||r.media!==a.media||r.sourceMap!==a.sourceMap||r.supports!==a.supports||r.layer!==a.layer)&&o.update(a=r):o.remove()}}(c,e);e.byIndex=i,r.splice(i,0,{identifier:s,updater:f,references:1})}n.push(s)}return n}a.exports=function(a,t){var n=e(a=a||[],t=t||{});return function(a){a=a||[];for(var i=0;i<n.length;i++){var p=o(n[i]);r[p].references--}for(var l=e(a,t),d=0;d<n.length;d++){var s=o(n[d]);0===r[s].references&&(r[s].updater(),r.splice(s,1))}n=l}}},20(a){var r={};a.exports=function(a,o){var e=function(a){if(void 0===r[a]){var o=document.querySelector(a);if(window.HTMLIFrameElement&&o instanceof window.HTMLIFrameElement)try{o=o.contentDocument.head}catch(a){o=null}r[a]=o}return r[a]}(a);if(!e)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");e.appendChild(o)}},22(a){a.exports=function(a){var r=document.createElement("style");return a.setAttributes(r,a.attributes),a.insert(r,a.options),r}},21(a,r,o){a.exports=function(a){var r=o.nc;r&&a.setAttribute("nonce",r)}},19(a){a.exports=function(a){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=a.insertStyleElement(a);return{update:function(o){var e,t,n;e="",o.supports&&(e+="@supports (".concat(o.supports,") {")),o.media&&(e+="@media ".concat(o.media," {")),(t=void 0!==o.layer)&&(e+="@layer".concat(o.layer.length>0?" ".concat(o.layer):""," {")),e+=o.css,t&&(e+="}"),o.media&&(e+="}"),o.supports&&(e+="}"),(n=o.sourceMap)&&"u">typeof btoa&&(e+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(n))))," */")),a.styleTagTransform(e,r,a.options)},remove:function(){var a;null===(a=r).parentNode||a.parentNode.removeChild(a)}}}},23(a){a.exports=function(a,r){if(r.styleSheet)r.styleSheet.cssText=a;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(a))}}},17(a,r,o){var e=o(18),t=o.n(e),n=o(19),i=o.n(n),p=o(20),l=o.n(p),d=o(21),s=o.n(d),j=o(22),c=o.n(j),f=o(23),u=o.n(f),v=o(24),g={};g.styleTagTransform=u(),g.setAttributes=s(),g.insert=l().bind(null,"head"),g.domAPI=i(),g.insertStyleElement=c(),t()(v.A,g),v.A&&v.A.locals&&v.A.locals;var b=o(27),m={};m.styleTagTransform=u(),m.setAttributes=s(),m.insert=l().bind(null,"head"),m.domAPI=i(),m.insertStyleElement=c(),t()(b.A,m),b.A&&b.A.locals&&b.A.locals;var x=o(28),h={};h.styleTagTransform=u(),h.setAttributes=s(),h.insert=l().bind(null,"head"),h.domAPI=i(),h.insertStyleElement=c(),t()(x.A,h),x.A&&x.A.locals&&x.A.locals;var w=o(29),y={};y.styleTagTransform=u(),y.setAttributes=s(),y.insert=l().bind(null,"head"),y.domAPI=i(),y.insertStyleElement=c(),t()(w.A,y),w.A&&w.A.locals&&w.A.locals;var k=o(30),z={};z.styleTagTransform=u(),z.setAttributes=s(),z.insert=l().bind(null,"head"),z.domAPI=i(),z.insertStyleElement=c(),t()(k.A,z),k.A&&k.A.locals&&k.A.locals}}]);
+`,""]),o.d(r,{},{A:i})},27(a){a.exports=function(a){var r=[];return r.toString=function(){return this.map(function(r){var o="",e=void 0!==r[5];return r[4]&&(o+="@supports (".concat(r[4],") {")),r[2]&&(o+="@media ".concat(r[2]," {")),e&&(o+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),o+=a(r),e&&(o+="}"),r[2]&&(o+="}"),r[4]&&(o+="}"),o}).join("")},r.i=function(a,o,e,t,n){"string"==typeof a&&(a=[[null,a,void 0]]);var i={};if(e)for(var p=0;p<this.length;p++){var l=this[p][0];null!=l&&(i[l]=!0)}for(var d=0;d<a.length;d++){var s=[].concat(a[d]);e&&i[s[0]]||(void 0!==n&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=n),o&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=o),t&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=t):s[4]="".concat(t)),r.push(s))}},r}},26(a){a.exports=function(a){return a[1]}},19(a){var r=[];function o(a){for(var o=-1,e=0;e<r.length;e++)if(r[e].identifier===a){o=e;break}return o}function e(a,e){for(var t={},n=[],i=0;i<a.length;i++){var p=a[i],l=e.base?p[0]+e.base:p[0],d=t[l]||0,s="".concat(l," ").concat(d);t[l]=d+1;var c=o(s),j={css:p[1],media:p[2],sourceMap:p[3],supports:p[4],layer:p[5]};if(-1!==c)r[c].references++,r[c].updater(j);else{var f=function(a,r){var o=r.domAPI(r);return o.update(a),function(r){r?(r.css!==a.css||r.media!==a.media||r.sourceMap!==a.sourceMap||r.supports!==a.supports||r.layer!==a.layer)&&o.update(a=r):o.remove()}}(j,e);e.byIndex=i,r.splice(i,0,{identifier:s,updater:f,references:1})}n.push(s)}return n}a.exports=function(a,t){var n=e(a=a||[],t=t||{});return function(a){a=a||[];for(var i=0;i<n.length;i++){var p=o(n[i]);r[p].references--}for(var l=e(a,t),d=0;d<n.length;d++){var s=o(n[d]);0===r[s].references&&(r[s].updater(),r.splice(s,1))}n=l}}},21(a){var r={};a.exports=function(a,o){var e=function(a){if(void 0===r[a]){var o=document.querySelector(a);if(window.HTMLIFrameElement&&o instanceof window.HTMLIFrameElement)try{o=o.contentDocument.head}catch(a){o=null}r[a]=o}return r[a]}(a);if(!e)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");e.appendChild(o)}},23(a){a.exports=function(a){var r=document.createElement("style");return a.setAttributes(r,a.attributes),a.insert(r,a.options),r}},22(a,r,o){a.exports=function(a){var r=o.nc;r&&a.setAttribute("nonce",r)}},20(a){a.exports=function(a){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=a.insertStyleElement(a);return{update:function(o){var e,t,n;e="",o.supports&&(e+="@supports (".concat(o.supports,") {")),o.media&&(e+="@media ".concat(o.media," {")),(t=void 0!==o.layer)&&(e+="@layer".concat(o.layer.length>0?" ".concat(o.layer):""," {")),e+=o.css,t&&(e+="}"),o.media&&(e+="}"),o.supports&&(e+="}"),(n=o.sourceMap)&&"u">typeof btoa&&(e+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(n))))," */")),a.styleTagTransform(e,r,a.options)},remove:function(){var a;null===(a=r).parentNode||a.parentNode.removeChild(a)}}}},24(a){a.exports=function(a,r){if(r.styleSheet)r.styleSheet.cssText=a;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(a))}}},18(a,r,o){var e=o(19),t=o.n(e),n=o(20),i=o.n(n),p=o(21),l=o.n(p),d=o(22),s=o.n(d),c=o(23),j=o.n(c),f=o(24),u=o.n(f),v=o(25),g={};g.styleTagTransform=u(),g.setAttributes=s(),g.insert=l().bind(null,"head"),g.domAPI=i(),g.insertStyleElement=j(),t()(v.A,g),v.A&&v.A.locals&&v.A.locals;var b=o(28),m={};m.styleTagTransform=u(),m.setAttributes=s(),m.insert=l().bind(null,"head"),m.domAPI=i(),m.insertStyleElement=j(),t()(b.A,m),b.A&&b.A.locals&&b.A.locals;var x=o(29),h={};h.styleTagTransform=u(),h.setAttributes=s(),h.insert=l().bind(null,"head"),h.domAPI=i(),h.insertStyleElement=j(),t()(x.A,h),x.A&&x.A.locals&&x.A.locals;var w=o(30),y={};y.styleTagTransform=u(),y.setAttributes=s(),y.insert=l().bind(null,"head"),y.domAPI=i(),y.insertStyleElement=j(),t()(w.A,y),w.A&&w.A.locals&&w.A.locals;var k=o(31),z={};z.styleTagTransform=u(),z.setAttributes=s(),z.insert=l().bind(null,"head"),z.domAPI=i(),z.insertStyleElement=j(),t()(k.A,z),k.A&&k.A.locals&&k.A.locals;var A=o(32),T={};T.styleTagTransform=u(),T.setAttributes=s(),T.insert=l().bind(null,"head"),T.domAPI=i(),T.insertStyleElement=j(),t()(A.A,T),A.A&&A.A.locals&&A.A.locals}}]);
