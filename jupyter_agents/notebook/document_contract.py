@@ -51,6 +51,8 @@ __all__ = [
     "MoveArgs",
     "MoveCall",
     "Open",
+    "OpenNotebookArgs",
+    "OpenNotebookCall",
     "Outcome",
     "Output",
     "PingCall",
@@ -214,6 +216,20 @@ class RestartCall(TypedDict):
     args: RestartArgs
 
 
+class OpenNotebookArgs(TypedDict):
+    """``path``: a notebook relative to the folder of the notebook that asks (the kernel
+    checked it: relative, no ``..``, no hidden part, ``.ipynb``; the page checks it again)."""
+
+    path: str
+
+
+class OpenNotebookCall(TypedDict):
+    """Open another notebook in a new tab (``open_notebook``); nothing runs."""
+
+    op: Literal["open_notebook"]
+    args: OpenNotebookArgs
+
+
 class CassetteArgs(TypedDict):
     """Cell ``id``."""
 
@@ -253,6 +269,7 @@ Call = Union[
     RestartCall,
     CassetteCall,
     SetCassetteCall,
+    OpenNotebookCall,
 ]
 """What a request asks: its ``op`` and, for every op but ``ping`` and ``cells``, its ``args``."""
 

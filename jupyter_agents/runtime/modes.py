@@ -81,16 +81,13 @@ def reviews_plan(mode: Mode, tool: ToolCapabilities | None) -> bool:
 
 def mode_refusal(mode: Mode, tool_name: str, switch: str | None = None) -> str:
     """What the model is told of a call ``mode`` does not allow (``switch``: how the person
-    changes the mode, e.g. ``%agent mode agent``)."""
-    what = (
-        "only tools that change nothing run"
-        if mode == "ask"
-        else "only tools that change nothing, and update_plan for the plan the person approves, run"
-    )
+    changes the mode, e.g. ``%agent mode agent``). It is true of any name the model sends: a
+    tool that acts, and one that does not exist."""
+    allowed = "tools that only read" if mode == "ask" else "tools that only read, and update_plan"
     how = f"switch with {switch}" if switch else "the person can switch to agent mode"
     return (
-        f"{mode} mode: {tool_name} may change something, so it was not run ({what} in {mode} "
-        f"mode; {how}). Do not call it again in this mode."
+        f"{mode} mode: {tool_name} is not one of the {allowed}, so it was not run (nothing "
+        f"may change in {mode} mode; {how}). Do not call it again in this mode."
     )
 
 

@@ -3,12 +3,12 @@
 // with its args an object, is answered; anything else the kernel sends is an unknown request,
 // whatever cell it names. Each line of REQUESTS is one case: the op, the args, the reply.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
 
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
 import { OPS } from '../src/document/contract';
-import { answer, Page } from '../src/document/requests';
+import { answer, notebookBeside, Page } from '../src/document/requests';
 import { Runs } from '../src/document/runs';
 
 const UNKNOWN = { error: 'unknown request' };
@@ -47,11 +47,19 @@ function notebook(): { panel: NotebookPanel; ids: () => string[] } {
       moveCell: (from: number, to: number) => cells.splice(to, 0, ...cells.splice(from, 1))
     }
   };
-  const panel = { content: { model, widgets: [] } } as unknown as NotebookPanel;
+  const panel = { content: { model, widgets: [] }, context: { path: 'nb.ipynb' } } as unknown as NotebookPanel;
   return { panel, ids: () => cells.map(c => c.id) };
 }
 
-const page: Page = { runs: new Runs(), restartAfter: () => ({ done: true }) };
+const opened: string[] = [];
+const page: Page = {
+  runs: new Runs(),
+  restartAfter: () => ({ done: true }),
+  openNotebook: (path: string) => {
+    opened.push(path);
+    return { done: true };
+  }
+};
 
 const REQUESTS: [op: unknown, args: unknown, reply: unknown][] = [
   ['explode', { id: 'nope' }, UNKNOWN],
@@ -95,4 +103,30 @@ describe('a request from the kernel', () => {
       error: 'the notebook is not open'
     });
   });
+});
+
+test('open_notebook opens only a plain relative .ipynb path beside the notebook', () => {
+  const { panel } = notebook();
+  (panel as unknown as { context: { path: string } }).context = { path: 'work/sales.ipynb' };
+  opened.length = 0;
+  const refusedPaths: unknown[] = [
+    '../secrets.ipynb',
+    '/etc/passwd.ipynb',
+    'a/../../x.ipynb',
+    '.hidden/x.ipynb',
+    'x.py',
+    'a\\b.ipynb',
+    'x\u0000.ipynb',
+    7,
+    '',
+    'x'.repeat(2000) + '.ipynb'
+  ];
+  for (const path of refusedPaths) {
+    const reply = answer(page, panel, 'open_notebook', { path });
+    assert.ok('refused' in reply, `${String(path)} -> ${JSON.stringify(reply)}`);
+  }
+  assert.deepEqual(opened, []);
+  assert.deepEqual(answer(page, panel, 'open_notebook', { path: './sub/q1.ipynb' }), { done: true });
+  assert.deepEqual(opened, ['work/sub/q1.ipynb']);
+  assert.equal(notebookBeside('top.ipynb', 'b.ipynb'), 'b.ipynb');
 });

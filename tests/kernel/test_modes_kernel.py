@@ -47,7 +47,7 @@ def test_plan_mode_acts_only_after_the_plan_card_is_approved_as_edited(fe: Front
     assert told.startswith("The person approved this plan after editing it")
     assert "Email Ana only if it is sunny" in told and "Look up the weather" not in told
     refused = kernel_value(fe, "demo.requests[1].input[-1]['output']")
-    assert refused.startswith("plan mode: send_email may change something")
+    assert refused.startswith("plan mode: send_email is not one of the")
     assert "switch with %agent mode agent" in refused
 
 

@@ -33,4 +33,6 @@ async def test_a_servers_read_only_hint_does_not_make_its_tool_run_in_ask_mode(
     assert model.requests[0].tool_names == []
     for call_id, name in (("r1", "read_note"), ("d1", "delete_note")):
         assert outputs(result)[call_id].status == "rejected"
-        assert str(outputs(result)[call_id].output).startswith(f"ask mode: {name} may change")
+        assert str(outputs(result)[call_id].output).startswith(
+            f"ask mode: {name} is not one of the"
+        )

@@ -28,8 +28,9 @@ def test_shows_the_modes_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     nb = run_notebook(NOTEBOOK, monkeypatch, JUPYTER_AGENTS_APPROVAL_GRACE="1")
     assert_clean(nb)
     ask = stdout(nb, "ask-check").splitlines()
-    assert ask[0].startswith("the model was told: ask mode: drop_city may change something")
-    assert ask[1] == TABLE
+    assert ask[0].startswith("the model was told: ask mode: drop_city is not one of the")
+    assert ask[1] == "describe_sales said: Paris: 120, Oslo: 80, Lima: 95"  # a read-only tool ran
+    assert ask[2] == TABLE
     plan = stdout(nb, "plan-check").splitlines()
     assert plan[0] == "mode at the end: plan"
     assert plan[1].startswith("final output: The plan was rejected: nobody can approve it here")

@@ -53,12 +53,12 @@ def test_ask_mode_refuses_every_change_and_reads(tmp_path: Path) -> None:
     shown = json.loads("".join(o.get("text", "") for o in out.cells[3].outputs))
     answers = shown["answers"]
     for call_id, tool in (("i1", "insert_cell"), ("r1", "run_cells"), ("p1", "notebook_python")):
-        assert answers[call_id].startswith(f"ask mode: {tool} may change something"), answers
+        assert answers[call_id].startswith(f"ask mode: {tool} is not one of the"), answers
         assert "switch with %agent mode agent" in answers[call_id]
-    assert "ask mode: shell may change something" in str(answers["s1"])
+    assert "ask mode: shell is not one of the" in str(answers["s1"])
     assert answers["c1"].startswith("cell data (code [2], version ") and "x = 41" in answers["c1"]
     assert "x: int" in answers["v1"]
     assert shown["x"] == 41  # notebook_python and run_cells did not run
     assert not (tmp_path / "pwned.txt").exists()
-    assert sorted(shown["offered"]) == ["ask_user", "inspect_variable", "list_cells",
-                                        "list_variables", "read_cell"]  # fmt: skip
+    reading = ["ask_user", "inspect_variable", "list_cells", "list_notebooks", "list_variables"]
+    assert sorted(shown["offered"]) == [*reading, "read_cell"]

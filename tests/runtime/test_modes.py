@@ -164,7 +164,9 @@ async def test_ask_mode_refuses_every_call_that_could_change_something(tmp_path:
     assert not (tmp_path / "shell.txt").exists()
     assert outside.read_text() == "before\n"
     told = [i for i in model.requests[1].input if i.get("call_id") == "w1" and "output" in i]
-    assert "write_file may change something, so it was not run" in str(told[0]["output"])
+    assert "write_file is not one of the tools that only read, so it was not run" in str(
+        told[0]["output"]
+    )
 
 
 async def test_a_handoff_keeps_the_mode() -> None:
@@ -191,15 +193,20 @@ async def test_a_state_cannot_make_a_resumed_run_freer(tmp_path: Path) -> None:
     assert str(outputs(result)["p1"].output).startswith("ask mode: pay")
 
 
-async def test_a_forged_mode_in_a_saved_state_is_refused_or_made_stricter() -> None:
-    model = ScriptedModel([[tool_call("pay", {"amount": 7}, call_id="p1")], ["paid"]])
-    agent = Agent(name="a", model=model, tools=[pay])
-    paused = await Runner.run(agent, "pay", run_config=RunConfig(mode="agent"))
+async def test_a_forged_mode_in_a_saved_state_is_refused() -> None:
+    model = ScriptedModel([[tool_call("update_plan", PLAN, call_id="u1")], ["ok"]])
+    agent = Agent(name="a", model=model, tools=[PlanTool()])
+    paused = await Runner.run(agent, "plan", run_config=RunConfig(mode="plan"))
     saved = paused.to_state().to_json()
-    forged = saved.replace('"mode": "agent"', '"mode": "root"')
+    forged = saved.replace('"mode": "plan"', '"mode": "root"')
     assert forged != saved
     with pytest.raises(UserError, match="damaged: mode"):
         RunState.from_json(agent, forged)
+    freed = saved.replace(', "mode": "plan"', "")  # an agent-mode state writes no mode
+    assert freed != saved
+    state = RunState.from_json(agent, freed)  # resumed in plan mode, the plan still asks
+    result = await Runner.run(agent, state, run_config=RunConfig(mode="plan"))
+    assert result.interruptions and result.interruptions[0].tool_name == "update_plan"
 
 
 def test_stricter_is_the_mode_that_allows_less() -> None:

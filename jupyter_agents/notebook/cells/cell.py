@@ -161,8 +161,10 @@ def refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
         return
     question = request.question is not None
     message = headless_message(request.tool_name, question=question, plan=request.plan_review)
-    # A skipped question's card says why; a replay of the run (which has no notice) reads the same.
-    if view.decide(request.request_id, ApprovalDecision.reject(message)) and not question:
+    # A skipped question's card says why, a rejected plan's header too; a replay of the run
+    # (which has no notice) reads the same.
+    decided = view.decide(request.request_id, ApprovalDecision.reject(message))
+    if decided and not question and not request.plan_review:
         view.add_notice(message, "warning")
 
 

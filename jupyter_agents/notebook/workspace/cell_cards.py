@@ -101,6 +101,9 @@ class CellCard:
     side: Literal["after", "before"] | None = None
     """Whether the insert goes after or before ``anchor``."""
 
+    notebook: str | None = None
+    """The notebook the call acts on, as the frontend holding it named it (the card says it)."""
+
     refusal: str | None = None
     """Set when the call does nothing (nobody is asked): what the model is told."""
 

@@ -79,8 +79,9 @@ class DocumentChannel:
 
     def __init__(self) -> None:
         self._comms = CommSet("document", self._on_msg)
-        self._comms.on_forget(lambda comm: self._frontend.pop(id(comm), None))
+        self._comms.on_forget(self._forget)
         self._frontend: dict[int, str] = {}  # id(comm) -> what said hello on it
+        self._notebook: dict[int, str] = {}  # id(comm) -> the notebook it said it holds
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[Reply]] = {}
         self._hello: asyncio.Event | None = None
@@ -100,10 +101,20 @@ class DocumentChannel:
             if not future.done():
                 future.cancel()
 
+    def _forget(self, comm: Any) -> None:
+        self._frontend.pop(id(comm), None)
+        self._notebook.pop(id(comm), None)
+
     @property
     def frontend(self) -> str | None:
         """What holds the document (``"headless"``, ...), once a frontend said hello."""
         return next(iter(self._frontend.values()), None)
+
+    @property
+    def notebook(self) -> str | None:
+        """The notebook's path as the frontend holding it said (its server's path; the headless
+        runner's file), once one said hello: what the notebook tools' cards name."""
+        return next(iter(self._notebook.values()), None)
 
     async def cells(self, timeout: float = REPLY_TIMEOUT) -> list[dict[str, Any]]:
         """Every cell of the document, as the frontend has it now."""
@@ -193,6 +204,9 @@ class DocumentChannel:
         if data.get("type") == "hello":
             name = data.get("frontend")
             self._frontend[id(comm)] = name if isinstance(name, str) else "unknown"
+            notebook = data.get("notebook")
+            if isinstance(notebook, str) and len(notebook) <= 1024:  # the page's word: a name
+                self._notebook[id(comm)] = notebook
             hello = self._hello
             if hello is not None:
                 self._comms.on_loop(hello.set)

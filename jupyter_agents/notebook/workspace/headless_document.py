@@ -201,6 +201,8 @@ class HeadlessDocument:
             return self._ran(args)
         if op in ("cassette", "set_cassette"):
             return self._cassette(op, args)
+        if op == "open_notebook":
+            return {"refused": "a headless run has no page to open a notebook in."}
         if op == "restart":
             running = self.executing
             if running is None or running.get("id") != args.get("after"):

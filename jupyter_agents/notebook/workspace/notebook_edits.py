@@ -74,7 +74,8 @@ class CellChangeTool(FunctionTool):
         card = self.cards.get(call)
         if card is None or not card.parts:
             return display
-        return dataclasses.replace(display, parts=(*card.parts, *display.parts))
+        origin = card.notebook.rsplit("/", 1)[-1] if card.notebook else display.origin
+        return dataclasses.replace(display, parts=(*card.parts, *display.parts), origin=origin)
 
 
 def cell_tool(
@@ -104,10 +105,12 @@ def cell_tool(
 
 async def _make(document: Document, make: MakeCard, arguments: Any, own: str) -> CellCard:
     try:
-        cells = await document().cells()
+        channel = document()
+        cells = await channel.cells()
     except NoFrontend as e:
         return CellCard(refusal=str(e))
-    return make(arguments if isinstance(arguments, dict) else {}, cells, own)
+    card = make(arguments if isinstance(arguments, dict) else {}, cells, own)
+    return dataclasses.replace(card, notebook=channel.notebook)
 
 
 def _call_of(ctx: ToolContext[Any] | None) -> object:

@@ -1,7 +1,8 @@
 """The notebook agent's tools (``%agent tools add notebook``, or ``NotebookTools()`` for any
-agent in a notebook): reading ones, ``list_cells``, ``read_cell``, ``list_variables`` and
-``inspect_variable``, which never ask, and the editing ones of ``notebook_edits.py`` and
-``run_cells`` (``notebook_run.py``), which do.
+agent in a notebook): reading ones, ``list_cells``, ``read_cell``, ``list_variables``,
+``inspect_variable`` and ``list_notebooks``, which never ask, the editing ones of
+``notebook_edits.py`` and ``run_cells`` (``notebook_run.py``), which do, and
+``create_notebook`` (asks) and ``open_notebook`` (``notebook_files.py``).
 
 Cells come from the frontend that holds the document, over the ``jupyter_agents.document``
 comm (``document_comm.py``); with none connected, the cell tools say so in one line. Variables
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ...runtime.tools import FunctionTool, function_tool
@@ -20,6 +22,7 @@ from .cell_outputs import cell_source, cell_version, model_outputs, outputs_summ
 from .cell_runner import CellRunner
 from .document_comm import DocumentChannel, NoFrontend
 from .notebook_edits import editing_tools
+from .notebook_files import notebook_file_tools
 from .notebook_run import running_tools
 from .variables import inspect_variable as describe_variable
 from .variables import list_variables as variable_rows
@@ -59,6 +62,13 @@ def NotebookTools(
         host = current_host()
         shell = getattr(host, "shell", None)
         return CellRunner(shell) if getattr(shell, "kernel", None) is not None else None
+
+    def workspace() -> Path:
+        """Where other notebooks are listed and made: ``%agent policy --workspace``, else the
+        kernel's folder (the notebook's)."""
+        host = current_host()
+        chosen = host.policy.workspace if host is not None else None
+        return Path(chosen) if chosen else Path.cwd()
 
     def mine() -> str:
         if own_cell is not None:
@@ -132,6 +142,7 @@ def NotebookTools(
         function_tool(read_only=True)(inspect_variable),
         *editing_tools(document, mine),
         *running_tools(document, mine, runner),
+        *notebook_file_tools(document, workspace),
     ]
 
 

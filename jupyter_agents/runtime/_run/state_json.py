@@ -71,7 +71,7 @@ def dump_progress(progress: RunProgress, state_id: str) -> SavedState:
     """The progress in its saved form (JSON-compatible, once ``default=str`` writes what is
     not JSON as text)."""
     paused = progress.paused
-    return {
+    saved: SavedState = {
         "format": STATE_FORMAT,
         "version": STATE_VERSION,
         "state_id": state_id,
@@ -90,8 +90,10 @@ def dump_progress(progress: RunProgress, state_id: str) -> SavedState:
         "nested": {cid: dump_progress(s.progress, s.state_id) for cid, s in paused.nested.items()},
         "escalations": dict(paused.escalations),
         "spend": progress.spend.to_json(),
-        "mode": progress.mode.mode,
     }
+    if progress.mode.mode != "agent":  # written only when it restricts: agent-mode states
+        saved["mode"] = progress.mode.mode  # stay byte for byte what they were
+    return saved
 
 
 def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgress, str | None]:

@@ -7,9 +7,9 @@ export const TARGET = "jupyter_agents.document";
 
 export const CELL_TYPES: readonly CellType[] = ["code", "markdown", "raw"];
 
-export const OPS: readonly Call["op"][] = ["ping", "cells", "insert", "edit", "delete", "move", "run", "ran", "restart", "cassette", "set_cassette"];
+export const OPS: readonly Call["op"][] = ["ping", "cells", "insert", "edit", "delete", "move", "run", "ran", "restart", "cassette", "set_cassette", "open_notebook"];
 
-export const CHANGES: readonly Extract<Call, { args: unknown }>["op"][] = ["insert", "edit", "delete", "move", "run", "ran", "restart", "cassette", "set_cassette"];
+export const CHANGES: readonly Extract<Call, { args: unknown }>["op"][] = ["insert", "edit", "delete", "move", "run", "ran", "restart", "cassette", "set_cassette", "open_notebook"];
 
 export type CellType = "code" | "markdown" | "raw";
 
@@ -169,6 +169,22 @@ export type RestartCall = {
 };
 
 /**
+ * `path`: a notebook relative to the folder of the notebook that asks (the kernel checked it:
+ * relative, no `..`, no hidden part, `.ipynb`; the page checks it again).
+ */
+export type OpenNotebookArgs = {
+  path: string;
+};
+
+/**
+ * Open another notebook in a new tab (`open_notebook`); nothing runs.
+ */
+export type OpenNotebookCall = {
+  op: "open_notebook";
+  args: OpenNotebookArgs;
+};
+
+/**
  * Cell `id`.
  */
 export type CassetteArgs = {
@@ -296,7 +312,7 @@ export type Recordings = {
   live?: boolean;
 };
 
-export type Call = PingCall | CellsCall | InsertCall | EditCall | DeleteCall | MoveCall | RunCall | RanCall | RestartCall | CassetteCall | SetCassetteCall;
+export type Call = PingCall | CellsCall | InsertCall | EditCall | DeleteCall | MoveCall | RunCall | RanCall | RestartCall | CassetteCall | SetCassetteCall | OpenNotebookCall;
 
 export type Outcome = Done | Stale | Missing | Refused;
 

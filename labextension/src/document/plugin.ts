@@ -32,7 +32,8 @@ class Responder implements Page {
 
   constructor(
     private readonly kernel: Kernel.IKernelConnection,
-    private readonly panels: () => NotebookPanel[]
+    private readonly panels: () => NotebookPanel[],
+    private readonly app: JupyterFrontEnd
   ) {
     // The kernel opens a comm when `%load_ext jupyter_agents` runs...
     kernel.registerCommTarget(TARGET, (comm: Kernel.IComm, _msg: KernelMessage.ICommOpenMsg) =>
@@ -80,6 +81,11 @@ class Responder implements Page {
     return { done: true };
   }
 
+  openNotebook(path: string): Done | Refused {
+    void this.app.commands.execute('docmanager:open', { path, factory: 'Notebook' });
+    return { done: true };
+  }
+
   private adopt(comm: Kernel.IComm): void {
     const panel = this.panel();
     const notebook = panel?.context.path ?? '';
@@ -118,7 +124,7 @@ export const documentPlugin: JupyterFrontEndPlugin<void> = {
   description: "The notebook document for the kernel's notebook tools.",
   autoStart: true,
   requires: [INotebookTracker],
-  activate: (_app: JupyterFrontEnd, notebooks: INotebookTracker): void => {
+  activate: (app: JupyterFrontEnd, notebooks: INotebookTracker): void => {
     const seen = new WeakSet<Kernel.IKernelConnection>();
     const panels = () => {
       const all: NotebookPanel[] = [];
@@ -130,7 +136,7 @@ export const documentPlugin: JupyterFrontEndPlugin<void> = {
         const kernel = panel.sessionContext.session?.kernel;
         if (kernel && !seen.has(kernel)) {
           seen.add(kernel);
-          new Responder(kernel, panels);
+          new Responder(kernel, panels, app);
         }
       };
       panel.sessionContext.kernelChanged.connect(attach);

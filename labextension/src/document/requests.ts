@@ -17,6 +17,31 @@ import { Runs } from './runs';
 export interface Page {
   readonly runs: Runs;
   restartAfter(panel: NotebookPanel, args: Untrusted<RestartArgs>): Done | Refused;
+  /** Open `path` (already checked: `notebookBeside`) in a new tab. */
+  openNotebook(path: string): Done | Refused;
+}
+
+/**
+ * The server path of `relative` (the kernel's word, untrusted) in the folder of the notebook
+ * `from`, or why not: a relative path of plain names (no `..`, no hidden part, no backslash)
+ * ending in `.ipynb`.
+ */
+export function notebookBeside(from: string, relative: unknown): string | Refused {
+  if (typeof relative !== 'string' || relative.length > 1024 || /[\\\0]/.test(relative)) {
+    return { refused: 'not a relative path' };
+  }
+  const parts = relative.split('/').filter(p => p !== '' && p !== '.');
+  if (relative.startsWith('/') || parts.length === 0) {
+    return { refused: 'not a relative path' };
+  }
+  if (parts.some(p => p === '..' || p.startsWith('.'))) {
+    return { refused: 'the path may not go up or name a hidden file' };
+  }
+  if (!parts[parts.length - 1].endsWith('.ipynb')) {
+    return { refused: 'not a notebook (.ipynb)' };
+  }
+  const folder = from.split('/').slice(0, -1);
+  return [...folder, ...parts].join('/');
 }
 
 /** The cells of `panel`'s notebook as they are now. */
@@ -74,6 +99,10 @@ export function answer(
       return recordings(shown, op, args);
     case 'restart':
       return page.restartAfter(shown, args);
+    case 'open_notebook': {
+      const path = notebookBeside(shown.context.path, args.path);
+      return typeof path === 'string' ? page.openNotebook(path) : path;
+    }
     case 'run':
       return page.runs.start(shown, args);
     case 'ran':
