@@ -6,7 +6,7 @@ document comm).
 Every path is the model's, so untrusted: relative to the workspace (``%agent policy
 --workspace``, else the kernel's folder, which is the notebook's), no ``..``, no hidden part,
 ending in ``.ipynb``; folders are opened one at a time without following a link
-(``runtime/_nofollow.py``), so a link planted in the workspace cannot lead a listing or a new
+(``runtime/nofollow.py``), so a link planted in the workspace cannot lead a listing or a new
 file outside it; a new notebook never replaces a file (``O_EXCL``). A new notebook's cells are
 written, never run.
 
@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
-from ...runtime._nofollow import open_folder, why_not_opened
 from ...runtime.context import ToolContext
+from ...runtime.nofollow import open_folder, why_not_opened
 from ...runtime.tools import FunctionTool, function_tool
 from .document_comm import DocumentChannel, NoFrontend, outcome
 

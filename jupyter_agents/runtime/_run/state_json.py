@@ -221,7 +221,7 @@ def _load_nested(
         inner = tool.nested_agent() if tool is not None else None
         if inner is None:
             raise UserError(
-                f"This state holds a paused run of agent tool {call.tool_name!r}, but agent "
+                f"This RunState holds a paused run of agent tool {call.tool_name!r}, but agent "
                 f"{agent.name!r} has no such agent tool now."
             )
         from ..run_state import RunState  # the state wraps progress: it imports this module

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._nofollow import (
+from ..errors import UserError
+from ..nofollow import (
     SPECIAL,
     NotRead,
     TooLarge,
@@ -24,7 +25,6 @@ from .._nofollow import (
     read_regular,
     why_not_opened,
 )
-from ..errors import UserError
 from .limits import DocumentLimits, format_size
 from .parse import SUFFIXES
 from .text import name_problem, printable

@@ -27,8 +27,8 @@ from importlib.machinery import BuiltinImporter, FrozenImporter, PathFinder
 from pathlib import Path
 from typing import NamedTuple
 
-from .._nofollow import open_folder
 from .._util import make_state_folder
+from ..nofollow import open_folder
 from ._home import under
 from ._mounts import python_envs
 from ._walk import STATE, module_name, walk

@@ -16,9 +16,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .._nofollow import NotRead, TooLarge, read_regular
 from ..context import ToolContext
 from ..errors import UserError
+from ..nofollow import NotRead, TooLarge, read_regular
 from .function.function_tool import FunctionTool
 from .outputs import ToolOutputImage
 
