@@ -114,6 +114,10 @@
 .ja-s-failed, .ja-st-error, .ja-st-rejected, .ja-st-timeout, .ja-st-blocked, .ja-l-error { --ja-c: var(--ja-error); }
 .ja-stop, .ja-run-live { margin-left: auto; }
 .ja-badge[data-verdict="replayed"] { --ja-v: var(--ja-brand); font-size: 11px; }
+.ja-mode { font-size: 11px; }
+.ja-badge[data-verdict="mode-ask"] { --ja-v: var(--ja-ok); }
+.ja-badge[data-verdict="mode-plan"] { --ja-v: var(--ja-warn); }
+.ja-badge[data-verdict="mode-agent"] { --ja-v: var(--ja-muted); }
 .ja-detail { padding: 4px 12px; font-size: 12px; color: var(--ja-c); white-space: pre-wrap; }
 .ja-wait { padding: 3px 12px; font-size: 12px; color: var(--ja-muted); border-bottom: 1px solid var(--ja-line); }
 .ja-wait:empty { display: none; }
@@ -403,8 +407,27 @@
   font-variant-numeric: tabular-nums;
 }
 .ja-run-wait.ja-w-model, .ja-run-wait.ja-w-person { color: var(--jp-warn-color1); }
-.ja-runs-status { cursor: pointer; padding: 0 6px; }
+.ja-runs-status { display: flex; align-items: center; height: 100%; cursor: pointer; padding: 0 6px; }
 .ja-runs-status.ja-runs-waiting { color: var(--jp-warn-color1); font-weight: 600; }
+/* The mode item (modestatus.ts): a button, drawn like the status bar's other items. */
+.ja-mode-status {
+  display: flex; align-items: center; gap: 5px; height: 100%; margin: 0; padding: 0 6px;
+  border: none; border-radius: 0; background: none; cursor: pointer;
+  color: var(--jp-ui-font-color1); font-family: var(--jp-ui-font-family);
+  font-size: var(--jp-ui-font-size1); line-height: 24px; white-space: nowrap;
+}
+.ja-mode-status:hover { background: var(--jp-layout-color3); }
+.ja-mode-status:focus-visible { outline: 1px solid var(--jp-brand-color1); outline-offset: -1px; }
+.ja-mode-status::before {
+  content: ''; width: 8px; height: 8px; border-radius: 50%; flex: none;
+  background: var(--jp-ui-font-color2);
+}
+.ja-mode-status[data-mode='ask']::before { background: var(--jp-success-color1); }
+.ja-mode-status[data-mode='plan']::before { background: var(--jp-warn-color1); }
+/* its menu: the current mode checked (a plain Lumino menu draws no check of its own) */
+.ja-mode-menu .lm-Menu-item.lm-mod-toggled > .lm-Menu-itemIcon::before {
+  content: '✓'; color: var(--jp-ui-font-color1);
+}
 .ja-saved-run { padding: 2px 0; }
 `,""]),o.d(r,{},{A:i})},29(a,r,o){var e=o(25),t=o.n(e),n=o(26),i=(o.n(n))()(t());i.push([a.id,`/*
  * Saved forms of evaluation reports, comparisons and batch progress (src/savedforms/). A
