@@ -7,12 +7,16 @@ the kernel's target. Messages, all JSON objects with a ``type``, typed in
 ``runs_contract.py`` (the lab extension's copy is generated from it):
 
 kernel → frontend
-    ``snapshot`` (every run) when the comm opens or on ``hello``; ``run`` whenever a run
-    changes (``RunRecord.to_json``); ``decided`` answering ``decide``.
+    ``snapshot`` (every run) when the comm opens or on ``hello``, each followed by ``mode``
+    (the notebook's mode, ``%agent mode``), which is also sent to every open comm whenever the
+    mode changes; ``run`` whenever a run changes (``RunRecord.to_json``); ``decided`` answering
+    ``decide``.
 frontend → kernel
     ``hello``; ``decide`` (approve or reject a waiting call); ``stop`` (a run); ``stop_all``;
     ``settings`` (the default approval mode of cells without ``--approve`` and the headless
-    grace period; ``JUPYTER_AGENTS_APPROVE`` / ``JUPYTER_AGENTS_APPROVAL_GRACE`` still win).
+    grace period; ``JUPYTER_AGENTS_APPROVE`` / ``JUPYTER_AGENTS_APPROVAL_GRACE`` still win);
+    ``set_mode`` (the notebook's mode, as ``%agent mode`` sets it; one not in ``MODES`` is
+    ignored).
 
 Nothing a frontend sends is trusted: unknown types and malformed fields are ignored, and a
 decision only settles a request that is waiting in that run (stale and repeated ones get
@@ -41,7 +45,8 @@ from .comm_set import CommSet
 from .run_registry import RunRegistry
 
 if TYPE_CHECKING:
-    from .runs_contract import Activity, Decided, RunChanged, RunReport, Snapshot
+    from .comm_names import Mode
+    from .runs_contract import Activity, Decided, ModeChanged, RunChanged, RunReport, Snapshot
 
 __all__ = ["ACTIVITY_INTERVAL", "TARGET", "Heartbeat", "RunsChannel", "activity_interval"]
 
@@ -147,14 +152,19 @@ class RunsChannel:
             self._comms.loop,
         )
         self._unlisten = self.registry.listen(self._changed)
+        self.registry.mode_listeners.append(self._mode_changed)
         empty: Snapshot = {"type": "snapshot", "runs": []}
-        self._comms.adopt(create_comm(target_name=TARGET, data=empty))
+        comm = create_comm(target_name=TARGET, data=empty)
+        self._comms.adopt(comm)
+        self._comms.send(comm, self._mode())
 
     def close(self) -> None:
         """Close every comm and stop listening."""
         if self._unlisten is not None:
             self._unlisten()
             self._unlisten = None
+        if self._mode_changed in self.registry.mode_listeners:
+            self.registry.mode_listeners.remove(self._mode_changed)
         if self.heartbeat is not None:
             self._comms.on_loop(self.heartbeat.stop)
         self._comms.close()
@@ -163,10 +173,21 @@ class RunsChannel:
 
     def _opened_by_frontend(self, comm: Any, _open_msg: dict[str, Any]) -> None:
         self._comms.adopt(comm)
-        self._comms.send(comm, self._snapshot())
+        self._send_snapshot(comm)
 
-    def _snapshot(self) -> Snapshot:
-        return {"type": "snapshot", "runs": self.registry.snapshot()}
+    def _send_snapshot(self, comm: Any) -> None:
+        """Every run, then the notebook's mode."""
+        snapshot: Snapshot = {"type": "snapshot", "runs": self.registry.snapshot()}
+        self._comms.send(comm, snapshot)
+        self._comms.send(comm, self._mode())
+
+    def _mode(self, mode: Mode | None = None) -> ModeChanged:
+        return {"type": "mode", "mode": self.registry.mode if mode is None else mode}
+
+    def _mode_changed(self, mode: Mode) -> None:
+        changed = self._mode(mode)
+        for comm in list(self._comms.comms):
+            self._comms.send(comm, changed)
 
     def _changed(self, run: RunReport) -> None:
         changed: RunChanged = {"type": "run", "run": run}
@@ -183,7 +204,7 @@ class RunsChannel:
             return
         kind = data.get("type")
         if kind == "hello":
-            self._comms.send(comm, self._snapshot())
+            self._send_snapshot(comm)
         elif kind == "decide":
             run, request = data.get("run"), data.get("request")
             message = data.get("message")
@@ -205,3 +226,6 @@ class RunsChannel:
         elif kind == "settings":
             approve, grace = data.get("approve"), data.get("grace")
             self._comms.on_loop(lambda: self.registry.configure(approve, grace))
+        elif kind == "set_mode":
+            mode = data.get("mode")
+            self._comms.on_loop(lambda: self.registry.set_mode(mode))

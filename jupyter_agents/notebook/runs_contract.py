@@ -17,16 +17,19 @@ from typing_extensions import NotRequired, TypedDict
 from .comm_names import (
     ACTIVE,
     APPROVE_MODES,
+    MODES,
     RUNS_TARGET,
     WAITS_FOR,
     ActiveStatus,
     ApproveMode,
+    Mode,
     WaitsFor,
 )
 
 __all__ = [
     "ACTIVE",
     "APPROVE_MODES",
+    "MODES",
     "TARGET",
     "WAITS_FOR",
     "ActiveStatus",
@@ -36,10 +39,13 @@ __all__ = [
     "Decide",
     "Decided",
     "Hello",
+    "Mode",
+    "ModeChanged",
     "PendingCall",
     "PlanProgress",
     "RunChanged",
     "RunReport",
+    "SetMode",
     "Settings",
     "Snapshot",
     "Stop",
@@ -143,6 +149,14 @@ class Decided(TypedDict):
     ok: bool
 
 
+class ModeChanged(TypedDict):
+    """The notebook's mode (``%agent mode``: what ``%%agent`` cells without ``--mode`` may do):
+    right after every ``Snapshot``, and whenever it changes."""
+
+    type: Literal["mode"]
+    mode: Mode
+
+
 class Activity(TypedDict):
     """Sent while a run is live, on a comm no frontend opened (frontends never see it): keeps
     an idle-culling server from shutting the kernel down under a run waiting for its person."""
@@ -150,7 +164,7 @@ class Activity(TypedDict):
     type: Literal["activity"]
 
 
-ToFrontend = Union[Snapshot, RunChanged, Decided, Activity]
+ToFrontend = Union[Snapshot, RunChanged, Decided, ModeChanged, Activity]
 """What the kernel sends."""
 
 
@@ -196,5 +210,13 @@ class Settings(TypedDict):
     grace: float
 
 
-ToKernel = Union[Hello, Decide, Stop, StopAll, Settings]
+class SetMode(TypedDict):
+    """Set the notebook's mode, as ``%agent mode`` does (the kernel ignores one not in
+    ``MODES``); every frontend hears of it through ``ModeChanged``."""
+
+    type: Literal["set_mode"]
+    mode: Mode
+
+
+ToKernel = Union[Hello, Decide, Stop, StopAll, Settings, SetMode]
 """What a frontend sends."""

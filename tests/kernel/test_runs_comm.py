@@ -168,3 +168,37 @@ def test_frontend_settings_set_the_default_approval_mode_of_cells(fe: Frontend) 
     finally:
         fe.send_comm(channel, {"type": "settings", "approve": "ask", "grace": 3})
         fe.run("1")
+
+
+def modes(fe: Frontend, comm: str) -> list[object]:
+    """Every mode the kernel sent on ``comm``, in order."""
+    return [d.get("mode") for d in replies(fe, comm, "mode")]
+
+
+def test_the_notebooks_mode_goes_both_ways_on_the_comm(fe: Frontend) -> None:
+    channel = runs_comm(fe)
+    reloaded = fe.open_comm(TARGET)  # a second page, connected later
+    fe.wait_for(lambda: replies(fe, reloaded, "mode"), what="the mode after the snapshot")
+    kinds = [d.get("type") for d in fe.comm_messages(reloaded)]
+    assert kinds[:2] == ["snapshot", "mode"]
+    try:
+        fe.run("%agent mode plan")
+        # every open comm hears of it
+        fe.wait_for(lambda: modes(fe, channel)[-1:] == ["plan"], what="plan on the first")
+        fe.wait_for(lambda: modes(fe, reloaded)[-1:] == ["plan"], what="plan on the second")
+        assert {"type": "mode", "mode": "plan"} in fe.comm_messages(channel)
+
+        fe.send_comm(channel, {"type": "set_mode", "mode": "ask"})  # the status bar's choice
+        fe.wait_for(lambda: modes(fe, reloaded)[-1:] == ["ask"], what="the ask mode")
+        assert "ask mode" in fe.stdout(fe.run("%agent mode")["parent_header"]["msg_id"])
+
+        before = len(modes(fe, channel))
+        for bad in ("yolo", None, 1, ["agent"], "ASK"):
+            fe.send_comm(channel, {"type": "set_mode", "mode": bad})
+        fe.send_comm(channel, {"type": "hello"})
+        fe.wait_for(lambda: len(modes(fe, channel)) > before, what="the mode after hello")
+        # (the cell runs after every message before it was handled, on the kernel's loop)
+        assert "ask mode" in fe.stdout(fe.run("%agent mode")["parent_header"]["msg_id"])
+        assert modes(fe, channel)[before:] == ["ask"]  # the snapshot's mode, nothing else
+    finally:
+        fe.run("%agent mode agent")

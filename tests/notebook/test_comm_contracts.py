@@ -160,33 +160,46 @@ def test_the_kernel_takes_only_a_reply_the_contract_allows_as_done(
 
 # -- the runs comm: what a frontend sends the kernel --------------------------------------------
 
-FRONTEND: list[tuple[dict[str, Any], list[dict[str, Any]], tuple[str, float]]] = [
-    # (a message from a frontend, what the kernel sends back, its settings after)
-    ({"type": "decide", "run": 1, "request": "r1", "approved": True}, [], ("ask", 5.0)),
-    ({"type": "decide", "run": "run-1", "request": None, "approved": True}, [], ("ask", 5.0)),
-    ({"type": "decide", "run": "run-1"}, [], ("ask", 5.0)),
+UNCHANGED = ("ask", 5.0, "agent")
+"""A new registry's settings and mode."""
+
+FRONTEND: list[tuple[dict[str, Any], list[dict[str, Any]], tuple[str, float, str]]] = [
+    # (a message from a frontend, what the kernel sends back, its settings and mode after)
+    ({"type": "decide", "run": 1, "request": "r1", "approved": True}, [], UNCHANGED),
+    ({"type": "decide", "run": "run-1", "request": None, "approved": True}, [], UNCHANGED),
+    ({"type": "decide", "run": "run-1"}, [], UNCHANGED),
     (
         {"type": "decide", "run": "run-1", "request": "r1", "approved": True},
         [{"type": "decided", "run": "run-1", "request": "r1", "ok": False}],
-        ("ask", 5.0),
+        UNCHANGED,
     ),
-    ({"type": "settings", "approve": "sometimes", "grace": 2}, [], ("ask", 5.0)),
-    ({"type": "settings", "approve": "AUTO", "grace": 2}, [], ("ask", 5.0)),
-    ({"type": "settings", "approve": "auto", "grace": "2"}, [], ("ask", 5.0)),
-    ({"type": "settings", "approve": "auto", "grace": True}, [], ("ask", 5.0)),
-    ({"type": "settings", "approve": "auto", "grace": 601}, [], ("ask", 5.0)),
-    ({"type": "settings", "approve": "auto"}, [], ("ask", 5.0)),
-    ({"type": "Settings", "approve": "auto", "grace": 2}, [], ("ask", 5.0)),
-    ({"type": "settings", "approve": "deny", "grace": 2}, [], ("deny", 2.0)),
-    ({"type": "stop", "run": 1}, [], ("ask", 5.0)),
-    ({"type": "snapshot", "runs": []}, [], ("ask", 5.0)),
-    ({"type": "hello"}, [{"type": "snapshot", "runs": []}], ("ask", 5.0)),
+    ({"type": "settings", "approve": "sometimes", "grace": 2}, [], UNCHANGED),
+    ({"type": "settings", "approve": "AUTO", "grace": 2}, [], UNCHANGED),
+    ({"type": "settings", "approve": "auto", "grace": "2"}, [], UNCHANGED),
+    ({"type": "settings", "approve": "auto", "grace": True}, [], UNCHANGED),
+    ({"type": "settings", "approve": "auto", "grace": 601}, [], UNCHANGED),
+    ({"type": "settings", "approve": "auto"}, [], UNCHANGED),
+    ({"type": "Settings", "approve": "auto", "grace": 2}, [], UNCHANGED),
+    ({"type": "settings", "approve": "deny", "grace": 2}, [], ("deny", 2.0, "agent")),
+    ({"type": "stop", "run": 1}, [], UNCHANGED),
+    ({"type": "snapshot", "runs": []}, [], UNCHANGED),
+    (
+        {"type": "hello"},
+        [{"type": "snapshot", "runs": []}, {"type": "mode", "mode": "agent"}],
+        UNCHANGED,
+    ),
+    ({"type": "set_mode", "mode": "plan"}, [], ("ask", 5.0, "plan")),
+    ({"type": "set_mode", "mode": "Plan"}, [], UNCHANGED),
+    ({"type": "set_mode", "mode": "yolo"}, [], UNCHANGED),
+    ({"type": "set_mode", "mode": ["ask"]}, [], UNCHANGED),
+    ({"type": "set_mode"}, [], UNCHANGED),
+    ({"type": "mode", "mode": "ask"}, [], UNCHANGED),  # the kernel's message
 ]
 
 
 @pytest.mark.parametrize(("data", "sent", "settings"), FRONTEND)
 def test_the_runs_comm_ignores_a_message_the_contract_does_not_allow(
-    data: dict[str, Any], sent: list[dict[str, Any]], settings: tuple[str, float]
+    data: dict[str, Any], sent: list[dict[str, Any]], settings: tuple[str, float, str]
 ) -> None:
     registry = RunRegistry()
     channel = RunsChannel(registry, interval=0)
@@ -195,4 +208,4 @@ def test_the_runs_comm_ignores_a_message_the_contract_does_not_allow(
     channel._comms.adopt(comm)
     channel._on_msg(comm, {"content": {"data": data}})
     assert comm.sent == sent
-    assert (registry.default_approve, registry.grace) == settings
+    assert (registry.default_approve, registry.grace, registry.mode) == settings

@@ -497,8 +497,27 @@
   font-variant-numeric: tabular-nums;
 }
 .ja-run-wait.ja-w-model, .ja-run-wait.ja-w-person { color: var(--jp-warn-color1); }
-.ja-runs-status { cursor: pointer; padding: 0 6px; }
+.ja-runs-status { display: flex; align-items: center; height: 100%; cursor: pointer; padding: 0 6px; }
 .ja-runs-status.ja-runs-waiting { color: var(--jp-warn-color1); font-weight: 600; }
+/* The mode item (modestatus.ts): a button, drawn like the status bar's other items. */
+.ja-mode-status {
+  display: flex; align-items: center; gap: 5px; height: 100%; margin: 0; padding: 0 6px;
+  border: none; border-radius: 0; background: none; cursor: pointer;
+  color: var(--jp-ui-font-color1); font-family: var(--jp-ui-font-family);
+  font-size: var(--jp-ui-font-size1); line-height: 24px; white-space: nowrap;
+}
+.ja-mode-status:hover { background: var(--jp-layout-color3); }
+.ja-mode-status:focus-visible { outline: 1px solid var(--jp-brand-color1); outline-offset: -1px; }
+.ja-mode-status::before {
+  content: ''; width: 8px; height: 8px; border-radius: 50%; flex: none;
+  background: var(--jp-ui-font-color2);
+}
+.ja-mode-status[data-mode='ask']::before { background: var(--jp-success-color1); }
+.ja-mode-status[data-mode='plan']::before { background: var(--jp-warn-color1); }
+/* its menu: the current mode checked (a plain Lumino menu draws no check of its own) */
+.ja-mode-menu .lm-Menu-item.lm-mod-toggled > .lm-Menu-itemIcon::before {
+  content: '✓'; color: var(--jp-ui-font-color1);
+}
 .ja-saved-run { padding: 2px 0; }
 `,""]),o.d(r,{},{A:i})},30(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/*
  * Saved forms of evaluation reports, comparisons and batch progress (src/savedforms/). A

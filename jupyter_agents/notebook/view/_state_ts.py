@@ -92,12 +92,13 @@ DOCUMENT = Generated(
 RUNS = Generated(
     runs_contract,
     "runs/contract.ts",
-    aliases=("ActiveStatus", "ApproveMode", "WaitsFor"),
+    aliases=("ActiveStatus", "ApproveMode", "Mode", "WaitsFor"),
     unions=("ToFrontend", "ToKernel"),
     constants=(
         ("TARGET", None),
         ("ACTIVE", "ActiveStatus"),
         ("APPROVE_MODES", "ApproveMode"),
+        ("MODES", "Mode"),
         ("WAITS_FOR", "WaitsFor"),
     ),
 )

@@ -7,11 +7,15 @@ export const ACTIVE: readonly ActiveStatus[] = ["running", "waiting", "backgroun
 
 export const APPROVE_MODES: readonly ApproveMode[] = ["ask", "auto", "deny"];
 
+export const MODES: readonly Mode[] = ["ask", "plan", "agent"];
+
 export const WAITS_FOR: readonly WaitsFor[] = ["model", "tool", "person"];
 
 export type ActiveStatus = "running" | "waiting" | "background";
 
 export type ApproveMode = "ask" | "auto" | "deny";
+
+export type Mode = "ask" | "plan" | "agent";
 
 export type WaitsFor = "model" | "tool" | "person";
 
@@ -108,6 +112,15 @@ export type Decided = {
 };
 
 /**
+ * The notebook's mode (`%agent mode`: what `%%agent` cells without `--mode` may do): right after
+ * every `Snapshot`, and whenever it changes.
+ */
+export type ModeChanged = {
+  type: "mode";
+  mode: Mode;
+};
+
+/**
  * Sent while a run is live, on a comm no frontend opened (frontends never see it): keeps an
  * idle-culling server from shutting the kernel down under a run waiting for its person.
  */
@@ -158,6 +171,15 @@ export type Settings = {
   grace: number;
 };
 
-export type ToFrontend = Snapshot | RunChanged | Decided | Activity;
+/**
+ * Set the notebook's mode, as `%agent mode` does (the kernel ignores one not in `MODES`); every
+ * frontend hears of it through `ModeChanged`.
+ */
+export type SetMode = {
+  type: "set_mode";
+  mode: Mode;
+};
 
-export type ToKernel = Hello | Decide | Stop | StopAll | Settings;
+export type ToFrontend = Snapshot | RunChanged | Decided | ModeChanged | Activity;
+
+export type ToKernel = Hello | Decide | Stop | StopAll | Settings | SetMode;

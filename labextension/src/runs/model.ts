@@ -6,7 +6,7 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { Hello, Settings, TARGET, ToKernel } from './contract';
+import { Hello, Mode, MODES, SetMode, Settings, TARGET, ToKernel } from './contract';
 import { parseMessage, RunInfo } from './protocol';
 
 /** A run, with where it runs. */
@@ -23,6 +23,8 @@ interface KernelEntry {
   comms: Kernel.IComm[];
   runs: Map<string, Run>;
   panels: Set<NotebookPanel>;
+  /** The notebook's mode, once the kernel said it (only a kernel with the extension does). */
+  mode: Mode | null;
 }
 
 /** Every run this frontend knows of, by kernel. */
@@ -56,6 +58,24 @@ export class RunsModel {
     const kernel = panel.sessionContext.session?.kernel;
     const entry = kernel ? this._kernels.get(kernel.id) : undefined;
     return entry ? [...entry.runs.values()] : [];
+  }
+
+  /** The mode of the kernel behind `panel` (`%agent mode`), or null when that kernel has not
+   * loaded the extension (or `panel` is null). */
+  modeOf(panel: NotebookPanel | null | undefined): Mode | null {
+    const kernel = panel?.sessionContext.session?.kernel;
+    return (kernel && this._kernels.get(kernel.id)?.mode) || null;
+  }
+
+  /** Ask the kernel behind `panel` to switch to `mode`, as `%agent mode` does; the status bar
+   * changes when the kernel says it did (`modeOf`). False when nothing was sent. */
+  setMode(panel: NotebookPanel | null | undefined, mode: Mode): boolean {
+    const kernel = panel?.sessionContext.session?.kernel;
+    if (!kernel || !MODES.includes(mode)) {
+      return false;
+    }
+    const message: SetMode = { type: 'set_mode', mode };
+    return this._send(kernel.id, message);
   }
 
   /** The notebook panels showing `run`'s kernel. */
@@ -124,7 +144,13 @@ export class RunsModel {
     if (entry) {
       return entry;
     }
-    const created: KernelEntry = { kernel, comms: [], runs: new Map(), panels: new Set() };
+    const created: KernelEntry = {
+      kernel,
+      comms: [],
+      runs: new Map(),
+      panels: new Set(),
+      mode: null
+    };
     entry = created;
     this._kernels.set(kernel.id, created);
     // The kernel opens a comm when `%load_ext jupyter_agents` runs...
@@ -148,6 +174,7 @@ export class RunsModel {
       if (status === 'restarting' || status === 'autorestarting' || status === 'dead') {
         created.runs.clear();
         created.comms = [];
+        created.mode = null; // a restarted kernel has no extension until `%load_ext` again
         this._changed.emit();
       }
     });
@@ -179,6 +206,11 @@ export class RunsModel {
       }
     } else if (message.type === 'run') {
       entry.runs.set(message.run.id, { ...message.run, kernel });
+    } else if (message.type === 'mode') {
+      if (entry.mode === message.mode) {
+        return;
+      }
+      entry.mode = message.mode;
     } else {
       this._decided.emit({ request: message.request, ok: message.ok });
       return;

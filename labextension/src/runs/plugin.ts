@@ -1,7 +1,7 @@
 /**
- * Features: the Agent runs panel, the status bar item, approval notifications, and the commands
- * (insert a %%agent cell, stop this notebook's runs, approve or reject the call waiting in the
- * active cell). Settings: notifications on or off, and the default approval mode and headless
+ * Features: the Agent runs panel, the status bar items (what runs; the notebook's mode),
+ * approval notifications, and the commands (insert a %%agent cell, stop this notebook's runs,
+ * approve or reject the call waiting in the active cell, switch the notebook's mode). Settings: notifications on or off, and the default approval mode and headless
  * grace period the kernels get.
  */
 import {
@@ -15,11 +15,13 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 
 import { isOneOf } from '../untrusted';
-import { APPROVE_MODES } from './contract';
+import { APPROVE_MODES, Mode, MODES } from './contract';
 import { Run, RunsModel } from './model';
+import { ModeStatus } from './modestatus';
 import { ApprovalNotifier } from './notifications';
 import { RunsPanel } from './panel';
 import { RunsStatus } from './statusbar';
+import { MODE_CAPTIONS } from './summary';
 
 const PLUGIN_ID = 'jupyter-agents:runs';
 
@@ -28,7 +30,17 @@ export const COMMANDS = {
   stopAll: 'jupyter-agents:stop-notebook-runs',
   approve: 'jupyter-agents:approve-pending',
   reject: 'jupyter-agents:reject-pending',
-  panel: 'jupyter-agents:show-runs'
+  panel: 'jupyter-agents:show-runs',
+  modeAsk: 'jupyter-agents:mode-ask',
+  modePlan: 'jupyter-agents:mode-plan',
+  modeAgent: 'jupyter-agents:mode-agent'
+};
+
+/** The command that switches the current notebook to each mode. */
+export const MODE_COMMANDS: Record<Mode, string> = {
+  ask: COMMANDS.modeAsk,
+  plan: COMMANDS.modePlan,
+  agent: COMMANDS.modeAgent
 };
 
 /** The cell of `run` in `panel`, with its index. */
@@ -125,6 +137,40 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
     }
 
     const current = () => notebooks.currentWidget;
+
+    if (statusBar) {
+      const item = new ModeStatus(model, current, app.commands, MODE_COMMANDS);
+      notebooks.currentChanged.connect(() => item.refresh());
+      statusBar.registerStatusItem(`${PLUGIN_ID}:mode`, {
+        item,
+        align: 'left',
+        rank: 40,
+        isActive: () => item.active,
+        activeStateChanged: item.activeChanged
+      });
+    }
+    for (const mode of MODES) {
+      app.commands.addCommand(MODE_COMMANDS[mode], {
+        label: `Agent Mode: ${mode[0].toUpperCase()}${mode.slice(1)}`,
+        caption: MODE_CAPTIONS[mode],
+        isEnabled: () => model.modeOf(current()) !== null,
+        isToggled: () => model.modeOf(current()) === mode,
+        execute: () => {
+          model.setMode(current(), mode);
+        }
+      });
+    }
+    let shownMode: Mode | null = null; // menus and the palette redraw the checks on a change
+    const modeMaybeChanged = () => {
+      const mode = model.modeOf(current());
+      if (mode !== shownMode) {
+        shownMode = mode;
+        MODES.forEach(m => app.commands.notifyCommandChanged(MODE_COMMANDS[m]));
+      }
+    };
+    model.changed.connect(modeMaybeChanged);
+    notebooks.currentChanged.connect(modeMaybeChanged);
+
     const pendingInActiveCell = () => {
       const panel = current();
       const cell = panel?.content.activeCell;

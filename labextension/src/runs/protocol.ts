@@ -10,6 +10,8 @@ import {
   ACTIVE as ACTIVE_STATUSES,
   BackgroundCall,
   Decided,
+  ModeChanged,
+  MODES,
   PendingCall,
   PlanProgress,
   RunChanged,
@@ -33,7 +35,8 @@ export interface RunInfo extends Omit<RunReport, 'plan' | 'wait' | 'background_c
 export type KernelMessage =
   | { type: Snapshot['type']; runs: RunInfo[] }
   | { type: RunChanged['type']; run: RunInfo }
-  | Decided;
+  | Decided
+  | ModeChanged;
 
 const isString = (x: unknown): x is string => typeof x === 'string';
 const isNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
@@ -142,7 +145,10 @@ export function parseMessage(received: unknown): KernelMessage | null {
   if (!isObject(received)) {
     return null;
   }
-  const data: Untrusted<Snapshot> & Untrusted<RunChanged> & Untrusted<Decided> = received;
+  const data: Untrusted<Snapshot> &
+    Untrusted<RunChanged> &
+    Untrusted<Decided> &
+    Untrusted<ModeChanged> = received;
   if (data.type === 'snapshot' && Array.isArray(data.runs)) {
     const runs = data.runs.map(parseRun);
     const kept = runs.filter((r): r is RunInfo => r !== null);
@@ -154,6 +160,10 @@ export function parseMessage(received: unknown): KernelMessage | null {
   }
   if (data.type === 'decided' && isString(data.run) && isString(data.request)) {
     return { type: 'decided', run: data.run, request: data.request, ok: data.ok === true };
+  }
+  if (data.type === 'mode') {
+    const mode = data.mode;
+    return isOneOf(MODES, mode) ? { type: 'mode', mode } : null;
   }
   return null;
 }

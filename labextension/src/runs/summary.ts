@@ -1,4 +1,5 @@
-/** Words and numbers shown for runs: the status bar text, elapsed times. */
+/** Words and numbers shown for runs: the status bar texts, elapsed times, the modes. */
+import { Mode } from './contract';
 import { ACTIVE, RunInfo } from './protocol';
 
 export interface Counts {
@@ -74,3 +75,16 @@ export const STATUS_LABELS: Record<string, string> = {
   failed: 'failed',
   cancelled: 'stopped'
 };
+
+/** What each mode lets the notebook's agent do (the status bar item's and commands' captions;
+ * the run widget's mode badge says the same). */
+export const MODE_CAPTIONS: Record<Mode, string> = {
+  ask: 'Ask mode: the agent only reads; tools that change something are refused',
+  plan: 'Plan mode: the agent reads, then proposes a plan for you to approve before it acts',
+  agent: 'Agent mode: the agent acts, under the approval and sandbox policies'
+};
+
+/** "Mode: plan", or "" when the notebook's kernel has no agent (no mode). */
+export function modeText(mode: Mode | null): string {
+  return mode ? `Mode: ${mode}` : '';
+}
