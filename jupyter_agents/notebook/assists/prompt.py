@@ -4,8 +4,9 @@ traceback names, as fenced data.
 Everything taken from the notebook (the source, the error's name, value and traceback, the
 variables' descriptions) may be someone else's words in a received notebook. It is put in the
 prompt inside fences longer than any run of backticks it holds (``fence``), under a line saying
-it is data, not instructions; terminal escapes and other control characters are removed from
-the error, and every part is capped. Nothing here evaluates, formats or renders it.
+it is data, not instructions; terminal escapes are removed from the error, other control
+characters and bidi marks from every part become ``\ufffd``, and every part is capped.
+Nothing here evaluates, formats or renders it.
 """
 
 from __future__ import annotations
@@ -94,9 +95,10 @@ def named_variables(text: str, namespace: Mapping[str, Any]) -> list[str]:
 
 
 def _source(cell: Mapping[str, Any]) -> tuple[str, str]:
-    """The cell's source as shown (capped) and its version (of the whole source)."""
+    """The cell's source as shown (control characters marked, capped) and its version (of the
+    whole source, as the page holds it)."""
     source = cell_source(cell)
-    return cap_text(source, MAX_SOURCE), cell_version(source)
+    return cap_text(printable(source), MAX_SOURCE), cell_version(source)
 
 
 def fix_prompt(
