@@ -156,7 +156,7 @@ export class AssistPanel extends Panel {
 
 /** The Fix button under a cell's error output. */
 export class FixButton extends Widget {
-  readonly button = button('Fix', 'jp-mod-accept ja-assist-fix', 'Ask the agent to fix this cell');
+  readonly button = button('Fix', 'jp-mod-accept ja-assist-fixbutton', 'Ask the agent to fix this cell');
 
   constructor(fix: () => void) {
     super();

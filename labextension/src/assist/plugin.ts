@@ -27,6 +27,12 @@ function isCode(cell: Cell | null | undefined): cell is CodeCell {
   return !!cell && !cell.isDisposed && cell.model.type === 'code';
 }
 
+/** Ctrl+I (Cmd+I on a Mac), nothing else held. */
+function isAccelI(event: KeyboardEvent): boolean {
+  const accel = /Mac/.test(navigator.platform) ? event.metaKey : event.ctrlKey;
+  return accel && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'i';
+}
+
 function cellOutputs(cell: CodeCell): unknown[] {
   return cell.model.outputs.toJSON();
 }
@@ -36,9 +42,27 @@ class Assists {
   private readonly _boxes = new WeakMap<Cell, AssistPanel>();
   private readonly _fixes = new WeakMap<Cell, FixButton>();
   private readonly _watched = new WeakSet<Cell>();
+  /** Cells an assist runs on now. */
+  private readonly _working = new WeakSet<Cell>();
 
-  /** Watch `nb`'s code cells for error outputs (a Fix button under each). */
-  watch(nb: NotebookPanel): void {
+  /**
+   * Watch `nb`'s code cells for error outputs (a Fix button under each); Ctrl/Cmd+I in a cell's
+   * editor runs `inline` (CodeMirror's own Mod-i, select the syntax around, would take the key
+   * before JupyterLab's shortcuts see it, so it is caught on the way down).
+   */
+  watch(nb: NotebookPanel, inline: () => void): void {
+    nb.content.node.addEventListener(
+      'keydown',
+      event => {
+        const target = event.target as HTMLElement | null;
+        if (isAccelI(event) && target?.closest('.jp-Cell .cm-editor')) {
+          event.preventDefault();
+          event.stopPropagation();
+          inline();
+        }
+      },
+      true
+    );
     const scan = () => {
       for (const cell of nb.content.widgets) {
         if (isCode(cell) && !this._watched.has(cell)) {
@@ -66,7 +90,7 @@ class Assists {
       layout.insertWidget(layout.widgets.length - 1, fix); // under the outputs, above the footer
       this._fixes.set(cell, fix);
     }
-    fix?.setHidden(!error);
+    fix?.setHidden(!error || this._working.has(cell));
   }
 
   /** Whether `cell` has an error to fix. */
@@ -118,16 +142,13 @@ class Assists {
     area: AssistPanel['area']
   ): Promise<void> {
     const code = assistCode(assistRequest(kind, cell.model.id, prompt));
-    const fix = this._fixes.get(cell);
-    if (fix) {
-      fix.button.disabled = true;
-    }
+    this._working.add(cell);
+    this._refresh(nb, cell); // no Fix button while the agent works on the cell
     try {
       await execute(code, area, nb.sessionContext);
     } finally {
-      if (fix) {
-        fix.button.disabled = false;
-      }
+      this._working.delete(cell);
+      this._refresh(nb, cell);
     }
   }
 }
@@ -140,8 +161,9 @@ export const assistPlugin: JupyterFrontEndPlugin<void> = {
   optional: [ICommandPalette],
   activate: (app: JupyterFrontEnd, notebooks: INotebookTracker, palette: ICommandPalette | null) => {
     const assists = new Assists();
-    notebooks.forEach(nb => assists.watch(nb));
-    notebooks.widgetAdded.connect((_t, nb) => assists.watch(nb));
+    const inline = () => void app.commands.execute(ASSIST_COMMANDS.inline);
+    notebooks.forEach(nb => assists.watch(nb, inline));
+    notebooks.widgetAdded.connect((_t, nb) => assists.watch(nb, inline));
     const active = () => {
       const nb = notebooks.currentWidget;
       const cell = nb?.content.activeCell;
@@ -169,6 +191,8 @@ export const assistPlugin: JupyterFrontEndPlugin<void> = {
         }
       }
     });
+    // In edit mode the key is caught in `watch` (before CodeMirror); this binding shows it in
+    // the palette and menus, and serves command mode.
     for (const selector of [
       '.jp-Notebook.jp-mod-editMode',
       '.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus'
