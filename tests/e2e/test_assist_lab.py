@@ -48,6 +48,19 @@ def shoot(lab: Lab, target: Any, name: str) -> None:
     set_theme(lab, False)
 
 
+def failing(lab: Lab, name: str, cells: list[str], ids: list[str], error: str) -> Any:
+    """Open notebook ``name`` of ``cells``, run its setup cell and its failing cell (which
+    raises ``error``); that cell."""
+    lab.write_notebook(name, cells, ids)
+    lab.open(name)
+    lab.run_cell(SETUP_CELL)
+    expect(lab.prompt(SETUP_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
+    lab.run_cell(BAD_CELL)
+    bad = lab.cell(BAD_CELL)
+    expect(bad.locator(".jp-OutputArea-output")).to_contain_text(error)
+    return bad
+
+
 def approve(box: Any, tool: str) -> None:
     card = box.locator(".ja-tool.ja-st-waiting").filter(has_text=tool)
     expect(card).to_be_visible()
@@ -57,13 +70,8 @@ def approve(box: Any, tool: str) -> None:
 
 def test_fix_then_ctrl_i_propose_diffs_that_approved_change_the_cells(session: Session) -> None:
     with session.lab("e2e-assist", viewport=(1300, 1000)) as lab:
-        lab.write_notebook("assist.ipynb", [SETUP, BAD, ""], ["setup", "bad", "empty"])
-        lab.open("assist.ipynb")
-        lab.run_cell(SETUP_CELL)
-        expect(lab.prompt(SETUP_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
-        lab.run_cell(BAD_CELL)
-        bad = lab.cell(BAD_CELL)
-        expect(bad.locator(".jp-OutputArea-output")).to_contain_text("ZeroDivisionError")
+        cells, ids = [SETUP, BAD, ""], ["setup", "bad", "empty"]
+        bad = failing(lab, "assist.ipynb", cells, ids, "ZeroDivisionError")
 
         fix = bad.get_by_role("button", name="Ask the agent to fix this cell")
         expect(fix).to_be_visible()
@@ -130,13 +138,8 @@ CHECK = "print('hostile text in the prompt:', HOSTILE in assist_model.requests[0
 def test_in_ask_mode_a_fix_of_a_hostile_error_is_refused_and_inert(session: Session) -> None:
     raising = f"HOSTILE = {HOSTILE!r}\nraise ValueError(HOSTILE)"
     with session.lab("e2e-assist-ask") as lab:
-        lab.write_notebook("ask.ipynb", [ASK_SETUP, raising, CHECK], ["setup", "bad", "check"])
-        lab.open("ask.ipynb")
-        lab.run_cell(SETUP_CELL)
-        expect(lab.prompt(SETUP_CELL)).to_have_text(re.compile(r"^\[\d+\]:$"))
-        lab.run_cell(BAD_CELL)
-        bad = lab.cell(BAD_CELL)
-        expect(bad.locator(".jp-OutputArea-output")).to_contain_text("ValueError")
+        cells, ids = [ASK_SETUP, raising, CHECK], ["setup", "bad", "check"]
+        bad = failing(lab, "ask.ipynb", cells, ids, "ValueError")
         bad.get_by_role("button", name="Ask the agent to fix this cell").click()
         box = bad.locator(".ja-assist-fix")
         expect(box).to_contain_text("In ask mode I can only explain")

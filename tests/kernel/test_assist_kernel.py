@@ -16,7 +16,7 @@ import pytest
 from .conftest import kernel_value, script
 from .frontend import Frontend
 from .test_agent_cells import final_state
-from .test_chat_kernel import literal, widget_of
+from .test_chat_kernel import send_call, widget_of
 
 pytestmark = pytest.mark.kernel
 
@@ -34,20 +34,7 @@ CELLS = [
 
 
 def send_assist(fe: Frontend, request: dict[str, Any]) -> str:
-    code = f'await __import__("{ENTRY}", fromlist=["_"]).assist({literal(request)})'
-    content = {
-        "code": code,
-        "silent": False,
-        "store_history": False,
-        "user_expressions": {},
-        "allow_stdin": False,
-        "stop_on_error": True,
-    }
-    msg = fe.kc.session.msg("execute_request", content)
-    fe.kc.shell_channel.send(msg)
-    msg_id = str(msg["header"]["msg_id"])
-    fe._in_flight.add(msg_id)
-    return msg_id
+    return send_call(fe, ENTRY, "assist", request)
 
 
 _pages: dict[int, str] = {}

@@ -136,12 +136,14 @@ def test_an_error_without_traceback_is_its_name_and_value() -> None:
 
 
 class Page:
-    """A frontend holding ``cells`` (the document comm's ``ready`` and ``cells``)."""
+    """A frontend holding ``cells`` (the document comm's ``ready`` and ``cells``), keeping
+    every other request (a change would be one)."""
 
     frontend = None  # no recordings to look up
 
     def __init__(self, cells: list[dict[str, Any]]) -> None:
         self._cells = cells
+        self.requests: list[dict[str, Any]] = []
 
     async def ready(self) -> str:
         return "test"
@@ -150,6 +152,7 @@ class Page:
         return self._cells
 
     async def request(self, message: dict[str, Any], timeout: float = 0) -> dict[str, Any]:
+        self.requests.append(message)
         return {"done": True}
 
     def close(self) -> None:

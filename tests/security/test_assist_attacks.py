@@ -23,6 +23,8 @@ from jupyter_agents.notebook.host import current_host
 from jupyter_agents.notebook.view import text_view
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
+from ..notebook.test_assists import Page
+
 HOSTILE = [
     "<img src=x onerror=alert(1)><script>alert(2)</script>",
     "{__import__('os').system('touch pwned')}",
@@ -76,29 +78,6 @@ def test_a_hostile_instruction_and_source_stay_fenced_in_a_generate_prompt() -> 
 
 
 # -- a run: the text reaches the model, nothing runs, nothing changes unapproved -----------------
-
-
-class Page:
-    """A frontend holding ``cells``, keeping every request (a change would be one)."""
-
-    frontend = None
-
-    def __init__(self, cells: list[dict[str, Any]]) -> None:
-        self._cells = cells
-        self.requests: list[dict[str, Any]] = []
-
-    async def ready(self) -> str:
-        return "test"
-
-    async def cells(self, timeout: float = 0) -> list[dict[str, Any]]:
-        return self._cells
-
-    async def request(self, message: dict[str, Any], timeout: float = 0) -> dict[str, Any]:
-        self.requests.append(message)
-        return {"done": True}
-
-    def close(self) -> None:
-        pass
 
 
 @pytest.fixture

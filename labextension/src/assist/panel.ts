@@ -8,6 +8,7 @@ import { OutputArea } from '@jupyterlab/outputarea';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { Panel, Widget } from '@lumino/widgets';
 
+import { button, el } from '../dom';
 import { outputArea } from '../kernelrun';
 import { AssistKind } from './contract';
 
@@ -19,27 +20,6 @@ export interface AssistHost {
   stop(): void;
   /** The box was closed: put the focus back in the cell. */
   closed(): void;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  cls: string,
-  text?: string
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  e.className = cls;
-  if (text !== undefined) {
-    e.textContent = text;
-  }
-  return e;
-}
-
-function button(label: string, cls: string, aria: string): HTMLButtonElement {
-  const b = el('button', `jp-Button jp-mod-styled ${cls}`, label);
-  b.type = 'button';
-  b.setAttribute('aria-label', aria);
-  b.title = aria;
-  return b;
 }
 
 export class AssistPanel extends Panel {
