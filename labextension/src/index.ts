@@ -5,6 +5,7 @@
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { agentCellPlugin } from './agentcell/plugin';
+import { assistPlugin } from './assist/plugin';
 import { chatPlugin } from './chat/plugin';
 import { documentPlugin } from './document/plugin';
 import { insertPlugin } from './insert/plugin';
@@ -21,7 +22,8 @@ const plugins: JupyterFrontEndPlugin<unknown>[] = [
   runLivePlugin,
   documentPlugin,
   savedFormsPlugin,
-  chatPlugin
+  chatPlugin,
+  assistPlugin
 ];
 
 export default plugins;

@@ -26,8 +26,10 @@ def literal(request: dict[str, Any]) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def send_turn(fe: Frontend, request: dict[str, Any]) -> str:
-    code = f'await __import__("{ENTRY}", fromlist=["_"]).chat_turn({literal(request)})'
+def send_call(fe: Frontend, module: str, fn: str, request: dict[str, Any]) -> str:
+    """Execute ``await module.fn(<request>)`` as the lab's kernelrun does: not stored in the
+    history, the request as an ASCII JSON literal; the execute request's msg id."""
+    code = f'await __import__("{module}", fromlist=["_"]).{fn}({literal(request)})'
     content = {
         "code": code,
         "silent": False,
@@ -41,6 +43,10 @@ def send_turn(fe: Frontend, request: dict[str, Any]) -> str:
     msg_id = str(msg["header"]["msg_id"])
     fe._in_flight.add(msg_id)
     return msg_id
+
+
+def send_turn(fe: Frontend, request: dict[str, Any]) -> str:
+    return send_call(fe, ENTRY, "chat_turn", request)
 
 
 def widget_of(fe: Frontend, msg_id: str) -> str:

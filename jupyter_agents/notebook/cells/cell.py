@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import os
 import threading
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -44,6 +45,7 @@ __all__ = [
     "AgentRunInterrupted",
     "refuse_if_unseen",
     "run_agent_cell",
+    "run_beside",
     "start_background",
 ]
 
@@ -440,6 +442,34 @@ async def _run_cell(host: NotebookHost, opts: CellOptions, body: str) -> None:
     if opts.background:
         start_background(host, opts, run)
         return
+    run.view.set_status("running")
+    await _drive(host, opts, run)
+
+
+async def run_beside(
+    host: NotebookHost,
+    prompt: str,
+    *,
+    cell: str,
+    conversation: str,
+    mode: Mode | None = None,
+    tools: Sequence[FunctionTool] = (),
+) -> None:
+    """Run the notebook agent on ``prompt``, taken literally and live, from beside the notebook
+    (a chat turn, an assist): the run's view is displayed in this execution's output. ``cell``
+    names the run (never a real cell's id: it has a ``/``), ``conversation`` is its own,
+    ``mode`` the one the person chose (None: the notebook's ``%agent mode``); each of ``tools``
+    is added when the agent has no tool of that name."""
+    _, opts = _options("--live")
+    if mode is not None:
+        opts = dataclasses.replace(opts, mode=mode)
+    run = _prepare(host, opts, prompt, cell=cell, literal=True, conversation=conversation)
+    names = {t.name for t in run.agent.tools}
+    missing = [t for t in tools if t.name not in names]
+    if missing:
+        run.agent = run.agent.clone(tools=[*run.agent.tools, *missing])
+    _tool_output.install()
+    run.view.display()
     run.view.set_status("running")
     await _drive(host, opts, run)
 

@@ -28,6 +28,7 @@ __all__ = [
     "MAX_VAR_CHARS",
     "MentionRefused",
     "context_text",
+    "fence",
     "file_names",
     "read_workspace_file",
     "variable_names",
@@ -120,14 +121,14 @@ def _cell_text(cell: Mapping[str, Any]) -> str:
     return f"source:\n{source}\noutputs:\n{shown}"
 
 
-def _fence(text: str) -> str:
+def fence(text: str) -> str:
     """``text`` in a Markdown fence longer than any run of backticks inside it."""
     longest, run = 0, 0
     for ch in text:
         run = run + 1 if ch == "`" else 0
         longest = max(longest, run)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}\n{text}\n{fence}"
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}\n{text}\n{marks}"
 
 
 def context_text(
@@ -148,10 +149,10 @@ def context_text(
         index, cell = by_id[request.active_cell]
         parts.append(
             f"The active cell (cell {index + 1}, id {request.active_cell}):\n"
-            + _fence(_cell_text(cell))
+            + fence(_cell_text(cell))
         )
     if request.selection.strip():
-        parts.append("The text selected in it:\n" + _fence(request.selection))
+        parts.append("The text selected in it:\n" + fence(request.selection))
     for mention in request.mentions:
         parts.append(_mention_text(mention, namespace, by_id, cells is not None, root))
     if not parts:
@@ -170,18 +171,16 @@ def _mention_text(
     if kind == "var":
         if not name.isidentifier():
             raise MentionRefused(f"@var:{name[:100]}: not a Python name")
-        return f"@var:{name}:\n" + _fence(
-            inspect_variable(namespace, name, max_chars=MAX_VAR_CHARS)
-        )
+        return f"@var:{name}:\n" + fence(inspect_variable(namespace, name, max_chars=MAX_VAR_CHARS))
     if kind == "file":
-        return f"@file:{name}:\n" + _fence(read_workspace_file(root, name))
+        return f"@file:{name}:\n" + fence(read_workspace_file(root, name))
     if not have_cells:
         raise MentionRefused("@cell: no notebook frontend is connected to read cells from")
     found = by_id.get(name)
     if found is None:
         raise MentionRefused(f"@cell: no cell with id {name[:100]!r} in the notebook")
     index, cell = found
-    return f"@cell:{index + 1} (id {name}):\n" + _fence(_cell_text(cell))
+    return f"@cell:{index + 1} (id {name}):\n" + fence(_cell_text(cell))
 
 
 # -- completion ----------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import cast
 
 from .contract import MODES, HistoryEntry, Mention, Mode, SlashCommand
 
@@ -17,7 +16,9 @@ __all__ = [
     "THREAD_ID",
     "ChatRequest",
     "RequestError",
+    "load_object",
     "parse_request",
+    "text_field",
 ]
 
 THREAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -55,35 +56,45 @@ class ChatRequest:
     command: SlashCommand | None = None
 
 
+def load_object(raw: str, what: str, limit: int = MAX_REQUEST) -> dict[str, object]:
+    """The JSON object in ``raw`` (``what``: "the chat request", for the error's words).
+
+    Raises:
+        RequestError: It is not text, longer than ``limit``, not JSON, or not an object.
+    """
+    if not isinstance(raw, str) or len(raw) > limit:
+        raise RequestError(f"{what} is not text, or is too large")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise RequestError(f"{what} is not JSON") from None
+    if not isinstance(data, dict):
+        raise RequestError(f"{what} is not a JSON object")
+    return data
+
+
 def parse_request(raw: str) -> ChatRequest:
     """The request in ``raw`` (a JSON object), validated.
 
     Raises:
         RequestError: It is not JSON, not an object, or a field is missing or malformed.
     """
-    if not isinstance(raw, str) or len(raw) > MAX_REQUEST:
-        raise RequestError("the chat request is not text, or is too large")
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise RequestError("the chat request is not JSON") from None
-    if not isinstance(data, dict):
-        raise RequestError("the chat request is not a JSON object")
+    data = load_object(raw, "the chat request")
     thread = data.get("thread")
     if not isinstance(thread, str) or not THREAD_ID.fullmatch(thread):
         raise RequestError("the thread id must be 1 to 64 letters, digits, '-' or '_'")
-    message = _text(data.get("message"), "message")
+    message = text_field(data.get("message"), "message")
     mode = data.get("mode")
     if mode is not None and mode not in MODES:
         raise RequestError(f"the mode must be one of {', '.join(MODES)}")
     active = data.get("active_cell")
     if active is not None and not (isinstance(active, str) and 0 < len(active) <= MAX_NAME):
         raise RequestError("the active cell must be a cell id")
-    selection = _text(data.get("selection", ""), "selection")
+    selection = text_field(data.get("selection", ""), "selection")
     return ChatRequest(
         thread=thread,
         message=message,
-        mode=cast(Mode, mode) if mode is not None else None,
+        mode=mode,
         active_cell=active,
         selection=selection,
         mentions=_mentions(data.get("mentions", [])),
@@ -92,7 +103,12 @@ def parse_request(raw: str) -> ChatRequest:
     )
 
 
-def _text(value: object, what: str) -> str:
+def text_field(value: object, what: str) -> str:
+    """``value`` when it is text of at most ``MAX_MESSAGE`` characters.
+
+    Raises:
+        RequestError: It is not text, or is longer.
+    """
     if not isinstance(value, str):
         raise RequestError(f"the {what} must be text")
     if len(value) > MAX_MESSAGE:

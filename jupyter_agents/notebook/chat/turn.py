@@ -18,7 +18,6 @@ displayed in that execution's output, in the panel.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections import defaultdict
 from collections.abc import Iterator
@@ -28,16 +27,13 @@ from typing import Any
 from IPython import get_ipython
 from IPython.core.error import UsageError
 
-from ..cells import _tool_output
-from ..cells.cell import _drive, _options, _prepare
-from ..cells.options import CellOptions
+from ..cells.cell import run_beside
 from ..host import NotebookHost, current_host
-from .contract import Mode
 from .mentions import MentionRefused, context_text
 from .prompts import PromptRefused, prompt_text
 from .request import ChatRequest, RequestError, parse_request
 
-__all__ = ["chat_turn", "conversation_name", "turn_prompt"]
+__all__ = ["chat_turn", "conversation_name", "loaded_host", "turn_prompt"]
 
 _turns: defaultdict[str, Iterator[int]] = defaultdict(lambda: itertools.count(1))
 
@@ -47,24 +43,19 @@ def conversation_name(thread: str) -> str:
     return f"chat:{thread}"
 
 
-def _loaded_host() -> NotebookHost:
-    """The extension's host, loading the extension first when the chat is the first to use it."""
+def loaded_host(what: str = "chat") -> NotebookHost:
+    """The extension's host, loading the extension first when ``what`` (the chat, an assist)
+    is the first to use it."""
     host = current_host()
     if host is None:
         shell = get_ipython()
         if shell is None:
-            raise UsageError("chat: not in an IPython kernel")
+            raise UsageError(f"{what}: not in an IPython kernel")
         shell.extension_manager.load_extension("jupyter_agents")
         host = current_host()
     if host is None:
-        raise UsageError("chat: run %load_ext jupyter_agents first.")
+        raise UsageError(f"{what}: run %load_ext jupyter_agents first.")
     return host
-
-
-def _with_mode(opts: CellOptions, mode: Mode | None) -> CellOptions:
-    """``opts`` in ``mode`` (the panel's mode selector), as a cell's ``--mode`` would set it;
-    None: the notebook's ``%agent mode``."""
-    return opts if mode is None else dataclasses.replace(opts, mode=mode)
 
 
 async def _cells(host: NotebookHost, request: ChatRequest) -> list[dict[str, Any]] | None:
@@ -114,19 +105,13 @@ async def _seed(host: NotebookHost, request: ChatRequest, name: str) -> None:
 async def chat_turn(request: str) -> None:
     """Run one chat turn (``request``: the JSON of ``contract.TurnRequest``) in place: the
     run's view is displayed in this execution's output."""
-    host = _loaded_host()
+    host = loaded_host()
     try:
         parsed = parse_request(request)
     except RequestError as e:
         raise UsageError(f"chat: {e}") from None
     prompt = await turn_prompt(host, parsed)
-    _, opts = _options("--live")
-    opts = _with_mode(opts, parsed.mode)
     name = conversation_name(parsed.thread)
     await _seed(host, parsed, name)
     cell = f"{parsed.thread}/{next(_turns[parsed.thread])}"
-    run = _prepare(host, opts, prompt, cell=cell, literal=True, conversation=name)
-    _tool_output.install()
-    run.view.display()
-    run.view.set_status("running")
-    await _drive(host, opts, run)
+    await run_beside(host, prompt, cell=cell, conversation=name, mode=parsed.mode)

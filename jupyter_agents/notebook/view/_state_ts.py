@@ -1,6 +1,6 @@
 """TypeScript generated from the Python types the frontends share: the widget state
 (``.widget_state``) and the contracts of the comms (``.document_contract``,
-``.runs_contract``, ``..chat.contract``).
+``.runs_contract``, ``..chat.contract``) and of the assists' request (``..assists.contract``).
 
 ``python -m jupyter_agents.notebook.view._state_ts labextension/src`` writes every file under
 ``labextension/src`` (``FILES``): ``widget/state.d.ts``, which the widget's JavaScript is
@@ -26,6 +26,7 @@ from typing import Any, Literal, Union
 from typing_extensions import get_type_hints, is_typeddict
 
 from .. import document_contract, runs_contract
+from ..assists import contract as assist_contract
 from ..chat import contract as chat_contract
 from . import widget_state
 
@@ -115,7 +116,15 @@ CHAT = Generated(
     ),
 )
 
-FILES = (STATE, DOCUMENT, RUNS, CHAT)
+ASSIST = Generated(
+    assist_contract,
+    "assist/contract.ts",
+    aliases=("Mode", "AssistKind"),
+    unions=(),
+    constants=(("MODES", "Mode"), ("ASSIST_KINDS", "AssistKind")),
+)
+
+FILES = (STATE, DOCUMENT, RUNS, CHAT, ASSIST)
 """Every generated file."""
 
 

@@ -12,6 +12,7 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { OutputArea } from '@jupyterlab/outputarea';
 import { Panel, Widget } from '@lumino/widgets';
 
+import { button, el } from '../dom';
 import { awaitCall, execute, outputArea } from '../kernelrun';
 import { ChatComm } from './comm';
 import { Completion, MODES, Mode, TurnRequest } from './contract';
@@ -57,29 +58,6 @@ class NotebookChat {
   readonly shown = new Set<OutputArea>();
   saveTimer = 0;
   writing = false;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  cls?: string,
-  text?: string
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (cls) {
-    e.className = cls;
-  }
-  if (text !== undefined) {
-    e.textContent = text;
-  }
-  return e;
-}
-
-function button(label: string, cls: string, aria: string): HTMLButtonElement {
-  const b = el('button', `jp-Button jp-mod-styled ${cls}`, label);
-  b.type = 'button';
-  b.setAttribute('aria-label', aria);
-  b.title = aria;
-  return b;
 }
 
 export class ChatPanel extends Panel {

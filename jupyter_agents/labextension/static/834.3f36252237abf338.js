@@ -1,4 +1,4 @@
-"use strict";(self.rspackChunkjupyter_agents=self.rspackChunkjupyter_agents||[]).push([[632],{32(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/* Evaluation report widget: JupyterLab theme variables, with light-theme fallbacks. */
+"use strict";(self.rspackChunkjupyter_agents=self.rspackChunkjupyter_agents||[]).push([[834],{33(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/* Evaluation report widget: JupyterLab theme variables, with light-theme fallbacks. */
 .ja-ev {
   --ja-ok: var(--jp-success-color1, #388e3c);
   --ja-bad: var(--jp-error-color1, #d32f2f);
@@ -319,6 +319,49 @@
 .ja-step-completed { color: var(--ja-muted); }
 .ja-step-completed .ja-step-mark { color: var(--ja-ok); }
 .ja-step-completed .ja-step-text { text-decoration: line-through; }
+`,""]),o.d(r,{},{A:i})},32(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/* The assists (src/assist/): the Fix button under an error, and the box an assist shows in a
+   cell. JupyterLab's CSS variables only, so both themes apply. */
+.ja-assist-fixbar,
+.ja-assist {
+  margin-left: calc(var(--jp-cell-collapser-width, 8px) + var(--jp-cell-prompt-width, 64px));
+}
+.ja-assist-fixbar { padding: 2px 0 4px; }
+.ja-assist-fixbutton.jp-Button { font-size: var(--jp-ui-font-size1); min-height: 24px; padding: 0 10px; }
+.ja-assist {
+  margin-top: 4px;
+  margin-bottom: 4px;
+  border: 1px solid var(--jp-border-color1);
+  border-left: 3px solid var(--jp-brand-color1);
+  border-radius: 4px;
+  background: var(--jp-layout-color1);
+  color: var(--jp-ui-font-color1);
+}
+.ja-assist-bar {
+  display: flex;
+  align-items: center;
+  gap: 6px;
+  padding: 4px 6px;
+}
+.ja-assist-title { flex: 1; font-size: var(--jp-ui-font-size1); color: var(--jp-ui-font-color1); }
+.ja-assist-input.jp-mod-styled {
+  flex: 1;
+  min-height: 24px;
+  resize: vertical;
+  font-family: var(--jp-ui-font-family);
+  font-size: var(--jp-ui-font-size1);
+  color: var(--jp-ui-font-color1);
+  background: var(--jp-input-background, var(--jp-layout-color1));
+  border: var(--jp-border-width) solid var(--jp-input-border-color, var(--jp-border-color1));
+  padding: 3px 6px;
+}
+.ja-assist-input.jp-mod-styled:focus { border-color: var(--jp-brand-color1); }
+.ja-assist-status { font-size: var(--jp-ui-font-size0); color: var(--jp-ui-font-color2); }
+.ja-assist-close.jp-Button { min-width: 24px; min-height: 24px; padding: 0 6px; color: var(--jp-ui-font-color1); }
+.ja-assist-bar .jp-Button:focus-visible { outline: 2px solid var(--jp-brand-color1); outline-offset: 1px; }
+.ja-assist-output:empty { display: none; }
+.ja-assist-output { padding: 0 6px 4px; }
+.ja-assist-output .jp-OutputArea-prompt { display: none; }
+.ja-assist-bar .jp-Button:disabled { opacity: 0.5; cursor: default; }
 `,""]),o.d(r,{},{A:i})},25(a,r,o){var e=o(26),t=o.n(e),n=o(27),i=(o.n(n))()(t());i.push([a.id,`/*
  * %%agent cells (see src/agentcell/). The editor carries .jp-agent-cell while the cell is
  * in agent mode; the magic line and the {expression} spans are decorations of their own.
@@ -565,4 +608,4 @@
 .ja-bp-errors { margin-top: 6px; }
 .ja-bp-errors-head { color: var(--jp-ui-font-color2); }
 .ja-bp-errors ul { margin: 2px 0; padding-left: 20px; }
-`,""]),o.d(r,{},{A:i})},27(a){a.exports=function(a){var r=[];return r.toString=function(){return this.map(function(r){var o="",e=void 0!==r[5];return r[4]&&(o+="@supports (".concat(r[4],") {")),r[2]&&(o+="@media ".concat(r[2]," {")),e&&(o+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),o+=a(r),e&&(o+="}"),r[2]&&(o+="}"),r[4]&&(o+="}"),o}).join("")},r.i=function(a,o,e,t,n){"string"==typeof a&&(a=[[null,a,void 0]]);var i={};if(e)for(var p=0;p<this.length;p++){var l=this[p][0];null!=l&&(i[l]=!0)}for(var d=0;d<a.length;d++){var s=[].concat(a[d]);e&&i[s[0]]||(void 0!==n&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=n),o&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=o),t&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=t):s[4]="".concat(t)),r.push(s))}},r}},26(a){a.exports=function(a){return a[1]}},19(a){var r=[];function o(a){for(var o=-1,e=0;e<r.length;e++)if(r[e].identifier===a){o=e;break}return o}function e(a,e){for(var t={},n=[],i=0;i<a.length;i++){var p=a[i],l=e.base?p[0]+e.base:p[0],d=t[l]||0,s="".concat(l," ").concat(d);t[l]=d+1;var c=o(s),j={css:p[1],media:p[2],sourceMap:p[3],supports:p[4],layer:p[5]};if(-1!==c)r[c].references++,r[c].updater(j);else{var f=function(a,r){var o=r.domAPI(r);return o.update(a),function(r){r?(r.css!==a.css||r.media!==a.media||r.sourceMap!==a.sourceMap||r.supports!==a.supports||r.layer!==a.layer)&&o.update(a=r):o.remove()}}(j,e);e.byIndex=i,r.splice(i,0,{identifier:s,updater:f,references:1})}n.push(s)}return n}a.exports=function(a,t){var n=e(a=a||[],t=t||{});return function(a){a=a||[];for(var i=0;i<n.length;i++){var p=o(n[i]);r[p].references--}for(var l=e(a,t),d=0;d<n.length;d++){var s=o(n[d]);0===r[s].references&&(r[s].updater(),r.splice(s,1))}n=l}}},21(a){var r={};a.exports=function(a,o){var e=function(a){if(void 0===r[a]){var o=document.querySelector(a);if(window.HTMLIFrameElement&&o instanceof window.HTMLIFrameElement)try{o=o.contentDocument.head}catch(a){o=null}r[a]=o}return r[a]}(a);if(!e)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");e.appendChild(o)}},23(a){a.exports=function(a){var r=document.createElement("style");return a.setAttributes(r,a.attributes),a.insert(r,a.options),r}},22(a,r,o){a.exports=function(a){var r=o.nc;r&&a.setAttribute("nonce",r)}},20(a){a.exports=function(a){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=a.insertStyleElement(a);return{update:function(o){var e,t,n;e="",o.supports&&(e+="@supports (".concat(o.supports,") {")),o.media&&(e+="@media ".concat(o.media," {")),(t=void 0!==o.layer)&&(e+="@layer".concat(o.layer.length>0?" ".concat(o.layer):""," {")),e+=o.css,t&&(e+="}"),o.media&&(e+="}"),o.supports&&(e+="}"),(n=o.sourceMap)&&"u">typeof btoa&&(e+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(n))))," */")),a.styleTagTransform(e,r,a.options)},remove:function(){var a;null===(a=r).parentNode||a.parentNode.removeChild(a)}}}},24(a){a.exports=function(a,r){if(r.styleSheet)r.styleSheet.cssText=a;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(a))}}},18(a,r,o){var e=o(19),t=o.n(e),n=o(20),i=o.n(n),p=o(21),l=o.n(p),d=o(22),s=o.n(d),c=o(23),j=o.n(c),f=o(24),u=o.n(f),v=o(25),g={};g.styleTagTransform=u(),g.setAttributes=s(),g.insert=l().bind(null,"head"),g.domAPI=i(),g.insertStyleElement=j(),t()(v.A,g),v.A&&v.A.locals&&v.A.locals;var b=o(28),m={};m.styleTagTransform=u(),m.setAttributes=s(),m.insert=l().bind(null,"head"),m.domAPI=i(),m.insertStyleElement=j(),t()(b.A,m),b.A&&b.A.locals&&b.A.locals;var x=o(29),h={};h.styleTagTransform=u(),h.setAttributes=s(),h.insert=l().bind(null,"head"),h.domAPI=i(),h.insertStyleElement=j(),t()(x.A,h),x.A&&x.A.locals&&x.A.locals;var w=o(30),y={};y.styleTagTransform=u(),y.setAttributes=s(),y.insert=l().bind(null,"head"),y.domAPI=i(),y.insertStyleElement=j(),t()(w.A,y),w.A&&w.A.locals&&w.A.locals;var k=o(31),z={};z.styleTagTransform=u(),z.setAttributes=s(),z.insert=l().bind(null,"head"),z.domAPI=i(),z.insertStyleElement=j(),t()(k.A,z),k.A&&k.A.locals&&k.A.locals;var A=o(32),T={};T.styleTagTransform=u(),T.setAttributes=s(),T.insert=l().bind(null,"head"),T.domAPI=i(),T.insertStyleElement=j(),t()(A.A,T),A.A&&A.A.locals&&A.A.locals}}]);
+`,""]),o.d(r,{},{A:i})},27(a){a.exports=function(a){var r=[];return r.toString=function(){return this.map(function(r){var o="",e=void 0!==r[5];return r[4]&&(o+="@supports (".concat(r[4],") {")),r[2]&&(o+="@media ".concat(r[2]," {")),e&&(o+="@layer".concat(r[5].length>0?" ".concat(r[5]):""," {")),o+=a(r),e&&(o+="}"),r[2]&&(o+="}"),r[4]&&(o+="}"),o}).join("")},r.i=function(a,o,e,t,n){"string"==typeof a&&(a=[[null,a,void 0]]);var i={};if(e)for(var p=0;p<this.length;p++){var l=this[p][0];null!=l&&(i[l]=!0)}for(var d=0;d<a.length;d++){var s=[].concat(a[d]);e&&i[s[0]]||(void 0!==n&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=n),o&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=o),t&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=t):s[4]="".concat(t)),r.push(s))}},r}},26(a){a.exports=function(a){return a[1]}},19(a){var r=[];function o(a){for(var o=-1,e=0;e<r.length;e++)if(r[e].identifier===a){o=e;break}return o}function e(a,e){for(var t={},n=[],i=0;i<a.length;i++){var p=a[i],l=e.base?p[0]+e.base:p[0],d=t[l]||0,s="".concat(l," ").concat(d);t[l]=d+1;var c=o(s),j={css:p[1],media:p[2],sourceMap:p[3],supports:p[4],layer:p[5]};if(-1!==c)r[c].references++,r[c].updater(j);else{var f=function(a,r){var o=r.domAPI(r);return o.update(a),function(r){r?(r.css!==a.css||r.media!==a.media||r.sourceMap!==a.sourceMap||r.supports!==a.supports||r.layer!==a.layer)&&o.update(a=r):o.remove()}}(j,e);e.byIndex=i,r.splice(i,0,{identifier:s,updater:f,references:1})}n.push(s)}return n}a.exports=function(a,t){var n=e(a=a||[],t=t||{});return function(a){a=a||[];for(var i=0;i<n.length;i++){var p=o(n[i]);r[p].references--}for(var l=e(a,t),d=0;d<n.length;d++){var s=o(n[d]);0===r[s].references&&(r[s].updater(),r.splice(s,1))}n=l}}},21(a){var r={};a.exports=function(a,o){var e=function(a){if(void 0===r[a]){var o=document.querySelector(a);if(window.HTMLIFrameElement&&o instanceof window.HTMLIFrameElement)try{o=o.contentDocument.head}catch(a){o=null}r[a]=o}return r[a]}(a);if(!e)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");e.appendChild(o)}},23(a){a.exports=function(a){var r=document.createElement("style");return a.setAttributes(r,a.attributes),a.insert(r,a.options),r}},22(a,r,o){a.exports=function(a){var r=o.nc;r&&a.setAttribute("nonce",r)}},20(a){a.exports=function(a){if("u"<typeof document)return{update:function(){},remove:function(){}};var r=a.insertStyleElement(a);return{update:function(o){var e,t,n;e="",o.supports&&(e+="@supports (".concat(o.supports,") {")),o.media&&(e+="@media ".concat(o.media," {")),(t=void 0!==o.layer)&&(e+="@layer".concat(o.layer.length>0?" ".concat(o.layer):""," {")),e+=o.css,t&&(e+="}"),o.media&&(e+="}"),o.supports&&(e+="}"),(n=o.sourceMap)&&"u">typeof btoa&&(e+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(n))))," */")),a.styleTagTransform(e,r,a.options)},remove:function(){var a;null===(a=r).parentNode||a.parentNode.removeChild(a)}}}},24(a){a.exports=function(a,r){if(r.styleSheet)r.styleSheet.cssText=a;else{for(;r.firstChild;)r.removeChild(r.firstChild);r.appendChild(document.createTextNode(a))}}},18(a,r,o){var e=o(19),t=o.n(e),n=o(20),i=o.n(n),p=o(21),l=o.n(p),d=o(22),s=o.n(d),c=o(23),j=o.n(c),f=o(24),u=o.n(f),v=o(25),b={};b.styleTagTransform=u(),b.setAttributes=s(),b.insert=l().bind(null,"head"),b.domAPI=i(),b.insertStyleElement=j(),t()(v.A,b),v.A&&v.A.locals&&v.A.locals;var g=o(28),x={};x.styleTagTransform=u(),x.setAttributes=s(),x.insert=l().bind(null,"head"),x.domAPI=i(),x.insertStyleElement=j(),t()(g.A,x),g.A&&g.A.locals&&g.A.locals;var m=o(29),h={};h.styleTagTransform=u(),h.setAttributes=s(),h.insert=l().bind(null,"head"),h.domAPI=i(),h.insertStyleElement=j(),t()(m.A,h),m.A&&m.A.locals&&m.A.locals;var w=o(30),y={};y.styleTagTransform=u(),y.setAttributes=s(),y.insert=l().bind(null,"head"),y.domAPI=i(),y.insertStyleElement=j(),t()(w.A,y),w.A&&w.A.locals&&w.A.locals;var k=o(31),z={};z.styleTagTransform=u(),z.setAttributes=s(),z.insert=l().bind(null,"head"),z.domAPI=i(),z.insertStyleElement=j(),t()(k.A,z),k.A&&k.A.locals&&k.A.locals;var A=o(32),T={};T.styleTagTransform=u(),T.setAttributes=s(),T.insert=l().bind(null,"head"),T.domAPI=i(),T.insertStyleElement=j(),t()(A.A,T),A.A&&A.A.locals&&A.A.locals;var S=o(33),q={};q.styleTagTransform=u(),q.setAttributes=s(),q.insert=l().bind(null,"head"),q.domAPI=i(),q.insertStyleElement=j(),t()(S.A,q),S.A&&S.A.locals&&S.A.locals}}]);
