@@ -99,3 +99,54 @@ def test_the_notebook_mode_is_set_shown_and_refused_calls_say_how_to_switch(
         assert content["evalue"] == "%agent mode [ask|plan|agent]: give one of ask, plan or agent."
     finally:
         fe.run("%agent mode agent")
+
+
+BATCH_MODEL = """
+import json as _json
+
+def _batch_turn(request):
+    if any(i.get("type") == "function_call_output" for i in request.input):
+        return [text("planned")]
+    if request.user_text.startswith("You will do the task below"):
+        return [tool_call("update_plan", {"plan": [{"step": "Read the ticket", "status": "pending"},
+                                                    {"step": "Label it", "status": "pending"}]},
+                          call_id="u1")]
+    return [text("label for " + request.user_text.split("\\n", 1)[0])]
+
+batch_model = ScriptedModel(respond=_batch_turn)
+%agent model batch_model
+import pandas as pd
+tickets = pd.DataFrame({"text": ["refund please", "app crashes", "love it"]})
+"""
+
+
+def test_a_batch_in_plan_mode_asks_one_plan_approval_then_every_row_follows_it(
+    fe: Frontend,
+) -> None:
+    fe.run(BATCH_MODEL)
+    cell, comm = start(fe, "%%agent --over tickets --mode plan --approve auto --fresh\n{text}")
+    fe.hello(comm)
+    waiting_for(fe, comm, "u1")  # one plan card, for the whole batch
+    edited = {"plan": [{"step": "Label it in one word", "status": "pending"}]}
+    decide(fe, comm, "u1", True, arguments=edited)
+    assert fe.reply(cell, timeout=60)["content"]["status"] == "ok"
+    assert kernel_value(fe, "[r.status for r in batch_result.rows]") == ["ok", "ok", "ok"]
+    asked = kernel_value(fe, "[(r.user_text[:40], r.tool_names) for r in batch_model.requests]")
+    prompts = kernel_value(fe, "[r.user_text for r in batch_model.requests[1:]]")
+    assert len(prompts) == 3, asked  # one request per row, no plan card per row
+    for prompt in prompts:
+        assert "Follow this plan, which the person approved for every row:" in prompt
+        assert "○ Label it in one word" in prompt and "Read the ticket" not in prompt
+    fe.run("%agent model demo")
+
+
+def test_a_rejected_batch_plan_runs_no_row(fe: Frontend) -> None:
+    fe.run(BATCH_MODEL)
+    cell, comm = start(fe, "%%agent --over tickets --mode plan --fresh\n{text}")
+    fe.hello(comm)
+    waiting_for(fe, comm, "u1")
+    decide(fe, comm, "u1", False, message="not these tickets")
+    assert fe.reply(cell, timeout=60)["content"]["status"] == "ok"
+    said = fe.stdout(cell)
+    assert "the batch did not run: The plan was rejected: not these tickets; no row ran." in said
+    assert kernel_value(fe, "len(batch_model.requests)") == 1

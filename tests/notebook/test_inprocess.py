@@ -365,13 +365,8 @@ def test_a_mistyped_command_is_one_line_with_the_nearest_name(
     assert said in str(error) and "\n" not in str(error)
 
 
-def test_a_batch_cell_runs_in_the_notebooks_mode_and_refuses_plan(shell: Any) -> None:
-    run(shell, "import pandas as pd\nrows = pd.DataFrame({'q': ['a']})")
+def test_the_notebooks_mode_is_set_and_shown(shell: Any) -> None:
     run(shell, "%agent mode plan")
-    failed = run(shell, "%%agent --over rows\nDo {q}")
-    assert "batches do not take plan mode yet" in str(failed.error_in_exec)
-    failed = run(shell, "%%agent --over rows --mode plan\nDo {q}")
-    assert "batches do not take plan mode yet" in str(failed.error_in_exec)
     assert host().runs.mode == "plan"
     run(shell, "%agent mode ask")
     assert host().runs.mode == "ask"

@@ -372,7 +372,7 @@ async def test_a_batch_refuses_plan_mode_in_one_line() -> None:
     from jupyter_agents import arun_batch
 
     agent = Agent(name="b", model=ScriptedModel([["x"]]))
-    with pytest.raises(UserError, match="not supported for batches yet"):
+    with pytest.raises(UserError, match="asks once"):
         await arun_batch(agent, ["a"], run_config=RunConfig(mode="plan"), progress=None)
 
 

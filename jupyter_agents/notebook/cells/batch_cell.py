@@ -7,6 +7,7 @@ review table under it.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,11 +38,49 @@ APPROVE: dict[str, ApproveMode] = {
 }
 
 
-PLAN_BATCH = (
-    "%%agent --over/--eval: batches do not take plan mode yet (it would ask one approval per "
-    "row); agree the plan in a single %%agent --mode plan cell, then run the batch with "
-    "--mode agent, or --mode ask to only read."
-)
+PLAN_SUFFIX = "\n\nFollow this plan, which the person approved for every row:\n"
+"""Put after a batch's prompt when its plan was agreed (plan mode)."""
+
+
+class PlanNotAgreed(Exception):
+    """The person rejected the batch's plan, or the model proposed none: no row runs."""
+
+
+async def agree_plan(host: NotebookHost, opts: CellOptions, task: str) -> str:
+    """Plan mode for a batch or an evaluation: one run, shown in the cell, in which the model
+    proposes the plan for every row and the person approves, edits or rejects it once; the
+    approved plan as a checklist. ``PlanNotAgreed`` when there is none."""
+    from ...runtime.agent import StopAtTools
+    from ...runtime.tools.plan import latest_plan
+    from . import _tool_output
+    from .cell import _drive, _prepare
+
+    cell = host.current_cell()
+    planning = dataclasses.replace(opts, over=None, eval=None, out=None, mode="plan")
+    run = _prepare(host, planning, task, cell=f"{cell}/plan", literal=True,
+                   conversation=f"batch-plan:{cell}")  # fmt: skip
+    stop_at_plan = StopAtTools(stop_at_tool_names=["update_plan"])  # the rows act, not this run
+    run.agent = run.agent.clone(tool_use_behavior=stop_at_plan)
+    _tool_output.install()
+    run.view.display()
+    run.view.set_status("running")
+    await _drive(host, planning, run)
+    result = host.last_result
+    plan = latest_plan(result)
+    if result is None or result.plan_rejected or plan is None or result.mode != "agent":
+        why = getattr(result, "plan_rejected", None) or "no plan was approved"
+        raise PlanNotAgreed(f"{why}; no row ran.")
+    return plan.checklist()
+
+
+def planning_task(what: str, total: int, template: str) -> str:
+    """The planning run's prompt: the batch's task, for a plan that covers every row."""
+    count = f"each of the {total} rows" if total else "each row"
+    return (
+        f"You will do the task below once for {count} of {what}. First propose, with "
+        "update_plan, the plan you will follow for every row; nothing runs until the person "
+        f"approves it.\n\nThe task (a template; {{name}} stands for a row's value):\n{template}"
+    )
 
 
 @dataclass
@@ -62,7 +101,7 @@ class CellBatch:
         model = host.resolve_model(opts.model) if opts.model else None
         mode = opts.mode or host.runs.mode  # every row runs in the notebook's mode
         if mode == "plan":
-            raise UsageError(PLAN_BATCH)
+            mode = "agent"  # the plan was agreed before the rows (``agree_plan``)
         control = BatchControl()
         cell = host.current_cell()
         cassette = await cell_cassette(host, cell, None)
@@ -92,6 +131,13 @@ async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> Ba
     if not template:
         raise UsageError("%%agent --over: write the prompt below the %%agent line, e.g. {text}.")
     total = len(rows) if hasattr(rows, "__len__") else 0
+    if (opts.mode or host.runs.mode) == "plan":  # one plan, approved once, for every row
+        try:
+            plan = await agree_plan(host, opts, planning_task(opts.over, total, template))
+        except PlanNotAgreed as e:
+            print(f"jupyter_agents: the batch did not run: {e}")
+            return BatchResult([], batch_id="", stopped=True)
+        template += PLAN_SUFFIX + plan.replace("{", "{{").replace("}", "}}")
     batch = await CellBatch.start(host, opts, total)
     agent = batch.agent
     try:

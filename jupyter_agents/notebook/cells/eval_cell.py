@@ -18,7 +18,7 @@ from IPython.display import display
 
 from ...runtime.errors import UserError
 from ..host import NotebookHost
-from .batch_cell import CellBatch
+from .batch_cell import PLAN_SUFFIX, CellBatch, PlanNotAgreed, agree_plan, planning_task
 from .cell_replay import keep_recording
 from .options import CellOptions
 
@@ -62,6 +62,15 @@ async def run_eval_cell(host: NotebookHost, opts: CellOptions, body: str) -> Any
         ) from None
     dataset = _dataset(host, opts.eval)
     scorers = _scorers(host, opts.scorers)
+    prompt = body.strip() or None
+    if (opts.mode or host.runs.mode) == "plan":  # one plan, approved once, for every case
+        template = prompt or "{input}"
+        try:
+            plan = await agree_plan(host, opts, planning_task(opts.eval, 0, template))
+        except PlanNotAgreed as e:
+            print(f"jupyter_agents: the evaluation did not run: {e}")
+            return None
+        prompt = template + PLAN_SUFFIX + plan.replace("{", "{{").replace("}", "}}")
     batch = await CellBatch.start(host, opts, 0)  # the batch says how many cases at start
     try:
         report = await aevaluate(
@@ -69,7 +78,7 @@ async def run_eval_cell(host: NotebookHost, opts: CellOptions, body: str) -> Any
             dataset,
             scorers=scorers,
             name=f"{batch.agent.name} on {opts.eval}",
-            prompt=body.strip() or None,
+            prompt=prompt,
             requests_per_minute=opts.rpm,
             tokens_per_minute=opts.tpm,
             **batch.options,

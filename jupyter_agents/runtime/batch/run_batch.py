@@ -173,8 +173,9 @@ async def arun_batch(
     config = run_config or RunConfig()
     if config.mode == "plan":
         raise UserError(
-            "run_batch: RunConfig(mode='plan') is not supported for batches yet (it would ask "
-            "one plan approval per row); use mode='ask' or 'agent'."
+            "run_batch: RunConfig(mode='plan') is not supported here (it would ask one plan "
+            "approval per row); agree the plan first and put it in the prompt, or use "
+            "%%agent --over ... --mode plan, which asks once."
         )
     if config.replay is not None:
         config = dataclasses.replace(config, replay=None)  # each row gets its own view of it
