@@ -140,6 +140,7 @@ class Page:
     every other request (a change would be one)."""
 
     frontend = None  # no recordings to look up
+    notebook = "nb.ipynb"  # what the page said it holds (cell tool cards name it)
 
     def __init__(self, cells: list[dict[str, Any]]) -> None:
         self._cells = cells
