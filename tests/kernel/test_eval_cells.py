@@ -10,6 +10,7 @@ import pytest
 
 from .conftest import kernel_value
 from .frontend import Frontend
+from .test_agent_cells import decide, start, waiting_for
 
 pytestmark = pytest.mark.kernel
 
@@ -85,5 +86,41 @@ def test_eval_cell_misuse_is_one_line(tmp_path: Path, line: str, says: str) -> N
         reply = fe.reply(fe.execute(line), timeout=60)["content"]
         assert reply["status"] == "error"
         assert says in reply["evalue"] and "\n" not in reply["evalue"]
+    finally:
+        fe.close()
+
+
+PLANNED = """
+def planned(r):
+    if r.user_text.startswith("You will do the task below"):
+        if any(i.get("type") == "function_call_output" for i in r.input):
+            return text("planned")
+        plan = {"plan": [{"step": "Answer in one word", "status": "pending"}]}
+        return tool_call("update_plan", plan, call_id="u1")
+    return text(ANSWERS[r.user_text.removeprefix("Q: ").split("\\n", 1)[0]])
+
+from jupyter_agents.testing import tool_call
+planner = ScriptedModel(respond=planned)
+%agent model planner
+"""
+
+
+def test_an_eval_cell_in_plan_mode_asks_one_plan_then_every_case_follows_it(
+    tmp_path: Path,
+) -> None:
+    fe = Frontend()
+    try:
+        fe.run(f"%cd {tmp_path}")
+        fe.run(SETUP, timeout=60)
+        fe.run(PLANNED)
+        msg, comm = start(fe, "%%agent --eval qa --scorer checks --mode plan\nQ: {input}")
+        fe.hello(comm)
+        waiting_for(fe, comm, "u1")  # the one plan card of the evaluation
+        decide(fe, comm, "u1", True)
+        assert fe.reply(msg, timeout=60)["content"]["status"] == "ok"
+        assert kernel_value(fe, "eval_report.averages()")["EqualsExpected"] == pytest.approx(2 / 3)
+        prompts = kernel_value(fe, "[r.user_text for r in planner.requests[1:]]")
+        assert len(prompts) == 3  # one request per case, no plan card per case
+        assert all("○ Answer in one word" in p for p in prompts), prompts
     finally:
         fe.close()
