@@ -5,6 +5,7 @@
  */
 import { Widget } from '@lumino/widgets';
 
+import { el } from '../dom';
 import { PendingCall } from './contract';
 import { Run, RunsModel } from './model';
 import { elapsed, planText, STATUS_LABELS, waitText } from './summary';
@@ -13,21 +14,6 @@ import { elapsed, planText, STATUS_LABELS, waitText } from './summary';
 export interface PanelActions {
   show(run: Run): void;
   notebookName(run: Run): string;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  cls?: string,
-  text?: string
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (cls) {
-    e.className = cls;
-  }
-  if (text !== undefined) {
-    e.textContent = text;
-  }
-  return e;
 }
 
 export class RunsPanel extends Widget {
