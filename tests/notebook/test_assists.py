@@ -18,7 +18,6 @@ from typing import Any
 import nbformat
 import pytest
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agents.notebook.assists.prompt import (
     MAX_VARIABLES,
@@ -32,6 +31,8 @@ from jupyter_agents.notebook.assists.run import assist, conversation_name
 from jupyter_agents.notebook.host import current_host
 from jupyter_agents.notebook.workspace.cell_outputs import cell_version
 from jupyter_agents.testing import ScriptedModel
+
+from .shells import loaded_shell
 
 TRACEBACK = [
     "\x1b[0;31m---------------------------------------------------------------------------\x1b[0m",
@@ -162,12 +163,7 @@ class Page:
 
 @pytest.fixture
 def shell() -> Iterator[Any]:
-    ip = InteractiveShell.instance()
-    ip.run_cell("%load_ext jupyter_agents", store_history=False)
-    yield ip
-    ip.run_cell("%unload_ext jupyter_agents", store_history=False)
-    ip.user_ns.clear()
-    InteractiveShell.clear_instance()
+    yield from loaded_shell()
 
 
 def scripted(ip: Any, cells: list[dict[str, Any]], *answers: str) -> ScriptedModel:

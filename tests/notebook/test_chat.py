@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agents.notebook.chat import prompts
 from jupyter_agents.notebook.chat.mentions import file_names, variable_names
@@ -22,16 +21,13 @@ from jupyter_agents.notebook.chat.turn import chat_turn, conversation_name
 from jupyter_agents.notebook.host import current_host
 from jupyter_agents.testing import ScriptedModel
 
+from .shells import loaded_shell
+
 
 @pytest.fixture
 def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.chdir(tmp_path)
-    ip = InteractiveShell.instance()
-    ip.run_cell("%load_ext jupyter_agents", store_history=False)
-    yield ip
-    ip.run_cell("%unload_ext jupyter_agents", store_history=False)
-    ip.user_ns.clear()
-    InteractiveShell.clear_instance()
+    yield from loaded_shell()
 
 
 def scripted(ip: Any, *answers: str) -> ScriptedModel:

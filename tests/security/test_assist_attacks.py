@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agents.notebook.assists.prompt import MAX_TRACEBACK, fix_prompt, generate_prompt
 from jupyter_agents.notebook.assists.run import assist
@@ -23,6 +22,7 @@ from jupyter_agents.notebook.host import current_host
 from jupyter_agents.notebook.view import text_view
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
+from ..notebook.shells import loaded_shell
 from ..notebook.test_assists import Page
 
 HOSTILE = [
@@ -84,12 +84,7 @@ def test_a_hostile_instruction_and_source_stay_fenced_in_a_generate_prompt() -> 
 def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("JUPYTER_AGENTS_APPROVAL_GRACE", "0")
-    ip = InteractiveShell.instance()
-    ip.run_cell("%load_ext jupyter_agents", store_history=False)
-    yield ip
-    ip.run_cell("%unload_ext jupyter_agents", store_history=False)
-    ip.user_ns.clear()
-    InteractiveShell.clear_instance()
+    yield from loaded_shell()
 
 
 def page(ip: Any, cells: list[dict[str, Any]], model: ScriptedModel) -> Page:
