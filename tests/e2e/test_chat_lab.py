@@ -56,6 +56,9 @@ def open_chat(lab: Lab) -> Any:
 
 
 def send(lab: Lab, message: str) -> None:
+    """Type and send a turn once the previous turn has finished (Send is disabled while a turn
+    runs, and Enter then keeps the text in the box)."""
+    expect(chat(lab).locator(".ja-chat-send")).to_be_enabled()
     box = chat(lab).get_by_role("textbox", name="Message to the agent")
     box.fill(message)
     box.press("Enter")
