@@ -175,6 +175,8 @@ class RunRegistry:
             pending["question"] = request.question.text[:200]
         if _approved_on_its_card(request):  # only the card shows what it would do
             pending["on_card"] = True
+        if request.plan_review:  # the whole plan, and its editor, are on the card
+            pending["on_card"] = pending["plan"] = True
         record.pending[request.request_id] = pending
         self._changed(record)
 

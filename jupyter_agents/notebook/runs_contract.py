@@ -74,8 +74,9 @@ class Wait(TypedDict):
 class PendingCall(TypedDict):
     """A call waiting for a person's decision: its ``arguments`` as a JSON preview (cut);
     ``question`` for a question (answered in its cell's form); ``on_card`` for a call whose
-    card alone shows what it does (the notebook's cell tools): approved there, never from
-    outside the cell."""
+    card alone shows what it does (the notebook's cell tools, a plan to review): approved
+    there, never from outside the cell; ``plan`` for a plan-mode run's plan (approved, edited
+    or rejected on its card)."""
 
     request: str
     call: str
@@ -83,6 +84,7 @@ class PendingCall(TypedDict):
     arguments: str
     question: NotRequired[str]
     on_card: NotRequired[Literal[True]]
+    plan: NotRequired[Literal[True]]
 
 
 class PlanProgress(TypedDict):

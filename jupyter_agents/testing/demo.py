@@ -1,8 +1,10 @@
-"""A scripted stand-in for a real model in the quickstart notebook.
+"""Scripted stand-ins for a real model in the shipped notebooks.
 
-It answers the quickstart's prompts the way a capable model would (look up the weather, email
-it, answer follow-ups), from rules on the conversation so far, so cells can be re-run in any
-order. It is a demo, not a language model: other prompts get a short note saying so.
+``quickstart_model`` answers the quickstart's prompts the way a capable model would (look up
+the weather, email it, answer follow-ups); ``copilot_model`` (in ``copilot_demo``) answers the
+copilot notebook's chat, Fix and Ctrl+I. Both answer from rules on the conversation so far, so
+cells can be re-run in any order. They are demos, not language models: other prompts get a
+short note saying so.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from typing import Any
 
 from .scripted import ReceivedRequest, ScriptedModel, text, tool_call
 
-__all__ = ["quickstart_model"]
+__all__ = ["quickstart_model", "since_last_prompt", "tool_outputs"]
 
 CITIES = ("Paris", "Oslo", "Tokyo", "Lima", "Cairo")
 
 
-def _since_last_prompt(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+def since_last_prompt(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """The last user message's text and the items after it (this turn's calls and outputs)."""
     for index in range(len(items) - 1, -1, -1):
         item = items[index]
         if item.get("role") == "user" and isinstance(item.get("content"), str):
@@ -26,14 +29,15 @@ def _since_last_prompt(items: list[dict[str, Any]]) -> tuple[str, list[dict[str,
     return "", []
 
 
-def _outputs(items: list[dict[str, Any]]) -> list[str]:
+def tool_outputs(items: list[dict[str, Any]]) -> list[str]:
+    """What each tool call among ``items`` returned, in order."""
     return [str(i.get("output", "")) for i in items if i.get("type") == "function_call_output"]
 
 
 def _respond(request: ReceivedRequest) -> list[Any]:
-    prompt, turn = _since_last_prompt(request.input)
+    prompt, turn = since_last_prompt(request.input)
     lower = prompt.lower()
-    outputs = _outputs(turn)
+    outputs = tool_outputs(turn)
     cities = [c for c in CITIES if c.lower() in lower]
     email = re.search(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", prompt)
     if "weather" in lower or "warm" in lower:

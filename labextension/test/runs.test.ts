@@ -39,6 +39,14 @@ describe('messages from a kernel', () => {
     assert.equal(odd?.on_card, undefined);
   });
 
+  it('approves a plan on its card only, even when the kernel forgot to say so', () => {
+    const plan = { request: 'r4', call: 'u1', tool: 'update_plan', arguments: '{}', plan: true };
+    const parsed = parseRun({ ...RUN, pending: [plan] })?.pending[0];
+    assert.deepEqual(parsed, { ...plan, on_card: true });
+    const odd = parseRun({ ...RUN, pending: [{ ...plan, plan: 1 }] })?.pending[0];
+    assert.equal(odd?.plan, undefined);
+  });
+
   it('drops a run with a field of the wrong type', () => {
     assert.equal(parseRun({ ...RUN, agent: 5 }), null);
     assert.equal(parseRun({ ...RUN, started: 'yesterday' }), null);

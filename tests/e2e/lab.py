@@ -428,14 +428,14 @@ class Lab:
             )
             self.page.locator(".lm-Menu .lm-Menu-item", has=name).click()
 
-    def run_all(self, tries: int = 3) -> None:
-        """Run ▸ Run All Cells; retried when the first cell never starts."""
+    def run_all(self, tries: int = 3, first: int = 0) -> None:
+        """Run ▸ Run All Cells; retried when the first code cell (``first``) never starts."""
         for _ in range(tries):
             self.notebook.click(position={"x": 4, "y": 4})  # this notebook is the current one
             self.menu("Run", "Run All Cells")
-            if self._started(0, 15_000):
+            if self._started(first, 15_000):
                 return
-        raise AssertionError("Run All Cells never started the first cell")
+        raise AssertionError("Run All Cells never started the first code cell")
 
     def reload_from_disk(self, timeout: float = 30_000) -> None:
         """File ▸ Reload Notebook from Disk; wait until the cells were rebuilt from the file."""

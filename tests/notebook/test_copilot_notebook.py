@@ -1,5 +1,7 @@
 """notebooks/copilot.ipynb in a real kernel, offline: ask mode refuses the change, a headless
-plan-mode cell is rejected without acting, and the runtime's plan run acts on the edited plan."""
+plan-mode cell is rejected without acting, the cell for Fix fails as its text says (and the
+cells after it run), and the runtime's plan run acts on the edited plan. The chat, Fix and
+Ctrl+I on this notebook are driven in JupyterLab by tests/e2e/test_copilot_notebook_lab.py."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from .notebook_helpers import (
     RUN_TIMEOUT,
     assert_clean,
     assert_stored_without_outputs,
+    cell,
     stdout,
 )
 from .notebook_helpers import execute as run_notebook
@@ -35,6 +38,9 @@ def test_shows_the_modes_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     assert plan[0] == "mode at the end: plan"
     assert plan[1].startswith("final output: The plan was rejected: nobody can approve it here")
     assert plan[2] == TABLE
+    (error,) = cell(nb, "fix").outputs
+    assert (error.output_type, error.ename) == ("error", "ZeroDivisionError")
+    assert cell(nb, "write").source == ""  # for Ctrl+I
     runtime = stdout(nb, "runtime").splitlines()
     assert runtime == [
         "the model was told: The person approved this plan after editing it; you may act now. "

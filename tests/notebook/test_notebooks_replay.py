@@ -6,7 +6,8 @@ stand-ins answering in the kernel, as they do for a person with no key. Replay r
 notebook the way Restart & Run All reproduces code cells: every agent cell shows the same run as
 before, timing aside, replayed from the recording the first run left in the cell (its header
 says so), its tools run again (so the variables, cells and files they made are there again), and
-every other code cell shows what it showed the first time, with no error.
+every other code cell shows what it showed the first time, with no error (a cell tagged
+``raises-exception``, the copilot notebook's cell for Fix, with the same error).
 
 Outputs are compared with timings, the notebook's folder, the names of temporary folders
 (``tempfile``'s), ports and MCP call ids left out.
@@ -27,6 +28,7 @@ import pytest
 from jupyter_agents import Cassette
 from jupyter_agents.notebook.saved import run_document
 
+from .notebook_helpers import fails_on_purpose
 from .replay_helpers import agent_cells, headless, live_then_offline, run_of
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(600)]
@@ -89,10 +91,12 @@ def test_every_code_cell_shows_the_same_again_offline(executed: dict[str, Any], 
     for was, now in zip(live.cells, again.cells, strict=True):
         if now.cell_type != "code":
             continue
-        errors = [f"{o.ename}: {o.evalue}" for o in was.outputs if o.output_type == "error"]
-        assert errors == [], f"{was.source!r} failed live: {errors}\n{said}"
-        errors = [f"{o.ename}: {o.evalue}" for o in now.outputs if o.output_type == "error"]
-        assert errors == [], f"{now.source!r} failed offline: {errors}\n{said}"
+        live_errors, errors = _errors(was), _errors(now)
+        if fails_on_purpose(was):  # the copilot's cell for Fix: the same error both times
+            assert live_errors and errors == live_errors, f"{now.source!r}: {errors}\n{said}"
+        else:
+            assert live_errors == [], f"{was.source!r} failed live: {live_errors}\n{said}"
+            assert errors == [], f"{now.source!r} failed offline: {errors}\n{said}"
         folders = executed[name]["folders"]
         assert _plain(run_of(now), folders) == _plain(run_of(was), folders), (
             f"{now.source!r} differs:\n{said}"
@@ -108,6 +112,10 @@ CHANGING = [
     (re.compile(r"\bmcp_[0-9a-f]{16}\b"), "mcp_ID"),  # a call an MCP client made of it
 ]
 """What differs between two runs of a notebook, with what it is compared as."""
+
+
+def _errors(cell: Any) -> list[str]:
+    return [f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"]
 
 
 def _plain(shown: Any, folders: tuple[str, str]) -> Any:

@@ -33,7 +33,8 @@ export type Wait = {
 /**
  * A call waiting for a person's decision: its `arguments` as a JSON preview (cut); `question` for
  * a question (answered in its cell's form); `on_card` for a call whose card alone shows what it
- * does (the notebook's cell tools): approved there, never from outside the cell.
+ * does (the notebook's cell tools, a plan to review): approved there, never from outside the cell;
+ * `plan` for a plan-mode run's plan (approved, edited or rejected on its card).
  */
 export type PendingCall = {
   request: string;
@@ -42,6 +43,7 @@ export type PendingCall = {
   arguments: string;
   question?: string;
   on_card?: true;
+  plan?: true;
 };
 
 /**

@@ -73,6 +73,16 @@ export class ApprovalNotifier {
         ]
       });
     }
+    if (call.plan) {
+      // A plan is reviewed whole, and can be edited, only on its card.
+      return Notification.warning(`${run.agent} proposes a plan: approve, edit or reject it`, {
+        autoClose: false,
+        actions: [
+          { label: 'Show the plan', callback: show, displayType: 'accent' },
+          { label: 'Reject plan', callback: decide(false), displayType: 'warn' }
+        ]
+      });
+    }
     if (call.on_card) {
       // What it would do shows only on its card (the code it runs): approved there.
       return Notification.warning(`${run.agent} waits for your decision on ${call.tool}`, {

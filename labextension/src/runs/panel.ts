@@ -179,11 +179,16 @@ export class RunsPanel extends Widget {
     } else if (call.on_card) {
       approve.hidden = true; // what it would do shows on its card only: approved there
       const show = row.insertBefore(
-        el('button', 'jp-Button jp-mod-styled ja-run-card', 'Show the card'),
+        el('button', 'jp-Button jp-mod-styled ja-run-card', call.plan ? 'Show the plan' : 'Show the card'),
         reject
       );
-      show.title = 'What this call would do (the code it runs, the cells it changes) is on its card';
+      show.title = call.plan
+        ? 'The whole plan, and its editor, are on its card'
+        : 'What this call would do (the code it runs, the cells it changes) is on its card';
       show.onclick = () => this._actions.show(run);
+      if (call.plan) {
+        reject.textContent = 'Reject plan';
+      }
     }
     approve.onclick = () => send(true);
     reject.onclick = () => send(false);

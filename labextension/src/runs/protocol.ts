@@ -58,6 +58,9 @@ function parsePending(received: unknown): PendingCall | null {
   if (x.on_card === true) {
     pending.on_card = true;
   }
+  if (x.plan === true) {
+    pending.on_card = pending.plan = true; // a plan is approved on its card, never elsewhere
+  }
   return pending;
 }
 
