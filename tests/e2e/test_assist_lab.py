@@ -7,6 +7,7 @@ dark, go to ``test-artifacts/``."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -150,3 +151,54 @@ def test_in_ask_mode_a_fix_of_a_hostile_error_is_refused_and_inert(session: Sess
         assert box.locator("img, script").count() == 0
         assert lab.page.evaluate("window.__jaPwned") is None
         assert lab.errors == [], lab.errors
+
+
+PROMPT = "What should this cell do?"
+SHORTCUTS = "lab/api/settings/@jupyterlab/shortcuts-extension:shortcuts"
+EDIT_MODE = ".jp-Notebook.jp-mod-editMode"
+INLINE = "jupyter-agents:inline-prompt"
+
+
+def in_a_cell(lab: Lab, name: str) -> Any:
+    """Open a notebook of one code cell and put the cursor in it; that cell."""
+    lab.write_notebook(name, ["x = 1"])
+    lab.open(name)
+    cell = lab.cell(0)
+    cell.locator(".cm-content").click()
+    return cell
+
+
+def test_cmd_i_opens_the_prompt_on_a_mac(session: Session) -> None:
+    with session.lab("e2e-assist-mac") as lab:
+        lab.page.add_init_script(
+            "Object.defineProperty(Navigator.prototype, 'platform', {get: () => 'MacIntel'})"
+        )
+        cell = in_a_cell(lab, "mac.ipynb")
+        lab.page.keyboard.press("Meta+i")
+        expect(cell.get_by_role("textbox", name=PROMPT)).to_be_focused()
+        assert lab.errors == [], lab.errors
+
+
+def test_the_prompts_key_is_the_one_set_in_keyboard_shortcut_settings(session: Session) -> None:
+    moved = {
+        "shortcuts": [
+            {"command": INLINE, "keys": ["Accel I"], "selector": EDIT_MODE, "disabled": True},
+            {"command": INLINE, "keys": ["Alt K"], "selector": EDIT_MODE},
+        ]
+    }
+    with session.lab("e2e-assist-keys") as lab:
+        settings = lab.server.url(SHORTCUTS)
+        put = lab.page.request.put(settings, data=json.dumps({"raw": json.dumps(moved)}))
+        assert put.ok, put.text()
+        try:
+            cell = in_a_cell(lab, "keys.ipynb")
+            prompt = cell.get_by_role("textbox", name=PROMPT)
+            lab.page.keyboard.press("Control+i")  # no longer the prompt's key: the editor's
+            lab.page.keyboard.type("z")  # so this goes into the cell
+            expect(cell.locator(".cm-content")).to_contain_text("z")
+            expect(prompt).to_have_count(0)
+            lab.page.keyboard.press("Alt+k")
+            expect(prompt).to_be_focused()
+            assert lab.errors == [], lab.errors
+        finally:
+            assert lab.page.request.put(settings, data=json.dumps({"raw": "{}"})).ok

@@ -11,6 +11,7 @@ import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application'
 import { ICommandPalette } from '@jupyterlab/apputils';
 import type { Cell, CodeCell } from '@jupyterlab/cells';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { CommandRegistry } from '@lumino/commands';
 import { PanelLayout } from '@lumino/widgets';
 
 import { execute } from '../kernelrun';
@@ -27,10 +28,25 @@ function isCode(cell: Cell | null | undefined): cell is CodeCell {
   return !!cell && !cell.isDisposed && cell.model.type === 'code';
 }
 
-/** Ctrl+I (Cmd+I on a Mac), nothing else held. */
-function isAccelI(event: KeyboardEvent): boolean {
-  const accel = /Mac/.test(navigator.platform) ? event.metaKey : event.ctrlKey;
-  return accel && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'i';
+/**
+ * Whether `event`, on `target`, is a key `command` is bound to there (Ctrl+I, Cmd+I on a Mac,
+ * unless the person changed it in Settings ▸ Keyboard Shortcuts: the bindings come from this
+ * plugin's schema).
+ */
+function isBoundTo(
+  commands: CommandRegistry,
+  command: string,
+  event: KeyboardEvent,
+  target: Element
+): boolean {
+  const pressed = CommandRegistry.keystrokeForKeydownEvent(event);
+  return commands.keyBindings.some(
+    binding =>
+      binding.command === command &&
+      binding.keys.length === 1 &&
+      binding.keys[0] === pressed &&
+      target.closest(binding.selector) !== null
+  );
 }
 
 function cellOutputs(cell: CodeCell): unknown[] {
@@ -46,19 +62,20 @@ class Assists {
   private readonly _working = new WeakSet<Cell>();
 
   /**
-   * Watch `nb`'s code cells for error outputs (a Fix button under each); Ctrl/Cmd+I in a cell's
-   * editor runs `inline` (CodeMirror's own Mod-i, select the syntax around, would take the key
-   * before JupyterLab's shortcuts see it, so it is caught on the way down).
+   * Watch `nb`'s code cells for error outputs (a Fix button under each); the inline prompt's key
+   * in a cell's editor runs it (CodeMirror's own Mod-i, select the syntax around, would take
+   * Ctrl/Cmd+I before JupyterLab's shortcuts see it, so the key is caught on the way down).
    */
-  watch(nb: NotebookPanel, inline: () => void): void {
+  watch(nb: NotebookPanel, commands: CommandRegistry): void {
     nb.content.node.addEventListener(
       'keydown',
       event => {
         const target = event.target as HTMLElement | null;
-        if (isAccelI(event) && target?.closest('.jp-Cell .cm-editor')) {
+        const inline = ASSIST_COMMANDS.inline;
+        if (target?.closest('.jp-Cell .cm-editor') && isBoundTo(commands, inline, event, target)) {
           event.preventDefault();
           event.stopPropagation();
-          inline();
+          void commands.execute(inline);
         }
       },
       true
@@ -161,9 +178,8 @@ export const assistPlugin: JupyterFrontEndPlugin<void> = {
   optional: [ICommandPalette],
   activate: (app: JupyterFrontEnd, notebooks: INotebookTracker, palette: ICommandPalette | null) => {
     const assists = new Assists();
-    const inline = () => void app.commands.execute(ASSIST_COMMANDS.inline);
-    notebooks.forEach(nb => assists.watch(nb, inline));
-    notebooks.widgetAdded.connect((_t, nb) => assists.watch(nb, inline));
+    notebooks.forEach(nb => assists.watch(nb, app.commands));
+    notebooks.widgetAdded.connect((_t, nb) => assists.watch(nb, app.commands));
     const active = () => {
       const nb = notebooks.currentWidget;
       const cell = nb?.content.activeCell;
@@ -191,14 +207,8 @@ export const assistPlugin: JupyterFrontEndPlugin<void> = {
         }
       }
     });
-    // In edit mode the key is caught in `watch` (before CodeMirror); this binding shows it in
-    // the palette and menus, and serves command mode.
-    for (const selector of [
-      '.jp-Notebook.jp-mod-editMode',
-      '.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus'
-    ]) {
-      app.commands.addKeyBinding({ command: ASSIST_COMMANDS.inline, keys: ['Accel I'], selector });
-    }
+    // Its key (Accel I) is in schema/assist.json, so Settings ▸ Keyboard Shortcuts can change
+    // it; in edit mode `watch` catches the bound key before CodeMirror does.
     if (palette) {
       for (const command of Object.values(ASSIST_COMMANDS)) {
         palette.addItem({ command, category: 'Agents' });
