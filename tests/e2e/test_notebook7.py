@@ -1,6 +1,7 @@
 """The lab extension in Notebook 7, where its UI allows: ``%%agent`` cells highlighted as prose,
-and an approval notification for a run scrolled out of sight whose Approve works. (Notebook 7
-has no right sidebar or status bar for the runs panel.)"""
+an approval notification for a run scrolled out of sight whose Approve works, the notebook
+tools, and the chat in the right sidebar answering about the active cell. (Notebook 7 has no
+status bar for the runs panel.)"""
 
 from __future__ import annotations
 
@@ -139,6 +140,64 @@ def test_the_notebook_tools_read_and_change_cells_in_notebook_7(
         expect(shown.nth(1).locator(".cm-content")).to_have_text("x = 7")  # the agent's edit
         expect(shown.nth(3).locator(".jp-OutputArea")).to_contain_text("2. data code: 'x = 1'")
         page.screenshot(path=str(ARTIFACTS / "e2e-notebook7-tools.png"))
+    finally:
+        page.close()
+        for session in server.sessions():
+            with contextlib.suppress(OSError):
+                server.api("DELETE", f"sessions/{session['id']}")
+
+
+def test_the_chat_answers_in_notebook_7s_right_sidebar(
+    notebook7: tuple[LabServer, object],
+) -> None:
+    import nbformat
+
+    server, browser = notebook7
+    setup = "\n".join(
+        [
+            "%load_ext jupyter_agents",
+            "from jupyter_agents.testing import ScriptedModel, text",
+            'chat_model = ScriptedModel([[text("It adds **40 and 2**.")]])',
+            "%agent model chat_model",
+        ]
+    )
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell("total = 40 + 2")]
+    )
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, server.root / "chat7.ipynb")
+    page = browser.new_page(viewport={"width": 1300, "height": 900})  # type: ignore[attr-defined]
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(server.url("notebooks/chat7.ipynb"))
+        shown = page.locator(".jp-Notebook .jp-Cell")
+        expect(shown.first).to_be_visible()
+        page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+        for _ in range(3):  # a keystroke sent before the kernel's handshake is dropped
+            shown.nth(0).locator(".cm-content").click()
+            page.keyboard.press("Control+Enter")
+            with contextlib.suppress(Exception):
+                expect(shown.nth(0).locator(".jp-InputArea-prompt")).to_have_text(
+                    re.compile(r"\[\d+\]"), timeout=20_000
+                )
+                break
+        shown.nth(1).locator(".cm-content").click()  # the active cell
+        page.keyboard.press("Escape")
+        page.keyboard.press("Control+Shift+c")  # the command palette
+        palette = page.locator(".lm-CommandPalette-input")
+        palette.fill("Open Agent Chat")
+        palette.press("Enter")
+        chat = page.locator("#jupyter-agents-chat")
+        expect(chat).to_be_visible()
+        expect(chat.locator(".ja-chat-context")).to_contain_text("cell 2")
+        box = chat.get_by_role("textbox", name="Message to the agent")
+        box.fill("What does this cell do?")
+        box.press("Enter")
+        expect(chat.locator(".ja-chat-run")).to_contain_text("40 and 2")
+        page.screenshot(path=str(ARTIFACTS / "e2e-notebook7-chat.png"))
+        ours = [e for e in errors if "agents" in e.lower()]
+        assert ours == [], errors
     finally:
         page.close()
         for session in server.sessions():
