@@ -164,7 +164,11 @@ def test_the_chat_answers_in_notebook_7s_right_sidebar(
     nb = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell("total = 40 + 2")]
     )
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(nb, server.root / "chat7.ipynb")
     page = browser.new_page(viewport={"width": 1300, "height": 900})  # type: ignore[attr-defined]
     errors: list[str] = []
