@@ -1,9 +1,13 @@
 """Shared fixtures. The autouse guard keeps every test off the network (loopback only); the
 hooks below mark each test by what it needs or costs, and refuse a process a test starts without
-the mark it needs (tests/marks.py)."""
+the mark it needs (tests/marks.py). Every test, and every kernel or server it starts, sees an
+empty Jupyter configuration folder: the person's own AGENTS.md, skills or settings never reach
+a test."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +21,7 @@ from . import marks
 
 def pytest_configure(config: pytest.Config) -> None:
     marks.install()
+    os.environ["JUPYTER_CONFIG_DIR"] = tempfile.mkdtemp(prefix="ja-test-config-")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -26,6 +26,7 @@ from .workspace.document_comm import DocumentChannel
 if TYPE_CHECKING:  # imported where used: the extension loads without the runtime
     from ..runtime.agent import Agent
     from ..runtime.models.interface import Model
+    from ..runtime.project.agents_md import ProjectInstructions
     from ..runtime.result import RunResult
     from ..runtime.retrieval import DocumentStore
     from ..runtime.tools import FunctionTool
@@ -52,6 +53,9 @@ class NotebookHost:
         self.model: str | Model | None = None
         """The notebook agent's model (None: the provider's default)."""
         self.instructions = DEFAULT_INSTRUCTIONS
+        self.use_context = True
+        """``%agent context on|off``: whether the project's AGENTS.md files join the notebook
+        agent's instructions."""
         self.docs: DocumentStore | None = None
         """``%agent docs add``: the documents the notebook agent searches."""
         self.policy = NotebookPolicy()
@@ -155,10 +159,19 @@ class NotebookHost:
 
     # -- agents ------------------------------------------------------------------------
 
-    def notebook_agent(self) -> Agent[Any]:
-        """The default agent: the notebook's instructions, model and every notebook tool, and
-        ``update_plan`` and ``ask_user`` (a question to the person instead of a guess), unless a
-        notebook tool has that name."""
+    def project_context(self) -> ProjectInstructions | None:
+        """The project's ``AGENTS.md`` files for the kernel's working folder (the notebook's),
+        read now; None when ``%agent context off``."""
+        if not self.use_context:
+            return None
+        from ..runtime.project.agents_md import project_instructions
+
+        return project_instructions(Path.cwd())
+
+    def notebook_agent(self, context: ProjectInstructions | None = None) -> Agent[Any]:
+        """The default agent: the notebook's instructions (then ``context``'s, the project's
+        AGENTS.md), model and every notebook tool, and ``update_plan`` and ``ask_user`` (a
+        question to the person instead of a guess), unless a notebook tool has that name."""
         from ..runtime.agent import Agent
         from ..runtime.tools.ask_user import AskUserTool
         from ..runtime.tools.plan import PlanTool
@@ -168,20 +181,24 @@ class NotebookHost:
             tools.append(PlanTool())
         if "ask_user" not in self.toolbox:
             tools.append(AskUserTool())
+        extra = context.text() if context is not None else ""
         return Agent(
             name="notebook",
-            instructions=self.instructions,
+            instructions=f"{self.instructions}\n\n{extra}" if extra else self.instructions,
             model=self.model,
             tools=tools,
             mcp_servers=list(self.mcp_servers.values()),
         )
 
-    def agent_named(self, name: str | None) -> Agent[Any]:
-        """``name`` from the user namespace, or the notebook agent when None."""
+    def agent_named(
+        self, name: str | None, context: ProjectInstructions | None = None
+    ) -> Agent[Any]:
+        """``name`` from the user namespace, or the notebook agent (with ``context``, the
+        project's AGENTS.md) when None."""
         from ..runtime.agent import Agent
 
         if name is None:
-            return self.notebook_agent()
+            return self.notebook_agent(context)
         value = self.shell.user_ns.get(name)
         if value is None:
             raise UsageError(f"%%agent: no variable named {name!r}; define an Agent first.")

@@ -3,7 +3,8 @@
 One folder at a time is opened from the root's descriptor with ``O_NOFOLLOW``, then the file
 itself with ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO cannot hang the open), and what is open must be
 a regular file: a path swapped for a link or a FIFO after someone checked it is refused, never
-followed. Used by the document index and ``view_image``.
+followed. Used by the document index, ``view_image`` and the project's instruction and agent
+files.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["SPECIAL", "NotRead", "TooLarge", "open_folder", "read_regular", "why_not_opened"]
+__all__ = [
+    "SPECIAL",
+    "NotRead",
+    "TooLarge",
+    "open_folder",
+    "read_head",
+    "read_regular",
+    "why_not_opened",
+]
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
@@ -55,12 +64,11 @@ def why_not_opened(error: OSError) -> str:
     return f"cannot be opened ({error.strerror or error})"
 
 
-def read_regular(root: Path, relative: str, max_bytes: int) -> bytes:
-    """The bytes of the regular file ``root/relative`` (``/``-separated).
+def _open_regular(root: Path, relative: str) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file ``root/relative`` and its status (the caller closes it).
 
     Raises:
-        TooLarge: It holds more than ``max_bytes`` (checked before reading, and while reading).
-        NotRead: Anything else: a link on the way, not a regular file, gone, not permitted.
+        NotRead: A link on the way, not a regular file, gone, not permitted.
     """
     *folders, name = relative.split("/")
     try:
@@ -75,6 +83,39 @@ def read_regular(root: Path, relative: str, max_bytes: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotRead(SPECIAL if not stat.S_ISDIR(info.st_mode) else "a folder: not read")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def read_head(root: Path, relative: str, max_bytes: int) -> tuple[bytes, bool]:
+    """The first ``max_bytes`` of the regular file ``root/relative``, and whether it holds more.
+
+    Raises:
+        NotRead: A link on the way, not a regular file, gone, not permitted.
+    """
+    fd, _info = _open_regular(root, relative)
+    try:
+        blocks, size = [], 0
+        while size <= max_bytes and (block := os.read(fd, min(1 << 20, max_bytes + 1 - size))):
+            blocks.append(block)
+            size += len(block)
+        data = b"".join(blocks)
+        return data[:max_bytes], size > max_bytes
+    finally:
+        os.close(fd)
+
+
+def read_regular(root: Path, relative: str, max_bytes: int) -> bytes:
+    """The bytes of the regular file ``root/relative`` (``/``-separated).
+
+    Raises:
+        TooLarge: It holds more than ``max_bytes`` (checked before reading, and while reading).
+        NotRead: Anything else: a link on the way, not a regular file, gone, not permitted.
+    """
+    fd, info = _open_regular(root, relative)
+    try:
         if info.st_size > max_bytes:
             raise TooLarge(f"larger than {max_bytes:,} bytes")
         blocks, size = [], 0

@@ -20,6 +20,7 @@ from ...runtime.context import ToolContext
 from ...runtime.cost import warm_up_prices
 from ...runtime.items import ToolCallOutputItem
 from ...runtime.modes import Mode, mode_refusal
+from ...runtime.project.agents_md import ProjectInstructions
 from ...runtime.replay import Cassette
 from ...runtime.replay.cassette import NO_RECORDING
 from ...runtime.result import RunResultStreaming
@@ -46,6 +47,7 @@ __all__ = [
     "refuse_if_unseen",
     "run_agent_cell",
     "run_beside",
+    "say_context",
     "start_background",
 ]
 
@@ -201,6 +203,14 @@ class _Prepared:
     """The conversation the turn belongs to (None: the agent's own; a chat thread's)."""
 
 
+def say_context(view: LiveView, context: ProjectInstructions) -> None:
+    """Name on the card the AGENTS.md files the run's instructions hold, and those left out."""
+    if context.files:
+        view.add_notice("Instructions from " + ", ".join(context.names()), "info")
+    for line in context.skipped:
+        view.add_notice(f"Not used: {line}", "warning")
+
+
 def _options(line: str) -> tuple[NotebookHost, CellOptions]:
     """The host and the cell's options, read once (misuse is a ``UsageError`` here)."""
     host = _host()
@@ -234,7 +244,8 @@ def _prepare(
     """Check the cell (usage errors are raised here, at once) and make its view. A chat turn
     (``notebook/chat/``) names its ``cell`` and ``conversation`` and takes its text
     ``literal`` (no ``{expression}``)."""
-    agent = host.agent_named(opts.agent)
+    context = host.project_context() if opts.agent is None else None
+    agent = host.agent_named(opts.agent, context)
     try:
         prompt = body.strip() if literal else interpolate(body.strip(), host.shell.user_ns)
     except PromptError as e:
@@ -250,6 +261,8 @@ def _prepare(
     run = _Prepared(view, cell, agent, prompt, model, budget=budget, mode=mode)
     run.conversation = conversation
     view.set_mode(mode)
+    if context is not None:
+        say_context(view, context)
     run.record = host.runs.start(view, cell, agent.name, label)
     return run
 

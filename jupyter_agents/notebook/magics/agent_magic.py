@@ -1,4 +1,4 @@
-"""The ``%agent`` line magic: status, model, mode, instructions, tools, docs, mcp, policy,
+"""The ``%agent`` line magic: status, model, mode, instructions, context, tools, docs, mcp, policy,
 approvals, replay, cost, budget, new, history, session, help (``COMMANDS``)."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ..cells.standing import approvals_magic
 from ..host import NotebookHost
 from ..workspace import notebook_python as _notebook_python  # noqa: F401 (registers notebook_python)
 from ..workspace.notebook_tools import NotebookTools
+from .context_magic import context_magic
 from .costs import budget_magic, cost_magic
 from .mcp_magic import mcp_magic
 from .mode_magic import mode_magic
@@ -34,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "model": ("NAME", "use another model: a name, or a variable holding a Model"),
     "mode": ("[ask|plan|agent]", "what runs may do: only read, plan first, or act"),
     "instructions": ("TEXT", "replace the notebook agent's instructions"),
+    "context": ("[on|off]", "the project's AGENTS.md files in the instructions"),
     "tools": ("[add NAME [KEY=VALUE...] | remove NAME]", "list, add or remove the agent's tools"),
     "docs": ("[add PATH...]", "documents the agent searches (its retrieval tool)"),
     "mcp": ("[list | add | log | restart | remove | serve ...]", "tools from MCP servers"),
@@ -231,6 +233,8 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
         if not rest:
             raise UsageError("%agent instructions: give the new instructions text.")
         host.instructions = line.split(None, 1)[1].strip()
+    elif command == "context":
+        context_magic(host, rest)
     elif command == "tools":
         _tools(host, rest)
     elif command == "docs":
