@@ -123,6 +123,13 @@ if TYPE_CHECKING:
         set_default_openai_client,
         set_default_openai_key,
     )
+    from .runtime.project.agent_files import (
+        AgentFile,
+        AgentFileError,
+        find_agent_file,
+        load_agent_file,
+    )
+    from .runtime.project.agents_md import ProjectInstructions, project_instructions
     from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
     from .runtime.questions import Question, ask_user
     from .runtime.replay import Cassette, ReplayMismatch
@@ -292,6 +299,8 @@ __all__ = [
     "AdvancedSQLiteSession",
     "Agent",
     "AgentBase",
+    "AgentFile",
+    "AgentFileError",
     "AgentHookContext",
     "AgentHooks",
     "AgentOutputSchema",
@@ -396,6 +405,7 @@ __all__ = [
     "PlanStep",
     "PlanTool",
     "ProgrammaticToolCallingTool",
+    "ProjectInstructions",
     "Prompt",
     "Question",
     "RawResponsesStreamEvent",
@@ -497,6 +507,7 @@ __all__ = [
     "default_tool_error_function",
     "describe_call",
     "enable_verbose_stdout_logging",
+    "find_agent_file",
     "flush_traces",
     "function_span",
     "function_tool",
@@ -517,8 +528,10 @@ __all__ = [
     "is_gpt_5_default",
     "last_result",
     "latest_plan",
+    "load_agent_file",
     "load_ipython_extension",
     "output_guardrail",
+    "project_instructions",
     "prompt_with_handoff_instructions",
     "register_tool",
     "register_tool_kind",

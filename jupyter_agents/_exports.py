@@ -5,6 +5,12 @@ from __future__ import annotations
 EXPORTS: dict[str, str] = {
     # agents and running
     "Agent": "runtime.agent",
+    "AgentFile": "runtime.project.agent_files",
+    "AgentFileError": "runtime.project.agent_files",
+    "load_agent_file": "runtime.project.agent_files",
+    "find_agent_file": "runtime.project.agent_files",
+    "ProjectInstructions": "runtime.project.agents_md",
+    "project_instructions": "runtime.project.agents_md",
     "ModelSettings": "runtime.model_settings",
     "ModelTimeout": "runtime.model_settings",
     "Runner": "runtime.run",

@@ -7,7 +7,9 @@ Named "host", not "session": a session is a conversation's memory (``Session``),
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +28,7 @@ from .workspace.document_comm import DocumentChannel
 if TYPE_CHECKING:  # imported where used: the extension loads without the runtime
     from ..runtime.agent import Agent
     from ..runtime.models.interface import Model
+    from ..runtime.modes import Mode
     from ..runtime.project.agents_md import ProjectInstructions
     from ..runtime.result import RunResult
     from ..runtime.retrieval import DocumentStore
@@ -33,12 +36,29 @@ if TYPE_CHECKING:  # imported where used: the extension loads without the runtim
     from .cells.conversation import Conversation
     from .magics.session_magic import SessionStore
 
-__all__ = ["DEFAULT_INSTRUCTIONS", "NotebookHost", "current_host", "set_current_host"]
+__all__ = [
+    "DEFAULT_INSTRUCTIONS",
+    "ChosenAgent",
+    "NotebookHost",
+    "current_host",
+    "set_current_host",
+]
 
 DEFAULT_INSTRUCTIONS = (
     "You are a helpful assistant working inside a Jupyter notebook. Use the tools you are "
     "given when they help, and answer concisely in Markdown."
 )
+
+
+@dataclasses.dataclass
+class ChosenAgent:
+    """The agent a cell runs, the project's AGENTS.md its instructions hold (None: none were
+    added), and the mode and budget its agent file asks for (the run keeps to the stricter)."""
+
+    agent: Agent[Any]
+    context: ProjectInstructions | None = None
+    mode: Mode | None = None
+    budget: Decimal | None = None
 
 
 class NotebookHost:
@@ -190,21 +210,54 @@ class NotebookHost:
             mcp_servers=list(self.mcp_servers.values()),
         )
 
-    def agent_named(
-        self, name: str | None, context: ProjectInstructions | None = None
-    ) -> Agent[Any]:
-        """``name`` from the user namespace, or the notebook agent (with ``context``, the
-        project's AGENTS.md) when None."""
+    def choose_agent(self, name: str | None) -> ChosenAgent:
+        """The agent a ``%%agent [NAME]`` cell runs: the notebook agent when ``name`` is None,
+        else the variable ``name``, else the agent file ``agents/NAME.md`` (or ``.yaml``; see
+        ``runtime/project/agent_files.py``). The notebook agent and file agents get the
+        project's AGENTS.md (``project_context``)."""
         from ..runtime.agent import Agent
 
         if name is None:
-            return self.notebook_agent(context)
+            context = self.project_context()
+            return ChosenAgent(self.notebook_agent(context), context)
         value = self.shell.user_ns.get(name)
         if value is None:
-            raise UsageError(f"%%agent: no variable named {name!r}; define an Agent first.")
+            return self._file_agent(name)
         if not isinstance(value, Agent):
             raise UsageError(f"%%agent: {name!r} is a {type(value).__name__}, not an Agent.")
-        return value
+        return ChosenAgent(value)
+
+    def agent_named(self, name: str | None) -> Agent[Any]:
+        """``choose_agent(name)``'s agent."""
+        return self.choose_agent(name).agent
+
+    def _file_agent(self, name: str) -> ChosenAgent:
+        from ..runtime.project.agent_files import (
+            AgentFileError,
+            build_agent,
+            find_agent_file,
+            load_agent_file,
+        )
+
+        path = find_agent_file(name)
+        if path is None:
+            raise UsageError(
+                f"%%agent: no variable named {name!r} and no agents/{name}.md or "
+                f"agents/{name}.yaml; define an Agent or write that file first."
+            )
+        context = self.project_context()
+        try:
+            spec = load_agent_file(path)
+            agent = build_agent(
+                path,
+                tools=self.notebook_agent().tools,
+                mcp_servers=self.mcp_servers,
+                model=self.model,
+                extra_instructions=context.text() if context is not None else "",
+            )
+        except AgentFileError as e:
+            raise UsageError(f"%%agent: {e}") from None
+        return ChosenAgent(agent, context, spec.mode, spec.budget)
 
     def resolve_model(self, text: str) -> str | Model:
         """A model from ``%agent model X``: a Model in the namespace, or a model name."""

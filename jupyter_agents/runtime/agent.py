@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Union
 
 from ._util import accepts_positional, call_maybe_async
@@ -239,6 +241,28 @@ class Agent(AgentBase[TContext]):
                 f"Agent {self.name!r}: mcp_config takes only "
                 "{'convert_schemas_to_strict': True or False}."
             )
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        tools: Sequence[Tool] = (),
+        mcp_servers: Mapping[str, Any] | None = None,
+        model: str | Model | None = None,
+    ) -> Agent[Any]:
+        """The agent an agent file defines (Markdown with front matter, or YAML: see
+        ``AgentFile``). Its tools are looked up by name among ``tools`` (and ``update_plan``,
+        ``ask_user``), its MCP servers in ``mcp_servers`` (by name), its handoffs among the
+        agent files beside it; ``model`` is used when the file names none. The file's ``mode``
+        and ``budget`` are for the caller to apply (``load_agent_file(path).mode``).
+
+        Raises:
+            AgentFileError: The file is bad or names what is not given (one line).
+        """
+        from .project.agent_files import build_agent
+
+        return build_agent(Path(path), tools=tools, mcp_servers=mcp_servers, model=model)
 
     def clone(self, **changes: Any) -> Agent[TContext]:
         """A copy of this agent with ``changes`` applied (lists are shared, not copied)."""

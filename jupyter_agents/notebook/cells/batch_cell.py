@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -99,6 +100,7 @@ class CellBatch:
     async def start(cls, host: NotebookHost, opts: CellOptions, total: int) -> CellBatch:
         """Set the batch up and show its progress widget (``total`` rows; 0: said at start)."""
         model = host.resolve_model(opts.model) if opts.model else None
+        chosen = host.choose_agent(opts.agent)
         mode = opts.mode or host.runs.mode  # every row runs in the notebook's mode
         if mode == "plan":
             mode = "agent"  # the plan was agreed before the rows (``agree_plan``)
@@ -116,9 +118,14 @@ class CellBatch:
             "progress": BatchView(total, control),
             "control": control,
             "cassette": cassette,
-            "max_cost_usd": host.costs.budget_for_cell(),  # %agent budget: the whole batch
+            "max_cost_usd": _least(host.costs.budget_for_cell(), chosen.budget),  # all rows
         }
-        return cls(host.agent_named(opts.agent), options, cell, cassette)
+        return cls(chosen.agent, options, cell, cassette)
+
+
+def _least(first: Decimal | None, second: Decimal | None) -> Decimal | None:
+    """The smaller budget of two (None: no budget)."""
+    return second if first is None else first if second is None else min(first, second)
 
 
 async def run_batch_cell(host: NotebookHost, opts: CellOptions, body: str) -> BatchResult:

@@ -19,7 +19,7 @@ from ...runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequ
 from ...runtime.context import ToolContext
 from ...runtime.cost import warm_up_prices
 from ...runtime.items import ToolCallOutputItem
-from ...runtime.modes import Mode, mode_refusal
+from ...runtime.modes import Mode, mode_refusal, stricter
 from ...runtime.project.agents_md import ProjectInstructions
 from ...runtime.replay import Cassette
 from ...runtime.replay.cassette import NO_RECORDING
@@ -49,6 +49,7 @@ __all__ = [
     "run_beside",
     "say_context",
     "start_background",
+    "with_file_mode",
 ]
 
 TICK = 0.1
@@ -203,6 +204,17 @@ class _Prepared:
     """The conversation the turn belongs to (None: the agent's own; a chat thread's)."""
 
 
+def with_file_mode(host: NotebookHost, opts: CellOptions) -> CellOptions:
+    """``opts`` with the stricter of its mode and the agent file's, when the cell runs one (a
+    batch or evaluation decides its plan from ``opts.mode``)."""
+    if opts.agent is None or opts.agent in host.shell.user_ns:
+        return opts
+    chosen = host.choose_agent(opts.agent)
+    if chosen.mode is None:
+        return opts
+    return dataclasses.replace(opts, mode=stricter(opts.mode or host.runs.mode, chosen.mode))
+
+
 def say_context(view: LiveView, context: ProjectInstructions) -> None:
     """Name on the card the AGENTS.md files the run's instructions hold, and those left out."""
     if context.files:
@@ -244,8 +256,8 @@ def _prepare(
     """Check the cell (usage errors are raised here, at once) and make its view. A chat turn
     (``notebook/chat/``) names its ``cell`` and ``conversation`` and takes its text
     ``literal`` (no ``{expression}``)."""
-    context = host.project_context() if opts.agent is None else None
-    agent = host.agent_named(opts.agent, context)
+    chosen = host.choose_agent(opts.agent)
+    agent = chosen.agent
     try:
         prompt = body.strip() if literal else interpolate(body.strip(), host.shell.user_ns)
     except PromptError as e:
@@ -257,12 +269,16 @@ def _prepare(
     view = _make_view(host, agent, label)
     cell = cell or host.current_cell()
     mode = opts.mode or host.runs.mode
+    if chosen.mode is not None:  # an agent file's mode only ever makes it stricter
+        mode = stricter(mode, chosen.mode)
     budget = host.costs.budget_for_cell()
+    if chosen.budget is not None:
+        budget = chosen.budget if budget is None else min(budget, chosen.budget)
     run = _Prepared(view, cell, agent, prompt, model, budget=budget, mode=mode)
     run.conversation = conversation
     view.set_mode(mode)
-    if context is not None:
-        say_context(view, context)
+    if chosen.context is not None:
+        say_context(view, chosen.context)
     run.record = host.runs.start(view, cell, agent.name, label)
     return run
 
@@ -439,6 +455,8 @@ async def run_agent_cell(line: str, body: str) -> None:
 
 
 async def _run_cell(host: NotebookHost, opts: CellOptions, body: str) -> None:
+    if opts.over is not None or opts.eval is not None:
+        opts = with_file_mode(host, opts)
     if opts.over is not None:
         from .batch_cell import run_batch_cell
 
