@@ -59,6 +59,7 @@ def load(shell: Any) -> None:
 
         set_notebook_progress(_batch_view)
         follow_cells(shell)  # the notebook agent's run_cells
+    host.apply_settings()
     host.open_runs_channel()
     print(_banner(host, supports_live_cells(shell)))
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # imported where used: the extension loads without the runtim
     from ..runtime.models.interface import Model
     from ..runtime.modes import Mode
     from ..runtime.project.agents_md import ProjectInstructions
+    from ..runtime.project.settings import Settings
     from ..runtime.result import RunResult
     from ..runtime.retrieval import DocumentStore
     from ..runtime.tools import FunctionTool
@@ -99,7 +100,55 @@ class NotebookHost:
         """The ``jupyter_agents.document`` comm to the frontend holding the notebook."""
         self.chat: ChatChannel | None = None
         """The ``jupyter_agents.chat`` comm: the chat panel's completions."""
+        self.settings: Settings | None = None
+        """The site's, the person's and the project's settings, and the site's locks
+        (``apply_settings``); what the magics set is the notebook's layer on top."""
         add_tool_listener(self._on_tool_created)
+
+    # -- settings ----------------------------------------------------------------------
+
+    def apply_settings(self) -> Settings:
+        """Read the settings files (``runtime/project/settings.py``) and take their values as
+        the notebook's starting point; the lab's settings and the magics change them after,
+        within the site's locks."""
+        from ..runtime.project.settings import load_settings
+
+        self.settings = settings = load_settings()
+        for name in ("approval_policy", "sandbox_mode", "network_access"):
+            if name in settings.values:
+                setattr(self.policy, name, settings.values[name])
+        self.runs.guard = self.refusal
+        if "mode" in settings.values:
+            self.runs.mode = settings.values["mode"]
+        if "approve" in settings.values:
+            self.runs.default_approve = settings.values["approve"]
+        if "model" in settings.values:
+            self.model = settings.values["model"]
+        if "budget_per_cell" in settings.values:
+            self.costs.cell_budget = settings.values["budget_per_cell"]
+        if "budget_per_notebook" in settings.values:
+            self.costs.notebook_budget = settings.values["budget_per_notebook"]
+        if "context" in settings.values:
+            self.use_context = settings.values["context"]
+        return settings
+
+    def refusal(self, name: str, value: Any) -> str | None:
+        """Why the notebook may not set ``name`` to ``value`` (None: it may)."""
+        if self.settings is None:
+            return None
+        if name in ("model",) and isinstance(value, str):
+            from ..runtime.project.settings_keys import allowed_by
+
+            allowed = self.settings.get("allowed_models")
+            if not allowed_by(allowed, value):
+                return f"model {value!r} is not one of the allowed models ({', '.join(allowed)})"
+        return self.settings.refusal(name, value)
+
+    def check(self, name: str, value: Any, where: str) -> None:
+        """Raise a one-line ``UsageError`` when the notebook may not set ``name`` to ``value``."""
+        refused = self.refusal(name, value)
+        if refused is not None:
+            raise UsageError(f"{where}: {refused}.")
 
     def open_runs_channel(self) -> None:
         """Offer ``runs`` to frontends on the ``jupyter_agents.runs`` comm, ask for the
@@ -315,6 +364,23 @@ class NotebookHost:
         self.conversations.clear()
 
     # -- descriptions ------------------------------------------------------------------
+
+    def model_name(self, model: str | Model | None = None) -> str:
+        """The name of the model a run will use (a ``Model``'s own name, else its class's), as
+        the site's ``allowed_models`` are matched against."""
+        model = self.model if model is None else model
+        if model is not None and not isinstance(model, str):
+            named = getattr(model, "name", None) or getattr(model, "model", None)
+            return named if isinstance(named, str) and named else type(model).__name__
+        from ..runtime.models.provider import DEFAULT_MODEL
+
+        return model or os.environ.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
+
+    def file_policy(self) -> NotebookPolicy:
+        """The policy the settings files give (what ``%agent policy reset`` goes back to)."""
+        values = self.settings.values if self.settings is not None else {}
+        names = ("approval_policy", "sandbox_mode", "network_access")
+        return NotebookPolicy(**{n: values[n] for n in names if n in values})
 
     def model_label(self, model: str | Model | None = None) -> str:
         """A short description of the model a run will use."""

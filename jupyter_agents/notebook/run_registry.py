@@ -111,6 +111,8 @@ class RunRegistry:
         self.grace = 5.0
         """Seconds a waiting call waits for a frontend to show its run (a frontend's setting)."""
         self.mode: Mode = "agent"
+        self.guard: Callable[[str, Any], str | None] = lambda name, value: None
+        """Why a frontend may not set a setting (the site's locks: ``NotebookHost.refusal``)."""
         """What ``%%agent`` runs without ``--mode`` may do (``%agent mode``, or a frontend)."""
         self.mode_listeners: list[Callable[[Mode], None]] = []
         """Told of every change of ``mode`` (the runs comm tells the frontends)."""
@@ -207,7 +209,7 @@ class RunRegistry:
 
     def configure(self, approve: object, grace: object) -> bool:
         """Take a frontend's settings; False (nothing changed) when one is invalid."""
-        if approve not in APPROVE_MODES:
+        if approve not in APPROVE_MODES or self.guard("approve", approve) is not None:
             return False
         if isinstance(grace, bool) or not isinstance(grace, (int, float)) or not 0 <= grace <= 600:
             return False
@@ -217,7 +219,7 @@ class RunRegistry:
     def set_mode(self, mode: object) -> bool:
         """Take the notebook's mode (from ``%agent mode`` or a frontend); False when ``mode`` is
         not one."""
-        if mode not in MODES:
+        if mode not in MODES or self.guard("mode", mode) is not None:
             return False
         self.mode = mode
         for listener in list(self.mode_listeners):

@@ -36,6 +36,7 @@ __all__ = [
     "Mode",
     "RunMode",
     "allowed_in",
+    "locked_mode",
     "mode_refusal",
     "offered_in",
     "reviews_plan",
@@ -52,6 +53,14 @@ T = TypeVar("T", bound="ToolCapabilities")
 
 PLAN_REJECTED = "The plan was rejected"
 """The start of a run's final output when a person rejected its plan."""
+
+
+def locked_mode(mode: Mode) -> Mode:
+    """``mode``, or the site's locked mode when that is stricter (``project/settings.py``)."""
+    from .project.settings import site_locks
+
+    lock = site_locks().get("mode")
+    return mode if lock is None else stricter(lock.value, mode)
 
 
 def stricter(first: Mode, second: Mode) -> Mode:

@@ -20,6 +20,7 @@ from ...runtime.mcp.untrusted import cap_text, printable
 from ..chat.mentions import fence
 from ..workspace.cell_outputs import cell_source, cell_version
 from ..workspace.variables import inspect_variable, list_variables
+from ..workspace.visibility import HIDDEN, may_show
 
 __all__ = [
     "MAX_ERRORS",
@@ -112,6 +113,8 @@ def fix_prompt(
     errors = error_outputs(cell)
     if not errors:
         raise AssistRefused("the cell has no error to fix (run it first)")
+    if not may_show("outputs"):
+        raise AssistRefused(f"its error cannot be shown to the model: {HIDDEN['outputs']}")
     cell_id = str(cell.get("id"))
     source, version = _source(cell)
     errors_shown = "\n\n".join(error_text(e) for e in errors[:MAX_ERRORS])
@@ -126,7 +129,7 @@ def fix_prompt(
         "The cell's source:\n" + fence(source),
         "The error, from the cell's outputs:\n" + fence(errors_shown),
     ]
-    names = named_variables(errors_shown, namespace)
+    names = named_variables(errors_shown, namespace) if may_show("variables") else []
     if names:
         described = "\n\n".join(
             inspect_variable(namespace, n, max_chars=MAX_VAR_CHARS) for n in names

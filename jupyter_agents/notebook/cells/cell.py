@@ -224,9 +224,13 @@ def say_context(view: LiveView, context: ProjectInstructions) -> None:
 
 
 def _options(line: str) -> tuple[NotebookHost, CellOptions]:
-    """The host and the cell's options, read once (misuse is a ``UsageError`` here)."""
+    """The host and the cell's options, read once (misuse, or an option the site's locks do
+    not allow, is a ``UsageError`` here)."""
     host = _host()
     opts = parse_cell_options(line, host.runs.default_approve)
+    if opts.mode is not None:
+        host.check("mode", opts.mode, "%%agent --mode")
+    host.check("approve", opts.approve, "%%agent --approve")
     _warm_up_prices()
     return host, opts
 
@@ -265,6 +269,7 @@ def _prepare(
     if not prompt:
         raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
     model = host.resolve_model(opts.model) if opts.model else None
+    host.check("model", host.model_name(model if model is not None else agent.model), "%%agent")
     label = host.model_label(model if model is not None else agent.model)
     view = _make_view(host, agent, label)
     cell = cell or host.current_cell()

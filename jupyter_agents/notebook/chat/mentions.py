@@ -18,6 +18,7 @@ from typing import Any
 
 from ..workspace.cell_outputs import cell_source, model_outputs
 from ..workspace.variables import inspect_variable, list_variables
+from ..workspace.visibility import HIDDEN, may_show
 from .contract import Completion, Mention
 from .request import ChatRequest
 
@@ -112,7 +113,9 @@ def _cell_text(cell: Mapping[str, Any]) -> str:
         source = source[:MAX_CELL_CHARS] + "\n… (cut)"
     outputs = cell.get("outputs")
     shown = "none"
-    if isinstance(outputs, list) and outputs:
+    if isinstance(outputs, list) and outputs and not may_show("outputs"):
+        shown = HIDDEN["outputs"]
+    elif isinstance(outputs, list) and outputs:
         content = model_outputs(outputs, MAX_CELL_CHARS)
         if isinstance(content, str):
             shown = content
@@ -171,6 +174,8 @@ def _mention_text(
     if kind == "var":
         if not name.isidentifier():
             raise MentionRefused(f"@var:{name[:100]}: not a Python name")
+        if not may_show("variables"):
+            raise MentionRefused(f"@var:{name}: {HIDDEN['variables']}")
         return f"@var:{name}:\n" + fence(inspect_variable(namespace, name, max_chars=MAX_VAR_CHARS))
     if kind == "file":
         return f"@file:{name}:\n" + fence(read_workspace_file(root, name))

@@ -1,5 +1,5 @@
-"""The ``%agent`` line magic: status, model, mode, instructions, context, tools, docs, mcp, policy,
-approvals, replay, cost, budget, new, history, session, help (``COMMANDS``)."""
+"""The ``%agent`` line magic: status, model, mode, instructions, context, config, tools, docs, mcp,
+policy, approvals, replay, cost, budget, new, history, session, help (``COMMANDS``)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from ..cells.standing import approvals_magic
 from ..host import NotebookHost
 from ..workspace import notebook_python as _notebook_python  # noqa: F401 (registers notebook_python)
 from ..workspace.notebook_tools import NotebookTools
+from .config_magic import config_magic
 from .context_magic import context_magic
 from .costs import budget_magic, cost_magic
 from .mcp_magic import mcp_magic
@@ -36,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mode": ("[ask|plan|agent]", "what runs may do: only read, plan first, or act"),
     "instructions": ("TEXT", "replace the notebook agent's instructions"),
     "context": ("[on|off]", "the project's AGENTS.md files in the instructions"),
+    "config": ("[KEY VALUE]", "every setting, where it comes from, and the site's locks"),
     "tools": ("[add NAME [KEY=VALUE...] | remove NAME]", "list, add or remove the agent's tools"),
     "docs": ("[add PATH...]", "documents the agent searches (its retrieval tool)"),
     "mcp": ("[list | add | log | restart | remove | serve ...]", "tools from MCP servers"),
@@ -225,7 +227,9 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
     elif command == "model":
         if not rest:
             raise UsageError("%agent model: give a model name, or a variable holding a Model.")
-        host.model = host.resolve_model(line.split(None, 1)[1])
+        model = host.resolve_model(line.split(None, 1)[1])
+        host.check("model", host.model_name(model), "%agent model")
+        host.model = model
         print(f"jupyter_agents: the notebook agent now uses {host.model_label()}")
     elif command == "mode":
         mode_magic(host, rest)
@@ -235,6 +239,8 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
         host.instructions = line.split(None, 1)[1].strip()
     elif command == "context":
         context_magic(host, rest)
+    elif command == "config":
+        config_magic(host, rest)
     elif command == "tools":
         _tools(host, rest)
     elif command == "docs":
@@ -242,7 +248,7 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
     elif command == "mcp":
         mcp_magic(host, rest)
     elif command == "policy":
-        policy_magic(host.policy, rest)
+        policy_magic(host.policy, rest, host.check, host.file_policy())
     elif command == "approvals":
         approvals_magic(host.standing, rest)
     elif command == "replay":
@@ -250,7 +256,7 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
     elif command == "cost":
         cost_magic(host.costs, rest)
     elif command == "budget":
-        budget_magic(host.costs, rest)
+        budget_magic(host.costs, rest, host.check)
     elif command == "new":
         name = rest[0] if rest else "notebook"
         run_blocking(host.conversation(name).clear())

@@ -18,6 +18,7 @@ def context_magic(host: NotebookHost, words: list[str]) -> None:
     if len(words) > 1 or (words and words[0] not in ("on", "off")):
         raise UsageError("%agent context [on|off]: give on or off, or nothing to list the files.")
     if words:
+        host.check("context", words[0] == "on", "%agent context")
         host.use_context = words[0] == "on"
     if not host.use_context:
         print("jupyter_agents: AGENTS.md files are off for this notebook (%agent context on).")

@@ -11,9 +11,10 @@ known price says "price unknown" and cannot run under a budget.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.display import Markdown, display
@@ -104,16 +105,25 @@ def _dollars(word: str) -> Decimal:
     return value
 
 
-def budget_magic(book: CostBook, words: list[str]) -> None:
-    """``%agent budget ...``: change the budgets as the words say, then print them."""
+def budget_magic(
+    book: CostBook,
+    words: list[str],
+    check: Callable[[str, Any, str], None] = lambda name, value, where: None,
+) -> None:
+    """``%agent budget ...``: change the budgets as the words say, then print them (``check``
+    refuses what the site's locks do not allow)."""
+    cell, notebook = book.cell_budget, book.notebook_budget
     if words == ["off"]:
-        book.cell_budget = book.notebook_budget = None
+        cell = notebook = None
     elif words[:1] == ["--notebook"] and len(words) == 2:
-        book.notebook_budget = None if words[1] == "off" else _dollars(words[1])
+        notebook = None if words[1] == "off" else _dollars(words[1])
     elif len(words) == 1 and not words[0].startswith("-"):
-        book.cell_budget = _dollars(words[0])
+        cell = _dollars(words[0])
     elif words:
         raise UsageError(f"Usage: {BUDGET_USAGE}")
+    check("budget_per_cell", cell, "%agent budget")
+    check("budget_per_notebook", notebook, "%agent budget")
+    book.cell_budget, book.notebook_budget = cell, notebook
     print(f"jupyter_agents: {book.describe()}")
 
 

@@ -11,6 +11,7 @@ survive cells and are closed when the extension is unloaded or the kernel exits.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -86,6 +87,7 @@ def _add(host: NotebookHost, words: list[str]) -> None:
     if not words or words[0].startswith("-"):
         raise UsageError(f"%agent mcp add: give the server a NAME first. Usage: {USAGE}")
     name, options = words[0], _options(words[1:])
+    _check_allowed(host, command, options.get("url", [None])[-1])
     if name in host.mcp_servers:
         raise UsageError(
             f"%agent mcp add: a server named {name!r} exists; %agent mcp remove {name} first."
@@ -131,6 +133,27 @@ def _add(host: NotebookHost, words: list[str]) -> None:
         raise UsageError(f"%agent mcp add: unknown option --{next(iter(options))}. Usage: {USAGE}")
     host.mcp_servers[name] = server  # kept even if it fails now: log, restart, remove work
     _connect(server)
+
+
+def _check_allowed(host: NotebookHost, command: list[str], url: str | None) -> None:
+    """Refuse a server the site's ``allowed_mcp_commands`` do not list (a program by its name
+    or path, a URL as written)."""
+    from ...runtime.project.settings_keys import allowed_by
+
+    allowed = host.settings.get("allowed_mcp_commands") if host.settings is not None else None
+    said = url if url is not None else command[0] if command else None
+    if said is None or allowed is None:
+        return
+    if not (allowed_by(allowed, said) or allowed_by(allowed, Path(said).name)):
+        raise UsageError(
+            f"%agent mcp add: {said!r} is not one of the MCP servers your settings allow "
+            f"({', '.join(allowed)}; allowed_mcp_commands in {_where(host)})."
+        )
+
+
+def _where(host: NotebookHost) -> str:
+    source = host.settings.source.get("allowed_mcp_commands") if host.settings else None
+    return {"site": "the site's settings", "user": "your settings"}.get(source or "", "settings")
 
 
 def _connect(server: MCPServer) -> None:

@@ -33,6 +33,7 @@ def mode_magic(host: NotebookHost, words: list[str]) -> None:
     if len(words) > 1 or (words and words[0] not in MODE_WORDS):
         raise UsageError("%agent mode [ask|plan|agent]: give one of ask, plan or agent.")
     if words:
+        host.check("mode", words[0], "%agent mode")
         host.runs.set_mode(words[0])
     mode = host.runs.mode
     print(f"jupyter_agents: {mode} mode: the agent {MODE_WORDS[mode]}.")

@@ -9,6 +9,7 @@ settings still win.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -49,14 +50,21 @@ class NotebookPolicy:
         )
 
 
-def policy_magic(policy: NotebookPolicy, words: list[str]) -> None:
-    """Apply ``%agent policy WORDS`` to ``policy`` and print the result (or a warning)."""
+def policy_magic(
+    policy: NotebookPolicy,
+    words: list[str],
+    check: Callable[[str, Any, str], None] = lambda name, value, where: None,
+    base: NotebookPolicy | None = None,
+) -> None:
+    """Apply ``%agent policy WORDS`` to ``policy`` and print the result (or a warning);
+    ``check`` refuses what the site's locks do not allow, ``base`` is what ``reset`` goes back
+    to (the settings files' policy)."""
     from ...runtime.sandbox import find_bwrap
     from ...runtime.sandbox.bwrap import MODES
-    from ...runtime.sandbox.policy import APPROVAL_POLICIES, DEFAULT_MODE
+    from ...runtime.sandbox.policy import APPROVAL_POLICIES, DEFAULT_APPROVAL, DEFAULT_MODE
 
     reset = words[:1] == ["reset"]
-    changed = NotebookPolicy() if reset else NotebookPolicy(**policy.__dict__)
+    changed = NotebookPolicy(**(base or NotebookPolicy()).__dict__ if reset else policy.__dict__)
     rest = list(words[1:] if reset else words)
     while rest:
         word = rest.pop(0)
@@ -75,6 +83,9 @@ def policy_magic(policy: NotebookPolicy, words: list[str]) -> None:
             changed.workspace = str(folder)
         else:
             raise UsageError(f"%agent policy: unknown word {word!r}. Usage: {USAGE}")
+    check("approval_policy", changed.approval_policy or DEFAULT_APPROVAL, "%agent policy")
+    check("sandbox_mode", changed.sandbox_mode or DEFAULT_MODE, "%agent policy")
+    check("network_access", bool(changed.network_access), "%agent policy")
     policy.__dict__.update(changed.__dict__)
     print(f"jupyter_agents: {policy.describe()}")
     mode = policy.sandbox_mode or DEFAULT_MODE

@@ -33,6 +33,7 @@ from .cell_outputs import model_outputs
 from .cell_runner import CellRun, CellRunner
 from .document_comm import DocumentChannel, NoFrontend, Reply, outcome
 from .notebook_edits import approved_card, cell_tool, missing_cell, stale_message
+from .visibility import HIDDEN, may_show
 
 __all__ = ["CellToRun", "running_tools"]
 
@@ -186,6 +187,8 @@ def _told(cell: str, outcome: CellRun) -> list[ToolOutput]:
         head = f"Cell {cell} ran{count}."
     if not outcome.outputs:
         return [ToolOutputText(f"{head} No output.")]
+    if not may_show("outputs"):
+        return [ToolOutputText(f"{head} Output: {HIDDEN['outputs']}.")]
     content = model_outputs(outcome.outputs, max_chars=OUTPUT_CHARS)
     if isinstance(content, str):
         return [ToolOutputText(f"{head} Output:\n{content}")]

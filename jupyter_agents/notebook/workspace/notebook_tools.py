@@ -26,6 +26,7 @@ from .notebook_files import notebook_file_tools
 from .notebook_run import running_tools
 from .variables import inspect_variable as describe_variable
 from .variables import list_variables as variable_rows
+from .visibility import HIDDEN, may_show
 
 __all__ = ["NotebookTools"]
 
@@ -111,6 +112,8 @@ def NotebookTools(
         outputs = cell.get("outputs")
         if not isinstance(outputs, list) or not outputs:
             return text + "outputs: none"
+        if not may_show("outputs"):
+            return f"{text}outputs: {HIDDEN['outputs']}"
         content = model_outputs(outputs)
         if isinstance(content, str):
             return f"{text}outputs:\n{content}"
@@ -119,6 +122,8 @@ def NotebookTools(
     def list_variables() -> str:
         """List the variables in the notebook's namespace, one line each (name, type, shape or
         length). Call inspect_variable(name) for columns, types and a few rows."""
+        if not may_show("variables"):
+            return f"The variables are {HIDDEN['variables']}."
         rows = variable_rows(names())
         if not rows:
             return "The notebook defines no variables yet."
@@ -133,6 +138,8 @@ def NotebookTools(
         Args:
             name: The variable's name.
         """
+        if not may_show("variables"):
+            return f"The variables are {HIDDEN['variables']}."
         return describe_variable(names(), name)
 
     return [
@@ -165,7 +172,8 @@ def _count(cell: dict[str, Any]) -> str:
 def _cell_line(index: int, cell: dict[str, Any], own: str) -> str:
     kind = cell.get("cell_type") if cell.get("cell_type") in ("code", "markdown", "raw") else "?"
     outputs = cell.get("outputs")
-    summary = outputs_summary(outputs if isinstance(outputs, list) else [])
+    shown = outputs if isinstance(outputs, list) and may_show("outputs") else []
+    summary = outputs_summary(shown)
     line = f"{index + 1}. {cell['id']} {kind}{_count(cell)}: {_first_line(cell_source(cell))!r}"
     return line + (f" → {summary}" if summary else "") + _marks(cell, own)
 

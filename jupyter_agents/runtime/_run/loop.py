@@ -26,7 +26,7 @@ from ..handoffs import Handoff
 from ..items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
 from ..lifecycle import HookCaller, RunHooks
 from ..models.interface import Model
-from ..modes import RunMode
+from ..modes import RunMode, locked_mode
 from ..result import RunErrorDetails
 from ..sessions import Session
 from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
@@ -89,7 +89,7 @@ class RunLoop:
             model_input=ItemHelpers.input_to_new_input_list(input),
             context_wrapper=context_wrapper,
             max_turns=max_turns,
-            mode=RunMode(run_config.mode),
+            mode=RunMode(locked_mode(run_config.mode)),
         )
         """What the run has done; a paused run's ``RunState`` is a snapshot of it."""
         self.run_config = run_config

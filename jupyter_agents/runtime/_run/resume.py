@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..context import RunContextWrapper
 from ..errors import UserError
 from ..lifecycle import HookCaller, RunHooks
-from ..modes import stricter
+from ..modes import locked_mode, stricter
 from .loop import RunLoop
 from .session_io import own_input
 
@@ -50,7 +50,7 @@ def resume_loop(
     )
     progress = state.progress.snapshot()
     progress.max_turns = max_turns
-    progress.mode.mode = stricter(progress.mode.mode, run_config.mode)
+    progress.mode.mode = stricter(progress.mode.mode, locked_mode(run_config.mode))
     if context is not None:
         progress.context_wrapper = RunContextWrapper(
             context=context, usage=progress.context_wrapper.usage

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["folders_down", "project_root", "user_config_dir"]
+__all__ = ["folders_down", "jupyter_config_dir", "project_root", "user_config_dir"]
 
 
 def project_root(start: Path) -> Path:
@@ -34,8 +34,13 @@ def folders_down(root: Path, start: Path) -> list[Path]:
     return folders
 
 
-def user_config_dir() -> Path:
-    """The person's configuration folder for jupyter_agents: ``jupyter_agents`` in Jupyter's
-    configuration folder (``$JUPYTER_CONFIG_DIR``, else ``~/.jupyter``)."""
+def jupyter_config_dir() -> Path:
+    """The person's Jupyter configuration folder: ``$JUPYTER_CONFIG_DIR``, else ``~/.jupyter``."""
     base = os.environ.get("JUPYTER_CONFIG_DIR")
-    return (Path(base) if base else Path.home() / ".jupyter") / "jupyter_agents"
+    return Path(base) if base else Path.home() / ".jupyter"
+
+
+def user_config_dir() -> Path:
+    """The person's configuration folder for jupyter_agents: ``jupyter_agents`` in their
+    Jupyter configuration folder."""
+    return jupyter_config_dir() / "jupyter_agents"

@@ -1,5 +1,6 @@
 """The approval policy (when a person is asked) and how it meets the sandbox mode, as Codex has
-them; resolved per run from the tool's own settings, then ``RunConfig``, then the defaults.
+them; resolved per run from the tool's own settings, then ``RunConfig``, then the defaults,
+and never looser than the site's locks (``project/settings.py``).
 What the policy says of one shell call is ``verdict.shell_verdict``'s; ``ExecPolicy`` hands it
 the resolved policy."""
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeAlias
 
 from ..errors import UserError
+from ..project.settings_keys import KEYS, stricter_of
 from .bwrap import MODES, SandboxMode
 from .run import CommandResult, SandboxPolicy
 from .verdict import ESCALATED, CallSafety, ShellVerdict, shell_verdict
@@ -92,13 +94,23 @@ class ExecPolicy:
             shared = getattr(run_config, name, None)  # a RunConfig, or None outside a run
             return default if shared is None else shared
 
+        from ..project.settings import site_locks
+
+        locks = site_locks()  # an administrator's floor: neither RunConfig nor a tool loosens it
+
+        def clamp(name: str, value: Any) -> Any:
+            lock = locks.get(name)
+            return value if lock is None else stricter_of(KEYS[name], lock.value, value)
+
         workspace = pick(tool.workspace, "workspace", None)
         return cls(
-            approval=pick(tool.approval_policy, "approval_policy", DEFAULT_APPROVAL),
+            approval=clamp(
+                "approval_policy", pick(tool.approval_policy, "approval_policy", DEFAULT_APPROVAL)
+            ),
             sandbox=SandboxPolicy(
-                pick(tool.sandbox_mode, "sandbox_mode", DEFAULT_MODE),
+                clamp("sandbox_mode", pick(tool.sandbox_mode, "sandbox_mode", DEFAULT_MODE)),
                 Path(os.fspath(workspace)) if workspace is not None else Path.cwd(),
-                bool(pick(tool.network_access, "network_access", False)),
+                clamp("network_access", bool(pick(tool.network_access, "network_access", False))),
                 tuple(tool.allow_env or ()),
             ),
         )
