@@ -166,6 +166,7 @@ if TYPE_CHECKING:
         SessionSettings,
         SQLiteSession,
     )
+    from .runtime.skills import Skill, Skills
     from .runtime.tool_guardrails import (
         ToolGuardrailFunctionOutput,
         ToolInputGuardrail,
@@ -237,6 +238,7 @@ if TYPE_CHECKING:
         ShellToolEnvironment,
         ShellToolLocalEnvironment,
         ShellToolLocalSkill,
+        local_shell_skills,
     )
     from .runtime.tools.shell.shell_tool import (
         LocalShellTool,
@@ -245,6 +247,7 @@ if TYPE_CHECKING:
         ShellResult,
         ShellTool,
     )
+    from .runtime.tools.skills_tool import skills_tool
     from .runtime.tools.view_image import view_image_tool
     from .runtime.tracing import (
         AgentSpanData,
@@ -440,6 +443,8 @@ __all__ = [
     "ShellToolEnvironment",
     "ShellToolLocalEnvironment",
     "ShellToolLocalSkill",
+    "Skill",
+    "Skills",
     "Span",
     "SpanData",
     "SpanError",
@@ -518,6 +523,7 @@ __all__ = [
     "last_result",
     "latest_plan",
     "load_ipython_extension",
+    "local_shell_skills",
     "output_guardrail",
     "prompt_with_handoff_instructions",
     "register_tool",
@@ -530,6 +536,7 @@ __all__ = [
     "set_default_openai_key",
     "set_trace_processors",
     "set_tracing_disabled",
+    "skills_tool",
     "tool",
     "tool_input_guardrail",
     "tool_output_guardrail",
