@@ -4,6 +4,7 @@ the mark it needs (tests/marks.py)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,9 @@ from . import marks
 
 def pytest_configure(config: pytest.Config) -> None:
     marks.install()
+    # The person's own configuration (their skills in ~/.jupyter_agents) never reaches a test,
+    # nor a kernel or process a test starts: a folder that does not exist.
+    os.environ["JUPYTER_AGENTS_CONFIG_DIR"] = str(Path(__file__).parent / "no-personal-config")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # imported where used: the extension loads without the runtim
     from ..runtime.models.interface import Model
     from ..runtime.result import RunResult
     from ..runtime.retrieval import DocumentStore
+    from ..runtime.skills import Skills
     from ..runtime.tools import FunctionTool
     from .cells.conversation import Conversation
     from .magics.session_magic import SessionStore
@@ -157,17 +158,22 @@ class NotebookHost:
 
     def notebook_agent(self) -> Agent[Any]:
         """The default agent: the notebook's instructions, model and every notebook tool, and
-        ``update_plan`` and ``ask_user`` (a question to the person instead of a guess), unless a
-        notebook tool has that name."""
+        ``update_plan``, ``ask_user`` (a question to the person instead of a guess) and, when
+        there are skills, ``load_skill`` (``skills()``), unless a notebook tool has that name."""
         from ..runtime.agent import Agent
         from ..runtime.tools.ask_user import AskUserTool
         from ..runtime.tools.plan import PlanTool
+        from ..runtime.tools.skills_tool import skills_tool
 
         tools: list[Any] = list(self.toolbox.tools)
         if "update_plan" not in self.toolbox:
             tools.append(PlanTool())
         if "ask_user" not in self.toolbox:
             tools.append(AskUserTool())
+        if "load_skill" not in self.toolbox:
+            skills = self.skills()
+            if len(skills):
+                tools.append(skills_tool(skills))
         return Agent(
             name="notebook",
             instructions=self.instructions,
@@ -175,6 +181,14 @@ class NotebookHost:
             tools=tools,
             mcp_servers=list(self.mcp_servers.values()),
         )
+
+    def skills(self) -> Skills:
+        """The skills of the notebook's project (from the kernel's working folder up to the
+        nearest ``.git``) and the person's own, read when a run starts and kept until their
+        folders change; each skill skipped is a printed note, once per change."""
+        from ..runtime.skills import discover_cached
+
+        return discover_cached(Path.cwd(), report=self._note)
 
     def agent_named(self, name: str | None) -> Agent[Any]:
         """``name`` from the user namespace, or the notebook agent when None."""
