@@ -93,16 +93,16 @@ class Skill:
     """Its folder (absolute)."""
     source: SkillSource
     """``"project"`` or ``"user"``."""
-    base: Path | None = field(default=None, repr=False, compare=False)
-    """The folder its files are reached from, one folder at a time without following a link:
-    the project's root for a project skill, the skill's own folder (resolved) for the person's
-    (None: ``folder``)."""
+    base: tuple[Path, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
+    """Where its files are reached from, one folder at a time without following a link: a
+    folder, and the names from it down to the skill's folder (the project's root and
+    ``(".agents", "skills", name)`` for a project skill; the skill's folder, resolved, and
+    ``()`` for the person's). None: ``folder`` itself."""
 
     @property
     def reached_from(self) -> tuple[Path, tuple[str, ...]]:
-        """``base``, and the folders from it down to the skill's folder."""
-        base = self.base or self.folder
-        return base, self.folder.relative_to(base).parts
+        """``base``, or ``folder`` and no names."""
+        return self.base or (self.folder, ())
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,7 @@ class _Found:
         except (NotRead, InvalidSkill) as e:
             self.skip(folder / "SKILL.md", str(e))
             return
-        self.skills[name] = Skill(head.name, head.description, folder, source, base)
+        self.skills[name] = Skill(head.name, head.description, folder, source, (base, inside))
 
 
 def _read_head(base: Path, inside: tuple[str, ...], name: str) -> SkillHead:

@@ -116,7 +116,8 @@ def _name(fields: Mapping[str, object], folder: str) -> str:
         raise InvalidSkill(f"it has no 'name': add 'name: {suggested_name(folder)}'")
     if not isinstance(name, str):
         raise InvalidSkill(
-            f"its name is a {type(name).__name__}, not text: write 'name: {suggested_name(folder)}'"
+            f"its name is not text (YAML read a {type(name).__name__}): write "
+            f"'name: {suggested_name(folder)}'"
         )
     if len(name) > MAX_NAME or not _NAME.match(name):
         raise InvalidSkill(
