@@ -173,6 +173,7 @@ if TYPE_CHECKING:
         SessionSettings,
         SQLiteSession,
     )
+    from .runtime.skills import Skill, Skills
     from .runtime.tool_guardrails import (
         ToolGuardrailFunctionOutput,
         ToolInputGuardrail,
@@ -244,6 +245,7 @@ if TYPE_CHECKING:
         ShellToolEnvironment,
         ShellToolLocalEnvironment,
         ShellToolLocalSkill,
+        local_shell_skills,
     )
     from .runtime.tools.shell.shell_tool import (
         LocalShellTool,
@@ -252,6 +254,7 @@ if TYPE_CHECKING:
         ShellResult,
         ShellTool,
     )
+    from .runtime.tools.skills_tool import skills_tool
     from .runtime.tools.view_image import view_image_tool
     from .runtime.tracing import (
         AgentSpanData,
@@ -450,6 +453,8 @@ __all__ = [
     "ShellToolEnvironment",
     "ShellToolLocalEnvironment",
     "ShellToolLocalSkill",
+    "Skill",
+    "Skills",
     "Span",
     "SpanData",
     "SpanError",
@@ -530,6 +535,7 @@ __all__ = [
     "latest_plan",
     "load_agent_file",
     "load_ipython_extension",
+    "local_shell_skills",
     "output_guardrail",
     "project_instructions",
     "prompt_with_handoff_instructions",
@@ -543,6 +549,7 @@ __all__ = [
     "set_default_openai_key",
     "set_trace_processors",
     "set_tracing_disabled",
+    "skills_tool",
     "tool",
     "tool_input_guardrail",
     "tool_output_guardrail",

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # imported where used: the extension loads without the runtim
     from ..runtime.project.settings import Settings
     from ..runtime.result import RunResult
     from ..runtime.retrieval import DocumentStore
+    from ..runtime.skills import Skills
     from ..runtime.tools import FunctionTool
     from .cells.conversation import Conversation
     from .magics.session_magic import SessionStore
@@ -239,17 +240,23 @@ class NotebookHost:
 
     def notebook_agent(self, context: ProjectInstructions | None = None) -> Agent[Any]:
         """The default agent: the notebook's instructions (then ``context``'s, the project's
-        AGENTS.md), model and every notebook tool, and ``update_plan`` and ``ask_user`` (a
-        question to the person instead of a guess), unless a notebook tool has that name."""
+        AGENTS.md), model and every notebook tool, and ``update_plan``, ``ask_user`` (a question
+        to the person instead of a guess) and, when there are skills, ``load_skill``
+        (``skills()``), unless a notebook tool has that name."""
         from ..runtime.agent import Agent
         from ..runtime.tools.ask_user import AskUserTool
         from ..runtime.tools.plan import PlanTool
+        from ..runtime.tools.skills_tool import skills_tool
 
         tools: list[Any] = list(self.toolbox.tools)
         if "update_plan" not in self.toolbox:
             tools.append(PlanTool())
         if "ask_user" not in self.toolbox:
             tools.append(AskUserTool())
+        if "load_skill" not in self.toolbox:
+            skills = self.skills()
+            if len(skills):
+                tools.append(skills_tool(skills))
         extra = context.text() if context is not None else ""
         return Agent(
             name="notebook",
@@ -258,6 +265,14 @@ class NotebookHost:
             tools=tools,
             mcp_servers=list(self.mcp_servers.values()),
         )
+
+    def skills(self) -> Skills:
+        """The skills of the notebook's project (from the kernel's working folder up to the
+        nearest ``.git``) and the person's own, read when a run starts and kept until their
+        folders change; each skill skipped is a printed note, once per change."""
+        from ..runtime.skills import discover_cached
+
+        return discover_cached(Path.cwd(), report=self._note)
 
     def choose_agent(self, name: str | None) -> ChosenAgent:
         """The agent a ``%%agent [NAME]`` cell runs: the notebook agent when ``name`` is None,

@@ -10,12 +10,13 @@ from pathlib import Path
 __all__ = ["folders_down", "jupyter_config_dir", "project_root", "user_config_dir"]
 
 
-def project_root(start: Path) -> Path:
-    """The nearest folder from ``start`` up that holds ``.git`` (a folder, or a file as in a
-    worktree); ``start`` itself when none does."""
-    start = start.resolve()
+def project_root(start: str | os.PathLike[str] | None = None) -> Path:
+    """The nearest folder from ``start`` (default: the working folder) up that holds ``.git``
+    (a folder, a worktree's file, even a link); ``start`` itself when none does."""
+    start = start if start is not None else os.getcwd()
+    start = Path(os.path.realpath(start))
     for folder in (start, *start.parents):
-        if (folder / ".git").exists():
+        if os.path.lexists(folder / ".git"):
             return folder
     return start
 

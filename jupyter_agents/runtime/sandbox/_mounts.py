@@ -27,6 +27,7 @@ __all__ = [
     "CREDENTIAL_STORES",
     "PROTECTED",
     "forget_walks",
+    "hidden_places",
     "mount_args",
     "protected_in",
     "python_envs",
@@ -160,6 +161,13 @@ def _hidden() -> list[Path]:
     places += [os.path.join(home, n) for n in CREDENTIAL_STORES if n.split("/")[0] in present]
     resolved = {os.path.realpath(p) for p in places if os.path.exists(p)}
     return sorted(Path(p) for p in resolved if p != "/")
+
+
+def hidden_places() -> list[Path]:
+    """The existing places every sandboxed command finds empty (``/tmp``, the runtime folders,
+    Jupyter's secrets, the credential stores), resolved: what tools that read files in this
+    process keep out of too (``sandbox/readable.py``)."""
+    return _hidden()
 
 
 def _outermost(places: Sequence[Path]) -> list[Path]:

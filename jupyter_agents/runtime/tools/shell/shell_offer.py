@@ -3,24 +3,28 @@ Responses API under ``on-request``) and its environment (the SDK's ``ShellToolEn
 local shell, with the skills the model may use).
 
 A local skill (``ShellToolLocalSkill``: ``name``, ``description``, ``path``) is a folder of
-instructions and scripts on this machine. The Responses ``shell`` tool carries the skills in its
-``environment``; the function form lists them in its description, so a model on either wire
-format knows them. Hosted container environments run the shell at the provider; this tool runs
+instructions and scripts on this machine; ``local_shell_skills`` makes them from the skills
+``Skills.discover`` finds. The Responses ``shell`` tool carries the skills in its
+``environment``; the function form lists them in its description, a line each as every listing
+of skills shows them (``runtime/skills/listing.py``), so a model on either wire format knows
+them. Hosted container environments run the shell at the provider; this tool runs
 commands here, so it refuses them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
 from ...errors import UserError
 from ...sandbox.verdict import ESCALATED, escalation_allowed
+from ...skills.listing import skills_listing
 
 if TYPE_CHECKING:
     from ...sandbox.policy import ApprovalPolicy
+    from ...skills import Skill
 
 __all__ = [
     "ShellOnApprovalFunctionResult",
@@ -28,6 +32,7 @@ __all__ = [
     "ShellToolLocalEnvironment",
     "ShellToolLocalSkill",
     "function_schema",
+    "local_shell_skills",
     "shell_environment",
     "skills_text",
 ]
@@ -97,8 +102,14 @@ def skills_text(environment: ShellToolLocalEnvironment) -> str:
     skills = environment.get("skills") or []
     if not skills:
         return ""
-    lines = [f"- {s['name']} ({s['path']}): {s['description']}" for s in skills]
-    return "\nSkills you may use (read a skill's folder before using it):\n" + "\n".join(lines)
+    listing = skills_listing((s["name"], s["description"], s["path"]) for s in skills)
+    return "\nSkills you may use (read a skill's folder before using it):\n" + listing
+
+
+def local_shell_skills(skills: Iterable[Skill]) -> list[ShellToolLocalSkill]:
+    """``skills`` (from ``Skills.discover``) as a local shell's skills, for
+    ``ShellTool(environment={"type": "local", "skills": local_shell_skills(skills)})``."""
+    return [{"name": s.name, "description": s.description, "path": str(s.folder)} for s in skills]
 
 
 _SCHEMA: dict[str, Any] = {
