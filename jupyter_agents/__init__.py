@@ -246,6 +246,17 @@ if TYPE_CHECKING:
         ShellTool,
     )
     from .runtime.tools.view_image import view_image_tool
+    from .runtime.tools.web import (
+        BraveSearch,
+        OpenAICompatibleSearch,
+        SearchProvider,
+        SearchRequest,
+        SearchResult,
+        SearxngSearch,
+        TavilySearch,
+        web_fetch_tool,
+        web_search_tool,
+    )
     from .runtime.tracing import (
         AgentSpanData,
         BatchTraceProcessor,
@@ -315,6 +326,7 @@ __all__ = [
     "BatchProgress",
     "BatchResult",
     "BatchTraceProcessor",
+    "BraveSearch",
     "BrowserComputer",
     "BudgetExceeded",
     "CallModelData",
@@ -385,6 +397,7 @@ __all__ = [
     "MultiProviderMap",
     "OnLoop",
     "OpenAIChatCompletionsModel",
+    "OpenAICompatibleSearch",
     "OpenAIProvider",
     "OpenAIResponsesModel",
     "OpenTelemetryExporter",
@@ -426,6 +439,10 @@ __all__ = [
     "RunState",
     "Runner",
     "SQLiteSession",
+    "SearchProvider",
+    "SearchRequest",
+    "SearchResult",
+    "SearxngSearch",
     "Session",
     "SessionABC",
     "SessionSettings",
@@ -447,6 +464,7 @@ __all__ = [
     "StreamEvent",
     "TContext",
     "TResponseInputItem",
+    "TavilySearch",
     "TextProgress",
     "Tool",
     "ToolApprovalItem",
@@ -537,6 +555,8 @@ __all__ = [
     "unload_ipython_extension",
     "view_image_tool",
     "warm_ray_actors",
+    "web_fetch_tool",
+    "web_search_tool",
 ]
 
 

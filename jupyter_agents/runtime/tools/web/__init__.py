@@ -9,7 +9,28 @@ search providers, and ``web_fetch.py`` and ``web_search.py`` build the tools.
 
 from __future__ import annotations
 
+from .providers import (
+    BraveSearch,
+    OpenAICompatibleSearch,
+    SearchProvider,
+    SearchRequest,
+    SearchResult,
+    SearxngSearch,
+    TavilySearch,
+)
 from .rules import WebRules
 from .web_fetch import web_fetch_tool
+from .web_search import web_search_tool
 
-__all__ = ["WebRules", "web_fetch_tool"]
+__all__ = [
+    "BraveSearch",
+    "OpenAICompatibleSearch",
+    "SearchProvider",
+    "SearchRequest",
+    "SearchResult",
+    "SearxngSearch",
+    "TavilySearch",
+    "WebRules",
+    "web_fetch_tool",
+    "web_search_tool",
+]
