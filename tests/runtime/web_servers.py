@@ -1,10 +1,12 @@
 """A local HTTP server for the web tools' tests: routes answer with what a test sets (a page,
 a redirect, a raw response, an endless body, an answer held back until an event is set), and
-every request it received is kept. It listens on 127.0.0.1 only: nothing leaves the machine."""
+every request it received is kept. It listens on 127.0.0.1 only: nothing leaves the machine.
+Given an ``ssl.SSLContext`` it speaks HTTPS."""
 
 from __future__ import annotations
 
 import http.server
+import ssl
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -92,10 +94,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class WebServer:
     """The server: set ``routes[path]``, read ``seen`` afterwards."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.routes: dict[str, Reply] = {}
         self.seen: list[Seen] = []
         self._server = _Server(("127.0.0.1", 0), _Handler)
+        if tls is not None:  # HTTPS: the handshake happens on the handler's first read
+            self._server.socket = tls.wrap_socket(
+                self._server.socket, server_side=True, do_handshake_on_connect=False
+            )
+        self.scheme = "https" if tls is not None else "http"
         self._server.web = self
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(
@@ -105,7 +112,7 @@ class WebServer:
 
     def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
         """The address of ``path`` on this server, through ``host``."""
-        return f"http://{host}:{self.port}{path}"
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     @property
     def paths(self) -> list[str]:

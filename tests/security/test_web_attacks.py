@@ -7,10 +7,14 @@ against a local server only."""
 
 from __future__ import annotations
 
+import datetime
 import gzip
 import json
+import ssl
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -265,6 +269,64 @@ async def test_zero_and_ipv6_loopback_are_refused_even_with_127_0_0_1_allowed(
     for url in (web_server.url(host="0.0.0.0"), web_server.url(host="[::1]")):
         assert "an address as the host is refused" in await fetch(local_tool(), url)
     assert web_server.seen == []
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[WebServer, list[str | None]]]:
+    """A local HTTPS server whose certificate, for ``site.test``, no authority signed; and the
+    names its clients asked for in their handshakes (SNI)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "site.test")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("site.test")]), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    (tmp_path / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "key.pem").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    names: list[str | None] = []
+    context.sni_callback = lambda _socket, name, _context: names.append(name)
+    server = WebServer(tls=context)
+    try:
+        yield server, names
+    finally:
+        server.close()
+
+
+async def test_https_to_the_checked_address_still_verifies_the_certificate(
+    tls_server: tuple[WebServer, list[str | None]],
+) -> None:
+    # The connection goes to the address that was checked, but TLS is still about the name:
+    # a certificate no trusted authority signed is refused, nothing is read.
+    server, names = tls_server
+    server.routes["/"] = Reply(b"<p>unverified</p>")
+    tool = web_fetch_tool(
+        allow_private=["127.0.0.1"], resolver=resolver_for({"site.test": ["127.0.0.1"]})
+    )
+    out = await fetch(tool, f"https://site.test:{server.port}/")
+    assert out.startswith(f"Not fetched: https://site.test:{server.port}/ could not be")
+    assert "CERTIFICATE_VERIFY_FAILED" in out and "unverified" not in out
+    assert names == ["site.test"] and server.seen == []
 
 
 async def test_an_endless_body_is_cut_at_the_byte_cap(web_server: WebServer) -> None:
