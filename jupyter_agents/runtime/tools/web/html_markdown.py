@@ -188,7 +188,7 @@ class _Renderer:
                 inline.append(_SPACES.sub(" ", child))
             elif _hidden(child):
                 continue
-            elif child.tag in _BLOCK or child.tag == "li":
+            elif child.tag in _BLOCK:
                 flush()
                 out.extend(self.block(child))
             else:
@@ -290,7 +290,7 @@ class _Renderer:
                 continue
             if _hidden(child):
                 continue
-            if child.tag != "li" and child.tag in ("ul", "ol", "menu"):
+            if child.tag in ("ul", "ol", "menu"):  # a list straight inside a list
                 lines.extend("  " + line if line else line for line in self.list_block(child))
                 continue
             marker = f"{number}. " if ordered else "- "

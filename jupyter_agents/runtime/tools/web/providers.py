@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import httpx
 
 from ...errors import UserError
+from .html_markdown import clean_text
 
 __all__ = [
     "BraveSearch",
@@ -186,6 +187,7 @@ async def _send(label: str, request: SearchRequest, timeout: float) -> tuple[int
 
 
 def _status_line(provider: SearchProvider, status: int, reason: str) -> str:
+    reason = " ".join(clean_text(reason).split())[:100]  # the server's words
     line = f"{provider.label} answered HTTP {status} {reason}".rstrip()
     if status in (401, 403) and provider.key_variables:
         return f"{line}: check the API key ({' or '.join(provider.key_variables)})."
