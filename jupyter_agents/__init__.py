@@ -256,6 +256,17 @@ if TYPE_CHECKING:
     )
     from .runtime.tools.skills_tool import skills_tool
     from .runtime.tools.view_image import view_image_tool
+    from .runtime.tools.web import (
+        BraveSearch,
+        OpenAICompatibleSearch,
+        SearchProvider,
+        SearchRequest,
+        SearchResult,
+        SearxngSearch,
+        TavilySearch,
+        web_fetch_tool,
+        web_search_tool,
+    )
     from .runtime.tracing import (
         AgentSpanData,
         BatchTraceProcessor,
@@ -327,6 +338,7 @@ __all__ = [
     "BatchProgress",
     "BatchResult",
     "BatchTraceProcessor",
+    "BraveSearch",
     "BrowserComputer",
     "BudgetExceeded",
     "CallModelData",
@@ -397,6 +409,7 @@ __all__ = [
     "MultiProviderMap",
     "OnLoop",
     "OpenAIChatCompletionsModel",
+    "OpenAICompatibleSearch",
     "OpenAIProvider",
     "OpenAIResponsesModel",
     "OpenTelemetryExporter",
@@ -439,6 +452,10 @@ __all__ = [
     "RunState",
     "Runner",
     "SQLiteSession",
+    "SearchProvider",
+    "SearchRequest",
+    "SearchResult",
+    "SearxngSearch",
     "Session",
     "SessionABC",
     "SessionSettings",
@@ -462,6 +479,7 @@ __all__ = [
     "StreamEvent",
     "TContext",
     "TResponseInputItem",
+    "TavilySearch",
     "TextProgress",
     "Tool",
     "ToolApprovalItem",
@@ -557,6 +575,8 @@ __all__ = [
     "unload_ipython_extension",
     "view_image_tool",
     "warm_ray_actors",
+    "web_fetch_tool",
+    "web_search_tool",
 ]
 
 
