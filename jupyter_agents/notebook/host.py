@@ -112,9 +112,10 @@ class NotebookHost:
         """Read the settings files (``runtime/project/settings.py``) and take their values as
         the notebook's starting point; the lab's settings and the magics change them after,
         within the site's locks."""
-        from ..runtime.project.settings import load_settings
+        from ..runtime.project.settings import load_settings, use_settings
 
         self.settings = settings = load_settings()
+        use_settings(lambda: self.settings)
         for name in ("approval_policy", "sandbox_mode", "network_access"):
             if name in settings.values:
                 setattr(self.policy, name, settings.values[name])
@@ -168,6 +169,10 @@ class NotebookHost:
         from ..runtime.blocking import run_blocking
 
         remove_tool_listener(self._on_tool_created)
+        if self.settings is not None:
+            from ..runtime.project.settings import use_settings
+
+            use_settings(None)
         self._close_conversations()
         if self.toolbox_server is not None:
             self.toolbox_server.stop()

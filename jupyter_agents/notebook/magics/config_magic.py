@@ -35,6 +35,8 @@ def effective(host: NotebookHost) -> dict[str, Any]:
         "budget_per_notebook": host.costs.notebook_budget,
         "allowed_models": values.get("allowed_models"),
         "allowed_mcp_commands": values.get("allowed_mcp_commands"),
+        "web_allowed_domains": values.get("web_allowed_domains"),
+        "web_denied_domains": values.get("web_denied_domains"),
         "show_variables": values.get("show_variables", True),
         "show_outputs": values.get("show_outputs", True),
         "model": host.model_name(),

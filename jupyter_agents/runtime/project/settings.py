@@ -22,7 +22,7 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +35,12 @@ __all__ = [
     "FILE_NAME",
     "Lock",
     "Settings",
+    "active_settings",
     "load_settings",
     "shown",
     "site_folders",
     "site_locks",
+    "use_settings",
 ]
 
 FILE_NAME = "jupyter_agents_config.json"
@@ -217,6 +219,23 @@ def _tighten(settings: Settings, name: str, value: Any, path: Path) -> None:
         )
         return
     _set(settings, name, value, "project", path)
+
+
+_provider: Callable[[], Settings | None] | None = None
+
+
+def use_settings(provider: Callable[[], Settings | None] | None) -> None:
+    """Make ``provider`` (the loaded notebook extension's settings, with what the notebook set)
+    what ``active_settings`` gives; None: read the files each time."""
+    global _provider
+    _provider = provider
+
+
+def active_settings() -> Settings:
+    """The settings in force here: the notebook's when the extension is loaded, else the
+    files' for the working folder (read now)."""
+    given = _provider() if _provider is not None else None
+    return given if given is not None else load_settings()
 
 
 _site_cache: dict[tuple[Any, ...], dict[str, Lock]] = {}

@@ -3,8 +3,9 @@ the stricter, so that a lock can be a floor ("at least as strict as") rather tha
 
 Kinds: ``order`` (named values, the strictest first), ``off`` (a switch whose ``False`` is the
 stricter), ``amount`` (dollars; smaller is stricter; None is no limit), ``names`` (a list of
-allowed names or ``fnmatch`` patterns; a shorter list is stricter; None allows everything) and
-``free`` (a name or switch with no "stricter": a lock fixes it).
+allowed names or ``fnmatch`` patterns; a shorter list is stricter; None allows everything),
+``denied`` (a list of refused names; a longer list is stricter) and ``free`` (a name or switch
+with no "stricter": a lock fixes it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Literal
 
 __all__ = ["DEFAULTS", "KEYS", "Key", "allowed_by", "is_looser", "parse_value", "stricter_of"]
 
-Kind = Literal["order", "off", "amount", "names", "free"]
+Kind = Literal["order", "off", "amount", "names", "denied", "free"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +54,12 @@ KEYS: dict[str, Key] = {
         Key("budget_per_notebook", "amount", "dollars the notebook may spend (%agent budget)"),
         Key("allowed_models", "names", "the models runs may use (names or patterns)"),
         Key("allowed_mcp_commands", "names", "the programs %agent mcp add may start"),
+        Key(
+            "web_allowed_domains",
+            "names",
+            "the only hosts web_fetch may read (and their subdomains)",
+        ),
+        Key("web_denied_domains", "denied", "hosts web_fetch never reads"),
         Key("show_variables", "off", "whether the model may see the notebook's variables"),
         Key("show_outputs", "off", "whether the model may see cells' outputs"),
         Key("model", "free", "the notebook agent's model (%agent model)"),
@@ -72,6 +79,8 @@ DEFAULTS: dict[str, Any] = {
     "budget_per_notebook": None,
     "allowed_models": None,
     "allowed_mcp_commands": None,
+    "web_allowed_domains": None,
+    "web_denied_domains": None,
     "show_variables": True,
     "show_outputs": True,
     "context": True,
@@ -107,7 +116,7 @@ def parse_value(key: Key, raw: Any) -> Any:
         if isinstance(raw, bool) or not amount.is_finite() or amount <= 0:
             raise ValueError("an amount in dollars above 0, or off")
         return amount
-    if key.kind == "names":
+    if key.kind in ("names", "denied"):
         if raw is None:
             return None
         items = raw.split(",") if isinstance(raw, str) else raw
@@ -129,6 +138,8 @@ def is_looser(key: Key, value: Any, than: Any) -> bool:
         return than is not None and (value is None or value > than)
     if key.kind == "names":
         return than is not None and (value is None or not set(value) <= set(than))
+    if key.kind == "denied":
+        return than is not None and not set(than) <= set(value or ())
     return bool(value != than)
 
 
@@ -136,6 +147,8 @@ def stricter_of(key: Key, first: Any, second: Any) -> Any:
     """The stricter of two values (``names``: what both allow; ``free``: ``second``)."""
     if key.kind == "names" and first is not None and second is not None:
         return tuple(n for n in second if n in first)
+    if key.kind == "denied" and (first is not None or second is not None):
+        return tuple(dict.fromkeys([*(first or ()), *(second or ())]))
     return first if is_looser(key, second, first) else second
 
 

@@ -32,7 +32,7 @@ from urllib.parse import quote, urlsplit
 
 from ...errors import UserError
 
-__all__ = ["Refused", "Target", "WebRules", "address_problem", "check_url"]
+__all__ = ["Refused", "Target", "WebRules", "address_problem", "check_url", "narrowed"]
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -75,6 +75,20 @@ class _Entries:
     def has_address(self, address: Address) -> bool:
         return any(address.version == net.version and address in net for net in self.networks)
 
+    def within(self, other: _Entries) -> _Entries:
+        """The entries of these that ``other`` covers too (a name, or a network inside one)."""
+        return _Entries(
+            tuple(n for n in self.names if other.has_name(n)),
+            tuple(
+                net
+                for net in self.networks
+                if any(net.version == o.version and net.subnet_of(o) for o in other.networks)  # type: ignore[arg-type]
+            ),
+        )
+
+    def empty(self) -> bool:
+        return not (self.names or self.networks)
+
     def shown(self) -> str:
         every = [*self.names, *(str(net) for net in self.networks)]
         return ", ".join(every[:8]) + (f" and {len(every) - 8} more" if len(every) > 8 else "")
@@ -112,6 +126,30 @@ class WebRules:
             _entries(deny, "deny", where),
             _entries(allow_private, "allow_private", where),
         )
+
+
+def narrowed(rules: WebRules, allow: Iterable[str] | None, deny: Iterable[str] | None) -> WebRules:
+    """``rules`` kept within the settings' lists (``web_allowed_domains``,
+    ``web_denied_domains``): both deny lists hold, and a host must be on both allow lists when
+    both have one. A tool allowed nothing the settings allow is allowed nothing (a deny of
+    every address)."""
+    where = "settings"
+    extra_deny = _entries(list(deny or ()), "web_denied_domains", where)
+    combined_deny = _Entries(
+        rules.deny.names + extra_deny.names, rules.deny.networks + extra_deny.networks
+    )
+    allow_list = _entries(list(allow or ()), "web_allowed_domains", where)
+    if allow is None or allow_list.empty():
+        kept = rules.allow
+    elif rules.allow.empty():
+        kept = allow_list
+    else:
+        kept = rules.allow.within(allow_list)
+        if kept.empty():
+            every = (ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0"))
+            combined_deny = _Entries(combined_deny.names, combined_deny.networks + every)
+            kept = rules.allow
+    return WebRules(kept, combined_deny, rules.allow_private)
 
 
 def _entries(values: Iterable[str], field: str, where: str) -> _Entries:

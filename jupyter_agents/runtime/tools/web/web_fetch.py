@@ -19,12 +19,13 @@ from typing import Any
 from ...approvals import NeedsApproval
 from ...context import ToolContext
 from ...errors import UserError
+from ...project.settings import active_settings
 from ...sandbox.policy import ApprovalPolicy
 from ..function.function_tool import FunctionTool
 from ._policy import approval_for, network_refusal
 from .fetch import FetchLimits, Page, Resolver, fetch_page
 from .html_markdown import clean_text, html_to_markdown
-from .rules import Refused, WebRules
+from .rules import Refused, WebRules, narrowed
 
 __all__ = ["DEFAULT_MAX_CHARS", "page_text", "web_fetch_tool"]
 
@@ -189,8 +190,12 @@ def web_fetch_tool(
         url = _url_of(arguments)
         if not url.strip():
             return "Not fetched: give the http or https address of a page as url."
+        settings = active_settings()  # the notebook's, or the files', allow and deny lists
+        within = narrowed(
+            rules, settings.get("web_allowed_domains"), settings.get("web_denied_domains")
+        )
         try:
-            page = await fetch_page(url, rules, limits, resolver)
+            page = await fetch_page(url, within, limits, resolver)
         except Refused as refused:
             return f"Not fetched: {refused}"
         return await asyncio.to_thread(page_text, page, limits, max_chars)
