@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         run_batch,
         warm_ray_actors,
     )
+    from .runtime.compaction import Compacted, Compaction
     from .runtime.context import AgentHookContext, RunContextWrapper, TContext, ToolContext
     from .runtime.cost import ModelCost, RunCost
     from .runtime.errors import (
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     )
     from .runtime.events import (
         AgentUpdatedStreamEvent,
+        ContextCompactedStreamEvent,
         RawResponsesStreamEvent,
         RunItemStreamEvent,
         StreamEvent,
@@ -344,10 +346,13 @@ __all__ = [
     "CallModelData",
     "Cassette",
     "CodeInterpreterTool",
+    "Compacted",
+    "Compaction",
     "Computer",
     "ComputerTool",
     "ComputerToolSafetyCheckData",
     "ContentItem",
+    "ContextCompactedStreamEvent",
     "CostProjection",
     "CustomSpanData",
     "DisplayPart",

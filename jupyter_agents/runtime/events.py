@@ -12,9 +12,11 @@ from .items import RunItem, TResponseStreamEvent
 
 if TYPE_CHECKING:
     from .agent import Agent
+    from .compaction import Compacted
 
 __all__ = [
     "AgentUpdatedStreamEvent",
+    "ContextCompactedStreamEvent",
     "RawResponsesStreamEvent",
     "RunItemEventName",
     "RunItemStreamEvent",
@@ -68,5 +70,21 @@ class AgentUpdatedStreamEvent:
     type: Literal["agent_updated_stream_event"] = "agent_updated_stream_event"
 
 
-StreamEvent: TypeAlias = Union[RawResponsesStreamEvent, RunItemStreamEvent, AgentUpdatedStreamEvent]
+@dataclass(slots=True)
+class ContextCompactedStreamEvent:
+    """The conversation was compacted before a model call (``RunConfig.compaction``): its older
+    part is now a summary. Not in the OpenAI Agents SDK."""
+
+    compacted: Compacted
+    """What was done: items and estimated tokens before and after, the window, the summary."""
+
+    type: Literal["context_compacted_event"] = "context_compacted_event"
+
+
+StreamEvent: TypeAlias = Union[
+    RawResponsesStreamEvent,
+    RunItemStreamEvent,
+    AgentUpdatedStreamEvent,
+    ContextCompactedStreamEvent,
+]
 """Any event of a streamed run."""

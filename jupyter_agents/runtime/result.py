@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ._run.loop import RunLoop
     from ._run.progress import RunProgress
     from .agent import Agent
+    from .compaction import Compacted
     from .model_wait import ModelWait
     from .modes import Mode
 
@@ -126,6 +127,11 @@ class RunResult(RunResultBase):
         """Set when a person rejected the run's plan (``plan`` mode): the final output, which
         says why."""
         return self._progress.mode.rejected if self._progress is not None else None
+
+    @property
+    def compactions(self) -> list[Compacted]:
+        """Each compaction of the conversation the run sent (``RunConfig.compaction``)."""
+        return list(self._progress.compactions) if self._progress is not None else []
 
     def __str__(self) -> str:
         return f"RunResult(final_output={self.final_output!r}, items={len(self.new_items)})"
@@ -264,6 +270,11 @@ class RunResultStreaming(RunResultBase):
         """Set when a person rejected the run's plan (``plan`` mode): the final output, which
         says why."""
         return self._loop.progress.mode.rejected
+
+    @property
+    def compactions(self) -> list[Compacted]:
+        """Each compaction of the conversation the run sent so far (``RunConfig.compaction``)."""
+        return list(self._loop.progress.compactions)
 
     @property
     def model_wait(self) -> ModelWait | None:

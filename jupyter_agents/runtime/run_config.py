@@ -22,6 +22,7 @@ from .sessions.settings import SessionSettings, coerce_session_settings
 
 if TYPE_CHECKING:
     from .agent import Agent
+    from .compaction import Compaction
     from .items import TResponseInputItem
     from .modes import Mode
     from .replay import Cassette
@@ -180,6 +181,11 @@ class RunConfig:
     plan a person approves before the run acts) or ``agent`` (every tool, under the approval
     and sandbox policies). Enforced, not asked of the model: see ``runtime/modes.py``. A
     resumed run keeps the mode it was in."""
+
+    compaction: Compaction | None = None
+    """Compact the conversation before a model call that would pass a share of the model's
+    context window: its older part becomes a summary the model writes (``runtime/compaction.py``;
+    None: never)."""
 
     approval_policy: ApprovalPolicy | None = None
     """When tools that run commands (``ShellTool``, ``LocalShellTool``) ask a person:

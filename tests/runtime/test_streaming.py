@@ -30,7 +30,9 @@ def summarize(event: StreamEvent) -> str:
         return event.data.type
     if event.type == "run_item_stream_event":
         return f"item:{event.name}"
-    return f"agent:{event.new_agent.name}"
+    if event.type == "agent_updated_stream_event":
+        return f"agent:{event.new_agent.name}"
+    return event.type
 
 
 async def collect(result: RunResultStreaming) -> list[str]:

@@ -16,6 +16,7 @@ from IPython.core.error import UsageError
 
 from ...runtime.agent import Agent
 from ...runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, OnLoop
+from ...runtime.compaction import Compaction, known_window
 from ...runtime.context import ToolContext
 from ...runtime.cost import warm_up_prices
 from ...runtime.items import ToolCallOutputItem
@@ -202,6 +203,8 @@ class _Prepared:
     """What the run may do (``--mode``, else ``%agent mode``)."""
     conversation: str | None = None
     """The conversation the turn belongs to (None: the agent's own; a chat thread's)."""
+    model_name: str = ""
+    """The model's name (its context window is looked up by it)."""
 
 
 def with_file_mode(host: NotebookHost, opts: CellOptions) -> CellOptions:
@@ -269,7 +272,8 @@ def _prepare(
     if not prompt:
         raise UsageError("%%agent: the cell is empty; write the prompt below the %%agent line.")
     model = host.resolve_model(opts.model) if opts.model else None
-    host.check("model", host.model_name(model if model is not None else agent.model), "%%agent")
+    model_name = host.model_name(model if model is not None else agent.model)
+    host.check("model", model_name, "%%agent")
     label = host.model_label(model if model is not None else agent.model)
     view = _make_view(host, agent, label)
     cell = cell or host.current_cell()
@@ -281,6 +285,7 @@ def _prepare(
         budget = chosen.budget if budget is None else min(budget, chosen.budget)
     run = _Prepared(view, cell, agent, prompt, model, budget=budget, mode=mode)
     run.conversation = conversation
+    run.model_name = model_name
     view.set_mode(mode)
     if chosen.context is not None:
         say_context(view, chosen.context)
@@ -307,6 +312,7 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
             replay=run.cassette,
             max_cost_usd=run.budget,
             mode=run.mode,
+            compaction=Compaction(),  # near the model's window, older turns become a summary
             tool_error_formatter=how_to_switch(run.mode),
             **host.policy.run_config_fields(),
         ),
@@ -425,6 +431,9 @@ def _show_usage(
     usage, cost = result.context_wrapper.usage, result.cost
     shown = str(cost) if cost.requests else None  # no "$0.00" for a run that made no call
     run.view.set_usage(usage, shown)
+    if usage.request_usage_entries:
+        used = usage.request_usage_entries[-1].input_tokens
+        run.view.set_context(used, known_window(run.model_name) if run.model_name else None)
     host.runs.update(record, tokens=usage.total_tokens, cost=shown)
     if ended is not None:
         entry = CostEntry(run.cell, run.agent.name, record.model, ended, usage.total_tokens, cost)

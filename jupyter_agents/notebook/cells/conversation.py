@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...runtime.compaction import SUMMARY_PREFIX
 from ...runtime.sessions import InMemorySession, Session
 from ...runtime.sessions.replace import replace_after
 
@@ -38,6 +39,10 @@ class Conversation:
     """How many items the session held before this kernel's first turn: a database keeps
     the conversation of earlier kernels (``%agent session``), in front of this one's turns."""
 
+    summary: tuple[int, str] | None = None
+    """``%agent compact``: the first items of the session (how many) that a summary (its text)
+    stands for in what later turns are given; the items themselves stay in the session."""
+
     def _offset(self, cell: str) -> int | None:
         offset = self.base or 0
         for turn in self.turns:
@@ -50,7 +55,11 @@ class Conversation:
         """Input items of every turn before ``cell``'s own (all turns if it has none)."""
         items = await self.session.get_items()
         offset = self._offset(cell)
-        return items if offset is None else items[:offset]
+        before = items if offset is None else items[:offset]
+        if self.summary is not None and self.summary[0] <= len(before):
+            upto, text = self.summary
+            return [{"role": "user", "content": SUMMARY_PREFIX + text}, *before[upto:]]
+        return before
 
     async def record(self, cell: str, items: list[dict[str, Any]]) -> None:
         """Store ``cell``'s turn, dropping that cell's earlier turn and every turn after it."""
@@ -69,6 +78,7 @@ class Conversation:
         await self.session.clear_session()
         self.turns.clear()
         self.base = None
+        self.summary = None
 
     async def items(self) -> list[dict[str, Any]]:
         """Every item of the conversation."""

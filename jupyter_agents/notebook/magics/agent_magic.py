@@ -1,5 +1,5 @@
 """The ``%agent`` line magic: status, model, mode, instructions, context, config, tools, docs, mcp,
-policy, approvals, replay, cost, budget, new, history, session, help (``COMMANDS``)."""
+policy, approvals, replay, cost, budget, new, compact, history, session, help (``COMMANDS``)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from ..cells.standing import approvals_magic
 from ..host import NotebookHost
 from ..workspace import notebook_python as _notebook_python  # noqa: F401 (registers notebook_python)
 from ..workspace.notebook_tools import NotebookTools
+from .compact_magic import compact_magic
 from .config_magic import config_magic
 from .context_magic import context_magic
 from .costs import budget_magic, cost_magic
@@ -47,6 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cost": ("", "what this notebook's runs cost"),
     "budget": ("[DOLLARS | --notebook DOLLARS | off]", "a spending cap per cell or notebook"),
     "new": ("[AGENT]", "start a new conversation"),
+    "compact": ("[AGENT]", "summarise the older part of a conversation now"),
     "history": ("[AGENT]", "the conversation so far"),
     "session": ("[URL [ID] | off]", "keep conversations in a database"),
     "help": ("", "this list"),
@@ -261,6 +263,8 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
         name = rest[0] if rest else "notebook"
         run_blocking(host.conversation(name).clear())
         print(f"jupyter_agents: new conversation for {name!r}")
+    elif command == "compact":
+        compact_magic(host, rest)
     elif command == "session":
         session_magic(host, rest)
     elif command == "history":

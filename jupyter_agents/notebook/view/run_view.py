@@ -39,7 +39,16 @@ from .view_plan import show_plan
 from .view_state import ViewState
 from .waiting import set_header_wait
 from .widget import RunWidget, SyncPacer
-from .widget_state import STATE_VERSION, Header, Part, RunStatus, Tokens, ToolBlock, Wait
+from .widget_state import (
+    STATE_VERSION,
+    ContextUse,
+    Header,
+    Part,
+    RunStatus,
+    Tokens,
+    ToolBlock,
+    Wait,
+)
 
 __all__ = ["RunView"]
 
@@ -162,6 +171,14 @@ class RunView:
         with self._lock:
             if self._header.get("mode") != mode:
                 self._header["mode"] = mode
+                self._state.changed()
+
+    def set_context(self, used: int, window: int | None) -> None:
+        """Show how much of the model's context window the last request used."""
+        with self._lock:
+            shown: ContextUse = {"used": used, "window": window}
+            if self._header.get("context") != shown:
+                self._header["context"] = shown
                 self._state.changed()
 
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:
@@ -298,6 +315,8 @@ class RunView:
                 self._header["agent"] = name
                 self._state.changed()
             self._agent_seen = True
+        elif kind == "context_compacted_event":
+            self._state.add("notice", level="info", text=event.compacted.describe())
         else:
             self._state.add("event", label=str(kind), text="")
 

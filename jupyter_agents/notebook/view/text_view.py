@@ -92,6 +92,9 @@ class TextView:
                 self._write(event.data.delta)
                 self._in_text = True
             return
+        if event.type == "context_compacted_event":
+            self._line(f"[info] {event.compacted.describe()}")
+            return
         if event.type != "run_item_stream_event":
             return
         if event.name == "tool_called":
@@ -133,6 +136,9 @@ class TextView:
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         self.usage = usage
         self.cost = cost
+
+    def set_context(self, used: int, window: int | None) -> None:
+        self.context = (used, window)
 
     mode: str = "agent"
 

@@ -36,6 +36,10 @@ class LiveView(Protocol):
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         """Show the run's token usage, and what it cost (``"$0.0123"``, ``"price unknown"``)."""
 
+    def set_context(self, used: int, window: int | None) -> None:
+        """Show how much of the model's context window (None: not known) the last request
+        used."""
+
     def set_mode(self, mode: Mode) -> None:
         """Show the run's mode (``ask``, ``plan``, ``agent``), at the start and when it
         changes (an approved plan turns ``plan`` into ``agent``)."""

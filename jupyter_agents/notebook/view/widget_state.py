@@ -109,6 +109,14 @@ class Plan(TypedDict):
     steps: list[PlanStep]
 
 
+class ContextUse(TypedDict):
+    """The last model request's input tokens (``used``) and the model's context window in
+    tokens (``window``; None: not known)."""
+
+    used: int
+    window: int | None
+
+
 class Header(TypedDict):
     """Run-level state: ``v`` (``STATE_VERSION``), the agent running now, the model label,
     the status and its detail, times in epoch ms (the frontend ticks the elapsed time itself),
@@ -137,6 +145,8 @@ class Header(TypedDict):
     mode: NotRequired[Mode]
     """The run's mode (``ask``, ``plan``, ``agent``): a badge in the header; ``plan`` turns
     into ``agent`` once the plan is approved."""
+    context: NotRequired[ContextUse]
+    """How much of the model's context window the last request used (after a model call)."""
 
 
 class Part(TypedDict):

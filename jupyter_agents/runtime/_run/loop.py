@@ -20,7 +20,7 @@ from ..agent import Agent
 from ..approvals import ApprovalHandler
 from ..context import RunContextWrapper
 from ..errors import AgentsException
-from ..events import AgentUpdatedStreamEvent, StreamEvent
+from ..events import AgentUpdatedStreamEvent, ContextCompactedStreamEvent, StreamEvent
 from ..guardrails import InputGuardrailResult, OutputGuardrailResult
 from ..handoffs import Handoff
 from ..items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
@@ -328,6 +328,9 @@ class RunLoop:
         response: ModelResponse | None = None
         try:
             await call.prepare()
+            if call.compacted is not None:
+                self.progress.compactions.append(call.compacted)
+                yield ContextCompactedStreamEvent(call.compacted)
             guard = await self._input_guardrails(agent)
             if self.stream:
                 events = call.stream(streamed, lambda raw: make_item(raw, agent, handoffs))

@@ -24,8 +24,10 @@ from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
 from .attempts import Attempts
 from .budget import Held, request_chars, reserve
+from .context_compaction import compact_if_needed
 
 if TYPE_CHECKING:
+    from ..compaction import Compacted
     from ..lifecycle import HookCaller
     from .progress import RunProgress
 
@@ -123,6 +125,8 @@ class ModelCall:
         """The request's size in characters (measured only under a budget)."""
         self.held: Held | None = None
         """The call's part of the budgets, held until the call is over."""
+        self.compacted: Compacted | None = None
+        """What compaction did before this call (``RunConfig.compaction``), if anything."""
 
     async def prepare(self) -> None:
         """Instructions, input (after the input filter) and settings for this call."""
@@ -130,6 +134,19 @@ class ModelCall:
         self.instructions = await agent.get_system_prompt(run.progress.context_wrapper)
         if agent.prompt is not None:  # skip the call when there is none: this path is hot
             self.prompt = await agent.get_prompt(run.progress.context_wrapper)
+        compaction = run.run_config.compaction
+        if compaction is not None and run.server.sent == 0:  # a stored conversation: not ours
+            self.compacted = await compact_if_needed(
+                run.progress,
+                compaction,
+                self.model,
+                self.price_name,
+                self.instructions,
+                self.tools,
+                lambda: resolve_model(
+                    Agent(name="summarizer", model=compaction.model), run.run_config
+                ),
+            )
         self.input = run.server.unsent(run.progress.model_input)
         model_filter = run.run_config.call_model_input_filter
         if model_filter is not None:

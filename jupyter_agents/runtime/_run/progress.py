@@ -18,6 +18,7 @@ from .spend import Spend
 
 if TYPE_CHECKING:
     from ..agent import Agent
+    from ..compaction import Compacted
     from ..context import RunContextWrapper
     from ..items import (
         HandoffCallItem,
@@ -122,6 +123,8 @@ class RunProgress:
     mode: RunMode = field(default_factory=RunMode)
     """The mode the run is in now (``RunConfig.mode`` at the start; see ``runtime/modes.py``)."""
 
+    compactions: list[Compacted] = field(default_factory=list)
+    """Each compaction of the conversation the run sent (``RunConfig.compaction``)."""
     model_wait: ModelWait | None = field(default=None, repr=False, compare=False)
     """The model call the run waits for now (sent, nothing back yet); None otherwise. Live
     state for views, never part of a snapshot."""
@@ -141,6 +144,7 @@ class RunProgress:
             history_length=self.history_length,
             spend=self.spend.copy(),
             mode=dataclasses.replace(self.mode),
+            compactions=list(self.compactions),
         )
 
 

@@ -85,3 +85,24 @@ export function schemaHint(schema) {
     .map(([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${v?.type || "any"}`)
     .join(" · ");
 }
+
+/**
+ * The header's "context" item: how much of the model's window the last request used.
+ * @param {unknown} ctx the header's `context` (untrusted: checked here)
+ */
+export function contextUse(ctx) {
+  const c = /** @type {{used?: unknown, window?: unknown}} */ (ctx || {});
+  const used = typeof c.used === "number" && Number.isFinite(c.used) && c.used > 0 ? c.used : 0;
+  const win = typeof c.window === "number" && Number.isFinite(c.window) && c.window > 0 ? c.window : 0;
+  if (!used) return { text: "", title: "", full: false };
+  const k = (/** @type {number} */ n) => (n >= 1000 ? `${Math.round(n / 1000).toLocaleString()}k` : `${n}`);
+  if (!win) {
+    return { text: `context ${k(used)}`, title: `The last request sent ${used.toLocaleString()} tokens (the model's window is not known)`, full: false };
+  }
+  const share = Math.min(999, Math.round((100 * used) / win));
+  return {
+    text: `context ${share}% of ${k(win)}`,
+    title: `The last request sent ${used.toLocaleString()} of the model's ${win.toLocaleString()}-token context window; near it, older turns are compacted into a summary`,
+    full: share >= 80,
+  };
+}

@@ -3,7 +3,7 @@
 // Untrusted text reaches the DOM only as text nodes or through markdown.js (markdown-it,
 // then DOMPurify).
 import { children, h } from "./dom.js";
-import { LABELS, duration, known } from "./format.js";
+import { LABELS, contextUse, duration, known } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 import { planView } from "./plan.js";
 import { toolView } from "./tool_card.js";
@@ -47,10 +47,10 @@ function render({ model, el }) {
 
   const root = el.appendChild(h("div", "ja-run"));
   const head = root.appendChild(h("div", "ja-head"));
-  const [agent, dot, modelName, pill, elapsed, tokens, cost] = children(
+  const [agent, dot, modelName, pill, elapsed, tokens, context, cost] = children(
     head,
     "span",
-    "ja-agent ja-dot ja-model ja-pill ja-meta ja-meta ja-meta",
+    "ja-agent ja-dot ja-model ja-pill ja-meta ja-meta ja-meta ja-meta",
   );
   cost.title = "What the run's model calls cost, priced by genai-prices";
   dot.textContent = "·";
@@ -107,6 +107,10 @@ function render({ model, el }) {
     const counted = !!t && t.total > 0; // no "0 tokens" before usage is known
     tokens.textContent = counted ? `${t.total.toLocaleString()} tokens` : "";
     tokens.title = counted ? `${t.input.toLocaleString()} in · ${t.output.toLocaleString()} out` : "";
+    const c = contextUse(hd.context);
+    context.textContent = c.text;
+    context.title = c.title;
+    context.dataset.full = c.full ? "1" : "";
     cost.textContent = hd.cost || "";
     const m = MODES.includes(hd.mode || "") ? hd.mode : "";
     mode.textContent = m ? `${m} mode` : "";

@@ -55,6 +55,15 @@ export interface Plan {
 }
 
 /**
+ * The last model request's input tokens (`used`) and the model's context window in tokens
+ * (`window`; None: not known).
+ */
+export interface ContextUse {
+  used: number;
+  window: number | null;
+}
+
+/**
  * Run-level state: `v` (`STATE_VERSION`), the agent running now, the model label, the status and
  * its detail, times in epoch ms (the frontend ticks the elapsed time itself), the token usage, and
  * `live` (True until the view finished: the run takes clicks).
@@ -74,6 +83,7 @@ export interface Header {
   plan?: Plan;
   wait?: Wait;
   mode?: "ask" | "plan" | "agent";
+  context?: ContextUse;
 }
 
 /**

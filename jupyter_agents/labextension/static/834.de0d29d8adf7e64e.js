@@ -103,6 +103,7 @@
 .ja-agent { font-weight: 600; }
 .ja-model, .ja-dot, .ja-meta { color: var(--ja-muted); }
 .ja-meta { font-variant-numeric: tabular-nums; }
+.ja-meta[data-full="1"] { color: var(--ja-warn); }
 .ja-pill {
   padding: 0 8px; border-radius: 9px; font-size: 11px; line-height: 18px; font-weight: 500;
   color: var(--ja-c); background: color-mix(in srgb, var(--ja-c) 13%, transparent);
