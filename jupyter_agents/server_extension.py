@@ -79,7 +79,7 @@ def locks_answer(locks: Mapping[str, Lock]) -> LocksAnswer:
 
 
 class LocksHandler(APIHandler):
-    """``GET``: the site's locks (:class:`LocksAnswer`), read now (``site_locks`` keeps them
+    """``GET``: the site's locks (``LocksAnswer``), read now (``site_locks`` keeps them
     while the site's files are unchanged)."""
 
     @tornado.web.authenticated
