@@ -612,6 +612,12 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
     return [{"src": "labextension", "dest": "jupyter-agents"}]
 
 
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """The Jupyter server extension (``"jpserver_extensions": {"jupyter_agents": true}``, which
+    installing writes): ``GET /jupyter-agents/locks``, the site's locks for the lab."""
+    return [{"module": "jupyter_agents.server_extension"}]
+
+
 def __getattr__(name: str) -> Any:
     module = EXPORTS.get(name)
     if module is None:

@@ -126,6 +126,11 @@ PATH_MARKS: dict[str, tuple[str, ...]] = {
     "tests/notebook/test_document_fuzz.py": ("slow",),  # a fuzzer
     "tests/notebook/test_comm_contracts.py::test_the_extension_compiles_with_them": ("slow",),
     "tests/notebook/test_terminal.py": ("slow",),  # a terminal driven through a pty
+    # A Jupyter server of their own (5 s to start).
+    "tests/test_server_extension.py::test_the_server_answers_the_sites_locks": ("slow",),
+    "tests/test_server_extension.py::test_the_server_refuses_a_request_without_the_token": (
+        "slow",
+    ),
 }
 """Marks for everything under a path. A whole file's marks are known before it is imported, so
 a selection that excludes them does not import it (see ``pytest_ignore_collect``)."""

@@ -1,7 +1,8 @@
 """A small driver for end-to-end tests: a real JupyterLab server and headless Chromium.
 
 - :func:`lab_server` starts ``jupyter lab`` on 127.0.0.1 (free port, random token, its own
-  config / runtime / settings / workspace dirs, in its own process group) and always kills it.
+  config / runtime / settings / workspace dirs, in its own process group, the package's server
+  extension on) and always kills it.
 - :func:`require_browser_tools` checks that Debian's Chromium, Python Playwright and JupyterLab
   are there: it fails the test with install instructions when ``CI`` is set, and skips otherwise.
 - :class:`Lab` is one browser page on that server, with helpers that wait for conditions
@@ -29,7 +30,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,7 +133,10 @@ class LabServer:
         return [s for s in sessions if path is None or s["path"] == path]
 
 
-def _server_env(work: Path) -> dict[str, str]:
+def _server_env(work: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The server's (and so its kernels') environment: this one without ``STRIPPED_ENV`` (but
+    with ``PYTHONPATH`` and ``JUPYTER_PATH``, which pick the package and the lab extension a
+    worktree tests), its own folders, then ``extra`` (``JUPYTER_CONFIG_PATH``: a site)."""
     env = {k: v for k, v in os.environ.items() if not STRIPPED_ENV.match(k)}
     bindir = str(Path(sys.executable).parent)
     env.update(
@@ -144,6 +148,7 @@ def _server_env(work: Path) -> dict[str, str]:
         JUPYTERLAB_WORKSPACES_DIR=str(work / "workspaces"),
         PYTHONUNBUFFERED="1",
     )
+    env.update(extra or {})
     return env
 
 
@@ -158,11 +163,17 @@ def _write_settings(settings: Path) -> None:
 
 @contextlib.contextmanager
 def lab_server(
-    timeout: float = 60, disabled: tuple[str, ...] = (), app: str = "lab"
+    timeout: float = 60,
+    disabled: tuple[str, ...] = (),
+    app: str = "lab",
+    env: Mapping[str, str] | None = None,
+    server_extension: bool = True,
 ) -> Iterator[LabServer]:
     """Start an isolated JupyterLab on loopback; kill its process group on the way out.
     ``disabled`` names lab extensions to turn off (as ``jupyter labextension disable`` does);
-    ``app="notebook"`` starts Notebook 7 instead."""
+    ``app="notebook"`` starts Notebook 7 instead, ``app="server"`` a Jupyter server alone;
+    ``env`` is more environment for the server and its kernels (``JUPYTER_CONFIG_PATH``);
+    ``server_extension=False`` leaves the package's server extension to the configuration."""
     work = Path(tempfile.mkdtemp(prefix="ja-e2e-"))
     root = work / "root"
     root.mkdir()
@@ -188,6 +199,10 @@ def lab_server(
         f"--ServerApp.root_dir={root}",
         "--allow-root",
     ]
+    if server_extension:
+        # What installing enables (etc/jupyter/jupyter_server_config.d/jupyter_agents.json); an
+        # environment whose editable install predates that file does not have it.
+        command.append("--ServerApp.jpserver_extensions=jupyter_agents=True")
     if app == "lab":
         command += [
             "--LabApp.news_url=",
@@ -197,7 +212,7 @@ def lab_server(
         proc = subprocess.Popen(
             command,
             cwd=root,
-            env=_server_env(work),
+            env=_server_env(work, env),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -522,20 +537,25 @@ class Session:
 
 
 @contextlib.contextmanager
-def lab_session(disabled: tuple[str, ...] = ()) -> Iterator[Session]:
-    """Server + browser, both always torn down (``disabled``: lab extensions turned off)."""
+def lab_session(
+    disabled: tuple[str, ...] = (), env: Mapping[str, str] | None = None
+) -> Iterator[Session]:
+    """Server + browser, both always torn down (``disabled``: lab extensions turned off;
+    ``env``: more environment for the server, see :func:`lab_server`)."""
     require_browser_tools()
-    with lab_server(disabled=disabled) as server, chromium() as browser:
+    with lab_server(disabled=disabled, env=env) as server, chromium() as browser:
         yield Session(server, browser)
 
 
 @contextlib.contextmanager
 def expecting_session(
-    timeout_ms: int = 30_000, disabled: tuple[str, ...] = ()
+    timeout_ms: int = 30_000,
+    disabled: tuple[str, ...] = (),
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[Session]:
     """:func:`lab_session` with Playwright's ``expect`` waiting ``timeout_ms`` (runs take
     seconds; its default is 5 s), put back afterwards: what a test module's ``session`` is."""
-    with lab_session(disabled) as s:
+    with lab_session(disabled, env) as s:
         from playwright.sync_api import expect
 
         expect.set_options(timeout=timeout_ms)

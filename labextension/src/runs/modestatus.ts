@@ -1,14 +1,16 @@
 /**
  * The status bar item "Mode: plan": the current notebook's mode (`%agent mode`), hidden while
  * its kernel has no agent. A click, Enter or Space opens a menu of the three modes (the
- * `jupyter-agents:mode-*` commands, the current one checked); the arrow keys move in it, Enter
- * picks, Escape closes it and focus comes back here.
+ * `jupyter-agents:mode-*` commands, the current one checked; a mode looser than the site's lock
+ * disabled, see plugin.ts); the arrow keys move in it, Enter picks, Escape closes it and focus
+ * comes back here. A locked mode is said in the item's tooltip.
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { ISignal, Signal } from '@lumino/signaling';
 import { Menu, Widget } from '@lumino/widgets';
 
 import { Mode, MODES } from './contract';
+import { Lock, lockNote } from './locks';
 import { RunsModel } from './model';
 import { MODE_CAPTIONS, modeText } from './summary';
 
@@ -16,6 +18,7 @@ export class ModeStatus extends Widget {
   private readonly _activeChanged = new Signal<this, void>(this);
   private readonly _menu: Menu;
   private _keyboard = false;
+  private _lock: Lock<Mode> | null = null;
 
   /**
    * `current`: the notebook whose mode is shown; call `refresh` when it changes.
@@ -62,6 +65,16 @@ export class ModeStatus extends Widget {
     return this._model.modeOf(this._current());
   }
 
+  /** The site's lock of the mode, if any (its tooltip says so). */
+  get lock(): Lock<Mode> | null {
+    return this._lock;
+  }
+
+  set lock(lock: Lock<Mode> | null) {
+    this._lock = lock;
+    this.update();
+  }
+
   /** Whether there is anything to show (the item hides itself otherwise). */
   get active(): boolean {
     return this.mode !== null;
@@ -89,7 +102,8 @@ export class ModeStatus extends Widget {
     const mode = this.mode;
     this.node.textContent = modeText(mode);
     this.node.dataset.mode = mode ?? '';
-    this.node.title = mode ? `${MODE_CAPTIONS[mode]}. Click to change the mode.` : '';
+    const locked = this._lock ? ` ${lockNote(this._lock, 'strict')}` : '';
+    this.node.title = mode ? `${MODE_CAPTIONS[mode]}.${locked} Click to change the mode.` : '';
     this.node.setAttribute(
       'aria-label',
       mode ? `Agent mode of this notebook: ${mode}. Change the mode` : 'Agent mode'

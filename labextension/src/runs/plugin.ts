@@ -1,8 +1,10 @@
 /**
  * Features: the Agent runs panel, the status bar items (what runs; the notebook's mode),
  * approval notifications, and the commands (insert a %%agent cell, stop this notebook's runs,
- * approve or reject the call waiting in the active cell, switch the notebook's mode). Settings: notifications on or off, and the default approval mode and headless
- * grace period the kernels get.
+ * approve or reject the call waiting in the active cell, switch the notebook's mode). Settings:
+ * notifications on or off, and the default approval mode and headless grace period the kernels
+ * get. The site's locks (locks.ts) bound the default approval mode in the Settings editor and
+ * disable the modes looser than a locked one.
  */
 import {
   ILabShell,
@@ -16,6 +18,7 @@ import { IStatusBar } from '@jupyterlab/statusbar';
 
 import { isOneOf } from '../untrusted';
 import { APPROVE_MODES, Mode, MODES } from './contract';
+import { allows, fetchLocks, lockedPlugin, lockNote, NO_LOCKS, SiteLocks } from './locks';
 import { Run, RunsModel } from './model';
 import { ModeStatus } from './modestatus';
 import { ApprovalNotifier } from './notifications';
@@ -137,9 +140,13 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
     }
 
     const current = () => notebooks.currentWidget;
+    let locks: SiteLocks = NO_LOCKS; // until the server answered
 
-    if (statusBar) {
-      const item = new ModeStatus(model, current, app.commands, MODE_COMMANDS);
+    const modeItem = statusBar
+      ? new ModeStatus(model, current, app.commands, MODE_COMMANDS)
+      : null;
+    if (statusBar && modeItem) {
+      const item = modeItem;
       notebooks.currentChanged.connect(() => item.refresh());
       statusBar.registerStatusItem(`${PLUGIN_ID}:mode`, {
         item,
@@ -151,9 +158,16 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
     }
     for (const mode of MODES) {
       app.commands.addCommand(MODE_COMMANDS[mode], {
-        label: `Agent Mode: ${mode[0].toUpperCase()}${mode.slice(1)}`,
-        caption: MODE_CAPTIONS[mode],
-        isEnabled: () => model.modeOf(current()) !== null,
+        label: () =>
+          `Agent Mode: ${mode[0].toUpperCase()}${mode.slice(1)}` +
+          (allows(locks.mode, mode) ? '' : ' (locked)'),
+        caption: () => {
+          const lock = locks.mode;
+          return lock && !allows(lock, mode)
+            ? `${MODE_CAPTIONS[mode]}. ${lockNote(lock, 'strict')}`
+            : MODE_CAPTIONS[mode];
+        },
+        isEnabled: () => model.modeOf(current()) !== null && allows(locks.mode, mode),
         isToggled: () => model.modeOf(current()) === mode,
         execute: () => {
           model.setMode(current(), mode);
@@ -252,8 +266,8 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
       rank: 20
     });
 
-    if (settings) {
-      void settings.load(PLUGIN_ID).then(loaded => {
+    const loadSettings = (registry: ISettingRegistry) => {
+      void registry.load(PLUGIN_ID).then(loaded => {
         const apply = () => {
           notifier.enabled = loaded.get('notifications').composite !== false;
           notifier.refresh();
@@ -266,6 +280,20 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
         loaded.changed.connect(apply);
         apply();
       });
-    }
+    };
+
+    // The schema asks for a transform (jupyter.lab.transform), so the registry loads these
+    // settings only once it is registered: after the locks came (or did not).
+    void fetchLocks(app.serviceManager.serverSettings).then(found => {
+      locks = found;
+      if (modeItem) {
+        modeItem.lock = found.mode;
+      }
+      MODES.forEach(m => app.commands.notifyCommandChanged(MODE_COMMANDS[m]));
+      if (settings) {
+        settings.transform(PLUGIN_ID, { compose: plugin => lockedPlugin(plugin, found) });
+        loadSettings(settings);
+      }
+    });
   }
 };
