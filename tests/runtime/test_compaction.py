@@ -161,3 +161,21 @@ def test_the_estimate_counts_instructions_items_and_tool_schemas() -> None:
     bare = estimate_tokens(None, items, [])
     assert bare == len(json.dumps(items)) // 4 + 1
     assert estimate_tokens("b" * 400, items, [step]) > bare + 100
+
+
+async def test_a_session_keeps_the_original_and_the_next_run_compacts_again(tmp_path: Path) -> None:
+    from jupyter_agents import SQLiteSession
+
+    session = SQLiteSession("long", tmp_path / "s.db")
+    worker = Worker()
+    agent = Agent(name="a", instructions="Work.", model=ScriptedModel(respond=worker), tools=[step])
+    first = await Runner.run(
+        agent, "Do 200 steps.", max_turns=TURNS + 5, run_config=config(), session=session
+    )
+    kept = await session.get_items()
+    assert len(kept) == 1 + 2 * TURNS + 1  # the prompt, every call and output, the answer
+    assert not any(SUMMARY_PREFIX in str(i.get("content")) for i in kept)  # no summary stored
+    worker.steps = TURNS  # the next run answers at once, from the whole history
+    again = await Runner.run(agent, "Anything left?", run_config=config(), session=session)
+    assert again.final_output == "done" and len(again.compactions) == 1 and first.compactions
+    assert valid(worker.sent[-1]) and SUMMARY_PREFIX in str(worker.sent[-1][0].get("content"))
