@@ -116,22 +116,21 @@ class NotebookHost:
 
         self.settings = settings = load_settings()
         use_settings(lambda: self.settings)
-        for name in ("approval_policy", "sandbox_mode", "network_access"):
-            if name in settings.values:
-                setattr(self.policy, name, settings.values[name])
         self.runs.guard = self.refusal
-        if "mode" in settings.values:
-            self.runs.mode = settings.values["mode"]
-        if "approve" in settings.values:
-            self.runs.default_approve = settings.values["approve"]
-        if "model" in settings.values:
-            self.model = settings.values["model"]
-        if "budget_per_cell" in settings.values:
-            self.costs.cell_budget = settings.values["budget_per_cell"]
-        if "budget_per_notebook" in settings.values:
-            self.costs.notebook_budget = settings.values["budget_per_notebook"]
-        if "context" in settings.values:
-            self.use_context = settings.values["context"]
+        where = {  # each setting the notebook holds: on what, under which name
+            "approval_policy": (self.policy, "approval_policy"),
+            "sandbox_mode": (self.policy, "sandbox_mode"),
+            "network_access": (self.policy, "network_access"),
+            "mode": (self.runs, "mode"),
+            "approve": (self.runs, "default_approve"),
+            "model": (self, "model"),
+            "budget_per_cell": (self.costs, "cell_budget"),
+            "budget_per_notebook": (self.costs, "notebook_budget"),
+            "context": (self, "use_context"),
+        }
+        for name, (holder, attribute) in where.items():
+            if name in settings.values:
+                setattr(holder, attribute, settings.values[name])
         return settings
 
     def refusal(self, name: str, value: Any) -> str | None:

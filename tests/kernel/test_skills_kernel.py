@@ -5,13 +5,15 @@ once, not at every run."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from .conftest import kernel_value
 from .frontend import Frontend
+from .test_lazy_load import fresh
+
+__all__ = ["fresh"]  # a kernel of its own, as a fixture
 
 pytestmark = pytest.mark.kernel
 
@@ -24,13 +26,6 @@ Open it with pdfplumber. BODY-MARKER-kernel-42
 MINE = "---\nname: notes\ndescription: Keep notes in notes.md.\n---\nNotes.\n"
 
 
-@pytest.fixture(scope="module")
-def fresh() -> Iterator[Frontend]:
-    frontend = Frontend()
-    try:
-        yield frontend
-    finally:
-        frontend.close()
 
 
 def agent_cell(fe: Frontend, prompt: str) -> str:

@@ -24,6 +24,7 @@ from jupyter_agents.runtime.tools.web import WebRules, web_fetch_tool
 from jupyter_agents.runtime.tools.web.html_markdown import MAX_DEPTH, html_to_markdown
 from jupyter_agents.runtime.tools.web.rules import Refused, address_problem, check_url
 from jupyter_agents.testing import ScriptedModel, tool_call
+from tests.runtime.test_web_tools import fetch, local_tool
 from tests.runtime.web_servers import Reply, WebServer, web_server
 
 __all__ = ["web_server"]  # the local server, as a fixture
@@ -175,16 +176,6 @@ def resolver_for(names: dict[str, list[str]]) -> Any:
 
     resolve.lookups = lookups  # type: ignore[attr-defined]
     return resolve
-
-
-async def fetch(tool: Any, url: str) -> str:
-    out = await tool.on_invoke_tool(None, json.dumps({"url": url}))
-    assert isinstance(out, str)
-    return out
-
-
-def local_tool(**options: Any) -> Any:
-    return web_fetch_tool(allow_private=["127.0.0.1"], **options)
 
 
 @pytest.mark.parametrize(
