@@ -85,10 +85,10 @@ def _register_magics(shell: Any, host: NotebookHost) -> None:
 
         return agent_line_magic(host, line)
 
-    def agent_cell(line: str, body: str) -> None:
+    def agent_cell(line: str, body: str) -> Any:
         from .cells.cell import run_agent_cell_magic
 
-        run_agent_cell_magic(line, body)
+        return run_agent_cell_magic(line, body)  # a background run's handle (``_``)
 
     agent_cell.__doc__ = "The ``%%agent`` cell magic: run an agent on the cell's prompt."
     shell.register_magic_function(agent, "line", "agent")

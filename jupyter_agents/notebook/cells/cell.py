@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import os
 import threading
@@ -38,6 +37,7 @@ from ..run_registry import RunRecord
 from ..view.view_protocol import LiveView
 from ..view.waiting import ToolClock, WaitWatch
 from . import _tool_output
+from .background_run import BackgroundRun
 from .cell_replay import cell_cassette, keep_recording
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
@@ -382,7 +382,7 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
         replayed, detail = _say_how_it_ran(view, run.cassette)
         await keep_recording(host, run.cell, run.cassette)
     host.last_result = result
-    if opts.out:
+    if opts.out and not opts.background:  # a background run's variable holds its handle
         host.shell.user_ns[opts.out] = result
     parts = (result.plan_rejected, _failed_calls(result), detail)
     detail = "; ".join(d for d in parts if d) or None
@@ -462,33 +462,34 @@ def _failed_calls(result: RunResultStreaming) -> str | None:
     return f"{failed} of {len(outputs)} tool calls failed"
 
 
-async def run_agent_cell(line: str, body: str) -> None:
-    """Run a ``%%agent`` cell in place (the rewritten cell awaits this)."""
+async def run_agent_cell(line: str, body: str) -> BackgroundRun | None:
+    """Run a ``%%agent`` cell in place (the rewritten cell awaits this); a ``--background``
+    cell's value is the handle on its run (``_``)."""
     host, opts = _options(line)
-    await _run_cell(host, opts, body)
+    return await _run_cell(host, opts, body)
 
 
-async def _run_cell(host: NotebookHost, opts: CellOptions, body: str) -> None:
+async def _run_cell(host: NotebookHost, opts: CellOptions, body: str) -> BackgroundRun | None:
     if opts.over is not None or opts.eval is not None:
         opts = with_file_mode(host, opts)
     if opts.over is not None:
         from .batch_cell import run_batch_cell
 
         await run_batch_cell(host, opts, body)
-        return
+        return None
     if opts.eval is not None:
         from .eval_cell import run_eval_cell
 
         await run_eval_cell(host, opts, body)
-        return
+        return None
     run = _prepare(host, opts, body)
     _tool_output.install()
     run.view.display()
     if opts.background:
-        start_background(host, opts, run)
-        return
+        return start_background(host, opts, run)
     run.view.set_status("running")
     await _drive(host, opts, run)
+    return None
 
 
 async def run_beside(
@@ -519,28 +520,35 @@ async def run_beside(
     await _drive(host, opts, run)
 
 
-def start_background(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
-    """Let the run go on as a task; the cell returns at once."""
+def start_background(host: NotebookHost, opts: CellOptions, run: _Prepared) -> BackgroundRun:
+    """Let the run go on as a task; the cell returns at once, with a handle on it (also in the
+    ``--out`` variable)."""
     run.view.set_status("background")
     host.runs.update(_record(run), status="background")
+    handle = BackgroundRun(run.cell, run.agent.name, run.record)
 
     async def go() -> None:
-        with contextlib.suppress(AgentRunError, AgentRunInterrupted, asyncio.CancelledError):
+        try:
             await _drive(host, opts, run)
+        except (AgentRunError, AgentRunInterrupted, asyncio.CancelledError) as e:
+            handle.failed(e)
 
     task = asyncio.ensure_future(go())
+    handle.start(task, lambda: run.result)
     host.background.add(task)
     task.add_done_callback(host.background.discard)
+    if opts.out:
+        host.shell.user_ns[opts.out] = handle
+    return handle
 
 
-def run_agent_cell_magic(line: str, body: str) -> None:
+def run_agent_cell_magic(line: str, body: str) -> BackgroundRun | None:
     """The ``%%agent`` cell magic: for kernels without live async cells, and the terminal."""
     host, opts = _options(line)
     if getattr(get_ipython(), "kernel", None) is None or opts.over or opts.eval:
         from ...runtime.blocking import run_blocking
 
-        run_blocking(_run_cell(host, opts, body))  # the terminal, or a batch
-        return
+        return run_blocking(_run_cell(host, opts, body))  # the terminal, or a batch
     run = _prepare(host, opts, body)
     _tool_output.install()
     run.view.display()
@@ -550,4 +558,4 @@ def run_agent_cell_magic(line: str, body: str) -> None:
         "it (use Stop). Upgrade to ipykernel >= 7.4 for live runs.",
         "warning",
     )
-    start_background(host, dataclasses.replace(opts, background=True), run)
+    return start_background(host, dataclasses.replace(opts, background=True), run)
