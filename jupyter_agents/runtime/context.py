@@ -63,6 +63,16 @@ class ToolContext(RunContextWrapper[TContext]):
     run_config: Any = None
     """The run's ``RunConfig``, when the call runs inside a run."""
 
+    def report_progress(self, done: float, total: float | None = None, message: str = "") -> None:
+        """Say how far the call has got (``done`` of ``total``, None: not known, with a short
+        ``message``): its card shows a progress bar. Does nothing when nobody shows the run;
+        works from the tool's thread too."""
+        from .tools.live_output import progress_reporter
+
+        report = progress_reporter(self.tool_call_id)
+        if report is not None:
+            report(float(done), None if total is None else float(total), str(message))
+
     @classmethod
     def from_run_context(
         cls,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { contextUse } from '../src/widget/format.js';
+import { contextUse, progressOf } from '../src/widget/format.js';
 
 describe("the run header's context item", () => {
   it('says the share of a known window, and warns near it', () => {
@@ -22,5 +22,26 @@ describe("the run header's context item", () => {
       assert.equal(contextUse(odd).text, '', JSON.stringify(odd));
     }
     assert.equal(contextUse({ used: 5, window: '<b>' }).text, 'context 5');
+  });
+});
+
+describe("a running call's progress", () => {
+  it('is a share and a line when the total is known', () => {
+    assert.deepEqual(progressOf({ done: 3, total: 10, message: 'parsing' }), {
+      share: 0.3,
+      text: '3 of 10 · parsing'
+    });
+  });
+
+  it('is a count with no share when the total is not known, and capped at done', () => {
+    assert.deepEqual(progressOf({ done: 7, total: null, message: '' }), { share: null, text: '7' });
+    assert.equal(progressOf({ done: 12, total: 10, message: '' })?.share, 1);
+  });
+
+  it('is nothing for what is not a count', () => {
+    for (const odd of [undefined, {}, { done: -1 }, { done: 'x' }, { done: NaN }]) {
+      assert.equal(progressOf(odd), null, JSON.stringify(odd));
+    }
+    assert.equal(progressOf({ done: 1, total: 2, message: 5 })?.text, '1 of 2');
   });
 });

@@ -26,8 +26,6 @@ Open it with pdfplumber. BODY-MARKER-kernel-42
 MINE = "---\nname: notes\ndescription: Keep notes in notes.md.\n---\nNotes.\n"
 
 
-
-
 def agent_cell(fe: Frontend, prompt: str) -> str:
     """Run a ``%%agent`` cell to its end; what it printed."""
     before = len(fe.run_widgets())

@@ -272,6 +272,28 @@ async def test_progress_reaches_the_live_output_sink(
     ]
 
 
+async def test_progress_goes_to_the_progress_sink_as_a_bar_when_one_listens(
+    openai_server: FakeOpenAIServer, demo: MCPServerStdio
+) -> None:
+    from jupyter_agents.runtime.tools.live_output import tool_output_sink, tool_progress_sink
+
+    printed: list[tuple[str, str]] = []
+    bars: list[tuple[str, float, float | None, str]] = []
+    token = tool_output_sink.set(lambda call_id, text: printed.append((call_id, text)))
+    listening = tool_progress_sink.set(lambda *said: bars.append(said))
+    openai_server.enqueue(
+        Reply([ReplyToolCall("mcp__demo__slow", {"seconds": 0.2, "steps": 2}, call_id="s1")]),
+        Reply([ReplyText("ok")]),
+    )
+    try:
+        await Runner.run(Agent(name="a", model=model_for(openai_server), mcp_servers=[demo]), "x")
+    finally:
+        tool_progress_sink.reset(listening)
+        tool_output_sink.reset(token)
+    assert bars == [("s1", 1.0, 2.0, "step 1 of 2"), ("s1", 2.0, 2.0, "step 2 of 2")]
+    assert printed == []  # the bar, not lines
+
+
 async def test_a_crash_mid_call_tells_the_model_and_shows_stderr_in_the_card(
     openai_server: FakeOpenAIServer, demo: MCPServerStdio
 ) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime
 import gzip
-import json
 import ssl
 import threading
 import time

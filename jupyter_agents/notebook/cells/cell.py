@@ -28,7 +28,7 @@ from ...runtime.run import RunConfig, Runner
 from ...runtime.run_config import ToolErrorFormatter, ToolErrorFormatterArgs
 from ...runtime.tools import FunctionTool
 from ...runtime.tools.background import BackgroundCall, background_call_sink
-from ...runtime.tools.live_output import tool_output_sink
+from ...runtime.tools.live_output import tool_output_sink, tool_progress_sink
 from ...runtime.tools.plan import plan_of
 from ..host import NotebookHost, current_host
 from ..magics.costs import CostEntry
@@ -340,6 +340,7 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
 
     ticker = asyncio.ensure_future(tick())
     streaming = tool_output_sink.set(view.tool_output_text)  # every tool's, as it comes
+    progressing = tool_progress_sink.set(view.tool_progress)
     going_on = background_call_sink.set(went_on)
     try:
         await _start(host, opts, run, waits.tools)
@@ -368,6 +369,7 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
     finally:
         ticker.cancel()
         tool_output_sink.reset(streaming)
+        tool_progress_sink.reset(progressing)
         background_call_sink.reset(going_on)
     if result.is_cancelled:
         _show_usage(host, run, record, "cancelled")

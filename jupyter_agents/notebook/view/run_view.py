@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from ...runtime.approvals import ApprovalDecision
+from ...runtime.mcp.untrusted import printable
 from ...runtime.modes import Mode
 from ...runtime.sandbox.verdict import asks_to_leave
 from ...runtime.tools.background import BackgroundCall, BackgroundEnd
@@ -44,6 +45,7 @@ from .widget_state import (
     ContextUse,
     Header,
     Part,
+    Progress,
     RunStatus,
     Tokens,
     ToolBlock,
@@ -191,6 +193,16 @@ class RunView:
         """Decide a waiting request (its ``request_id``; a call id works when only one waiting
         request has it) and show it on its card; False if nothing was waiting."""
         return self._decisions.decide(request_id, decision)
+
+    def tool_progress(self, call_id: str, done: float, total: float | None, message: str) -> None:
+        """Show how far a running call has got on its card, as a bar (any thread)."""
+        said = printable(message, keep_newlines=False)[:200]
+        shown: Progress = {"done": done, "total": total, "message": said}
+        with self._lock:
+            card = self._state.card(None, call_id)
+            if card.get("progress") != shown:
+                card["progress"] = shown
+                self._state.changed(card)
 
     def tool_output_text(self, call_id: str, text: str) -> None:
         """Append what a running tool printed to its card (any thread)."""

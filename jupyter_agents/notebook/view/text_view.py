@@ -137,6 +137,10 @@ class TextView:
         self.usage = usage
         self.cost = cost
 
+    def tool_progress(self, call_id: str, done: float, total: float | None, message: str) -> None:
+        of = f"/{total:g}" if total is not None else ""
+        self._line(f"  [progress {done:g}{of}] {terminal_safe(message)}".rstrip())
+
     def set_context(self, used: int, window: int | None) -> None:
         self.context = (used, window)
 

@@ -36,6 +36,9 @@ class LiveView(Protocol):
     def set_usage(self, usage: Usage, cost: str | None = None) -> None:
         """Show the run's token usage, and what it cost (``"$0.0123"``, ``"price unknown"``)."""
 
+    def tool_progress(self, call_id: str, done: float, total: float | None, message: str) -> None:
+        """Show how far running call ``call_id`` has got (``total`` None: not known)."""
+
     def set_context(self, used: int, window: int | None) -> None:
         """Show how much of the model's context window (None: not known) the last request
         used."""

@@ -214,6 +214,15 @@ class Approval(TypedDict):
     plan / Reject (which ends the run); its editor holds the steps, one per line."""
 
 
+class Progress(TypedDict):
+    """How far a running call has got, as its tool says: ``done`` of ``total`` (None: not
+    known) and a short ``message``."""
+
+    done: float
+    total: float | None
+    message: str
+
+
 class ToolBlock(TypedDict):
     """A tool card (``id`` ``k<n>``: one per call object, never the model's ``call_id``).
     ``args`` is compact JSON cut at the view's limit (``args_cut``: original length); ``ms``
@@ -244,6 +253,7 @@ class ToolBlock(TypedDict):
     escalation: NotRequired[str]
     replayed: NotRequired[bool]
     note: NotRequired[str]
+    progress: NotRequired[Progress]
 
 
 class TextBlock(TypedDict):

@@ -20,7 +20,7 @@ from ..errors import MCPToolError, UserError
 from ..run_config import DEFAULT_TOOL_TIMEOUT
 from ..tools.function.function_tool import FunctionTool
 from ..tools.kinds import ToolDisplay
-from ..tools.live_output import streamer
+from ..tools.live_output import progress_reporter, streamer
 from ..tools.outputs import ToolOutputText
 from .results import cap_text, model_output, printable
 
@@ -122,9 +122,12 @@ async def call(tool: MCPTool, ctx: ToolContext[Any], arguments: str) -> Any:
         if key in parsed and parsed[key] is None:
             del parsed[key]
     show = streamer(ctx.tool_call_id)
+    report = progress_reporter(ctx.tool_call_id)
 
     def on_progress(done: float, total: float | None, message: str | None) -> None:
-        if show is not None:
+        if report is not None:  # a progress bar on the card
+            report(done, total, printable(message or "", keep_newlines=False)[:MAX_PROGRESS_CHARS])
+        elif show is not None:
             of = f"/{total:g}" if total is not None else ""
             said = printable(message or "", keep_newlines=False)
             if len(said) > MAX_PROGRESS_CHARS:
@@ -134,7 +137,7 @@ async def call(tool: MCPTool, ctx: ToolContext[Any], arguments: str) -> Any:
     result = await tool.server.call_tool(
         tool.mcp_tool.name,
         parsed,
-        on_progress=on_progress if show is not None else None,
+        on_progress=on_progress if show is not None or report is not None else None,
         timeout_seconds=_time_limit(tool, ctx),
     )
     server = tool.server

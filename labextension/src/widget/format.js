@@ -106,3 +106,20 @@ export function contextUse(ctx) {
     full: share >= 80,
   };
 }
+
+/**
+ * A running call's progress as its card shows it (untrusted: checked here): the share done
+ * (null: not known) and a line such as "3 of 10 · parsing".
+ * @param {unknown} progress the block's `progress`
+ * @returns {{share: number | null, text: string} | null}
+ */
+export function progressOf(progress) {
+  const p = /** @type {{done?: unknown, total?: unknown, message?: unknown}} */ (progress || {});
+  if (typeof p.done !== "number" || !Number.isFinite(p.done) || p.done < 0) return null;
+  const total = typeof p.total === "number" && Number.isFinite(p.total) && p.total > 0 ? p.total : null;
+  const share = total == null ? null : Math.min(1, p.done / total);
+  const count = total == null ? `${p.done.toLocaleString()}` : `${p.done.toLocaleString()} of ${total.toLocaleString()}`;
+  const message = typeof p.message === "string" ? p.message.slice(0, 200) : "";
+  return { share, text: message ? `${count} · ${message}` : count };
+}
+

@@ -152,6 +152,16 @@ export interface Approval {
 }
 
 /**
+ * How far a running call has got, as its tool says: `done` of `total` (None: not known) and a
+ * short `message`.
+ */
+export interface Progress {
+  done: number;
+  total: number | null;
+  message: string;
+}
+
+/**
  * A tool card (`id` `k<n>`: one per call object, never the model's `call_id`). `args` is compact
  * JSON cut at the view's limit (`args_cut`: original length); `ms` the duration; `parts` what the
  * kind shows (`Part`); `printed` the tail of what the call printed while running (`printed_cut`:
@@ -182,6 +192,7 @@ export interface ToolBlock {
   escalation?: string;
   replayed?: boolean;
   note?: string;
+  progress?: Progress;
 }
 
 /**

@@ -4,7 +4,7 @@
 // part type. The controls are built once, so typing in them survives updates.
 import { drawAnsi } from "./ansi.js";
 import { children, h } from "./dom.js";
-import { ICONS, STATUS_WORDS, decided, known, duration, pretty, schemaHint } from "./format.js";
+import { ICONS, STATUS_WORDS, decided, known, duration, pretty, progressOf, schemaHint } from "./format.js";
 import { drawParts } from "./parts.js";
 import { questionView } from "./question.js";
 
@@ -45,6 +45,11 @@ export function toolView(ctx) {
   const [args, printed] = children(det, "pre", "ja-args ja-printed");
   const output = det.appendChild(h("div", "ja-parts ja-output"));
   followable(printed);
+  const progress = card.insertBefore(h("div", "ja-progress"), null); // how far a running call is
+  const bar = progress.appendChild(h("div", "ja-bar"));
+  bar.setAttribute("role", "progressbar");
+  const fill = bar.appendChild(h("div", "ja-fill"));
+  const progressText = progress.appendChild(h("span", "ja-progress-text"));
   det.addEventListener("toggle", () => {
     if (det.open && printed.dataset.up !== "1") printed.scrollTop = printed.scrollHeight;
   });
@@ -179,6 +184,18 @@ export function toolView(ctx) {
     printed.hidden = !b.printed;
     note.textContent = b.note || "";
     note.hidden = !b.note;
+    const going = progressOf(b.progress);
+    progress.hidden = !going || !["running", "background"].includes(st);
+    if (going) {
+      fill.style.width = going.share == null ? "100%" : `${(100 * going.share).toFixed(1)}%`;
+      bar.classList.toggle("ja-unknown", going.share == null);
+      bar.setAttribute("aria-valuemin", "0");
+      bar.setAttribute("aria-valuemax", "100");
+      if (going.share == null) bar.removeAttribute("aria-valuenow");
+      else bar.setAttribute("aria-valuenow", String(Math.round(100 * going.share)));
+      bar.setAttribute("aria-label", going.text);
+      progressText.textContent = going.text;
+    }
     const e = b.error;
     failure.hidden = !e;
     failure.textContent = e ? `${e.type || "Error"}: ${e.message || ""}` : "";
