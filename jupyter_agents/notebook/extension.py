@@ -13,6 +13,7 @@ from typing import Any
 
 from .._version import __version__
 from .cells.kernel import agent_cell_transformer, supports_live_cells
+from .cells.reconnect import answer_reads_while_busy
 from .host import NotebookHost, current_host, set_current_host
 
 __all__ = ["load", "unload"]
@@ -59,6 +60,8 @@ def load(shell: Any) -> None:
 
         set_notebook_progress(_batch_view)
         follow_cells(shell)  # the notebook agent's run_cells
+        if supports_live_cells(shell):  # a page may connect while an agent cell runs
+            answer_reads_while_busy(shell.kernel)
     host.apply_settings()
     host.open_runs_channel()
     print(_banner(host, supports_live_cells(shell)))

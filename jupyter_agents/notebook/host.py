@@ -214,6 +214,12 @@ class NotebookHost:
         cell_id = (self._request().get("metadata") or {}).get("cellId")
         return str(cell_id) if cell_id else f"In [{self.shell.execution_count}]"
 
+    def current_client(self) -> str:
+        """The session id of the kernel client that sent the running cell (a page's kernel
+        connection; empty outside a kernel)."""
+        session = (self._request().get("header") or {}).get("session")
+        return session if isinstance(session, str) else ""
+
     def current_source(self) -> str | None:
         """The running cell's whole text, as the execute request carried it (None outside a
         kernel)."""

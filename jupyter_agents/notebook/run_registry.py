@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # (the registry is made when the extension loads, before any 
     from ..runtime.approvals import ApprovalRequest
     from ..runtime.tools.background import BackgroundCall
     from ..runtime.tools.plan import Plan
-    from .runs_contract import PendingCall, PlanProgress, RunReport, Wait
+    from .runs_contract import PendingCall, PlanProgress, RunReport, ViewRef, Wait
     from .view.view_protocol import LiveView
 
 __all__ = ["RunRecord", "RunRegistry"]
@@ -65,6 +65,8 @@ class RunRecord:
     """Tool calls still running in the background after the run stopped waiting for them: the
     tool's name by call id (until each really ends)."""
     view: LiveView | None = field(default=None, repr=False)
+    view_ref: ViewRef | None = None
+    """Where the run's card is, for pages that did not start the run (null: no widget)."""
     stop: Callable[[], None] | None = field(default=None, repr=False)
 
     def to_json(self) -> RunReport:
@@ -84,6 +86,7 @@ class RunRecord:
             "plan": None if self.plan is None else _progress(self.plan),
             "wait": self.wait,
             "background_calls": [{"call": c, "tool": t} for c, t in self.background.items()],
+            "view": self.view_ref,
         }
 
     @property
@@ -139,9 +142,15 @@ class RunRegistry:
 
     # -- what the cell driver reports ----------------------------------------------------
 
-    def start(self, view: LiveView, cell_id: str, agent: str, model: str) -> RunRecord:
-        """Record a new run shown by ``view``."""
+    def start(
+        self, view: LiveView, cell_id: str, agent: str, model: str, client: str = ""
+    ) -> RunRecord:
+        """Record a new run shown by ``view``, started by kernel client ``client`` (the
+        session id of the page that sent the cell: its cell shows the card already)."""
         record = RunRecord(f"run-{next(_ids)}", cell_id, agent, model, view=view)
+        card = view.card_ref()
+        if card is not None:
+            record.view_ref = {"model": card[0], "display": card[1], "client": client}
         with self._lock:
             self._runs[record.run_id] = record
             finished = [k for k, r in self._runs.items() if not r.live]

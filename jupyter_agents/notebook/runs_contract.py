@@ -52,6 +52,7 @@ __all__ = [
     "StopAll",
     "ToFrontend",
     "ToKernel",
+    "ViewRef",
     "Wait",
     "WaitsFor",
 ]
@@ -103,11 +104,23 @@ class BackgroundCall(TypedDict):
     tool: str
 
 
+class ViewRef(TypedDict):
+    """Where a run's card lives, so a page that did not start the run can show it (after a
+    reload, or in a second window): the card's widget ``model`` id, the ``display`` id whose
+    updates replace it with the finished run's saved form, and the kernel ``client`` (the
+    session id of the page's kernel connection) whose cell already shows it."""
+
+    model: str
+    display: str
+    client: str
+
+
 class RunReport(TypedDict):
     """One ``%%agent`` run as the kernel reports it: wall-clock ``started`` and ``ended`` in
     seconds since the epoch, ``cost`` as shown (``"$0.0123"``, ``"price unknown"``; null before
     a call), ``plan`` once the run has one, ``wait`` from a few seconds into a wait until it
-    ends, and the calls it left running in the background."""
+    ends, the calls it left running in the background, and where its card is (``view``; null
+    for a run without a widget)."""
 
     id: str
     cell: str
@@ -123,6 +136,7 @@ class RunReport(TypedDict):
     plan: PlanProgress | None
     wait: Wait | None
     background_calls: list[BackgroundCall]
+    view: ViewRef | None
 
 
 # -- kernel → frontend -----------------------------------------------------------------------

@@ -17,7 +17,8 @@ const RUN = {
   tokens: 120,
   cost: '$0.0123',
   tool_calls: 2,
-  pending: [{ request: 'r1', call: 'e1', tool: 'send_email', arguments: '{"to": "a"}' }]
+  pending: [{ request: 'r1', call: 'e1', tool: 'send_email', arguments: '{"to": "a"}' }],
+  view: null
 };
 
 describe('messages from a kernel', () => {

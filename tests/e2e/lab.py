@@ -331,6 +331,11 @@ class Lab:
         self.opened.append(name)
         workspace = f"e2e-{secrets.token_hex(4)}"
         self.page.goto(self.server.url(f"lab/workspaces/{workspace}/tree/{name}"), timeout=timeout)
+        self._wait_open(name, timeout)
+
+    def _wait_open(self, name: str, timeout: float, idle: bool = True) -> None:
+        """Wait until notebook ``name``'s tab, first cell and kernel are there (and the
+        kernel idle, unless ``idle`` is false: it may be busy running a cell)."""
         label = self.page.locator(
             ".lm-TabBar-tabLabel", has_text=re.compile(f"^{re.escape(name)}$")
         )
@@ -338,10 +343,34 @@ class Lab:
         tab.wait_for(timeout=timeout)
         self.panel_id = tab.get_attribute("data-id")
         self.cell(0).wait_for(timeout=timeout)
-        self.wait_for_kernel(name, timeout)
+        self.wait_for_kernel(name, timeout, idle)
 
-    def wait_for_kernel(self, name: str, timeout: float = 60_000) -> str:
-        """Wait until the kernel of notebook ``name`` answered on its websocket; its id."""
+    def reload_page(self, name: str, *, timeout: float = 60_000) -> None:
+        """Reload the browser page (as F5 does, unsaved changes and all) and wait until
+        notebook ``name`` is open again and its kernel answered on the new websocket."""
+        self.page.once("dialog", lambda dialog: dialog.accept())  # "leave the page?"
+        self.ready.clear()
+        self.page.reload(timeout=timeout)
+        self._wait_open(name, timeout, idle=False)
+
+    def close_and_reopen(self, name: str, *, timeout: float = 60_000) -> None:
+        """Close notebook ``name``'s tab (discarding unsaved changes; its kernel goes on) and
+        open it again from the file browser, in the same page."""
+        tab = self.page.locator(f".lm-TabBar-tab[data-id='{self.panel_id}']")
+        tab.locator(".lm-TabBar-tabCloseIcon").click()
+        dialog = self.page.locator(".jp-Dialog")
+        discard = dialog.get_by_role("button", name="Discard")
+        with contextlib.suppress(Exception):  # no dialog when nothing was unsaved
+            discard.click(timeout=5_000)
+        tab.wait_for(state="detached", timeout=timeout)
+        self.ready.clear()
+        item = self.page.locator(".jp-DirListing-item", has_text=re.compile(re.escape(name)))
+        item.dblclick(timeout=timeout)
+        self._wait_open(name, timeout, idle=False)
+
+    def wait_for_kernel(self, name: str, timeout: float = 60_000, idle: bool = True) -> str:
+        """Wait until the kernel of notebook ``name`` answered on its websocket (and is idle,
+        unless ``idle`` is false); its id."""
         deadline = time.monotonic() + timeout / 1000
 
         def left() -> float:
@@ -369,8 +398,9 @@ class Lab:
                     )
                 else:
                     self.page.wait_for_event("websocket", timeout=wait)
-        idle = self.panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
-        idle.wait_for(timeout=left() * 1000)
+        if idle:
+            indicator = self.panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+            indicator.wait_for(timeout=left() * 1000)
         return kernel_id
 
     # -- cells -------------------------------------------------------------------------------

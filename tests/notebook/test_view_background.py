@@ -236,7 +236,7 @@ def test_the_activity_interval_comes_from_the_environment(value: str, seconds: f
 
 def test_a_run_record_is_live_while_it_runs_or_left_a_call_running() -> None:
     runs = RunRegistry()
-    record = runs.start(NS(), "c", "a", "m")
+    record = runs.start(NS(card_ref=lambda: None), "c", "a", "m")
     assert runs.live()
     runs.update(record, status="done")
     assert not runs.live()

@@ -100,6 +100,9 @@ class FakeView:
     def set_wait(self, wait: Any) -> None:
         self.waits.append(wait)
 
+    def card_ref(self) -> None:
+        return None
+
 
 def watched() -> Any:
     """A watch on a fresh run: ``w.watch``, ``w.view``, ``w.runs``, ``w.record``, ``w.clock``

@@ -289,7 +289,7 @@ def _prepare(
     view.set_mode(mode)
     if chosen.context is not None:
         say_context(view, chosen.context)
-    run.record = host.runs.start(view, cell, agent.name, label)
+    run.record = host.runs.start(view, cell, agent.name, label, host.current_client())
     return run
 
 

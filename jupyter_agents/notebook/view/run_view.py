@@ -19,6 +19,7 @@ import asyncio
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -121,6 +122,8 @@ class RunView:
         self._handle: Any = None
         self.syncs = 0
         self.widget = RunWidget(header=dict(header), blocks=[])
+        self.display_id = uuid.uuid4().hex
+        """The card's display id: its update replaces the card with the finished run."""
         self.on_stop: Callable[[], None] | None = None
         self._decisions = Decisions(
             state=self._state,
@@ -144,7 +147,11 @@ class RunView:
         """Show the widget in the current cell output (keeps the display handle)."""
         from IPython.display import display
 
-        self._handle = display(self.widget, display_id=True)
+        self._handle = display(self.widget, display_id=self.display_id)
+
+    def card_ref(self) -> tuple[str, str]:
+        """The card's widget model id and display id (for pages that did not start the run)."""
+        return self.widget.model_id, self.display_id
 
     def on_event(self, event: Any) -> None:
         """Apply one stream event of the run (call them in order)."""

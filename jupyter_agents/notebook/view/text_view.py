@@ -86,6 +86,9 @@ class TextView:
     def display(self) -> None:
         self._line(f"── {self.agent} · {self.model}")
 
+    def card_ref(self) -> None:
+        return None  # text in a terminal: nothing another page could show
+
     def on_event(self, event: Any) -> None:
         if event.type == "raw_response_event":
             if event.data.type == "response.output_text.delta":

@@ -27,6 +27,10 @@ class LiveView(Protocol):
     def display(self) -> None:
         """Show the view."""
 
+    def card_ref(self) -> tuple[str, str] | None:
+        """The card's widget model id and display id, which let a page that did not start the
+        run show it (None: the view has no widget)."""
+
     def on_event(self, event: Any) -> None:
         """Apply one stream event of the run."""
 

@@ -65,10 +65,22 @@ export type BackgroundCall = {
 };
 
 /**
+ * Where a run's card lives, so a page that did not start the run can show it (after a reload, or
+ * in a second window): the card's widget `model` id, the `display` id whose updates replace it
+ * with the finished run's saved form, and the kernel `client` (the session id of the page's kernel
+ * connection) whose cell already shows it.
+ */
+export type ViewRef = {
+  model: string;
+  display: string;
+  client: string;
+};
+
+/**
  * One `%%agent` run as the kernel reports it: wall-clock `started` and `ended` in seconds since
  * the epoch, `cost` as shown (`"$0.0123"`, `"price unknown"`; null before a call), `plan` once the
- * run has one, `wait` from a few seconds into a wait until it ends, and the calls it left running
- * in the background.
+ * run has one, `wait` from a few seconds into a wait until it ends, the calls it left running in
+ * the background, and where its card is (`view`; null for a run without a widget).
  */
 export type RunReport = {
   id: string;
@@ -85,6 +97,7 @@ export type RunReport = {
   plan: PlanProgress | null;
   wait: Wait | null;
   background_calls: BackgroundCall[];
+  view: ViewRef | null;
 };
 
 /**

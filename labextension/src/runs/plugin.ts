@@ -23,6 +23,7 @@ import { Run, RunsModel } from './model';
 import { ModeStatus } from './modestatus';
 import { ApprovalNotifier } from './notifications';
 import { RunsPanel } from './panel';
+import { CardReattacher } from './reattach';
 import { RunsStatus } from './statusbar';
 import { MODE_CAPTIONS } from './summary';
 
@@ -71,6 +72,7 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
     notebooks.forEach(panel => model.track(panel));
     notebooks.widgetAdded.connect((_t, panel) => model.track(panel));
     document.body.dataset.jupyterAgentsLab = '1'; // the run widget offers "Insert as new cell"
+    new CardReattacher(model); // live runs' cards in pages that did not start them
 
     const panelOf = (run: Run) =>
       model.panelsOf(run).find(p => findCell(p, run)) ?? model.panelsOf(run)[0];

@@ -17,6 +17,7 @@ import {
   RunChanged,
   RunReport,
   Snapshot,
+  ViewRef,
   Wait,
   WAITS_FOR
 } from './contract';
@@ -90,6 +91,21 @@ function parseWait(received: unknown): Wait | null {
   return isOneOf(WAITS_FOR, on) ? { on, text: x.text, since: x.since } : null;
 }
 
+const ID = /^[0-9a-f]{32}$/; // a widget model id or a display id: uuid4().hex
+
+/** Where a run's card is, or null when it has none (or the field is malformed). */
+function parseView(received: unknown): ViewRef | null {
+  if (!isObject(received)) {
+    return null;
+  }
+  const x: Untrusted<ViewRef> = received;
+  const { model, display, client } = x;
+  if (!isString(model) || !ID.test(model) || !isString(display) || !ID.test(display)) {
+    return null;
+  }
+  return { model, display, client: isString(client) ? client.slice(0, 200) : '' };
+}
+
 /** A run reported by a kernel, or null when it is malformed. */
 export function parseRun(received: unknown): RunInfo | null {
   if (!isObject(received)) {
@@ -122,7 +138,8 @@ export function parseRun(received: unknown): RunInfo | null {
     tokens: isNumber(x.tokens) ? x.tokens : 0,
     cost: typeof x.cost === 'string' ? x.cost : null,
     tool_calls: isNumber(x.tool_calls) ? x.tool_calls : 0,
-    pending: pending.filter((p): p is PendingCall => p !== null)
+    pending: pending.filter((p): p is PendingCall => p !== null),
+    view: parseView(x.view)
   };
   const plan = parsePlan(x.plan);
   if (plan) {

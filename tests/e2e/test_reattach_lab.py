@@ -1,0 +1,106 @@
+"""Runs outlive the page: a ``--background`` run waits for an approval while the page reloads,
+and the reloaded page shows its card, with everything streamed so far and the call still
+waiting, whose Approve lets it finish; two pages on one notebook show the same runs, one
+decides and the other sees the decision. Screenshots go to ``test-artifacts/``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .lab import ARTIFACTS, Lab, Session, expect
+from .test_lab_runs import set_theme
+
+pytestmark = pytest.mark.browser
+
+SETUP = '''%load_ext jupyter_agents
+from jupyter_agents import tool
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+
+sent = []
+
+@tool(needs_approval=True)
+def send_email(to: str, body: str) -> str:
+    """Send an email."""
+    sent.append(to)
+    return f"Email sent to {to}"
+
+script = [
+    [
+        text("Drafting the note to Ana first. "),
+        tool_call("send_email", {"to": "ana@example.com", "body": "Hi"}),
+    ],
+    [text("Sent. All done.")],
+]
+%agent model ScriptedModel(script)'''
+CELLS = [SETUP, "%%agent --background --out job\nEmail Ana.", "sent"]
+DONE = re.compile(r"^\[\d+\]:$")
+
+
+def start(lab: Lab, name: str) -> None:
+    lab.write_notebook(name, CELLS)
+    lab.open(name)
+    lab.run_cell(0)
+    expect(lab.prompt(0)).to_have_text(DONE)
+    lab.run_cell(1)
+    expect(lab.cell(1).locator(".ja-tool.ja-st-waiting")).to_be_visible()
+
+
+def test_reload_mid_run_shows_the_card_and_its_approve_works(session: Session) -> None:
+    with session.lab("e2e-reattach-reload") as lab:
+        start(lab, "reattach.ipynb")
+        lab.reload_page("reattach.ipynb")
+        card = lab.cell(1).locator(".ja-tool.ja-st-waiting")
+        expect(card).to_be_visible()
+        lab.screenshot("reattach-after-reload")
+        expect(lab.outputs(1)).to_contain_text("Drafting the note to Ana first.")
+        card.get_by_role("button", name="Approve", exact=True).click()
+        expect(lab.outputs(1)).to_contain_text("Sent. All done.")
+        lab.run_cell(2)
+        expect(lab.outputs(2)).to_contain_text("['ana@example.com']")
+        assert lab.errors == [], lab.errors
+
+
+def test_two_pages_show_the_run_and_one_decision_reaches_both(session: Session) -> None:
+    with session.lab("e2e-reattach-first") as first, session.lab("e2e-reattach-second") as second:
+        start(first, "two_pages.ipynb")
+        second.open("two_pages.ipynb")  # a second window on the same notebook and kernel
+        there = second.cell(1).locator(".ja-tool.ja-st-waiting")
+        expect(there).to_be_visible()
+        expect(second.outputs(1)).to_contain_text("Drafting the note to Ana first.")
+        second.screenshot("reattach-second-window")
+        there.get_by_role("button", name="Approve", exact=True).click()
+        for lab in (first, second):  # the decision is the kernel's: both pages show it
+            card = lab.cell(1).locator(".jp-OutputArea")  # (the first also shows the handle)
+            expect(card).to_contain_text("Sent. All done.")
+            expect(card).to_contain_text(re.compile("approved", re.I))
+            expect(lab.cell(1).get_by_role("button", name="Approve", exact=True)).to_have_count(0)
+        first.run_cell(2)
+        expect(first.outputs(2)).to_have_text(re.compile(r"\['ana@example.com'\]"))  # once
+        assert first.errors == [] and second.errors == [], (first.errors, second.errors)
+
+
+def test_a_running_cell_closed_and_reopened_shows_its_card_in_the_dark_theme(
+    session: Session,
+) -> None:
+    cells = [SETUP, "%%agent\nEmail Ana.", "sent"]  # a run in the foreground: the kernel is busy
+    with session.lab("e2e-reattach-reopen") as lab:
+        lab.write_notebook("reopen.ipynb", cells)
+        lab.open("reopen.ipynb")
+        set_theme(lab, True)
+        lab.run_cell(0)
+        expect(lab.prompt(0)).to_have_text(DONE)
+        lab.run_cell(1)
+        expect(lab.cell(1).locator(".ja-tool.ja-st-waiting")).to_be_visible()
+        lab.close_and_reopen("reopen.ipynb")
+        card = lab.cell(1).locator(".ja-tool.ja-st-waiting")
+        expect(card).to_be_visible()
+        lab.cell(1).screenshot(path=str(ARTIFACTS / "reattach-reopened-dark.png"))
+        card.get_by_role("button", name="Reject", exact=True).click()
+        expect(lab.outputs(1)).to_contain_text(re.compile("rejected", re.I))
+        expect(lab.outputs(1)).to_contain_text("Sent. All done.")  # the script's next turn
+        lab.run_cell(2)
+        expect(lab.outputs(2)).to_have_text("[]")  # rejected: nothing was sent
+        set_theme(lab, False)
+        assert lab.errors == [], lab.errors
