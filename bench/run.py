@@ -54,12 +54,13 @@ WORKLOADS: dict[str, str] = {
     "P1": "p1",
     "NB1": "nb1",
     "RP1": "rp1",
+    "D1": "d1",
     "EV1": "ev1",
     "SS1": "ss1",
 }
 """Workload id -> module under ``bench.workloads``."""
 
-OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1", "B1", "NB1", "RP1", "EV1"})
+OURS_ONLY = frozenset({"N1", "S1", "K1", "R1", "M1", "B1", "NB1", "RP1", "EV1", "D1"})
 """Workloads the peer cannot run (N1 needs the notebook layer, S1 the sandbox, K1 a local code
 interpreter, R1 a document store; the peer has none of them; M1 compares our MCP servers with
 the mcp SDK's own session, which is what the peer's servers use)."""
@@ -209,6 +210,11 @@ METRICS: list[Metric] = [
     _m("N1", "nb_kb_per_100_tools_outputs", "saved nb per 100 tools, outputs", "KB", _max(50)),
     _m("N1", "load_ext_s", "%load_ext in a fresh kernel", "s", _max(0.15)),
     _m("N1", "kernel_start_s", "plain kernel start to its first cell", "s"),
+    _m("D1", "plain_ms", "50-turn run, not saved", "ms"),
+    _m("D1", "recorded_ms", "the same run, recorded (a notebook cell)", "ms"),
+    _m("D1", "durable_ms", "recorded and saved after every step (SQLite)", "ms"),
+    _m("D1", "ms_per_step", "what saving adds to a step", "ms", _max(2)),
+    _m("D1", "saving_ms_per_step", "recording and saving, per step", "ms"),
     _m("RP1", "live_ms", "20-tool run live, server answers at once", "ms"),
     _m("RP1", "replay_ms", "the same run replayed from its recording", "ms"),
     _m("RP1", "replay_pct", "replay / live (instant server)", "%", _max(5)),

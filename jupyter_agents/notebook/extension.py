@@ -15,6 +15,7 @@ from .._version import __version__
 from .cells.kernel import agent_cell_transformer, supports_live_cells
 from .cells.reconnect import answer_reads_while_busy
 from .host import NotebookHost, current_host, set_current_host
+from .magics.resume_magic import cut_off_banner
 
 __all__ = ["load", "unload"]
 
@@ -65,6 +66,9 @@ def load(shell: Any) -> None:
     host.apply_settings()
     host.open_runs_channel()
     print(_banner(host, supports_live_cells(shell)))
+    cut_off = cut_off_banner(host)
+    if cut_off is not None:
+        print(cut_off)
 
 
 def unload(shell: Any) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from .workspace.document_comm import DocumentChannel
 
 if TYPE_CHECKING:  # imported where used: the extension loads without the runtime
     from ..runtime.agent import Agent
+    from ..runtime.durable import CutOffRun, JournalRun, RunJournal
     from ..runtime.models.interface import Model
     from ..runtime.modes import Mode
     from ..runtime.project.agents_md import ProjectInstructions
@@ -92,6 +94,9 @@ class NotebookHost:
         """``%agent mcp serve``: the notebook's tools offered over MCP, once started."""
         self.last_result: RunResult | Any = None
         self.background: set[asyncio.Task[Any]] = set()
+        self.durable = os.environ.get("JUPYTER_AGENTS_DURABLE", "1") != "0"
+        """Whether each run is saved after every step, to resume after a crash."""
+        self._journal: RunJournal | None = None
         self.runs = RunRegistry()
         """The kernel's runs, for views outside their cells (the lab extension)."""
         self.costs = CostBook()
@@ -354,6 +359,40 @@ class NotebookHost:
             self.docs = DocumentStore(Path.cwd())
             retrieval_tool.default_store = lambda: self.docs
         return self.docs
+
+    def journal(self) -> RunJournal:
+        """The journal of the runs started in the working folder (the notebook's)."""
+        from ..runtime.durable import DEFAULT_JOURNAL, RunJournal
+
+        path = Path.cwd() / DEFAULT_JOURNAL
+        if self._journal is None or self._journal.path != path:
+            self._journal = RunJournal(path)
+        return self._journal
+
+    def journal_run(self, meta: dict[str, Any]) -> JournalRun | None:
+        """A new run's journal; None when runs are not saved, or the journal cannot be written
+        (said on stderr: the run goes on, it just cannot be resumed)."""
+        if not self.durable:
+            return None
+        try:
+            return self.journal().begin(meta)
+        except Exception as e:  # a link, a damaged or locked file, a full disk
+            print(f"jupyter_agents: this run is not saved for resuming: {e}", file=sys.stderr)
+            return None
+
+    def cut_off(self) -> list[CutOffRun]:
+        """The runs of this folder cut off by a crash or a restart (none when not saved)."""
+        if not self.durable:
+            return []
+        from ..runtime.durable import DEFAULT_JOURNAL
+
+        if not (Path.cwd() / DEFAULT_JOURNAL).exists():  # (no SQLite opened at load)
+            return []
+        try:
+            return self.journal().cut_off()
+        except Exception as e:  # a damaged journal must not stop the extension loading
+            print(f"jupyter_agents: the run journal could not be read: {e}", file=sys.stderr)
+            return []
 
     def conversation(self, agent_name: str) -> Conversation:
         """The conversation of ``agent_name`` (created on first use), in the session store

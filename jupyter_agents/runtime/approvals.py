@@ -90,6 +90,9 @@ class ApprovalRequest:
     elicitation) rather than whether a call may run: decide it with ``answer`` or
     ``skip``; user interfaces show a form instead of Approve / Reject."""
 
+    note: str | None = None
+    """Why a person is asked beyond the tool's own rule, shown with the card: a call whose
+    outcome is unknown after a crash (a resumed run)."""
     plan_review: bool = False
     """Set when the call is the plan of a run in ``plan`` mode: approving it (as sent, or with
     edited ``arguments``: the plan the model then gets) lets the run act, in ``agent`` mode;

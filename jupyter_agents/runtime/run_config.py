@@ -23,6 +23,7 @@ from .sessions.settings import SessionSettings, coerce_session_settings
 if TYPE_CHECKING:
     from .agent import Agent
     from .compaction import Compaction
+    from .durable import JournalRun
     from .items import TResponseInputItem
     from .modes import Mode
     from .replay import Cassette
@@ -158,6 +159,11 @@ class RunConfig:
     replay: Cassette | None = None
     """Record every run into this cassette, and replay a recording instead of calling the
     model when a run's inputs are the same (see ``Cassette`` for the modes)."""
+
+    durable: JournalRun | None = None
+    """Save the run after every step into this journal (``RunJournal.begin(meta)``), so a run
+    cut off by a crash can be resumed from its last finished step (``runtime/durable``). The
+    journal is ended when the run ends, however it ends, unless its process dies first."""
 
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
     """Seconds a function tool call may take when the tool sets no ``timeout`` of its own

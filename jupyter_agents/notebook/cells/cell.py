@@ -18,6 +18,7 @@ from ...runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequ
 from ...runtime.compaction import Compaction, known_window
 from ...runtime.context import ToolContext
 from ...runtime.cost import warm_up_prices
+from ...runtime.durable import CutOffRun
 from ...runtime.items import ToolCallOutputItem
 from ...runtime.modes import Mode, mode_refusal, stricter
 from ...runtime.project.agents_md import ProjectInstructions
@@ -144,6 +145,8 @@ def _handler(
             return ApprovalDecision.reject("denied by %%agent --approve deny")
         waiting = view.inbox(request)
         host.runs.waiting(record, request, waiting)
+        if request.note is not None:  # why this call is asked (its outcome is unknown)
+            view.add_notice(request.note, "warning")
         if not view.rendered.is_set():
             loop.call_later(approval_grace(host), refuse_if_unseen, view, request)
         return waiting
@@ -205,6 +208,8 @@ class _Prepared:
     """The conversation the turn belongs to (None: the agent's own; a chat thread's)."""
     model_name: str = ""
     """The model's name (its context window is looked up by it)."""
+    resume: CutOffRun | None = None
+    """The run cut off by a crash that this one resumes (``%agent resume``)."""
 
 
 def with_file_mode(host: NotebookHost, opts: CellOptions) -> CellOptions:
@@ -298,11 +303,20 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
     conversation = host.conversation(run.conversation or run.agent.name)
     if opts.new:
         await conversation.clear()
-    run.history = await conversation.history_before(run.cell)
-    configured = run.model is not None or run.agent.model is not None or host.has_credentials()
-    run.cassette = await cell_cassette(
-        host, run.cell, opts.replay, opts.replay_tools, configured=configured
-    )
+    if run.resume is not None:  # as the run that was cut off had it
+        run.history = list(run.resume.meta.get("history") or [])
+        run.cassette = run.resume.cassette()
+    else:
+        run.history = await conversation.history_before(run.cell)
+        configured = run.model is not None or run.agent.model is not None
+        run.cassette = await cell_cassette(
+            host,
+            run.cell,
+            opts.replay,
+            opts.replay_tools,
+            configured=configured or host.has_credentials(),
+        )
+    durable = host.journal_run(_saved_as(opts, run))
     run.result = Runner.run_streamed(
         _printing_to_cards(run.agent),
         [*run.history, {"role": "user", "content": run.prompt}],
@@ -313,6 +327,7 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
             max_cost_usd=run.budget,
             mode=run.mode,
             compaction=Compaction(),  # near the model's window, older turns become a summary
+            durable=durable,
             tool_error_formatter=how_to_switch(run.mode),
             **host.policy.run_config_fields(),
         ),
@@ -321,6 +336,54 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
     )
     run.view.on_stop = run.result.cancel
     host.runs.update(_record(run), stop=run.result.cancel)
+    if run.resume is not None and durable is not None:  # the new journal holds it all now
+        durable.journal.end(run.resume.run_id, "resumed")
+
+
+def _saved_as(opts: CellOptions, run: _Prepared) -> dict[str, Any]:
+    """What a run's journal says it is: enough to start it again (``resume_cut_off``)."""
+    return {
+        "cell": run.cell,
+        "prompt": run.prompt,
+        "history": run.history,
+        "conversation": run.conversation,
+        "agent": opts.agent,
+        "model": opts.model,
+        "mode": run.mode,
+        "max_turns": opts.max_turns,
+        "approve": opts.approve,
+    }
+
+
+def resume_cut_off(host: NotebookHost, cut: CutOffRun) -> BackgroundRun:
+    """Resume ``cut``, a run cut off by a crash, in this cell: its card streams here, as a
+    background run's does (the cell returns its handle)."""
+    meta = cut.meta
+    _, opts = _options("")
+    opts = dataclasses.replace(
+        opts,
+        agent=meta.get("agent"),
+        model=meta.get("model"),
+        mode=meta.get("mode"),
+        max_turns=meta.get("max_turns"),
+        approve=meta.get("approve") or opts.approve,
+        background=True,
+    )
+    cell, conversation = str(meta.get("cell") or host.current_cell()), meta.get("conversation")
+    run = _prepare(
+        host, opts, str(meta.get("prompt", "")), cell=cell, literal=True, conversation=conversation
+    )
+    run.resume = cut
+    _tool_output.install()
+    run.view.display()
+    unknown = (
+        f"; {len(cut.running)} call(s) were running and are asked about" if cut.running else ""
+    )
+    run.view.add_notice(
+        f"Resuming a run cut off by a kernel restart: {cut.steps} saved steps replay{unknown}.",
+        "info",
+    )
+    return start_background(host, opts, run)
 
 
 async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:

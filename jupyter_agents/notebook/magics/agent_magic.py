@@ -28,6 +28,7 @@ from .costs import budget_magic, cost_magic
 from .mcp_magic import mcp_magic
 from .mode_magic import mode_magic
 from .policy_magic import policy_magic
+from .resume_magic import resume_magic
 from .session_magic import session_magic
 
 __all__ = ["agent_line_magic"]
@@ -49,6 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "budget": ("[DOLLARS | --notebook DOLLARS | off]", "a spending cap per cell or notebook"),
     "new": ("[AGENT]", "start a new conversation"),
     "compact": ("[AGENT]", "summarise the older part of a conversation now"),
+    "resume": ("[RUN | list]", "go on with a run a kernel restart or crash cut off"),
     "history": ("[AGENT]", "the conversation so far"),
     "session": ("[URL [ID] | off]", "keep conversations in a database"),
     "help": ("", "this list"),
@@ -265,6 +267,8 @@ def agent_line_magic(host: NotebookHost, line: str) -> Any:
         print(f"jupyter_agents: new conversation for {name!r}")
     elif command == "compact":
         compact_magic(host, rest)
+    elif command == "resume":
+        return resume_magic(host, rest)
     elif command == "session":
         session_magic(host, rest)
     elif command == "history":

@@ -125,10 +125,8 @@ class RunLoop:
         by whoever starts it: one budget covers both."""
         self.replay: RunReplay | None = None
         """Records this run, or replays its recording (``RunConfig.replay``)."""
-        if run_config.replay is not None:
-            from ..replay.run_replay import RunReplay
-
-            self.replay = RunReplay(run_config.replay)
+        if run_config.replay is not None or run_config.durable is not None:
+            self.replay = _recorder(run_config)
 
     # -- control -------------------------------------------------------------------------
 
@@ -291,6 +289,18 @@ class RunLoop:
             raise
         finally:
             self._end_trace(error)
+            if self.run_config.durable is not None:
+                self.run_config.durable.end(self._ending(error))
+
+    def _ending(self, error: BaseException | None) -> str:
+        """How the run ended, for its journal."""
+        if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit)):
+            return "cancelled"
+        if error is not None:
+            return "failed"
+        if self.cancelled:
+            return "cancelled"
+        return "paused" if self.progress.paused.interruptions else "done"
 
     def _link_budget(self) -> None:
         """Give the run's spend its budget and the run it is nested in; its tools' context
@@ -412,3 +422,16 @@ class RunLoop:
             model = self.replay.model(model)
         self._models[id(agent)] = model
         return model
+
+
+def _recorder(run_config: RunConfig) -> RunReplay:
+    """The run's recording: into its cassette, else (a durable run without one) a cassette of
+    its own; a durable run's journal saves each step as it is recorded."""
+    from ..replay import Cassette
+    from ..replay.run_replay import RunReplay
+
+    cassette = run_config.replay if run_config.replay is not None else Cassette(mode="record")
+    replay = RunReplay(cassette)
+    if run_config.durable is not None:
+        replay.journal = run_config.durable.note
+    return replay

@@ -108,6 +108,14 @@ def asker_for(run: ToolRun, call: ToolCall) -> Asker | None:
     return ask
 
 
+UNKNOWN_OUTCOME = (
+    "{tool} was running when the run stopped (the kernel died or restarted), so whether it did "
+    "its work is not known. Approve to run it again; reject to tell the model it did not run "
+    "again."
+)
+"""What a person is told of a call whose outcome is unknown (a resumed run)."""
+
+
 class Approvals:
     """Decides on the calls of one batch that need approval.
 
@@ -138,6 +146,7 @@ class Approvals:
             call.kind.decided_alone(call.arguments, tool, run.run_config)
             or tool.always_asks
             or plan_review
+            or call.unknown
         )
         decision = run.ledger.take(parsed.name, parsed.call_id, call.arguments, standing=not alone)
         item = call.asked = ToolApprovalItem(
@@ -149,11 +158,15 @@ class Approvals:
             escalation=call.escalation,
             question=tool_question(tool, call.kind.parsed_arguments(call.arguments)),
         )
-        if decision is None and not plan_review:  # a plan is a person's to approve
+        if decision is None and not (plan_review or call.unknown):  # a person's to decide
             decision = await self._callback_decision(tool, item)
         if decision is None:
             handler = run.handler
             request = self._request(tool, item, allows_always=not alone, plan_review=plan_review)
+            if call.unknown:  # the person is told why they are asked
+                request = dataclasses.replace(
+                    request, note=UNKNOWN_OUTCOME.format(tool=parsed.name)
+                )
             # Ask before announcing, so a decision sent in reply to the event finds the
             # request already waiting.
             answer = call_handler(handler, request) if handler else None

@@ -149,6 +149,10 @@ class ToolCall:
     nested: RunState | None = None
     """An agent tool's nested run that paused for approvals (this run pauses with it)."""
 
+    unknown: bool = False
+    """Set when the call was running when the run this one resumes was cut off: a person
+    decides whether it runs again, alone (no standing decision, no ``on_approval``)."""
+
 
 def open_call(index: int, item: ToolCallItem, run: ToolRun) -> ToolCall:
     """The first step: which kind runs the call, its tool and the model's arguments."""

@@ -56,6 +56,14 @@ class ReplaySteps:
         shown); else as live, the person's own recorded decision standing in for asking
         (``replayed_decision``); any decision made is recorded."""
         replay, call_id = self.replay, call.parsed.call_id
+        if replay.outcome_unknown(call_id) and call.tool is not None:
+            call.unknown = True  # it may have done its work: a person says whether it runs again
+            async with aclosing(self.live.ask(call)) as asking:
+                async for event in asking:
+                    yield event
+            if call.decision is not None:
+                replay.record_decision(call_id, call.decision)
+            return
         recorded = replay.recorded_output(call_id, call.tool)
         if recorded is not None:  # the tool does not run: the recording answers
             self._answers[call_id] = recorded
@@ -89,6 +97,8 @@ class ReplaySteps:
                 show(recorded.printed)
             return Outcome(recorded)
         printing = tool_output_sink.set(self.replay.tee(tool_output_sink.get()))
+        if call.verdict in ("run", "approved"):
+            self.replay.call_started(call.parsed.call_id)  # a durable run's journal marks it
         try:
             return await self.live.invoke(call, sink)
         finally:

@@ -95,6 +95,11 @@ class Cassette:
     """The recordings the runs of this cassette replayed or made (a notebook cell keeps only
     these: its latest run's)."""
 
+    interrupted: frozenset[str] | None = None
+    """Set on a cassette that resumes a run cut off by a crash (``runtime/durable``): the call
+    ids that were running when it stopped. Their outcome is unknown, so they are never
+    answered from the recording: the person is asked whether each runs again. Every finished
+    call is answered from the recording, whatever its tool's ``replay`` says."""
     trusted: bool = False
     """Whether every recording here counts as the person's own, signed or not (a notebook
     Jupyter's notary says they trust). Otherwise only recordings signed with the person's

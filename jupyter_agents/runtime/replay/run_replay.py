@@ -82,6 +82,9 @@ class RunReplay:
         self.new: dict[str, Any] = {"calls": [], "tools": {}, "approvals": {}}
         self.printed: dict[str, str] = {}
         """What each call printed while it ran, by call id (see ``tee``)."""
+        self.journal: Callable[[str, str, Any], None] | None = None
+        """Told of each step as it is recorded (``kind``, key, entry): a durable run's journal
+        (``runtime/durable``) saves it at once."""
         self.provisional: list[_Provisional] = []
         """Input guardrail results taken from a recording before the run's recording was
         known (input guardrails run before the first model request): checked live at that
@@ -122,6 +125,7 @@ class RunReplay:
             self.position += 1
             self.replayed_calls += 1
             self.new["calls"].append({**call, "id": digest})  # a complete recording either way
+            self._note("call", digest, {k: v for k, v in call.items() if k != "id"})
             return call
         what = f"model request {self.position + 1} of the run is not the recorded one"
         if self.cassette.mode == "strict":
@@ -133,6 +137,7 @@ class RunReplay:
     def _begin(self, digest: str, fields: dict[str, Any]) -> None:
         self.started = True
         self.new.update(key=digest, first=fields, recorded_at=time.time())  # fields: redacted
+        self._note("begin", digest, {"first": fields})
         self.recording = self.cassette.find(digest)
         if self.cassette.mode == "record":  # live; its recording replaces the old one
             self.live = True
@@ -142,6 +147,12 @@ class RunReplay:
         nearest = self.cassette.nearest()
         first = nearest.get("first") if nearest is not None else None
         self.changed = changes(first, fields) if isinstance(first, dict) else [NO_RECORDING]
+        if self.cassette.interrupted is not None:  # live now would run finished calls again
+            raise ReplayMismatch(
+                "This run cannot be resumed: it starts differently from the run that was cut off ("
+                + "; ".join(self.changed or [NO_RECORDING])
+                + "). Define its tools, instructions and model as they were, then resume again."
+            )
         if self.cassette.mode == "strict":
             raise ReplayMismatch(
                 "No recording of this run: it changed since it was recorded ("
@@ -151,14 +162,27 @@ class RunReplay:
         self.live = True
 
     def record_call(self, digest: str, response: ModelResponse) -> None:
-        self.new["calls"].append(
-            {
-                "id": digest,
-                "output": redact_secrets([_dump(item) for item in response.output]),
-                "usage": response.usage.totals(),
-                "response_id": response.response_id,
-            }
-        )
+        entry = {
+            "output": redact_secrets([_dump(item) for item in response.output]),
+            "usage": response.usage.totals(),
+            "response_id": response.response_id,
+        }
+        self.new["calls"].append({"id": digest, **entry})
+        self._note("call", digest, entry)
+
+    def _note(self, kind: str, key: str, entry: Any) -> None:
+        if self.journal is not None:
+            self.journal(kind, key, entry)
+
+    def call_started(self, call_id: str) -> None:
+        """Call ``call_id`` starts running (a durable run's journal marks it)."""
+        self._note("started", call_id, None)
+
+    def outcome_unknown(self, call_id: str) -> bool:
+        """Whether call ``call_id`` was running when the run this one resumes was cut off: it
+        may or may not have done its work, so a person decides whether it runs again."""
+        interrupted = self.cassette.interrupted
+        return self.replaying and interrupted is not None and call_id in interrupted
 
     # -- tool calls and approvals ------------------------------------------------------------
 
@@ -181,7 +205,8 @@ class RunReplay:
         if not self.replaying:
             return None
         policy = tool.replay if tool is not None else None
-        if (policy or self.cassette.replay_tools) == "run":
+        resuming = self.cassette.interrupted is not None  # a finished call never runs again
+        if not resuming and (policy or self.cassette.replay_tools) == "run":
             return None
         entry = self._recorded("tools", call_id)
         if entry is None or not isinstance(entry.get("item"), dict):
@@ -211,6 +236,7 @@ class RunReplay:
         if self.printed.get(call_id):
             entry["printed"] = redact_secrets(self.printed[call_id])
         self.new["tools"][call_id] = entry
+        self._note("tool", call_id, entry)
         recorded = self._recorded("tools", call_id) if self.replaying else None
         if recorded is not None and recorded.get("item") != entry["item"]:
             self.differences.append(f"{call_id}: the tool's output differs from the recording")
@@ -248,6 +274,7 @@ class RunReplay:
         if shown and not self.own:
             entry["foreign"] = True
         self.new["approvals"][call_id] = entry
+        self._note("approval", call_id, entry)
 
     def _recorded(self, part: str, call_id: str) -> dict[str, Any] | None:
         entries = (self.recording or {}).get(part)
@@ -309,6 +336,7 @@ class RunReplay:
             info = repr(output.output_info)
         entry = {"tripwire": bool(output.tripwire_triggered), "info": redact_secrets(info)}
         self.new.setdefault("guardrails", {})[digest] = entry
+        self._note("guardrail", digest, entry)
 
     async def settle(self) -> None:
         """Check live the input guardrails whose results came from a recording that is not

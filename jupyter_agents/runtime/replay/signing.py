@@ -27,7 +27,9 @@ __all__ = [
     "SIGNATURE",
     "inserted_mark",
     "is_inserted_mark",
+    "is_journal_mac",
     "is_signed",
+    "journal_mac",
     "jupyter_data_dir",
     "secret_path",
     "sign",
@@ -92,6 +94,17 @@ def inserted_mark(source: str) -> str:
 def is_inserted_mark(mark: object, source: str) -> bool:
     """Whether ``mark`` is this person's mark for a cell holding ``source``."""
     return isinstance(mark, str) and hmac.compare_digest(mark, inserted_mark(source))
+
+
+def journal_mac(text: str) -> str:
+    """The mark of one row of a run's journal (``runtime/durable``): keyed with the person's
+    secret, so a journal someone else wrote, or changed, offers nothing to resume."""
+    return hmac.new(_secret(), ("journal\0" + text).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def is_journal_mac(mark: object, text: str) -> bool:
+    """Whether ``mark`` is this person's mark for journal row ``text``."""
+    return isinstance(mark, str) and hmac.compare_digest(mark, journal_mac(text))
 
 
 def _digest(recording: dict[str, Any]) -> str:
