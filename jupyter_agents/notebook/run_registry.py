@@ -33,6 +33,9 @@ __all__ = ["RunRecord", "RunRegistry"]
 KEEP_FINISHED = 30
 """Finished runs kept in the list (the newest)."""
 
+CUT_OFF = "cut off"
+"""The status of a run a kernel restart or crash cut off (it can be resumed)."""
+
 ARGUMENTS_PREVIEW = 200
 """Characters of a waiting call's arguments shown outside the cell."""
 
@@ -67,11 +70,13 @@ class RunRecord:
     view: LiveView | None = field(default=None, repr=False)
     view_ref: ViewRef | None = None
     """Where the run's card is, for pages that did not start the run (null: no widget)."""
+    resume: str | None = None
+    """A run a crash cut off: the id ``%agent resume`` takes."""
     stop: Callable[[], None] | None = field(default=None, repr=False)
 
     def to_json(self) -> RunReport:
         """The record as a JSON-ready dict (what the frontend gets)."""
-        return {
+        report: RunReport = {
             "id": self.run_id,
             "cell": self.cell_id,
             "agent": self.agent,
@@ -88,6 +93,9 @@ class RunRecord:
             "background_calls": [{"call": c, "tool": t} for c, t in self.background.items()],
             "view": self.view_ref,
         }
+        if self.resume is not None:
+            report["resume"] = self.resume
+        return report
 
     @property
     def live(self) -> bool:
@@ -158,6 +166,25 @@ class RunRegistry:
                 del self._runs[key]
         self._changed(record)
         return record
+
+    def cut_off(self, run_id: str, cell_id: str, agent: str, started: float) -> None:
+        """List a run a kernel restart or crash cut off (journal run ``run_id``), which
+        ``%agent resume`` continues; listed again, nothing changes."""
+        key = f"cut-{run_id}"
+        if key in self._runs:
+            return
+        record = RunRecord(key, cell_id, agent, "", started=started, status=CUT_OFF)
+        record.ended, record.resume = started, run_id
+        with self._lock:
+            self._runs[key] = record
+        self._changed(record)
+
+    def resumed(self, run_id: str) -> None:
+        """The cut-off run ``run_id`` was resumed (its new run is listed on its own)."""
+        record = self._runs.get(f"cut-{run_id}")
+        if record is not None and record.resume is not None:
+            record.status, record.resume = "resumed", None
+            self._changed(record)
 
     def update(self, record: RunRecord, **changes: Any) -> None:
         """Change some facts of ``record`` (status, tokens, cost, tool_calls, plan, stop)."""

@@ -137,6 +137,9 @@ class RunReport(TypedDict):
     wait: Wait | None
     background_calls: list[BackgroundCall]
     view: ViewRef | None
+    resume: NotRequired[str]
+    """Set on a run a kernel restart or crash cut off (status ``cut off``): the id
+    ``%agent resume`` takes to continue it."""
 
 
 # -- kernel → frontend -----------------------------------------------------------------------

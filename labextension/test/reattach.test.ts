@@ -214,3 +214,13 @@ describe('putting cards back', () => {
     assert.deepEqual(p.cells[0].outputs.items[0].data, { 'text/plain': 'Again.' });
   });
 });
+
+describe('a run a restart cut off', () => {
+  it('keeps the id that resumes it, when it is 32 hex digits', () => {
+    const cut = { ...RUN, status: 'cut off', ended: 1000, view: null, resume: MODEL };
+    assert.equal(parseRun(cut)?.resume, MODEL);
+    for (const resume of ['abc', `${MODEL}; rm -rf /`, 7, null]) {
+      assert.equal(parseRun({ ...cut, resume })?.resume, undefined);
+    }
+  });
+});

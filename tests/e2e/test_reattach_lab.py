@@ -104,3 +104,52 @@ def test_a_running_cell_closed_and_reopened_shows_its_card_in_the_dark_theme(
         expect(lab.outputs(2)).to_have_text("[]")  # rejected: nothing was sent
         set_theme(lab, False)
         assert lab.errors == [], lab.errors
+
+
+ANSWERS_FROM_THE_REQUEST = """
+def answer(request):  # from the request, not in turn: a restarted kernel's model starts again
+    outputs = [i for i in request.input if isinstance(i, dict) and "output" in i]
+    if outputs:
+        return text("Sent. All done.")
+    return [
+        text("Drafting the note to Ana first. "),
+        tool_call("send_email", {"to": "ana@example.com", "body": "Hi"}, call_id="e1"),
+    ]
+
+%agent model ScriptedModel(respond=answer)"""
+
+
+def test_a_run_cut_off_by_a_restart_is_resumed_from_the_runs_panel(session: Session) -> None:
+    cells = [SETUP + ANSWERS_FROM_THE_REQUEST, "%%agent\nEmail Ana.", "sent"]
+    with session.lab("e2e-resume-panel") as lab:
+        lab.write_notebook("resume.ipynb", cells)
+        lab.open("resume.ipynb")
+        lab.run_cell(0)
+        expect(lab.prompt(0)).to_have_text(DONE)
+        lab.run_cell(1)
+        expect(lab.cell(1).locator(".ja-tool.ja-st-waiting")).to_be_visible()
+        status = lab.page.locator(".ja-runs-status")
+        expect(status).to_have_text("1 running · 1 waiting")
+        lab.menu("Kernel", "Restart Kernel…")
+        lab.page.locator(".jp-Dialog .jp-mod-accept").click()
+        expect(status).to_be_hidden()  # the kernel restarted: its runs are gone from the page
+        lab.ready.clear()
+        lab.wait_for_kernel("resume.ipynb")
+        lab.run_cell(0)  # the tools and the model, defined again
+        expect(lab.outputs(0)).to_contain_text("1 run was cut off")
+        lab.page.get_by_role("tab", name="Agents").click()
+        item = lab.page.locator("#jupyter-agents-runs .ja-run-item").filter(has_text="cut off")
+        expect(item).to_have_count(1)
+        lab.screenshot("resume-panel")
+        item.get_by_role("button", name="Resume").click()
+        resumed = lab.cell(2)  # a `%agent resume` cell, inserted below the run's cell and run
+        expect(resumed.locator(".cm-content")).to_have_text(
+            re.compile(r"^%agent resume [0-9a-f]{8}$")
+        )
+        card = resumed.locator(".ja-tool.ja-st-waiting")
+        expect(card).to_be_visible()  # the email was never sent: it is asked for again
+        card.get_by_role("button", name="Approve", exact=True).click()
+        expect(resumed.locator(".jp-OutputArea")).to_contain_text("Sent. All done.")
+        lab.run_cell(3)
+        expect(lab.outputs(3)).to_have_text(re.compile(r"\['ana@example.com'\]"))
+        assert lab.errors == [], lab.errors

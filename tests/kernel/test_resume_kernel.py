@@ -7,6 +7,7 @@ uninterrupted run gives. A call running when the kernel died is asked about firs
 from __future__ import annotations
 
 import os
+import re
 import signal
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 from .conftest import kernel_value
 from .frontend import Frontend
 from .test_agent_cells import decide, start, waiting_for
+from .test_runs_comm import TARGET, latest
 
 pytestmark = pytest.mark.kernel
 
@@ -56,6 +58,7 @@ def respond(request):
 %agent model ScriptedModel(respond=respond)
 '''
 CELL = "%%agent\nReport on the rows."
+CELL_ID = "report-cell"
 FINAL = "Done: 42 rows, and the report is written."
 
 
@@ -63,6 +66,15 @@ def counts(work: Path) -> tuple[int, int]:
     path = work / "count"
     words = path.read_text().split() if path.exists() else []
     return words.count("fetch"), words.count("report")
+
+
+def report(fe: Frontend, comm: str, run_id: str) -> dict[str, Any]:
+    """The newest report the runs comm sent of run ``run_id``."""
+    found: dict[str, Any] = {}
+    for data in fe.comm_messages(comm):
+        runs = data.get("runs", []) if data.get("type") == "snapshot" else [data.get("run")]
+        found = next((r for r in runs if r and r["id"] == run_id), found)
+    return found
 
 
 def final_output(fe: Frontend) -> Any:
@@ -74,7 +86,9 @@ def test_a_killed_kernel_resumes_the_run_without_repeating_finished_calls(tmp_pa
     try:
         banner = fe.run(SETUP.format(work=str(tmp_path)), timeout=60)
         assert banner["content"]["status"] == "ok"
-        _, comm = start(fe, CELL)
+        before = len(fe.run_widgets())
+        fe.execute(CELL, cell_id=CELL_ID)
+        comm = fe.widget(before)
         fe.hello(comm)
         waiting_for(fe, comm, "b1")  # fetch_rows ran; write_report waits for a person
         assert counts(tmp_path) == (1, 0)
@@ -86,6 +100,9 @@ def test_a_killed_kernel_resumes_the_run_without_repeating_finished_calls(tmp_pa
         assert fe.reply(setup, timeout=60)["content"]["status"] == "ok"
         said = fe.stdout(setup)
         assert "1 run was cut off by a kernel restart or crash" in said, said
+        panel = fe.open_comm(TARGET)  # the runs panel lists it, with the id that resumes it
+        listed = fe.wait_for(lambda: latest(fe, panel, CELL_ID), what="the cut-off run")
+        assert listed["status"] == "cut off" and re.fullmatch("[0-9a-f]{32}", listed["resume"])
 
         resumed, comm = start(fe, "%agent resume")
         fe.hello(comm)
@@ -95,6 +112,7 @@ def test_a_killed_kernel_resumes_the_run_without_repeating_finished_calls(tmp_pa
         fe.run("result = await _")
         assert kernel_value(fe, "result.final_output") == FINAL
         assert counts(tmp_path) == (1, 1)  # fetch_rows did not run again
+        fe.wait_for(lambda: report(fe, panel, listed["id"])["status"] == "resumed", what="resumed")
         replayed = fe.state(comm)["blocks"]
         assert any(b.get("replayed") for b in replayed if b.get("call_id") == "a1"), replayed
         again = fe.execute("%agent resume")

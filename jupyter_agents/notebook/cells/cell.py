@@ -336,8 +336,10 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
     )
     run.view.on_stop = run.result.cancel
     host.runs.update(_record(run), stop=run.result.cancel)
-    if run.resume is not None and durable is not None:  # the new journal holds it all now
-        durable.journal.end(run.resume.run_id, "resumed")
+    if run.resume is not None:
+        host.runs.resumed(run.resume.run_id)
+        if durable is not None:  # the new journal holds it all now
+            durable.journal.end(run.resume.run_id, "resumed")
 
 
 def _saved_as(opts: CellOptions, run: _Prepared) -> dict[str, Any]:

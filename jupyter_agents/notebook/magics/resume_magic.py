@@ -43,10 +43,14 @@ def resume_magic(host: NotebookHost, words: list[str]) -> Any:
 
 
 def cut_off_banner(host: NotebookHost) -> str | None:
-    """The line ``%load_ext`` prints when runs of this folder were cut off."""
+    """The line ``%load_ext`` prints when runs of this folder were cut off (each is listed
+    for the runs panel, whose Resume runs ``%agent resume RUN`` below its cell)."""
     runs = host.cut_off()
     if not runs:
         return None
+    for run in runs:
+        cell = str(run.meta.get("cell") or "")
+        host.runs.cut_off(run.run_id, cell, str(run.meta.get("agent") or "notebook"), run.started)
     what = "1 run was" if len(runs) == 1 else f"{len(runs)} runs were"
     return (
         f"jupyter_agents: {what} cut off by a kernel restart or crash; define the agent's "

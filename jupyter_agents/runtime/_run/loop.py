@@ -289,12 +289,16 @@ class RunLoop:
             raise
         finally:
             self._end_trace(error)
-            if self.run_config.durable is not None:
-                self.run_config.durable.end(self._ending(error))
+            ending = self._ending(error)
+            if self.run_config.durable is not None and ending is not None:
+                self.run_config.durable.end(ending)
 
-    def _ending(self, error: BaseException | None) -> str:
-        """How the run ended, for its journal."""
-        if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit)):
+    def _ending(self, error: BaseException | None) -> str | None:
+        """How the run ended, for its journal; None when it did not end but was dropped (its
+        process shutting down, say: a restarted kernel's run can be resumed)."""
+        if isinstance(error, GeneratorExit):
+            return None
+        if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):
             return "cancelled"
         if error is not None:
             return "failed"

@@ -98,6 +98,7 @@ export type RunReport = {
   wait: Wait | null;
   background_calls: BackgroundCall[];
   view: ViewRef | null;
+  resume?: string;
 };
 
 /**

@@ -13,6 +13,8 @@ import { elapsed, planText, STATUS_LABELS, waitText } from './summary';
 /** What the panel asks of the rest of the extension. */
 export interface PanelActions {
   show(run: Run): void;
+  /** Continue a run a restart cut off (a `%agent resume` cell below its cell). */
+  resume(run: Run): void;
   notebookName(run: Run): string;
 }
 
@@ -120,6 +122,16 @@ export class RunsPanel extends Widget {
     const show = row.appendChild(el('button', 'jp-Button jp-mod-styled ja-run-show', 'Show'));
     show.title = 'Scroll to the cell of this run';
     show.onclick = () => this._actions.show(run);
+    if (run.resume) {
+      const resume = row.appendChild(
+        el('button', 'jp-Button jp-mod-styled jp-mod-accept ja-run-resume', 'Resume')
+      );
+      resume.title = 'Continue this run where it was cut off: its finished tool calls do not run again';
+      resume.onclick = () => {
+        resume.disabled = true;
+        this._actions.resume(run);
+      };
+    }
     if (run.ended === null) {
       const stop = row.appendChild(el('button', 'jp-Button jp-mod-styled ja-run-stop', 'Stop'));
       stop.onclick = () => {

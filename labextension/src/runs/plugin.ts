@@ -104,8 +104,25 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
       return cell.bottom > view.top && cell.top < view.bottom && cell.height > 0;
     };
 
+    const resume = (run: Run) => {
+      const panel = panelOf(run);
+      if (!panel || !run.resume) {
+        return;
+      }
+      app.shell.activateById(panel.id);
+      const found = findCell(panel, run);
+      panel.content.activeCellIndex = found ? found.index : panel.content.widgets.length - 1;
+      NotebookActions.insertBelow(panel.content);
+      const cell = panel.content.activeCell;
+      if (cell && cell.model.type === 'code') {
+        cell.model.sharedModel.setSource(`%agent resume ${run.resume.slice(0, 8)}`);
+        void NotebookActions.run(panel.content, panel.sessionContext);
+      }
+    };
+
     const runsPanel = new RunsPanel(model, {
       show,
+      resume,
       notebookName: run => panelOf(run)?.title.label ?? 'a notebook'
     });
     runsPanel.title.label = 'Agents';

@@ -23,7 +23,9 @@ import {
 } from './contract';
 
 /** One `%%agent` run as the kernel reports it (`RunReport`), as this extension keeps it. */
-export interface RunInfo extends Omit<RunReport, 'plan' | 'wait' | 'background_calls'> {
+export interface RunInfo extends Omit<RunReport, 'plan' | 'wait' | 'background_calls' | 'resume'> {
+  /** A run a kernel restart or crash cut off: the id `%agent resume` takes (32 hex). */
+  resume?: string;
   /** Left out until the run has a plan. */
   plan?: PlanProgress;
   /** What the run waits for, from 5 s into a wait until it ends; left out otherwise. */
@@ -148,6 +150,9 @@ export function parseRun(received: unknown): RunInfo | null {
   const wait = parseWait(x.wait);
   if (wait) {
     run.wait = wait;
+  }
+  if (isString(x.resume) && ID.test(x.resume)) {
+    run.resume = x.resume;
   }
   const background = Array.isArray(x.background_calls)
     ? x.background_calls.filter(

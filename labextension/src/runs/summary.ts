@@ -73,7 +73,9 @@ export const STATUS_LABELS: Record<string, string> = {
   background: 'in background',
   done: 'done',
   failed: 'failed',
-  cancelled: 'stopped'
+  cancelled: 'stopped',
+  'cut off': 'cut off by a restart',
+  resumed: 'resumed'
 };
 
 /** What each mode lets the notebook's agent do (the status bar item's and commands' captions;
