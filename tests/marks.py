@@ -92,6 +92,7 @@ PATH_MARKS: dict[str, tuple[str, ...]] = {
     "tests/mcp/test_modes_mcp.py": ("mcp_servers",),
     "tests/mcp/test_servers.py": ("mcp_servers",),
     "tests/mcp/test_tasks_client.py": ("mcp_servers",),
+    "tests/mcp/test_tasks_kernel.py": ("kernel",),
     "tests/mcp/test_third_party_servers.py": ("mcp_servers",),
     **{
         f"tests/security/test_mcp_attacks.py::{name}": ("mcp_servers",)
