@@ -160,7 +160,8 @@ async def test_our_client_calls_a_served_tool_as_a_task_with_its_progress_on_the
         tool_progress_sink.reset(token)
     assert model.requests[1].input[-1]["output"] == "crunched"
     assert [task["status"] for task in listed["tasks"]] == ["completed"]
-    assert "crunching (4/5)" in [message for *_, message in reports]
+    assert "crunching (4/5)" in [message for *_, message in reports]  # polled
+    assert ("c1", 4.0, 5.0, "crunching (4/5)") in reports  # notified: a bar
 
 
 async def test_tasks_cancel_stops_the_served_call() -> None:

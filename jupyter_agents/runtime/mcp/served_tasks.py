@@ -49,6 +49,9 @@ MAX_MESSAGE_CHARS = 200
 Question = tuple[str, dict[str, Any], "asyncio.Future[Any]"]
 """A question waiting for the client's ``tasks/result``: message, form, its answer."""
 
+Report = Callable[[float, "float | None", str], None]
+"""``(done, total, message)``: how far a call has got."""
+
 Run = Callable[
     [str, dict[str, Any], "ServedTask", ClientQuestions], Awaitable[mcp_types.CallToolResult]
 ]
@@ -59,6 +62,7 @@ class TaskServer(Server[Any]):
     """The ``mcp`` SDK's low-level server, saying that it runs tool calls as tasks."""
 
     def get_capabilities(self, *args: Any, **kwargs: Any) -> mcp_types.ServerCapabilities:
+        """The SDK's capabilities, and ``tasks`` (list, cancel, task-augmented tool calls)."""
         tasks = mcp_types.ServerTasksCapability(
             list=mcp_types.TasksListCapability(),
             cancel=mcp_types.TasksCancelCapability(),
@@ -81,19 +85,27 @@ class ServedTask:
     ttl_ms: int
     """How long from its creation it is kept once it ended."""
     created: float = field(default_factory=time.time)
+    """When it was created (seconds since the epoch)."""
     updated: float = field(default_factory=time.time)
+    """When its status or message last changed."""
     status: TaskStatus = "working"
+    """Where it is."""
     message: str | None = None
     """What it is doing (the tool's last progress report, or its question)."""
     result: mcp_types.CallToolResult | None = None
     """The call's result, once it ended (None when cancelled)."""
     work: asyncio.Task[None] | None = None
+    """The call running in the background (on the server's loop)."""
     ended: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once it ended."""
     questions: asyncio.Queue[Question] = field(default_factory=asyncio.Queue)
     """Questions for the client, taken by its next ``tasks/result``."""
+    notify: Report | None = None
+    """Sends the client a progress notification on the token its call gave (any thread)."""
 
     @property
     def terminal(self) -> bool:
+        """Whether it ended (completed, failed or cancelled)."""
         return self.status in TERMINAL
 
     def say(self, message: str | None) -> None:
@@ -106,6 +118,8 @@ class ServedTask:
         """A ``tool_progress_sink``: the tool's reports become the status message."""
         of = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
         self.say(f"{message} ({of})" if message else of)
+        if self.notify is not None:  # the same words as the status, so a card shows one line
+            self.notify(done, total, self.message or "")
 
     def end(self, status: TaskStatus, result: mcp_types.CallToolResult | None) -> None:
         """The task ended (once: a cancelled task stays cancelled)."""
@@ -148,6 +162,8 @@ class ServedTasks:
     def __init__(self, run: Run) -> None:
         self._run = run
         self._tasks: dict[str, ServedTask] = {}
+        self._sending: set[asyncio.Task[None]] = set()
+        """Progress notifications on their way (kept until sent)."""
 
     def install(self, server: Server[Any]) -> None:
         """Answer task-augmented calls and the ``tasks/*`` requests on ``server``."""
@@ -160,7 +176,12 @@ class ServedTasks:
         server.add_request_handler("tasks/list", mcp_types.PaginatedRequestParams, self._list)
 
     def start(
-        self, name: str, arguments: dict[str, Any], requested_ttl: object, can_answer: bool
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        requested_ttl: object,
+        can_answer: bool,
+        notify: Report | None = None,
     ) -> ServedTask:
         """Start a call as a task (on the server's loop)."""
         self._forget_expired()
@@ -173,6 +194,7 @@ class ServedTasks:
         if len(self._tasks) >= MAX_KEPT:
             self._forget_oldest_ended()
         task = ServedTask(secrets.token_hex(16), name, served_ttl_ms(requested_ttl))
+        task.notify = notify
         task.say(f"running {name}")
         questions = ClientQuestions(can_answer, task.ask)
         task.work = asyncio.create_task(self._work(task, arguments, questions), name="mcp task")
@@ -219,10 +241,32 @@ class ServedTasks:
             return await call_next(ctx)
         call = mcp_types.CallToolRequestParams.model_validate(params, by_name=False)
         requested = call.task.ttl if call.task is not None else None
-        task = self.start(
-            call.name, dict(call.arguments or {}), requested, answers_questions(ctx.session)
-        )
+        token = (call.meta or {}).get("progress_token")
+        notify = None if token is None else self._notifier(ctx.session, token)
+        can_answer = answers_questions(ctx.session)
+        task = self.start(call.name, dict(call.arguments or {}), requested, can_answer, notify)
         return {"task": task.wire()}
+
+    def _notifier(self, session: Any, token: str | int) -> Report:
+        """Progress notifications on ``token`` to the client of ``session``, from any thread
+        (sent on the server's loop; one the client can no longer get is dropped)."""
+        loop = asyncio.get_running_loop()
+
+        async def send(done: float, total: float | None, message: str) -> None:
+            try:
+                await session.send_progress_notification(token, done, total, message or None)
+            except Exception:  # the client went away: it still polls the status message
+                pass
+
+        def sent(done: float, total: float | None, message: str) -> None:
+            sending = loop.create_task(send(done, total, message))
+            self._sending.add(sending)
+            sending.add_done_callback(self._sending.discard)
+
+        def report(done: float, total: float | None, message: str) -> None:
+            loop.call_soon_threadsafe(sent, done, total, message)
+
+        return report
 
     async def _get(self, ctx: Any, params: mcp_types.GetTaskRequestParams) -> dict[str, Any]:
         return self._find(params.task_id).wire()
