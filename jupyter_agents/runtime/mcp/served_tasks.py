@@ -237,6 +237,7 @@ class ServedTasks:
             ctx.method != "tools/call"
             or not isinstance(params, Mapping)
             or params.get("task") is None
+            or ctx.session.client_params is None  # not initialised: the SDK refuses it
         ):
             return await call_next(ctx)
         call = mcp_types.CallToolRequestParams.model_validate(params, by_name=False)
