@@ -91,6 +91,8 @@ PATH_MARKS: dict[str, tuple[str, ...]] = {
     "tests/mcp/test_elicitation.py": ("mcp_servers",),
     "tests/mcp/test_modes_mcp.py": ("mcp_servers",),
     "tests/mcp/test_servers.py": ("mcp_servers",),
+    "tests/mcp/test_tasks_client.py": ("mcp_servers",),
+    "tests/mcp/test_tasks_kernel.py": ("kernel",),
     "tests/mcp/test_third_party_servers.py": ("mcp_servers",),
     **{
         f"tests/security/test_mcp_attacks.py::{name}": ("mcp_servers",)
@@ -146,6 +148,7 @@ FIXTURE_MARKS: dict[str, tuple[str, ...]] = {
     "tests.mcp.conftest:demo_command": ("mcp_servers",),
     "tests.mcp.conftest:start_server": ("mcp_servers",),
     "tests.mcp.conftest:everything_command": ("mcp_servers",),
+    "tests.security.test_mcp_task_attacks:hostile_tasks": ("mcp_servers",),
 }
 """Marks for every test that uses a fixture (itself or through the fixtures it uses)."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -20,7 +21,7 @@ from ..runtime.errors import UserError
 from ..runtime.mcp.one_call import CallOutcome, run_one_call
 from ..runtime.mcp.toolbox_server import ToolboxServer
 from ..runtime.run_config import RunConfig
-from ..runtime.tools.live_output import tool_output_sink
+from ..runtime.tools.live_output import tool_output_sink, tool_progress_sink
 from .cells.cell import approval_grace, refuse_if_unseen
 from .host import NotebookHost, current_host
 
@@ -78,6 +79,7 @@ def serve_toolbox(
 
     async def run_here(tool: Any, arguments: dict[str, Any]) -> CallOutcome:
         streaming = tool_output_sink.set(view.tool_output_text)
+        reporting = tool_progress_sink.set(_also(view.tool_progress, tool_progress_sink.get()))
         try:
             return await run_one_call(
                 tool,
@@ -87,6 +89,7 @@ def serve_toolbox(
                 run_config=_policy_config(host),  # as it is now: %agent policy may change
             )
         finally:
+            tool_progress_sink.reset(reporting)
             tool_output_sink.reset(streaming)
 
     async def run_call(tool: Any, arguments: dict[str, Any]) -> CallOutcome:
@@ -155,6 +158,21 @@ def _show(view: Any, event: Any) -> None:
     model's agent."""
     if getattr(event, "type", None) in ("run_item_stream_event", "raw_response_event"):
         view.on_event(event)
+
+
+def _also(
+    show: Callable[[str, float, float | None, str], None],
+    task: Callable[[str, float, float | None, str], None] | None,
+) -> Callable[[str, float, float | None, str], None]:
+    """A progress sink for a served call: its card in the serving cell, and the task it runs
+    as (its status message, which the client polls), if any."""
+
+    def report(call_id: str, done: float, total: float | None, message: str) -> None:
+        show(call_id, done, total, message)
+        if task is not None:
+            task(call_id, done, total, message)
+
+    return report
 
 
 def _policy_config(host: NotebookHost | None) -> RunConfig | None:

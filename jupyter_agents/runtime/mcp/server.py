@@ -32,6 +32,7 @@ from ..tools.function.function_tool import ToolErrorFunction, default_tool_error
 from ._owner import SessionOwner, closed, describe
 from .elicit import Elicitations
 from .results import MAX_RESULT_CHARS
+from .task_client import Progress, TaskCall, raw_request
 from .untrusted import first_problem
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ class MCPServer(abc.ABC):
         failure_error_function: ToolErrorFunction | None = default_tool_error_function,
         tool_timeout_seconds: float | None = None,
         max_result_chars: int | None = MAX_RESULT_CHARS,
+        use_tasks: bool = True,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise UserError("An MCP server needs a non-empty name (name='...').")
@@ -115,6 +117,11 @@ class MCPServer(abc.ABC):
         run); the session's ``client_session_timeout_seconds`` does not apply to calls."""
         self.max_result_chars = max_result_chars
         """Characters of a call's result the model gets (head and tail; None: all of it)."""
+        self.use_tasks = use_tasks
+        """Call the tools that may run as tasks as tasks, when the server runs calls as tasks
+        (see ``task_client``): a long call then outlives any one request and a reconnect."""
+        self._task_progress: dict[str, Progress] = {}
+        """The progress tokens of the task calls in flight, and where their progress goes."""
         self._elicitations = Elicitations(name)
         """Answers the server's questions (``elicitation/create``) during a tool call."""
         self._owner: SessionOwner | None = None
@@ -192,33 +199,20 @@ class MCPServer(abc.ABC):
         *,
         timeout_seconds: float | None = None,
     ) -> mcp_types.CallToolResult:
-        """Call a tool; ``on_progress`` gets the server's progress notifications (on the
-        caller's loop). It may take ``timeout_seconds`` (``math.inf``: no limit), by default
-        ``tool_timeout_seconds``, else the run's default tool timeout (600 s)."""
+        """Call a tool (as a task when the server and the tool allow it, see ``use_tasks``);
+        ``on_progress`` gets the server's progress notifications and a task's status messages
+        (on the caller's loop). It may take ``timeout_seconds`` (``math.inf``: no limit), by
+        default ``tool_timeout_seconds``, else the run's default tool timeout (600 s)."""
         limit = timeout_seconds
         if limit is None:
             limit = self.tool_timeout_seconds
         if limit is None:
             limit = DEFAULT_TOOL_TIMEOUT
-        progress: Any = None
-        if on_progress is not None:
-            caller = asyncio.get_running_loop()
-
-            async def progress(done: float, total: float | None, message: str | None) -> None:
-                caller.call_soon_threadsafe(on_progress, done, total, message)
-
-        async def call(session: ClientSession) -> mcp_types.CallToolResult:
-            result: mcp_types.CallToolResult = await session.call_tool(
-                tool_name,
-                arguments,
-                read_timeout_seconds=limit,
-                progress_callback=progress,
-                meta=cast(Any, meta),
-            )
-            return result
-
+        forward = None if on_progress is None else _on_this_loop(on_progress)
         with self._elicitations.asking(asker.get()):
-            return await on_background_loop(self._request(f"tool {tool_name!r}", call, limit=limit))
+            return await on_background_loop(
+                self._call(tool_name, arguments or {}, meta, forward, limit)
+            )
 
     async def list_resources(self) -> mcp_types.ListResourcesResult:
         """The server's resources."""
@@ -296,11 +290,77 @@ class MCPServer(abc.ABC):
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
             self._tools_stale = True
+        if isinstance(message, mcp_types.ProgressNotification):  # a task call's, after its answer
+            token = message.params.progress_token
+            route = self._task_progress.get(token) if isinstance(token, str) else None
+            if route is not None:
+                said = message.params
+                route(said.progress, said.total, said.message)
         if self.message_handler is not None:
             try:
                 await self.message_handler(message)
             except Exception:
                 logger.exception("the message_handler of MCP server %r raised", self.name)
+
+    async def _call(
+        self,
+        tool_name: str,
+        arguments: dict[str, Any],
+        meta: dict[str, Any] | None,
+        forward: Progress | None,
+        limit: float,
+    ) -> mcp_types.CallToolResult:
+        """One call, as a task when both the server and the tool allow it."""
+        if self._runs_as_task(tool_name, await self._ensure_session()):
+            timeout = self.client_session_timeout_seconds
+            task = TaskCall(
+                self.name,
+                tool_name,
+                self._raw,
+                self._error,
+                timeout if timeout is not None else 30.0,  # a poll or a cancel must end
+                forward,
+                self._task_progress,
+            )
+            return await task.run(arguments, meta, limit)
+        progress: Any = None
+        if forward is not None:
+
+            async def progress(done: float, total: float | None, message: str | None) -> None:
+                forward(done, total, message)
+
+        async def call(session: ClientSession) -> mcp_types.CallToolResult:
+            result: mcp_types.CallToolResult = await session.call_tool(
+                tool_name,
+                arguments,
+                read_timeout_seconds=limit,
+                progress_callback=progress,
+                meta=cast(Any, meta),
+            )
+            return result
+
+        return await self._request(f"tool {tool_name!r}", call, limit=limit)
+
+    def _runs_as_task(self, tool_name: str, session: ClientSession) -> bool:
+        """Whether the server runs tool calls as tasks and its last listing lets this tool
+        run as one (the specification's ``taskSupport``: ``optional`` or ``required``)."""
+        capabilities = session.server_capabilities
+        tasks = capabilities.tasks if capabilities is not None else None
+        requests = tasks.requests if tasks is not None else None
+        tools = requests.tools if requests is not None else None
+        if not self.use_tasks or tools is None or tools.call is None:
+            return False
+        tool = next((t for t in self._tools or () if t.name == tool_name), None)
+        execution = tool.execution if tool is not None else None
+        return execution is not None and execution.task_support in ("optional", "required")
+
+    async def _raw(
+        self, what: str, method: str, params: dict[str, Any], timeout: float
+    ) -> dict[str, Any]:
+        """One request of a task call, its answer unchecked (``task_client`` checks it)."""
+        return await self._request(
+            what, lambda session: raw_request(session, method, params, timeout), limit=timeout
+        )
 
     async def _list_tools(self) -> list[mcp_types.Tool]:
         if self.cache_tools_list and not self._tools_stale and self._tools is not None:
@@ -382,6 +442,16 @@ class MCPServer(abc.ABC):
 
     def _error(self, message: str) -> MCPServerError:
         return MCPServerError(message, self.name, self.stderr_tail())
+
+
+def _on_this_loop(on_progress: Progress) -> Progress:
+    """``on_progress``, called on the caller's loop from whichever thread reports."""
+    caller = asyncio.get_running_loop()
+
+    def forward(done: float, total: float | None, message: str | None) -> None:
+        caller.call_soon_threadsafe(on_progress, done, total, message)
+
+    return forward
 
 
 @atexit.register

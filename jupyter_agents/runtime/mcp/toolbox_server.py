@@ -6,7 +6,8 @@ through the run loop (``run_one_call``) under the ``run_config`` given (the run-
 approval policy, sandbox, workspace and network of ``%agent policy``), so a tool that needs
 approval asks, through the ``approval_handler`` given, before it runs; without one such calls
 are refused. Any tool the run executes can be served: function tools, class-based tools,
-shells.
+shells. Every tool may be called as a task (``served_tasks``): a client that asks for one gets
+it at once and polls for the result, so a call longer than its requests' timeout ends well.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp import types as mcp_types
-from mcp.server.lowlevel.server import Server
 
 from ..approvals import ApprovalDecision, ApprovalHandler
 from ..background_loop import run_on_background_loop
@@ -29,8 +29,10 @@ from ..errors import UserError
 from ..run_config import RunConfig
 from ..tools.base_tool import one_line_tool_error
 from ..tools.kinds import ToolCapabilities, kind_for_tool
+from ..tools.live_output import tool_progress_sink
 from .one_call import CallOutcome, run_one_call
 from .served_questions import ClientQuestions, served_client
+from .served_tasks import ServedTask, ServedTasks, TaskServer
 
 __all__ = ["ToolboxServer"]
 
@@ -89,6 +91,8 @@ class ToolboxServer:
         self._task: asyncio.Task[None] | None = None
         self.calls = 0
         """How many calls were answered."""
+        self.tasks = ServedTasks(self._run_task)
+        """The calls run as tasks."""
 
     # -- public --------------------------------------------------------------------------
 
@@ -145,21 +149,43 @@ class ToolboxServer:
 
     async def _list_tools(self, ctx: Any, params: Any) -> mcp_types.ListToolsResult:
         listed = []
+        may_be_a_task = mcp_types.ToolExecution(task_support="optional")
         for tool in sorted(self.tools(), key=lambda t: t.name):
             description, schema = _offered(tool)
             listed.append(
-                mcp_types.Tool(name=tool.name, description=description, input_schema=schema)
+                mcp_types.Tool(
+                    name=tool.name,
+                    description=description,
+                    input_schema=schema,
+                    execution=may_be_a_task,
+                )
             )
         return mcp_types.ListToolsResult(tools=listed)
 
     async def _call_tool(self, ctx: Any, params: Any) -> mcp_types.CallToolResult:
-        tool = next((t for t in self.tools() if t.name == params.name), None)
+        arguments = dict(params.arguments or {})
+        return await self._answer(params.name, arguments, ClientQuestions.of_request(ctx))
+
+    async def _run_task(
+        self, name: str, arguments: dict[str, Any], task: ServedTask, questions: ClientQuestions
+    ) -> mcp_types.CallToolResult:
+        """A call run as ``task``: the tool's progress reports become its status message."""
+        reporting = tool_progress_sink.set(task.progress)
+        try:
+            return await self._answer(name, arguments, questions)
+        finally:
+            tool_progress_sink.reset(reporting)
+
+    async def _answer(
+        self, name: str, arguments: dict[str, Any], questions: ClientQuestions
+    ) -> mcp_types.CallToolResult:
+        """Run one call of the tool called ``name``; its questions go to ``questions``."""
+        tool = next((t for t in self.tools() if t.name == name), None)
         if tool is None:
             names = ", ".join(sorted(t.name for t in self.tools())) or "none"
-            return _error(f"No tool named {params.name!r}; the tools are: {names}.")
-        arguments = dict(params.arguments or {})
+            return _error(f"No tool named {name!r}; the tools are: {names}.")
         runner = self._run_call or self._run_here
-        token = served_client.set(ClientQuestions(ctx))  # its questions go to this client
+        token = served_client.set(questions)  # its questions go to this client
         try:
             outcome = await runner(tool, arguments)
         except Exception as e:  # a tool set to raise, a policy error: the client is told
@@ -183,7 +209,8 @@ class ToolboxServer:
     async def _start(self) -> None:
         import uvicorn
 
-        server = Server(self.name, on_list_tools=self._list_tools, on_call_tool=self._call_tool)
+        server = TaskServer(self.name, on_list_tools=self._list_tools, on_call_tool=self._call_tool)
+        self.tasks.install(server)
         app = _BearerGate(server.streamable_http_app(host=self.host), self.token)
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -206,6 +233,7 @@ class ToolboxServer:
             await asyncio.sleep(0.01)
 
     async def _stop(self) -> None:
+        self.tasks.cancel_all()
         server, task = self._uvicorn, self._task
         if server is None or task is None:
             return
