@@ -40,6 +40,10 @@ if TYPE_CHECKING:  # imported where used: the extension loads without the runtim
     from .cells.conversation import Conversation
     from .magics.session_magic import SessionStore
 
+JOURNAL = Path(".jupyter_agents") / "runs.sqlite"
+"""Where ``runtime.durable`` keeps the runs' journal (its ``DEFAULT_JOURNAL``), relative to the
+working folder."""
+
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
     "ChosenAgent",
@@ -382,11 +386,7 @@ class NotebookHost:
 
     def cut_off(self) -> list[CutOffRun]:
         """The runs of this folder cut off by a crash or a restart (none when not saved)."""
-        if not self.durable:
-            return []
-        from ..runtime.durable import DEFAULT_JOURNAL
-
-        if not (Path.cwd() / DEFAULT_JOURNAL).exists():  # (no SQLite opened at load)
+        if not self.durable or not (Path.cwd() / JOURNAL).exists():  # (nothing imported at load)
             return []
         try:
             return self.journal().cut_off()

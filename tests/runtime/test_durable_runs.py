@@ -155,3 +155,10 @@ def test_a_journal_that_is_not_sqlite_says_what_to_do(tmp_path: Path) -> None:
     path.write_bytes(b"not a database" * 100)
     with pytest.raises(UserError, match="not a usable SQLite file"):
         RunJournal(path).begin({})
+
+
+def test_the_notebook_looks_for_the_journal_where_it_is_kept() -> None:
+    from jupyter_agents.notebook.host import JOURNAL
+    from jupyter_agents.runtime.durable import DEFAULT_JOURNAL
+
+    assert JOURNAL == DEFAULT_JOURNAL  # (the host names it without importing the journal)

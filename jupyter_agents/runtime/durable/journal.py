@@ -21,18 +21,18 @@ import os
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._util import STATE_FOLDER, make_state_folder
 from .._wal import switch_to_wal
 from ..errors import UserError
-from ..replay import Cassette
-from ..replay.signing import is_journal_mac, journal_mac
+
+if TYPE_CHECKING:  # (``%load_ext`` reads the journal: the replay machinery loads when used)
+    from ..replay import Cassette
 
 __all__ = ["DEFAULT_JOURNAL", "CutOffRun", "JournalRun", "RunJournal"]
 
@@ -90,7 +90,9 @@ class RunJournal:
 
     def begin(self, meta: dict[str, Any]) -> JournalRun:
         """Start the journal of a new run; ``meta`` says what the run is (JSON)."""
-        run_id = uuid.uuid4().hex
+        from ..replay.signing import journal_mac
+
+        run_id = os.urandom(16).hex()
         text = json.dumps(meta, ensure_ascii=False, sort_keys=True, default=repr)
         with self._use() as db, db:
             db.execute(
@@ -107,6 +109,8 @@ class RunJournal:
 
     def add(self, run_id: str, seq: int, kind: str, key: str, data: str) -> None:
         """Write one step of run ``run_id`` (committed at once)."""
+        from ..replay.signing import journal_mac
+
         mark = journal_mac(f"{run_id}\0{seq}\0{kind}\0{key}\0{data}")
         with self._use() as db, db:
             db.execute(
@@ -133,7 +137,11 @@ class RunJournal:
             ).fetchall()
         found = []
         for run_id, meta, pid, started, mark in rows:
-            if _alive(pid) or not is_journal_mac(mark, _head(run_id, pid, meta)):
+            if _alive(pid):
+                continue
+            from ..replay.signing import is_journal_mac  # (only for a run that may be cut off)
+
+            if not is_journal_mac(mark, _head(run_id, pid, meta)):
                 continue
             run = self._read(run_id, json.loads(meta), started)
             if run is not None:
@@ -141,6 +149,8 @@ class RunJournal:
         return found
 
     def _read(self, run_id: str, meta: dict[str, Any], started: float) -> CutOffRun | None:
+        from ..replay.signing import is_journal_mac
+
         with self._use() as db:
             steps = db.execute(
                 "SELECT seq, kind, key, data, mac FROM steps WHERE run = ? ORDER BY seq",
@@ -239,6 +249,8 @@ class CutOffRun:
     def cassette(self) -> Cassette:
         """What resumes the run: its recording replayed, then live; finished calls are answered
         from it, and the calls that were running are asked about."""
+        from ..replay import Cassette
+
         return Cassette(mode="replay", runs=[self.recording], interrupted=frozenset(self.running))
 
     def describe(self) -> str:
