@@ -22,7 +22,7 @@ from ..runtime.mcp.one_call import CallOutcome, run_one_call
 from ..runtime.mcp.toolbox_server import ToolboxServer
 from ..runtime.run_config import RunConfig
 from ..runtime.tools.live_output import tool_output_sink, tool_progress_sink
-from .cells.cell import approval_grace, refuse_if_unseen
+from .cells.cell_approvals import approval_grace, refuse_if_unseen
 from .host import NotebookHost, current_host
 
 __all__ = ["serve_magic", "serve_toolbox"]

@@ -100,6 +100,7 @@ def test_help_names_every_setting_a_headless_run_reads(
     read = set()
     for module in (
         "notebook/cells/cell.py",
+        "notebook/cells/cell_approvals.py",
         "notebook/cells/options.py",
         "notebook/cells/cell_replay.py",
     ):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import threading
 from collections.abc import Sequence
 from decimal import Decimal
@@ -14,31 +13,29 @@ from IPython import get_ipython
 from IPython.core.error import UsageError
 
 from ...runtime.agent import Agent
-from ...runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, OnLoop
 from ...runtime.compaction import Compaction, known_window
 from ...runtime.context import ToolContext
 from ...runtime.cost import warm_up_prices
 from ...runtime.durable import CutOffRun
 from ...runtime.items import ToolCallOutputItem
-from ...runtime.modes import Mode, mode_refusal, stricter
+from ...runtime.modes import Mode, stricter
 from ...runtime.project.agents_md import ProjectInstructions
 from ...runtime.replay import Cassette
 from ...runtime.replay.cassette import NO_RECORDING
 from ...runtime.result import RunResultStreaming
 from ...runtime.run import RunConfig, Runner
-from ...runtime.run_config import ToolErrorFormatter, ToolErrorFormatterArgs
 from ...runtime.tools import FunctionTool
 from ...runtime.tools.background import BackgroundCall, background_call_sink
 from ...runtime.tools.live_output import tool_output_sink, tool_progress_sink
 from ...runtime.tools.plan import plan_of
 from ..host import NotebookHost, current_host
 from ..magics.costs import CostEntry
-from ..magics.mode_magic import SWITCH
 from ..run_registry import RunRecord
 from ..view.view_protocol import LiveView
 from ..view.waiting import ToolClock, WaitWatch
 from . import _tool_output
 from .background_run import BackgroundRun
+from .cell_approvals import approval_handler, how_to_switch
 from .cell_replay import cell_cassette, keep_recording
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
@@ -46,7 +43,6 @@ from .prompt import PromptError, interpolate
 __all__ = [
     "AgentRunError",
     "AgentRunInterrupted",
-    "refuse_if_unseen",
     "run_agent_cell",
     "run_beside",
     "say_context",
@@ -56,31 +52,6 @@ __all__ = [
 
 TICK = 0.1
 """Seconds between wake-ups of the kernel loop while a run waits (lets Interrupt land)."""
-
-
-def approval_grace(host: NotebookHost | None = None) -> float:
-    """Seconds a pending approval waits for a frontend to show the run before it is refused:
-    ``JUPYTER_AGENTS_APPROVAL_GRACE``, else the JupyterLab extension's setting, else 5."""
-    if "JUPYTER_AGENTS_APPROVAL_GRACE" in os.environ:
-        return float(os.environ["JUPYTER_AGENTS_APPROVAL_GRACE"])
-    return host.runs.grace if host is not None else 5.0
-
-
-def headless_message(tool_name: str, *, question: bool = False, plan: bool = False) -> str:
-    if plan:
-        return (
-            "nobody can approve it here (no notebook frontend is showing this run), so the run "
-            "ends without acting. Run the cell in JupyterLab to approve, edit or reject the plan"
-        )
-    if question:
-        return (
-            f"No notebook frontend is showing this run, so nobody can answer {tool_name!r}'s "
-            "question; it was skipped. Run the cell interactively to answer it."
-        )
-    return (
-        f"No notebook frontend is showing this run, so nobody can approve {tool_name!r}; the "
-        "call was rejected. Run the cell interactively, or use %%agent --approve auto."
-    )
 
 
 class AgentRunError(Exception):
@@ -126,55 +97,6 @@ def _printing_to_cards(agent: Agent[Any]) -> Agent[Any]:
 
     tools = [wrap(t) if isinstance(t, FunctionTool) else t for t in agent.tools]
     return agent.clone(tools=tools)
-
-
-def _handler(
-    opts: CellOptions, view: LiveView, host: NotebookHost, record: RunRecord
-) -> ApprovalHandler:
-    """Who decides the cell's calls: ``--approve`` says, for calls. Questions (``ask_user``,
-    an MCP server's) are always put to the person, unless ``JUPYTER_AGENTS_ASK=skip``; so is
-    the plan of a run in ``plan`` mode, unless ``--approve deny`` (which rejects it)."""
-    loop = asyncio.get_running_loop()
-
-    def ask(request: ApprovalRequest) -> Any:
-        if request.question is not None and os.environ.get("JUPYTER_AGENTS_ASK") == "skip":
-            return request.skip("JUPYTER_AGENTS_ASK=skip: questions are skipped in this run")
-        if request.question is None and opts.approve == "auto" and not request.plan_review:
-            return ApprovalDecision.approve()  # a plan is the person's to approve, always
-        if request.question is None and opts.approve == "deny":
-            return ApprovalDecision.reject("denied by %%agent --approve deny")
-        waiting = view.inbox(request)
-        host.runs.waiting(record, request, waiting)
-        if request.note is not None:  # why this call is asked (its outcome is unknown)
-            view.add_notice(request.note, "warning")
-        if not view.rendered.is_set():
-            loop.call_later(approval_grace(host), refuse_if_unseen, view, request)
-        return waiting
-
-    return OnLoop(ask)  # it only registers the request: called on the run's loop
-
-
-def how_to_switch(mode: Mode) -> ToolErrorFormatter:
-    """The run's words for a call its ``mode`` refused: they name the ``%agent mode`` line
-    that lets it run (every other message keeps the runtime's words)."""
-
-    def reword(args: ToolErrorFormatterArgs[Any]) -> str | None:
-        return mode_refusal(mode, args.tool_name, SWITCH) if args.kind == "mode_refused" else None
-
-    return reword
-
-
-def refuse_if_unseen(view: LiveView, request: ApprovalRequest) -> None:
-    """Reject ``request`` when no frontend has shown ``view`` by now (a headless run)."""
-    if view.rendered.is_set():
-        return
-    question = request.question is not None
-    message = headless_message(request.tool_name, question=question, plan=request.plan_review)
-    # A skipped question's card says why, a rejected plan's header too; a replay of the run
-    # (which has no notice) reads the same.
-    decided = view.decide(request.request_id, ApprovalDecision.reject(message))
-    if decided and not question and not request.plan_review:
-        view.add_notice(message, "warning")
 
 
 def _make_view(host: NotebookHost, agent: Agent[Any], model_label: str) -> LiveView:
@@ -331,7 +253,7 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
             tool_error_formatter=how_to_switch(run.mode),
             **host.policy.run_config_fields(),
         ),
-        approval_handler=_handler(opts, run.view, host, _record(run)),
+        approval_handler=approval_handler(opts, run.view, host, _record(run)),
         hooks=hooks,
     )
     run.view.on_stop = run.result.cancel
