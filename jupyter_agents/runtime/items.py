@@ -290,6 +290,9 @@ class ModelResponse:
     response_id: str | None = None
     """The provider's id for the response, for server-side conversation state."""
 
+    request_id: str | None = None
+    """The provider's id for the request, when it sent one."""
+
     def to_input_items(self) -> list[TResponseInputItem]:
         """The output as input items for a later request."""
         return [_dump(item) for item in self.output]
