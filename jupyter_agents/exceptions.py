@@ -16,6 +16,7 @@ from .runtime.errors import (
     OutputGuardrailTripwireTriggered,
     ToolInputGuardrailTripwireTriggered,
     ToolOutputGuardrailTripwireTriggered,
+    ToolTimeoutError,
     UserError,
 )
 from .runtime.result import RunErrorDetails
@@ -31,5 +32,6 @@ __all__ = [
     "RunErrorDetails",
     "ToolInputGuardrailTripwireTriggered",
     "ToolOutputGuardrailTripwireTriggered",
+    "ToolTimeoutError",
     "UserError",
 ]

@@ -6,6 +6,6 @@ objects as ``jupyter_agents``'s).
 
 from __future__ import annotations
 
-from .runtime.model_settings import ModelSettings, ToolChoice
+from .runtime.model_settings import MCPToolChoice, ModelSettings, ToolChoice
 
-__all__ = ["ModelSettings", "ToolChoice"]
+__all__ = ["MCPToolChoice", "ModelSettings", "ToolChoice"]

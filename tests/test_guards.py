@@ -398,6 +398,7 @@ KIND_ABILITIES = frozenset({"arguments_problem", "describe_call", "display_argum
 UNDECLARED_READS_ALLOWED = {
     ("notebook/extension.py", "jupyter_agents"): "IPython's input transformers, not tools",
     ("runtime/mcp/results.py", "description"): "an MCP server's content block, not a tool",
+    ("runtime/_run/model_errors.py", "timeout_seconds"): "a model timeout error, not a tool",
 }
 """``getattr`` calls the guard would flag that read something other than a tool, and why."""
 

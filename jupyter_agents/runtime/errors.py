@@ -51,6 +51,7 @@ __all__ = [
     "ToolArgumentsError",
     "ToolInputGuardrailTripwireTriggered",
     "ToolOutputGuardrailTripwireTriggered",
+    "ToolTimeoutError",
     "UserError",
 ]
 
@@ -142,6 +143,19 @@ class ModelTimeoutError(AgentsException):
         super().__init__(message or f"Model call timed out after {timeout_seconds:g} seconds.")
         self.timeout_seconds = timeout_seconds
         """The limit that was reached."""
+
+
+class ToolTimeoutError(AgentsException):
+    """A tool call ran out of time and its tool says so ends the run
+    (``@function_tool(timeout_behavior="raise_exception")``); also what a
+    ``timeout_error_function`` is given."""
+
+    def __init__(self, tool_name: str, timeout_seconds: float) -> None:
+        super().__init__(f"Tool '{tool_name}' timed out after {timeout_seconds:g} seconds.")
+        self.tool_name = tool_name
+        """The tool that ran out of time."""
+        self.timeout_seconds = timeout_seconds
+        """Its limit, in seconds."""
 
 
 class UserError(AgentsException):

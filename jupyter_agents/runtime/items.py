@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
 
+from .tools.outputs import to_model_output
 from .usage import Usage
 
 if TYPE_CHECKING:
@@ -354,5 +355,10 @@ class ItemHelpers:
     def tool_call_output_item(
         cls, tool_call: ResponseFunctionToolCall, output: Any
     ) -> TResponseInputItem:
-        """A ``function_call_output`` input item answering ``tool_call``."""
-        return {"type": "function_call_output", "call_id": tool_call.call_id, "output": output}
+        """A ``function_call_output`` input item answering ``tool_call``: ``output`` as the
+        model sees a tool's return value (a string as it is; ``ToolOutputText``,
+        ``ToolOutputImage``, ``ToolOutputFileContent``, their dict forms or a list of them as
+        ``input_text`` / ``input_image`` / ``input_file`` parts; anything else through
+        ``str()``)."""
+        converted = to_model_output(output)
+        return {"type": "function_call_output", "call_id": tool_call.call_id, "output": converted}

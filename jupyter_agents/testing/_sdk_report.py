@@ -10,6 +10,7 @@ deliberately behaves otherwise: they stay in the share, named with the reason).
 from __future__ import annotations
 
 import datetime
+import fnmatch
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -19,7 +20,15 @@ from typing import Any
 from ._sdk_classify import SdkTestFile
 from ._sdk_record import Outcome
 
-__all__ = ["DIFFERENCES", "MISSING_FEATURES", "FileResult", "Summary", "markdown", "summarise"]
+__all__ = [
+    "DIFFERENCES",
+    "MISSING_FEATURES",
+    "FileResult",
+    "Summary",
+    "difference",
+    "markdown",
+    "summarise",
+]
 
 MISSING_FEATURES: dict[str, str] = {
     "realtime/": "Realtime",
@@ -35,9 +44,49 @@ MISSING_FEATURES: dict[str, str] = {
 """A test file, or a folder of them (ending in ``/``), -> the feature it tests, one that
 docs/sdk-compatibility.md lists among the SDK's features not here."""
 
-DIFFERENCES: dict[str, str] = {}
-"""A test id (``tests/test_x.py::test_y``) -> the deliberate difference, listed in
-docs/sdk-compatibility.md, that makes it fail here."""
+_REJECTED = (
+    "Rejected calls: the model is told which call was rejected and why, not the bare "
+    "rejection message"
+)
+
+_INSTRUCTIONS = (
+    "Instructions: a wrong instructions function or value is a UserError when the agent is made, "
+    "not a TypeError when its prompt is built"
+)
+_SIGNATURE = "TestInstructionsSignatureValidation"
+
+DIFFERENCES: dict[str, str] = {
+    **{
+        f"tests/test_agent_instructions_signature.py::{_SIGNATURE}::{name}": _INSTRUCTIONS
+        for name in (
+            "test_one_parameter_raises_error",
+            "test_three_parameters_raises_error",
+            "test_zero_parameters_raises_error",
+            "test_non_callable_instructions_raises_error",
+        )
+    },
+    f"tests/test_agent_instructions_signature.py::{_SIGNATURE}::"
+    "test_function_with_args_kwargs_fails": (
+        "Instructions: a function taking *args (or **kwargs) can take the two arguments, and is "
+        "accepted"
+    ),
+    "tests/test_tool_output_conversion.py::test_tool_call_output_item_image_with_extra_fields": (
+        "ToolOutputImage: a dict with keys beyond the shape is a plain value (str()), not an image"
+    ),
+    # rejected (second parameter), the gated call first (last): the rejection is the output
+    "tests/test_resume_tool_use_behavior.py::*[[]first-True-*-True[]]": _REJECTED,
+    "tests/test_resume_tool_use_behavior.py::*[[]custom-True-*-True[]]": _REJECTED,
+}
+"""A test id (``tests/test_x.py::test_y``, ``fnmatch`` wildcards allowed) -> the deliberate
+difference, a row of docs/sdk-compatibility.md's table, that makes it fail here."""
+
+
+def difference(test_id: str) -> str | None:
+    """The deliberate difference that fails ``test_id``, or None."""
+    for pattern, reason in DIFFERENCES.items():
+        if fnmatch.fnmatchcase(test_id, pattern):
+            return f"deliberate difference: {reason}"
+    return None
 
 
 def missing_feature(path: str) -> str | None:
@@ -116,7 +165,7 @@ def summarise(
         if outcome is not None and outcome.outcome == "passed":
             result.passed += 1
         else:
-            result.failures[test_id] = DIFFERENCES.get(test_id) or _why(outcome)
+            result.failures[test_id] = difference(test_id) or _why(outcome)
     stale = sorted(p for p in results if p not in covered)
     return Summary(files, sorted(results.values(), key=lambda r: r.path), stale)
 

@@ -29,7 +29,7 @@ import inspect
 import itertools
 import json
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, Union
 
@@ -66,6 +66,7 @@ __all__ = [
     "ScriptedReasoning",
     "ScriptedText",
     "ScriptedToolCall",
+    "Step",
     "Turn",
     "output_item",
     "reasoning",
@@ -115,6 +116,10 @@ Turn: TypeAlias = Union[
 ]
 """One model call's outputs: a list of outputs (a string is text), a function of the request
 returning such a list, or an exception to raise."""
+
+Step: TypeAlias = Union[ModelStep, ModelResponse, Mapping[str, Any], Sequence[Any], BaseException]
+"""One model call in the form of the SDK's ``agents.testing``: a ``ModelStep``, its dict form, a
+``ModelResponse``, a list of Responses API output items, or an exception."""
 
 
 def text(value: str) -> ScriptedText:
@@ -195,9 +200,9 @@ class ScriptedModel(RequestModel):
 
     def __init__(
         self,
-        turns: Sequence[Turn] = (),
+        turns: Sequence[Turn | Step] = (),
         *,
-        steps: Sequence[Any] | None = None,
+        steps: Sequence[Step] | None = None,
         emit_traces: bool = False,
         default_usage: Usage | None = None,
         delay: float = 0.0,

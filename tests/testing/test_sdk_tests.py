@@ -162,3 +162,10 @@ def test_the_alias_makes_agents_this_project_in_a_new_interpreter(tmp_path: Path
     assert done.stdout.strip() == (
         "No module named 'agents.run_internal' (agents is jupyter_agents here)"
     )
+
+
+def test_a_deliberate_difference_names_the_tests_it_fails_by_pattern() -> None:
+    test = "tests/test_resume_tool_use_behavior.py::test_resume_preserves_completed_tool_results"
+    assert _sdk_report.difference(f"{test}[first-True-False-False-True]") is not None
+    assert _sdk_report.difference(f"{test}[first-False-False-False-True]") is None
+    assert _sdk_report.difference("tests/test_other.py::test_x") is None
