@@ -7,6 +7,9 @@ objects as ``jupyter_agents``'s).
 from __future__ import annotations
 
 from .runtime.tool_guardrails import (
+    AllowBehavior,
+    RaiseExceptionBehavior,
+    RejectContentBehavior,
     ToolGuardrailFunctionOutput,
     ToolInputGuardrail,
     ToolInputGuardrailData,
@@ -19,6 +22,9 @@ from .runtime.tool_guardrails import (
 )
 
 __all__ = [
+    "AllowBehavior",
+    "RaiseExceptionBehavior",
+    "RejectContentBehavior",
     "ToolGuardrailFunctionOutput",
     "ToolInputGuardrail",
     "ToolInputGuardrailData",
