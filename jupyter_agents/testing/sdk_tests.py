@@ -101,9 +101,23 @@ def fetch_sdk(cache: Path) -> Path:
     if _sha256(archive) != SDIST_SHA256:
         archive.unlink()
         raise RuntimeError(f"{archive.name} does not have the expected SHA-256; removed it")
-    with tarfile.open(archive) as tar:
-        tar.extractall(cache, filter="data")
+    _unpack(archive, cache)
     return unpacked
+
+
+def _unpack(archive: Path, into: Path) -> None:
+    """Extract ``archive``: regular files and folders only, each inside ``into`` (the
+    ``data`` filter where this Python has it, the same check by hand where it does not)."""
+    with tarfile.open(archive) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(into, filter="data")
+            return
+        root = into.resolve()
+        for member in tar.getmembers():
+            target = (into / member.name).resolve()
+            if not (member.isfile() or member.isdir()) or not target.is_relative_to(root):
+                raise RuntimeError(f"{archive.name}: refusing to extract {member.name!r}")
+        tar.extractall(into)  # every member checked just above
 
 
 def install_test_packages(cache: Path) -> Path:

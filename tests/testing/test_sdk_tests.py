@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tarfile
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from jupyter_agents.testing import _sdk_report
 from jupyter_agents.testing._sdk_classify import Classification, SdkTestFile
 from jupyter_agents.testing._sdk_record import Outcome, crash_line
 from jupyter_agents.testing.sdk_alias import alias_bootstrap
-from jupyter_agents.testing.sdk_tests import read_record
+from jupyter_agents.testing.sdk_tests import _unpack, read_record
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -169,3 +172,23 @@ def test_a_deliberate_difference_names_the_tests_it_fails_by_pattern() -> None:
     assert _sdk_report.difference(f"{test}[first-True-False-False-True]") is not None
     assert _sdk_report.difference(f"{test}[first-False-False-False-True]") is None
     assert _sdk_report.difference("tests/test_other.py::test_x") is None
+
+
+@pytest.mark.parametrize("filters", [True, False], ids=["data-filter", "checked-by-hand"])
+def test_the_sdist_unpacks_files_only_inside_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, filters: bool
+) -> None:
+    if not filters:
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    good, bad = tmp_path / "good.tar.gz", tmp_path / "bad.tar.gz"
+    payload = tmp_path / "payload.txt"
+    payload.write_text("ok")
+    with tarfile.open(good, "w:gz") as tar:
+        tar.add(payload, arcname="pkg/tests/conftest.py")
+    with tarfile.open(bad, "w:gz") as tar:
+        tar.add(payload, arcname="../escaped.txt")
+    _unpack(good, tmp_path / "cache")
+    assert (tmp_path / "cache" / "pkg" / "tests" / "conftest.py").read_text() == "ok"
+    with pytest.raises((RuntimeError, tarfile.TarError)):
+        _unpack(bad, tmp_path / "cache")
+    assert not (tmp_path / "escaped.txt").exists()
