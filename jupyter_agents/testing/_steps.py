@@ -9,6 +9,7 @@ this project's own turns (``text()``, ``tool_call()``, ...).
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -213,7 +214,13 @@ class ModelStepSpec(TypedDict, total=False):
 
 
 _STEP_FIELDS = frozenset(ModelStepSpec.__annotations__)
-_OUTPUT_ITEM: TypeAdapter[Any] = TypeAdapter(ResponseOutputItem)
+
+
+@functools.cache
+def _output_item() -> TypeAdapter[Any]:
+    """The validator of Responses API output items (built once, when first needed: building it
+    takes as long as importing this module)."""
+    return TypeAdapter(ResponseOutputItem)
 
 
 def is_step(value: Any) -> bool:
@@ -306,7 +313,7 @@ def _check(step: ModelStep, index: int) -> None:
 def output_items(step: ModelStep) -> list[TResponseOutputItem]:
     """The step's output as Responses API output items (dicts validated into objects)."""
     return [
-        _OUTPUT_ITEM.validate_python(item) if isinstance(item, Mapping) else item
+        _output_item().validate_python(item) if isinstance(item, Mapping) else item
         for item in step.output
     ]
 
