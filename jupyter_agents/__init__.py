@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         OutputGuardrailTripwireTriggered,
         ToolInputGuardrailTripwireTriggered,
         ToolOutputGuardrailTripwireTriggered,
+        ToolTimeoutError,
         UserError,
     )
     from .runtime.events import (
@@ -516,6 +517,7 @@ __all__ = [
     "ToolOutputTextDict",
     "ToolSearchTool",
     "ToolStatus",
+    "ToolTimeoutError",
     "ToolsToFinalOutputFunction",
     "ToolsToFinalOutputResult",
     "Trace",

@@ -77,6 +77,7 @@ EXPORTS: dict[str, str] = {
     "ModelRefusalError": "runtime.errors",
     "ModelTimeoutError": "runtime.errors",
     "UserError": "runtime.errors",
+    "ToolTimeoutError": "runtime.errors",
     # tools
     "FunctionTool": "runtime.tools",
     "Tool": "runtime.tools",

@@ -16,10 +16,13 @@ from .runtime.items import (
     ModelResponse,
     ReasoningItem,
     RunItem,
+    RunItemBase,
     ToolApprovalItem,
     ToolCallItem,
     ToolCallOutputItem,
     TResponseInputItem,
+    TResponseOutputItem,
+    TResponseStreamEvent,
 )
 
 __all__ = [
@@ -33,7 +36,10 @@ __all__ = [
     "ModelResponse",
     "ReasoningItem",
     "RunItem",
+    "RunItemBase",
     "TResponseInputItem",
+    "TResponseOutputItem",
+    "TResponseStreamEvent",
     "ToolApprovalItem",
     "ToolCallItem",
     "ToolCallOutputItem",

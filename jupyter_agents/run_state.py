@@ -3,6 +3,6 @@ object as ``jupyter_agents``'s."""
 
 from __future__ import annotations
 
-from .runtime.run_state import RunState
+from .runtime.run_state import CURRENT_SCHEMA_VERSION, RunState
 
-__all__ = ["RunState"]
+__all__ = ["CURRENT_SCHEMA_VERSION", "RunState"]

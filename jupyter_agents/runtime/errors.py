@@ -7,12 +7,12 @@ Every exception derives from one base class::
      ├── BudgetExceeded        the next model call would go over ``max_cost_usd``; carries the
      │                         stopped run's ``run_state`` to resume with a larger budget
      ├── ModelBehaviorError    the model did something the run cannot continue from
-     │    └── ModelRefusalError  it refused to give the structured output
+     │    ├── ModelRefusalError  it refused to give the structured output
+     │    └── ToolArgumentsError a tool cannot take the model's arguments; the model is told
      ├── ModelTimeoutError     a streamed model call sent nothing within its first-event limit
      ├── UserError             the code using the library is wrong; the message says what to change
      │    ├── SandboxUnavailable   a sandboxed mode was asked for and bubblewrap cannot run here
      │    └── StrictSchemaError    a tool's schema cannot be strict (in ``tools.strict_schema``)
-     ├── ToolArgumentsError    a tool cannot take the model's arguments; the model is told
      ├── PatchError            a patch does not apply (also a ``ValueError``); the model is told
      ├── MCPServerError        an MCP server failed to start, died or did not answer (also a
      │                         ``RuntimeError``); carries the end of its stderr
@@ -51,6 +51,7 @@ __all__ = [
     "ToolArgumentsError",
     "ToolInputGuardrailTripwireTriggered",
     "ToolOutputGuardrailTripwireTriggered",
+    "ToolTimeoutError",
     "UserError",
 ]
 
@@ -144,6 +145,19 @@ class ModelTimeoutError(AgentsException):
         """The limit that was reached."""
 
 
+class ToolTimeoutError(AgentsException):
+    """A tool call ran out of time and its tool says so ends the run
+    (``@function_tool(timeout_behavior="raise_exception")``); also what a
+    ``timeout_error_function`` is given."""
+
+    def __init__(self, tool_name: str, timeout_seconds: float) -> None:
+        super().__init__(f"Tool '{tool_name}' timed out after {timeout_seconds:g} seconds.")
+        self.tool_name = tool_name
+        """The tool that ran out of time."""
+        self.timeout_seconds = timeout_seconds
+        """Its limit, in seconds."""
+
+
 class UserError(AgentsException):
     """The library was used incorrectly; the message says what to change."""
 
@@ -192,10 +206,12 @@ class SandboxUnavailable(UserError):
     """A sandboxed mode was asked for and bubblewrap cannot run here."""
 
 
-class ToolArgumentsError(AgentsException):
+class ToolArgumentsError(ModelBehaviorError):
     """The model sent arguments a tool cannot accept; the message goes back to the model.
 
-    Raise it from a hand-built tool's ``on_invoke_tool`` to tell the model what to fix.
+    Raise it from a hand-built tool's ``on_invoke_tool`` to tell the model what to fix. A
+    ``ModelBehaviorError``, as the SDK's ``on_invoke_tool`` raises for such arguments (in a
+    run, the model is told and the run goes on).
     """
 
 

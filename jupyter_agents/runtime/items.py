@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
 
+from .tools.outputs import to_model_output
 from .usage import Usage
 
 if TYPE_CHECKING:
@@ -290,6 +291,9 @@ class ModelResponse:
     response_id: str | None = None
     """The provider's id for the response, for server-side conversation state."""
 
+    request_id: str | None = None
+    """The provider's id for the request, when it sent one."""
+
     def to_input_items(self) -> list[TResponseInputItem]:
         """The output as input items for a later request."""
         return [_dump(item) for item in self.output]
@@ -351,5 +355,10 @@ class ItemHelpers:
     def tool_call_output_item(
         cls, tool_call: ResponseFunctionToolCall, output: Any
     ) -> TResponseInputItem:
-        """A ``function_call_output`` input item answering ``tool_call``."""
-        return {"type": "function_call_output", "call_id": tool_call.call_id, "output": output}
+        """A ``function_call_output`` input item answering ``tool_call``: ``output`` as the
+        model sees a tool's return value (a string as it is; ``ToolOutputText``,
+        ``ToolOutputImage``, ``ToolOutputFileContent``, their dict forms or a list of them as
+        ``input_text`` / ``input_image`` / ``input_file`` parts; anything else through
+        ``str()``)."""
+        converted = to_model_output(output)
+        return {"type": "function_call_output", "call_id": tool_call.call_id, "output": converted}

@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_FIRST_EVENT_TIMEOUT",
     "DEFAULT_READ_TIMEOUT",
+    "MCPToolChoice",
     "ModelSettings",
     "ModelTimeout",
     "ToolChoice",
@@ -29,8 +30,20 @@ DEFAULT_READ_TIMEOUT = 120.0
 """Seconds the answer may stay silent: between two chunks of a stream, or the whole wait for a
 non-streamed answer."""
 
-ToolChoice: TypeAlias = Union[Literal["auto", "required", "none"], str, None]
-"""``"auto"``, ``"required"``, ``"none"``, or the name of one tool the model must call."""
+
+@dataclass(frozen=True)
+class MCPToolChoice:
+    """A tool choice naming one tool of a hosted MCP server (the Responses API's ``mcp``)."""
+
+    server_label: str
+    """The hosted MCP server's label."""
+    name: str
+    """The tool's name on that server."""
+
+
+ToolChoice: TypeAlias = Union[Literal["auto", "required", "none"], str, MCPToolChoice, None]
+"""``"auto"``, ``"required"``, ``"none"``, the name of one tool the model must call, or one
+hosted MCP tool (``MCPToolChoice``)."""
 
 
 @dataclass(frozen=True)

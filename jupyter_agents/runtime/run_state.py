@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any, Final
 
 from ._run.mcp_approvals import ledger_name
 from ._run.progress import RunProgress
@@ -27,11 +28,16 @@ from .items import (
 if TYPE_CHECKING:
     from .agent import Agent
 
-__all__ = ["STATE_FORMAT", "STATE_VERSION", "RunState"]
+__all__ = ["CURRENT_SCHEMA_VERSION", "STATE_FORMAT", "STATE_VERSION", "RunState"]
 
 _resumed_ids: set[str] = set()
 """Ids of the states this process resumed: resuming the same saved JSON twice is refused."""
 _resumed_lock = threading.Lock()
+
+
+CURRENT_SCHEMA_VERSION: Final = STATE_VERSION
+"""The version of the JSON ``to_json`` writes: this project's own format (the SDK's saved states
+do not load here, nor these there)."""
 
 
 class RunState:
@@ -239,7 +245,8 @@ class RunState:
 
     @classmethod
     def from_string(cls, agent: Agent[Any], text: str, context: Any = None) -> RunState:
-        """The SDK's name for ``from_json``."""
+        """The SDK's name for ``from_json``. The state returned may also be awaited (the SDK's
+        ``from_string`` is a coroutine): ``await RunState.from_string(agent, text)``."""
         return cls.from_json(agent, text, context)
 
     def to_json(self) -> str:
@@ -247,13 +254,26 @@ class RunState:
         return json.dumps(dump_progress(self.progress, self.state_id), default=str)
 
     @classmethod
-    def from_json(cls, agent: Agent[Any], text: str, context: Any = None) -> RunState:
-        """Rebuild a state saved by ``to_json``; ``agent`` is the agent that was running.
+    def from_json(
+        cls, agent: Agent[Any], text: str | dict[str, Any], context: Any = None
+    ) -> RunState:
+        """Rebuild a state saved by ``to_json`` (its text, or that text parsed into a dict);
+        ``agent`` is the agent that was running.
 
-        A damaged or foreign text is a ``UserError`` that says what is wrong.
+        A damaged or foreign text is a ``UserError`` that says what is wrong. The state
+        returned may also be awaited, as the SDK's coroutine is:
+        ``state = await RunState.from_json(agent, saved)``.
         """
+        if isinstance(text, dict):
+            text = json.dumps(text)
         progress, state_id = load_progress(agent, text, context)
         return cls(progress, state_id=state_id)
+
+    def __await__(self) -> Generator[Any, None, RunState]:
+        """Awaiting a state gives the state itself: code written for the SDK awaits
+        ``from_json`` and ``from_string``."""
+        yield from ()
+        return self
 
     def __repr__(self) -> str:
         waiting = ", ".join(f"{i.tool_name}({i.call_id})" for i in self.undecided)

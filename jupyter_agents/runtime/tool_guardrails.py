@@ -12,8 +12,10 @@ A check returns ``ToolGuardrailFunctionOutput`` with a behavior:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
+
+from typing_extensions import TypedDict
 
 from ._util import call_maybe_async
 from .context import ToolContext
@@ -23,6 +25,10 @@ if TYPE_CHECKING:
     from .agent import Agent
 
 __all__ = [
+    "AllowBehavior",
+    "RaiseExceptionBehavior",
+    "RejectContentBehavior",
+    "ToolGuardrailBehavior",
     "ToolGuardrailFunctionOutput",
     "ToolInputGuardrail",
     "ToolInputGuardrailData",
@@ -35,6 +41,33 @@ __all__ = [
 ]
 
 
+class AllowBehavior(TypedDict):
+    """Go on (``ToolGuardrailFunctionOutput.behavior``)."""
+
+    type: Literal["allow"]
+
+
+class RejectContentBehavior(TypedDict):
+    """The model gets ``message`` instead of the tool's call or output; the run goes on."""
+
+    type: Literal["reject_content"]
+    message: str
+
+
+class RaiseExceptionBehavior(TypedDict):
+    """Stop the run with a tripwire exception."""
+
+    type: Literal["raise_exception"]
+
+
+ToolGuardrailBehavior: TypeAlias = Union[
+    AllowBehavior, RejectContentBehavior, RaiseExceptionBehavior
+]
+"""What a tool guardrail decided, as in the SDK: a dict whose ``type`` says which."""
+
+_KINDS = ("allow", "reject_content", "raise_exception")
+
+
 @dataclass(frozen=True)
 class ToolGuardrailFunctionOutput:
     """What a tool guardrail returns. Build it with the class methods."""
@@ -42,29 +75,63 @@ class ToolGuardrailFunctionOutput:
     output_info: Any = None
     """Anything about the checks performed, kept on the result."""
 
-    behavior: Literal["allow", "reject_content", "raise_exception"] = "allow"
-    """What the run does next."""
+    behavior: ToolGuardrailBehavior = field(default_factory=lambda: AllowBehavior(type="allow"))
+    """What the run does next: ``{"type": "allow"}``, ``{"type": "reject_content", "message":
+    ...}`` or ``{"type": "raise_exception"}`` (as in the SDK; the bare kind as a string, with
+    ``message=``, is accepted too)."""
 
     message: str | None = None
-    """For ``reject_content``: what the model sees instead."""
+    """For ``reject_content``: what the model sees instead (also in ``behavior``)."""
 
     replacement: Any = None
     """For an output guardrail's ``allow``: a replacement output (None keeps the tool's)."""
 
+    def __post_init__(self) -> None:
+        given: Any = self.behavior
+        kind = (
+            given
+            if isinstance(given, str)
+            else given.get("type")
+            if isinstance(given, dict)
+            else None
+        )
+        if kind not in _KINDS:
+            raise UserError(
+                f"ToolGuardrailFunctionOutput: behavior must be one of {_KINDS} (or its dict), "
+                f"not {given!r}."
+            )
+        message = (
+            self.message
+            if self.message is not None
+            else (given.get("message") if isinstance(given, dict) else None)
+        )
+        behavior: dict[str, Any] = {"type": kind}
+        if kind == "reject_content":
+            behavior["message"] = message or ""
+        object.__setattr__(self, "behavior", behavior)
+        object.__setattr__(self, "message", message)
+
+    @property
+    def kind(self) -> Literal["allow", "reject_content", "raise_exception"]:
+        """``behavior``'s type."""
+        kind: Literal["allow", "reject_content", "raise_exception"] = self.behavior["type"]
+        return kind
+
     @classmethod
     def allow(cls, output_info: Any = None, replacement: Any = None) -> ToolGuardrailFunctionOutput:
         """Go on; an output guardrail may replace what the model sees."""
-        return cls(output_info=output_info, behavior="allow", replacement=replacement)
+        return cls(output_info=output_info, replacement=replacement)
 
     @classmethod
     def reject_content(cls, message: str, output_info: Any = None) -> ToolGuardrailFunctionOutput:
         """The model gets ``message`` instead of the tool's result; the run goes on."""
-        return cls(output_info=output_info, behavior="reject_content", message=message)
+        behavior = RejectContentBehavior(type="reject_content", message=message)
+        return cls(output_info=output_info, behavior=behavior, message=message)
 
     @classmethod
     def raise_exception(cls, output_info: Any = None) -> ToolGuardrailFunctionOutput:
         """Stop the run."""
-        return cls(output_info=output_info, behavior="raise_exception")
+        return cls(output_info=output_info, behavior=RaiseExceptionBehavior(type="raise_exception"))
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,11 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import inspect
 import itertools
 import json
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, Union
 
@@ -43,8 +44,19 @@ from ..runtime.models._responses_build import (
 )
 from ..runtime.models.interface import ModelRequest as CallArgs
 from ..runtime.models.interface import RequestModel
+from ..runtime.retry import ModelRetryAdvice, ModelRetryAdviceRequest
 from ..runtime.tools.kinds import kind_for_tool
 from ..runtime.usage import Usage
+from ._steps import (
+    ModelCall,
+    ModelStep,
+    UnconsumedModelSteps,
+    UnexpectedModelCall,
+    coerce_step,
+    is_step,
+    model_call,
+    output_items,
+)
 
 __all__ = [
     "ReceivedRequest",
@@ -54,6 +66,7 @@ __all__ = [
     "ScriptedReasoning",
     "ScriptedText",
     "ScriptedToolCall",
+    "Step",
     "Turn",
     "output_item",
     "reasoning",
@@ -103,6 +116,10 @@ Turn: TypeAlias = Union[
 ]
 """One model call's outputs: a list of outputs (a string is text), a function of the request
 returning such a list, or an exception to raise."""
+
+Step: TypeAlias = Union[ModelStep, ModelResponse, Mapping[str, Any], Sequence[Any], BaseException]
+"""One model call in the form of the SDK's ``agents.testing``: a ``ModelStep``, its dict form, a
+``ModelResponse``, a list of Responses API output items, or an exception."""
 
 
 def text(value: str) -> ScriptedText:
@@ -183,8 +200,11 @@ class ScriptedModel(RequestModel):
 
     def __init__(
         self,
-        turns: Sequence[Turn] = (),
+        turns: Sequence[Turn | Step] = (),
         *,
+        steps: Sequence[Step] | None = None,
+        emit_traces: bool = False,
+        default_usage: Usage | None = None,
         delay: float = 0.0,
         chunk_size: int = 4,
         name: str = "scripted-model",
@@ -194,7 +214,18 @@ class ScriptedModel(RequestModel):
     ) -> None:
         if chunk_size < 1:
             raise UserError("ScriptedModel: chunk_size must be at least 1.")
-        self._turns: list[Turn] = list(turns)
+        script = [*turns, *(steps or ())]
+        self._sdk = steps is not None or emit_traces or default_usage is not None
+        self._turns: list[Any] = []
+        self._calls: list[ModelCall] = []
+        self._advice: dict[int, tuple[Exception, ModelRetryAdvice]] = {}
+        self._sdk = self._sdk or any(is_step(t) for t in script)
+        self._turns.extend(coerce_step(t, i) if is_step(t) else t for i, t in enumerate(script))
+        self.emit_traces = emit_traces
+        """Accepted for the SDK's ``ScriptedModel``; the run records every model call's span
+        here, whoever the model is."""
+        self.default_usage = copy.deepcopy(default_usage)
+        """The usage of SDK-form steps that give none (None: one request, no tokens)."""
         self.respond_with = respond
         """Answers every request from the request itself (``respond=``), instead of the script:
         for batches, where rows come in any order."""
@@ -217,6 +248,60 @@ class ScriptedModel(RequestModel):
         """Append turns to the script."""
         self._turns.extend(turns)
 
+    # -- the SDK's ScriptedModel API (agents.testing): steps beside turns --------------------
+
+    def enqueue(self, step: Any) -> None:
+        """Append one step in the SDK's form (``ModelStep``, a dict, a ``ModelResponse``, a
+        list of output items, an exception)."""
+        self.extend([step])
+
+    def extend(self, steps: Iterable[Any]) -> None:
+        """Append steps in the SDK's form (checked now: ``InvalidModelStep``)."""
+        self._sdk = True
+        checked = [
+            step if isinstance(step, BaseException) else coerce_step(step, index)
+            for index, step in enumerate(steps)
+        ]
+        self._turns.extend(checked)
+
+    def set_default_usage(self, usage: Usage | None) -> None:
+        """The usage of steps that give none."""
+        self._sdk = True
+        self.default_usage = copy.deepcopy(usage)
+
+    @property
+    def remaining_steps(self) -> int:
+        """How many steps (turns) have not been played yet."""
+        return self.turns_left
+
+    @property
+    def calls(self) -> tuple[ModelCall, ...]:
+        """Every call received, in order, as the SDK records them."""
+        return tuple(self._calls)
+
+    @property
+    def first_call(self) -> ModelCall | None:
+        """The first call received, or None."""
+        return self._calls[0] if self._calls else None
+
+    @property
+    def last_call(self) -> ModelCall | None:
+        """The latest call received, or None."""
+        return self._calls[-1] if self._calls else None
+
+    def assert_complete(self) -> None:
+        """Raise ``UnconsumedModelSteps`` when steps are left."""
+        if self.turns_left > 0:
+            raise UnconsumedModelSteps(
+                f"{self.turns_left} scripted model step(s) were not consumed.",
+                remaining_steps=self.turns_left,
+            )
+
+    def get_retry_advice(self, request: ModelRetryAdviceRequest) -> ModelRetryAdvice | None:
+        """The retry advice a ``ModelStep.raise_error(..., retry_advice=)`` gave its error."""
+        given = self._advice.get(id(request.error))
+        return copy.deepcopy(given[1]) if given is not None and given[0] is request.error else None
+
     @property
     def turns_left(self) -> int:
         """How many turns have not been played yet."""
@@ -225,23 +310,47 @@ class ScriptedModel(RequestModel):
     def __repr__(self) -> str:
         return f"ScriptedModel({len(self._turns)} turns, {self.turns_left} left)"
 
-    def _record(self, request: ReceivedRequest) -> list[Any]:
+    def _record(self, request: ReceivedRequest, call: ModelCall) -> list[Any] | ModelStep:
+        """The next turn's outputs built, or the next step in the SDK's form."""
         index = len(self.requests)
         self.requests.append(request)
+        self._calls.append(call)
         if self.respond_with is not None:
             return [self._build(output) for output in _as_outputs(self.respond_with(request))]
         if index >= len(self._turns):
-            raise UserError(
-                f"ScriptedModel ran out of turns: it was given {len(self._turns)} and the run "
-                f"asked for turn {index + 1}. Add turns (model.add_turns(...)) or check why the "
-                "run made another model call (for example a tool call the script did not expect)."
-            )
+            raise UnexpectedModelCall(self._ran_out(index, call), call=call, call_index=index)
         turn = self._turns[index]
+        if isinstance(turn, ModelStep):
+            return turn
+        if self._sdk and isinstance(turn, Sequence) and not isinstance(turn, str) and not turn:
+            return ModelStep(output=())  # the SDK's empty step (with its default usage)
         if isinstance(turn, BaseException):
             raise turn
         if callable(turn) and not isinstance(turn, (ScriptedText, ScriptedToolCall, ScriptedItem)):
             turn = turn(request)
         return [self._build(output) for output in _as_outputs(turn)]
+
+    def _ran_out(self, index: int, call: ModelCall) -> str:
+        if self._sdk:
+            mode = "streaming" if call.streamed else "non-streaming"
+            return f"Unexpected {mode} model call #{index + 1}: no scripted steps remain."
+        return (
+            f"ScriptedModel ran out of turns: it was given {len(self._turns)} and the run "
+            f"asked for turn {index + 1}. Add turns (model.add_turns(...)) or check why the "
+            "run made another model call (for example a tool call the script did not expect)."
+        )
+
+    async def _resolve(self, step: ModelStep, call: ModelCall) -> ModelStep:
+        """The step's answer (its responder called until it gives one); its error raised."""
+        while step.responder is not None:
+            answer = step.responder(call)
+            step = coerce_step(await answer if inspect.isawaitable(answer) else answer)
+        if step.error is not None:
+            if step.retry_advice is not None:
+                self._advice[id(step.error)] = (step.error, copy.deepcopy(step.retry_advice))
+            raise step.error
+        usage = step.usage if step.usage != Usage() else self.default_usage or Usage(requests=1)
+        return dataclasses.replace(step, usage=copy.deepcopy(usage))
 
     def _build(self, output: Any) -> Any:
         n = next(self._ids)
@@ -306,8 +415,17 @@ class ScriptedModel(RequestModel):
             from .scripted_http import respond_over_http
 
             return await respond_over_http(self, request)
+        call = model_call(request, streamed=False)
         request = self._request(request, stream=False)
-        output = self._record(request)
+        output = self._record(request, call)
+        if isinstance(output, ModelStep):
+            step = await self._resolve(output, call)
+            return ModelResponse(
+                output=output_items(step),
+                usage=step.usage,
+                response_id=step.response_id,
+                request_id=step.request_id,
+            )
         if self.delay:
             await asyncio.sleep(self.delay)
         return ModelResponse(
@@ -322,8 +440,14 @@ class ScriptedModel(RequestModel):
             async for event in stream_over_http(self, request):
                 yield event
             return
+        call = model_call(request, streamed=True)
         request = self._request(request, stream=True)
-        output = self._record(request)
+        output = self._record(request, call)
+        if isinstance(output, ModelStep):
+            step = await self._resolve(output, call)
+            async for event in _step_events(step, call, self.name, self.chunk_size):
+                yield event
+            return
         response_id = f"resp_{next(self._ids)}"
         seq = EventSequence()
         yield seq.created(build_response(response_id, self.name, [], None, "in_progress"))
@@ -335,6 +459,28 @@ class ScriptedModel(RequestModel):
                 yield event
         usage = self._usage(request, output)
         yield seq.completed(build_response(response_id, self.name, output, usage))
+
+
+async def _step_events(
+    step: ModelStep, call: ModelCall, name: str, chunk_size: int
+) -> AsyncIterator[TResponseStreamEvent]:
+    """A step's stream: its own events (or its factory's), else the events of its output."""
+    given = step.stream_events
+    if callable(given):
+        async for event in given(call):
+            yield event
+        return
+    if given is not None:
+        for event in given:
+            yield event
+        return
+    output, response_id, seq = output_items(step), step.response_id or "", EventSequence()
+    yield seq.created(build_response(response_id, name, [], None, "in_progress"))
+    yield seq.in_progress(build_response(response_id, name, [], None, "in_progress"))
+    for index, item in enumerate(output):
+        for event in seq.item_events(index, item, chunk_size):
+            yield event
+    yield seq.completed(build_response(response_id, name, output, step.usage))
 
 
 def _over_http() -> bool:

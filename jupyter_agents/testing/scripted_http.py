@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..runtime.errors import UserError
 from ..runtime.items import ModelResponse, TResponseStreamEvent
 from ..runtime.models.interface import ModelRequest
+from ._steps import ModelStep, model_call, output_items
 from .server import FakeOpenAIServer, Reply, ReplyError, ReplyItem, ReplyText, ReplyToolCall
 
 if TYPE_CHECKING:
@@ -78,6 +79,13 @@ def stop_server() -> None:
         server.stop()
 
 
+def _step_outputs(step: ModelStep) -> list[Any] | None:
+    """A step in the SDK's form as its output items (None: it raises or responds)."""
+    if step.error is not None or step.responder is not None:
+        return None
+    return output_items(step)
+
+
 def _play(headers: dict[str, str]) -> Reply | ReplyError:
     """The script's answer to the server request carrying ``headers`` (server thread)."""
     with _lock:
@@ -86,9 +94,12 @@ def _play(headers: dict[str, str]) -> Reply | ReplyError:
         return ReplyError(400, f"{HEADER}: no scripted request with this token is waiting.")
     model, request = entry
     try:
-        outputs = model._record(request)
+        played = model._record(request, model_call(request, streamed=request.stream))
     except UserError as e:
         return ReplyError(500, str(e))
+    outputs = played if isinstance(played, list) else _step_outputs(played)
+    if outputs is None:
+        return ReplyError(500, "ScriptedModel over HTTP plays steps' output items only.")
     usage = model._usage(request, outputs)
     replies: list[Any] = []
     for output in outputs:

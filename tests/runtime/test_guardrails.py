@@ -202,9 +202,9 @@ async def test_tool_guardrails_allow_reject_and_replace() -> None:
     outputs = [i.raw_item["output"] for i in result.new_items if i.type == "tool_call_output_item"]
     assert outputs == ["deleted a", "Deleting root is not allowed.", "[redacted]", "token=***"]
     assert ran == ["a", "pw", "tk"]  # the rejected call never ran
-    inputs = sorted(r.output.behavior for r in result.tool_input_guardrail_results)
+    inputs = sorted(r.output.behavior["type"] for r in result.tool_input_guardrail_results)
     assert inputs == ["allow", "allow", "allow", "reject_content"]
-    behaviors = sorted(r.output.behavior for r in result.tool_output_guardrail_results)
+    behaviors = sorted(r.output.behavior["type"] for r in result.tool_output_guardrail_results)
     assert behaviors == ["allow", "allow", "reject_content"]
 
 

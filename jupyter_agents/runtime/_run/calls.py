@@ -86,11 +86,32 @@ async def resolve_calls(
             yield step
         return
     if calls:
-        decided = await _tools_final_output(run, agent, calls, batch.outputs, enabled)
+        calls, outputs = (
+            _whole_turn(progress.new_items, plan)
+            if plan.resumed
+            else (
+                calls,
+                batch.outputs,
+            )
+        )
+        decided = await _tools_final_output(run, agent, calls, outputs, enabled)
         if decided.is_final_output:
             yield await finalize(run, agent, decided.final_output)
             return
     yield RunAgain()
+
+
+def _whole_turn(
+    items: list[Any], plan: TurnPlan
+) -> tuple[list[ToolCallItem], list[ToolCallOutputItem]]:
+    """Every call of a resumed turn and every output it has now, those that ran before it
+    paused included: ``tool_use_behavior`` decides on them all, as in one unpaused turn."""
+    start = plan.turn_start
+    while start > 0 and isinstance(items[start - 1], (ToolCallItem, ToolCallOutputItem)):
+        start -= 1
+    turn = items[start:]
+    calls = [i for i in turn if isinstance(i, ToolCallItem)]
+    return calls, [i for i in turn if isinstance(i, ToolCallOutputItem)]
 
 
 async def _answer_mcp(
@@ -146,9 +167,12 @@ async def _tools_final_output(
     if behavior == "run_llm_again":
         return ToolsToFinalOutputResult(is_final_output=False)
     by_id = {c.call_id: c for c in calls}
+    # In the order the model made the calls, whenever each finished (a call approved on resume
+    # comes after the calls it followed in the model's answer, as in the SDK).
+    order = {c.call_id: index for index, c in enumerate(calls)}
     results = [
         FunctionToolResult(tool=tool, output=out.output, run_item=out)
-        for out in outputs
+        for out in sorted(outputs, key=lambda o: order.get(o.call_id, len(order)))
         if (tool := _called_tool(by_id.get(out.call_id), enabled)) is not None
     ]
     if not results:

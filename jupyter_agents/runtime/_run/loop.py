@@ -409,7 +409,7 @@ class RunLoop:
             (i for i, item in enumerate(self.progress.new_items) if item in paused),
             default=len(self.progress.new_items),
         )
-        plan = TurnPlan([], waiting.calls, waiting.handoffs, waiting.mcp, False, turn_start)
+        plan = TurnPlan([], waiting.calls, waiting.handoffs, waiting.mcp, False, turn_start, True)
         resolving = resolve_calls(self, agent, tools, handoffs, plan)
         async with aclosing(self._steps(resolving)) as steps:
             async for event in steps:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -69,6 +71,16 @@ class ServerState:
         self.sent = len(model_input)
         if self.previous_response_id is not None and response.response_id:
             self.previous_response_id = response.response_id
+
+
+@functools.lru_cache(maxsize=256)
+def takes_prompt(model: type[Model]) -> bool:
+    """Whether ``model``'s ``get_response`` takes ``prompt`` (by name, or as ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(model.get_response).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "prompt" or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 class ModelCallRun(Protocol):
@@ -203,7 +215,9 @@ class ModelCall:
             "previous_response_id": self.run.server.previous_response_id,
             "conversation_id": self.run.server.conversation_id,
         }
-        if self.prompt is not None:  # only then: models written before prompts need not take it
+        # Always, as the SDK's runner passes it (its Model interface requires it), except to a
+        # model whose methods do not take it (written before prompts): it gets it when set.
+        if self.prompt is not None or takes_prompt(type(self.model)):
             kwargs["prompt"] = self.prompt
         return kwargs
 

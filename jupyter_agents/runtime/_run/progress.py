@@ -161,6 +161,8 @@ class TurnPlan:
     """The provider ran tools (hosted calls, MCP listings) in this response."""
     turn_start: int
     """Index in ``new_items`` of the turn's first item."""
+    resumed: bool = False
+    """The calls of a paused turn, decided: the turn's other calls ran before it paused."""
 
 
 @dataclass(frozen=True)

@@ -66,9 +66,9 @@ async def check_input(
     for guard in tool.tool_input_guardrails:
         result = await guard.run(ToolInputGuardrailData(context=ctx, agent=agent))
         results.append(ToolInputGuardrailResult(guard, result))
-        if result.behavior == "raise_exception":
+        if result.kind == "raise_exception":
             raise ToolInputGuardrailTripwireTriggered(guard, result)
-        if result.behavior == "reject_content":
+        if result.kind == "reject_content":
             return result.message or f"The call to tool {tool.name!r} was blocked."
     return None
 
@@ -86,9 +86,9 @@ async def check_output(
         data = ToolOutputGuardrailData(context=ctx, agent=agent, output=value)
         result = await guard.run(data)
         results.append(ToolOutputGuardrailResult(guard, result))
-        if result.behavior == "raise_exception":
+        if result.kind == "raise_exception":
             raise ToolOutputGuardrailTripwireTriggered(guard, result)
-        if result.behavior == "reject_content":
+        if result.kind == "reject_content":
             withheld = result.message or f"The output of tool {tool.name!r} was withheld."
             return Outcome(withheld, "blocked")
         if result.replacement is not None:

@@ -14,7 +14,7 @@ from .._util import call_maybe_async
 from ..agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
 from ..approvals import approved_call
 from ..context import ToolContext
-from ..errors import ModelBehaviorError, UserError
+from ..errors import ModelBehaviorError, ToolTimeoutError, UserError
 from ..items import ToolError
 from ..modes import mode_refusal
 from ..questions import asker
@@ -148,18 +148,31 @@ async def _limited(run: ToolRun, call: ToolCall, tool: LocalTool, ctx: ToolConte
             finished, value = await watchdog().run(invocation, timeout)
         if finished:
             return Outcome(value)
-        message = timeout_message(tool, timeout)
-        return Outcome(message, "timeout", ToolError("timeout", message))
+        return await _timed_out(tool, ctx, timeout)
     except ToolArgumentsError as e:
         return Outcome.failed(str(e), "ToolArgumentsError")
     except EscalationRequest as e:
         return Outcome(e)  # the escalate step asks whether to run it outside the sandbox
     except SandboxUnavailable:
         raise  # the setup, not the call, is wrong: the person must fix it
-    except NestedRunPaused:
-        raise
+    except (NestedRunPaused, ToolTimeoutError):
+        raise  # a paused nested run, or a timeout that ends the run by the tool's choice
     except Exception as e:
         return await _failed(tool, ctx, e)
+
+
+async def _timed_out(tool: LocalTool, ctx: ToolContext[Any], timeout: float) -> Outcome:
+    """A call out of time: the run ends (``timeout_behavior="raise_exception"``), or the model
+    is told (by the tool's ``timeout_error_function`` when it has one)."""
+    if tool.timeout_behavior == "raise_exception":
+        raise ToolTimeoutError(tool.name, timeout)
+    message = timeout_message(tool, timeout)
+    if tool.timeout_error_function is not None:
+        told = await call_maybe_async(
+            tool.timeout_error_function, ctx, ToolTimeoutError(tool.name, timeout)
+        )
+        message = told if isinstance(told, str) else str(told)
+    return Outcome(message, "timeout", ToolError("timeout", message))
 
 
 async def _failed(tool: LocalTool, ctx: ToolContext[Any], error: Exception) -> Outcome:

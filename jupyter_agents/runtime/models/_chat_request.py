@@ -15,7 +15,9 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..errors import UserError
 from ..items import ModelResponse
+from ..model_settings import MCPToolChoice
 from ._chat_convert import to_chat_messages
 from ._chat_reasoning import ChatReasoning, field_of, reasoning_item_id
 from ._openai_params import chat_tools, response_format, settings_params
@@ -82,6 +84,11 @@ def chat_params(
             params["parallel_tool_calls"] = settings.parallel_tool_calls
     if settings.tool_choice is not None and (converted or settings.tool_choice == "none"):
         choice = settings.tool_choice
+        if isinstance(choice, MCPToolChoice):
+            raise UserError(
+                "ModelSettings(tool_choice=MCPToolChoice(...)) names a hosted MCP tool, which "
+                "only the Responses API has: use a Responses model, or a tool name."
+            )
         params["tool_choice"] = (
             choice
             if choice in ("auto", "required", "none")

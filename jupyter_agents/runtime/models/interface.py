@@ -54,11 +54,12 @@ class Model(abc.ABC):
         handoffs: list[Any],
         tracing: ModelTracing,
         *,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
-        prompt: Any | None = None,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: Any | None,
     ) -> ModelResponse:
-        """Return one complete response."""
+        """Return one complete response. The run passes every argument, the last three by
+        keyword, as the SDK's runner does."""
 
     @abc.abstractmethod
     def stream_response(
@@ -71,9 +72,9 @@ class Model(abc.ABC):
         handoffs: list[Any],
         tracing: ModelTracing,
         *,
-        previous_response_id: str | None = None,
-        conversation_id: str | None = None,
-        prompt: Any | None = None,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: Any | None,
     ) -> AsyncIterator[TResponseStreamEvent]:
         """Stream Responses API events, ending with ``response.completed``."""
 

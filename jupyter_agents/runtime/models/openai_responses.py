@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from ..items import ModelResponse, TResponseInputItem, TResponseStreamEvent
-from ..model_settings import ModelSettings
+from ..model_settings import MCPToolChoice, ModelSettings
 from ..tools import HostedTool, Tool
 from ._lenient import without_dump_warnings
 from ._openai_params import response_format, responses_tools, settings_params
@@ -140,7 +140,9 @@ def _include(settings: ModelSettings) -> list[str] | None:
 _LOGPROBS = "message.output_text.logprobs"
 
 
-def _tool_choice(choice: str, tools: list[Tool]) -> Any:
+def _tool_choice(choice: str | MCPToolChoice, tools: list[Tool]) -> Any:
+    if isinstance(choice, MCPToolChoice):
+        return {"type": "mcp", "server_label": choice.server_label, "name": choice.name}
     if choice in _BUILTIN_CHOICES:
         return choice
     if any(isinstance(t, HostedTool) and t.name == choice for t in tools):

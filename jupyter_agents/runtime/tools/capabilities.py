@@ -27,7 +27,11 @@ if TYPE_CHECKING:
     from ..questions import Question
     from .display import ToolDisplay
 
-__all__ = ["OnApproval", "ToolCapabilities", "ToolReplay"]
+__all__ = ["OnApproval", "ToolCapabilities", "ToolReplay", "ToolTimeoutBehavior"]
+
+
+ToolTimeoutBehavior: TypeAlias = Literal["error_as_result", "raise_exception"]
+"""What a tool call that runs out of time does (``ToolCapabilities.timeout_behavior``)."""
 
 ToolReplay: TypeAlias = Literal["run", "recorded"]
 """How a replayed run answers a tool's calls (see ``ToolCapabilities.replay``)."""
@@ -110,6 +114,19 @@ class ToolCapabilities:
 
     timeout: float | None = None
     """Seconds a call may take (None: the run's ``RunConfig.tool_timeout``)."""
+
+    timeout_behavior: ToolTimeoutBehavior = "error_as_result"
+    """What a call out of time does: ``"error_as_result"`` tells the model (and the run goes
+    on), ``"raise_exception"`` ends the run with ``ToolTimeoutError``."""
+
+    timeout_error_function: Callable[[Any, Exception], Any] | None = None
+    """``(tool_context, ToolTimeoutError) -> str`` (sync or async): what the model is told when
+    a call runs out of time (None: a message naming the tool and the limit)."""
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        """The SDK's name for ``timeout``."""
+        return self.timeout
 
     failure_error_function: Callable[[Any, Exception], Any] | None = None
     """``(tool_context, error) -> str`` (sync or async): what the model is told when a call

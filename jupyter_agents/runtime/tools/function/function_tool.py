@@ -14,7 +14,7 @@ from ..._threads import run_in_thread
 from ...approvals import NeedsApproval
 from ...context import RunContextWrapper, ToolContext
 from ...errors import ToolArgumentsError, UserError
-from ..capabilities import ToolCapabilities, ToolReplay
+from ..capabilities import ToolCapabilities, ToolReplay, ToolTimeoutBehavior
 from ._json_validate import check_arguments
 from .listeners import ToolListener, add_tool_listener, remove_tool_listener, tool_created
 from .schema import function_schema
@@ -99,9 +99,21 @@ class FunctionTool(ToolCapabilities):
     """Seconds a call may take; when it fires, the model is told the call timed out. None:
     the run's ``RunConfig.tool_timeout`` (600 s by default)."""
 
+    timeout_behavior: ToolTimeoutBehavior = "error_as_result"
+    """A call out of time: ``"error_as_result"`` tells the model and the run goes on,
+    ``"raise_exception"`` ends the run with ``ToolTimeoutError``."""
+
+    timeout_error_function: ToolErrorFunction | None = None
+    """``(tool_context, ToolTimeoutError) -> str``: what the model is told when a call runs out
+    of time (None: a message naming the tool, the limit and whether it may still finish)."""
+
     runs_in_thread: bool = False
     """A sync function run on a worker thread: a timeout, Stop or interrupt cannot stop it,
     only stop waiting; it goes on, reported as a ``BackgroundCall`` (``tools.background``)."""
+
+    defer_loading: bool = False
+    """The SDK's tool-search flag (``@function_tool(defer_loading=True)``). Accepted and kept;
+    tool search is not here, so the tool is offered like any other."""
 
     read_only: bool = False
     """Its calls change nothing (``@tool(read_only=True)``): offered in ``ask`` and ``plan``
@@ -135,6 +147,13 @@ class FunctionTool(ToolCapabilities):
             isinstance(self.timeout, (int, float)) and self.timeout > 0
         ):
             raise UserError(f"Tool {self.name!r}: timeout must be a positive number of seconds.")
+        if self.timeout_behavior not in ("error_as_result", "raise_exception"):
+            raise UserError(
+                f"Tool {self.name!r}: timeout_behavior must be 'error_as_result' or "
+                f"'raise_exception', not {self.timeout_behavior!r}."
+            )
+        if self.timeout_error_function is not None and not callable(self.timeout_error_function):
+            raise UserError(f"Tool {self.name!r}: timeout_error_function must be a function.")
         if not isinstance(self.needs_approval, bool) and not callable(self.needs_approval):
             raise UserError(
                 f"Tool {self.name!r}: needs_approval must be True, False or a function "
@@ -282,6 +301,9 @@ def function_tool(
     killable: bool = False,
     replay: ToolReplay | None = None,
     read_only: bool = False,
+    defer_loading: bool = False,
+    timeout_behavior: ToolTimeoutBehavior = "error_as_result",
+    timeout_error_function: ToolErrorFunction | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -303,6 +325,9 @@ def function_tool(
     killable: bool = False,
     replay: ToolReplay | None = None,
     read_only: bool = False,
+    defer_loading: bool = False,
+    timeout_behavior: ToolTimeoutBehavior = "error_as_result",
+    timeout_error_function: ToolErrorFunction | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a Python function into a ``FunctionTool``; use bare or with arguments.
 
@@ -338,6 +363,12 @@ def function_tool(
             cassette says (``Cassette.replay_tools``).
         read_only: The function only reads (cells, data, files): a run in ``ask`` or
             ``plan`` mode offers it too. Other tools are not offered in those modes.
+        defer_loading: The SDK's tool-search flag: kept on the tool (``tool.defer_loading``);
+            with no tool search here, the tool is offered like any other.
+        timeout_behavior: A call out of time: ``"error_as_result"`` (the default) tells the
+            model, ``"raise_exception"`` ends the run with ``ToolTimeoutError``.
+        timeout_error_function: ``(tool_context, ToolTimeoutError) -> str``: what the model is
+            told when a call runs out of time.
     """
     if replay not in (None, "run", "recorded"):
         raise UserError(f"@function_tool(replay=...) must be 'run' or 'recorded', not {replay!r}.")
@@ -362,6 +393,9 @@ def function_tool(
                 "killable": killable,
                 "replay": replay,
                 "read_only": bool(read_only),
+                "defer_loading": bool(defer_loading),
+                "timeout_behavior": timeout_behavior,
+                "timeout_error_function": timeout_error_function,
             },
         )
         tool_created(made)

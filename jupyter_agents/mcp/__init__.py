@@ -12,23 +12,23 @@ except ImportError as e:  # pragma: no cover - depends on the installation
         "jupyter_agents.mcp needs the mcp package: pip install 'jupyter_agents[mcp]'"
     ) from e
 
-from .runtime.mcp.filters import (
+from ..runtime.mcp.filters import (
     ToolFilter,
     ToolFilterCallable,
     ToolFilterContext,
     ToolFilterStatic,
     create_static_tool_filter,
 )
-from .runtime.mcp.http import (
+from ..runtime.mcp.http import (
     MCPServerSse,
     MCPServerSseParams,
     MCPServerStreamableHttp,
     MCPServerStreamableHttpParams,
 )
-from .runtime.mcp.manager import MCPServerManager
-from .runtime.mcp.server import MCPServer, MCPServerError, RequireApproval
-from .runtime.mcp.stdio import MCPServerStdio, MCPServerStdioParams
-from .runtime.mcp.tool import MCPTool, MCPToolError
+from ..runtime.mcp.manager import MCPServerManager
+from ..runtime.mcp.server import MCPServer, MCPServerError, RequireApproval
+from ..runtime.mcp.stdio import MCPServerStdio, MCPServerStdioParams
+from ..runtime.mcp.tool import MCPTool, MCPToolError
 
 __all__ = [
     "MCPServer",

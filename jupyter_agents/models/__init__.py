@@ -3,7 +3,7 @@ its module offers, where this project has them (the same objects as ``jupyter_ag
 
 from __future__ import annotations
 
-from .runtime.models.defaults import (
+from ..runtime.models.defaults import (
     get_default_model,
     get_default_model_settings,
     gpt_5_reasoning_settings_required,

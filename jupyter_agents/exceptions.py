@@ -1,0 +1,37 @@
+"""The SDK's ``agents.exceptions``, at the same path.
+
+The names that module of the OpenAI Agents SDK defines, where this project has them (the same
+objects as ``jupyter_agents``'s).
+"""
+
+from __future__ import annotations
+
+from .runtime.errors import (
+    AgentsException,
+    InputGuardrailTripwireTriggered,
+    MaxTurnsExceeded,
+    ModelBehaviorError,
+    ModelRefusalError,
+    ModelTimeoutError,
+    OutputGuardrailTripwireTriggered,
+    ToolInputGuardrailTripwireTriggered,
+    ToolOutputGuardrailTripwireTriggered,
+    ToolTimeoutError,
+    UserError,
+)
+from .runtime.result import RunErrorDetails
+
+__all__ = [
+    "AgentsException",
+    "InputGuardrailTripwireTriggered",
+    "MaxTurnsExceeded",
+    "ModelBehaviorError",
+    "ModelRefusalError",
+    "ModelTimeoutError",
+    "OutputGuardrailTripwireTriggered",
+    "RunErrorDetails",
+    "ToolInputGuardrailTripwireTriggered",
+    "ToolOutputGuardrailTripwireTriggered",
+    "ToolTimeoutError",
+    "UserError",
+]

@@ -1,0 +1,11 @@
+"""The SDK's ``agents.models.openai_chatcompletions``, at the same path.
+
+The names that module of the OpenAI Agents SDK defines, where this project has them (the same
+objects as ``jupyter_agents``'s).
+"""
+
+from __future__ import annotations
+
+from ..runtime.models.openai_chat import OpenAIChatCompletionsModel
+
+__all__ = ["OpenAIChatCompletionsModel"]
