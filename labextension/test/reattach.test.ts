@@ -72,6 +72,28 @@ describe('display updates', () => {
 
 // -- stand-ins for a notebook page ---------------------------------------------------------
 
+/** The little of the DOM the Resume bar uses. */
+class FakeNode {
+  children: FakeNode[] = [];
+  parent: FakeNode | null = null;
+  textContent = '';
+  className = '';
+  disabled = false;
+  onclick: (() => void) | null = null;
+  appendChild(node: FakeNode): FakeNode {
+    node.parent = this;
+    this.children.push(node);
+    return node;
+  }
+  remove(): void {
+    if (this.parent) {
+      this.parent.children = this.parent.children.filter(c => c !== this);
+    }
+  }
+  setAttribute(): void {}
+}
+(globalThis as { document?: unknown }).document = { createElement: () => new FakeNode() };
+
 class Outputs {
   items: Record<string, unknown>[] = [];
   toJSON() {
@@ -104,13 +126,14 @@ function page(
     outputs: new Outputs()
   }));
   const kernel = { clientId, iopubMessage: { connect: (f: never) => listeners.push(f) } };
+  const widgets = models.map(m => ({ model: m, node: new FakeNode() }));
   const panel = {
     isDisposed: false,
     sessionContext: { session: { kernel } },
-    content: { model: { cells: { length: models.length, get: (i: number) => models[i] } } }
+    content: { widgets, model: { cells: { length: models.length, get: (i: number) => models[i] } } }
   };
   const send = (msg: unknown) => listeners.forEach(f => f(kernel, msg));
-  return { panel, cells: models, send };
+  return { panel, cells: models, send, nodes: widgets.map(w => w.node) };
 }
 
 function runs(panel: unknown, list: unknown[]) {
@@ -222,5 +245,31 @@ describe('a run a restart cut off', () => {
     for (const resume of ['abc', `${MODEL}; rm -rf /`, 7, null]) {
       assert.equal(parseRun({ ...cut, resume })?.resume, undefined);
     }
+  });
+});
+
+describe("the Resume bar under a cut-off run's cell", () => {
+  const cut = { ...RUN, status: 'cut off', ended: 1000, view: null, resume: MODEL };
+
+  it('is there while the run can be resumed, and its Resume resumes that run', () => {
+    const p = page('page-b', [{ id: 'c0', type: 'code' }, { id: 'c1', type: 'code' }]);
+    const list = [cut];
+    const { model, emit } = runs(p.panel, list);
+    const resumed: string[] = [];
+    new CardReattacher(model, run => resumed.push(run.resume ?? ''));
+    emit();
+    emit(); // once, however often the runs change
+    const [bar] = p.nodes[1].children as unknown as FakeNode[];
+    assert.equal(p.nodes[1].children.length, 1);
+    assert.equal(p.nodes[0].children.length, 0);
+    assert.equal(bar.className, 'ja-resume-bar');
+    const button = bar.children[1];
+    assert.equal(button.textContent, 'Resume');
+    button.onclick?.();
+    assert.deepEqual(resumed, [MODEL]);
+    assert.equal(button.disabled, true);
+    list[0] = { ...cut, status: 'resumed', resume: undefined as unknown as string };
+    emit(); // resumed: the bar goes
+    assert.equal(p.nodes[1].children.length, 0);
   });
 });

@@ -140,8 +140,16 @@ def test_a_run_cut_off_by_a_restart_is_resumed_from_the_runs_panel(session: Sess
         lab.page.get_by_role("tab", name="Agents").click()
         item = lab.page.locator("#jupyter-agents-runs .ja-run-item").filter(has_text="cut off")
         expect(item).to_have_count(1)
+        expect(item.get_by_role("button", name="Resume")).to_be_visible()
         lab.screenshot("resume-panel")
-        item.get_by_role("button", name="Resume").click()
+        bar = lab.cell(1).locator(".ja-resume-bar")  # the cut-off run's cell offers it too
+        expect(bar).to_contain_text("cut off by a kernel restart")
+        for dark in (True, False):
+            set_theme(lab, dark)
+            lab.cell(1).screenshot(
+                path=str(ARTIFACTS / f"resume-bar-{'dark' if dark else 'light'}.png")
+            )
+        bar.get_by_role("button", name="Resume").click()
         resumed = lab.cell(2)  # a `%agent resume` cell, inserted below the run's cell and run
         expect(resumed.locator(".cm-content")).to_have_text(
             re.compile(r"^%agent resume [0-9a-f]{8}$")
@@ -152,4 +160,6 @@ def test_a_run_cut_off_by_a_restart_is_resumed_from_the_runs_panel(session: Sess
         expect(resumed.locator(".jp-OutputArea")).to_contain_text("Sent. All done.")
         lab.run_cell(3)
         expect(lab.outputs(3)).to_have_text(re.compile(r"\['ana@example.com'\]"))
+        expect(bar).to_have_count(0)  # resumed: the bar and the panel's Resume are gone
+        expect(item.get_by_role("button", name="Resume")).to_have_count(0)
         assert lab.errors == [], lab.errors

@@ -16,7 +16,7 @@ from ...runtime.agent import Agent
 from ...runtime.compaction import Compaction, known_window
 from ...runtime.context import ToolContext
 from ...runtime.cost import warm_up_prices
-from ...runtime.durable import CutOffRun
+from ...runtime.durable import CutOffRun, JournalRun
 from ...runtime.items import ToolCallOutputItem
 from ...runtime.modes import Mode, stricter
 from ...runtime.project.agents_md import ProjectInstructions
@@ -132,6 +132,8 @@ class _Prepared:
     """The model's name (its context window is looked up by it)."""
     resume: CutOffRun | None = None
     """The run cut off by a crash that this one resumes (``%agent resume``)."""
+    durable: JournalRun | None = None
+    """The run's journal (None: not saved)."""
 
 
 def with_file_mode(host: NotebookHost, opts: CellOptions) -> CellOptions:
@@ -238,7 +240,7 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
             opts.replay_tools,
             configured=configured or host.has_credentials(),
         )
-    durable = host.journal_run(_saved_as(opts, run))
+    durable = run.durable = host.journal_run(_saved_as(opts, run))
     run.result = Runner.run_streamed(
         _printing_to_cards(run.agent),
         [*run.history, {"role": "user", "content": run.prompt}],
@@ -262,6 +264,18 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
         host.runs.resumed(run.resume.run_id)
         if durable is not None:  # the new journal holds it all now
             durable.journal.end(run.resume.run_id, "resumed")
+
+
+END_AFTER_INTERRUPT = 3.0
+"""Seconds an interrupted run's journal stays open: a kernel restart interrupts the cell before
+it shuts down, and that run must stay resumable; a kernel that lives on ends it."""
+
+
+def _end_later(run: _Prepared) -> None:
+    """End an interrupted run's journal soon, if the kernel is still there then."""
+    durable = run.durable
+    if durable is not None:
+        asyncio.get_running_loop().call_later(END_AFTER_INTERRUPT, durable.end, "cancelled")
 
 
 def _saved_as(opts: CellOptions, run: _Prepared) -> dict[str, Any]:
@@ -344,6 +358,7 @@ async def _drive(host: NotebookHost, opts: CellOptions, run: _Prepared) -> None:
                 plan = plan_of(event.item) or record.plan  # an update_plan call's, or as it was
                 runs.update(record, tool_calls=record.tool_calls + 1, plan=plan)
     except (asyncio.CancelledError, KeyboardInterrupt):
+        _end_later(run)  # an Interrupt, unless the kernel is going down (a restart)
         _show_usage(host, run, record, "cancelled")
         view.finish("cancelled", "interrupted")
         runs.update(record, status="cancelled")

@@ -294,12 +294,11 @@ class RunLoop:
                 self.run_config.durable.end(ending)
 
     def _ending(self, error: BaseException | None) -> str | None:
-        """How the run ended, for its journal; None when it did not end but was dropped (its
-        process shutting down, say: a restarted kernel's run can be resumed)."""
-        if isinstance(error, GeneratorExit):
+        """How the run ended, for its journal; None when it was dropped or cancelled from
+        outside, which a process shutting down does too (a kernel restart interrupts first):
+        the journal stays open, and whoever cancelled may end it (``JournalRun.end``)."""
+        if isinstance(error, (GeneratorExit, asyncio.CancelledError, KeyboardInterrupt)):
             return None
-        if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):
-            return "cancelled"
         if error is not None:
             return "failed"
         if self.cancelled:

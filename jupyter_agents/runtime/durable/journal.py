@@ -179,6 +179,13 @@ def _alive(pid: int) -> bool:
     """Whether process ``pid`` still runs (this process counts: its runs are not cut off)."""
     if pid == os.getpid():
         return True
+    try:  # Linux: a zombie (exited, not reaped yet) is gone
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[-1].split()[:1] not in (["Z"], ["X"])
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -72,7 +72,6 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
     notebooks.forEach(panel => model.track(panel));
     notebooks.widgetAdded.connect((_t, panel) => model.track(panel));
     document.body.dataset.jupyterAgentsLab = '1'; // the run widget offers "Insert as new cell"
-    new CardReattacher(model); // live runs' cards in pages that did not start them
 
     const panelOf = (run: Run) =>
       model.panelsOf(run).find(p => findCell(p, run)) ?? model.panelsOf(run)[0];
@@ -119,6 +118,8 @@ export const runsPlugin: JupyterFrontEndPlugin<void> = {
         void NotebookActions.run(panel.content, panel.sessionContext);
       }
     };
+
+    new CardReattacher(model, resume); // cards of live runs started elsewhere; Resume bars
 
     const runsPanel = new RunsPanel(model, {
       show,

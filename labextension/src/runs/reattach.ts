@@ -4,7 +4,8 @@
  * run's card is (`RunReport.view`: its widget, its display id and the page that started it);
  * this page puts the card back into the run's cell, where it draws everything the run did so far
  * and its Approve and Reject work, and applies the card's display updates itself (the finished
- * run's saved form), which a page receives only for the cells it ran.
+ * run's saved form), which a page receives only for the cells it ran. A run a restart cut off
+ * gets a bar under its cell that offers Resume (as the Agents panel does).
  */
 import type { ICodeCellModel } from '@jupyterlab/cells';
 import type * as nbformat from '@jupyterlab/nbformat';
@@ -77,25 +78,77 @@ function codeCell(panel: NotebookPanel, id: string): ICodeCellModel | null {
   return null;
 }
 
-/** Puts the cards of live runs started elsewhere into their cells, once per page and run. */
+/** The class of the bar under a cell whose run a restart cut off. */
+export const RESUME_BAR = 'ja-resume-bar';
+
+/** The bar under a cut-off run's cell: what happened, and Resume. */
+export function resumeBar(onResume: () => void): HTMLElement {
+  const bar = document.createElement('div');
+  bar.className = RESUME_BAR;
+  bar.setAttribute('role', 'status');
+  const text = bar.appendChild(document.createElement('span'));
+  text.textContent =
+    'This run was cut off by a kernel restart. Resume it where it stopped: its finished tool ' +
+    'calls do not run again.';
+  const button = bar.appendChild(document.createElement('button'));
+  button.className = 'jp-Button jp-mod-styled jp-mod-accept';
+  button.textContent = 'Resume';
+  button.onclick = () => {
+    button.disabled = true;
+    onResume();
+  };
+  return bar;
+}
+
+/** Puts the cards of live runs started elsewhere into their cells, once per page and run, and
+ * a Resume bar under the cells of runs a restart cut off. */
 export class CardReattacher {
   private readonly _shown = new Map<string, Shown[]>(); // by display id
   private readonly _done = new WeakMap<NotebookPanel, Set<string>>(); // run ids, by page
   private readonly _heard = new WeakSet<Kernel.IKernelConnection>();
+  private readonly _bars = new Map<string, HTMLElement[]>(); // by run id
 
-  constructor(private readonly _runs: RunsModel) {
+  constructor(
+    private readonly _runs: RunsModel,
+    private readonly _resume: (run: Run) => void = () => undefined
+  ) {
     _runs.changed.connect(() => this.refresh());
   }
 
   /** Look at every run again (the runs model calls this on every change). */
   refresh(): void {
+    const cutOff = new Set<string>();
     for (const run of this._runs.runs()) {
       if (run.view && ACTIVE.has(run.status)) {
         for (const panel of this._runs.panelsOf(run)) {
           this._reattach(panel, run, run.view);
         }
       }
+      if (run.resume) {
+        cutOff.add(run.id);
+        this._offerResume(run);
+      }
     }
+    for (const [id, bars] of this._bars) {
+      if (!cutOff.has(id)) {
+        bars.forEach(bar => bar.remove()); // resumed, or the kernel restarted again
+        this._bars.delete(id);
+      }
+    }
+  }
+
+  private _offerResume(run: Run): void {
+    if (this._bars.has(run.id)) {
+      return;
+    }
+    const bars: HTMLElement[] = [];
+    for (const panel of this._runs.panelsOf(run)) {
+      const cell = panel.content.widgets.find(c => c.model.id === run.cell);
+      if (cell) {
+        bars.push(cell.node.appendChild(resumeBar(() => this._resume(run))));
+      }
+    }
+    this._bars.set(run.id, bars);
   }
 
   private _reattach(panel: NotebookPanel, run: Run, view: ViewRef): void {

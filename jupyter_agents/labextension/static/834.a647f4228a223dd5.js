@@ -569,6 +569,19 @@
   content: '✓'; color: var(--jp-ui-font-color1);
 }
 .ja-saved-run { padding: 2px 0; }
+
+/* Under the cell of a run a kernel restart cut off (reattach.ts). */
+.ja-resume-bar {
+  display: flex;
+  gap: 8px;
+  align-items: center;
+  margin: 4px 0 4px var(--jp-cell-prompt-width, 64px);
+  padding: 6px 10px;
+  border-left: 3px solid var(--jp-warn-color1);
+  background: var(--jp-layout-color2);
+  color: var(--jp-ui-font-color1);
+  font-size: var(--jp-ui-font-size1);
+}
 `,""]),o.d(r,{},{A:i})},32(a,r,o){var e=o(28),t=o.n(e),n=o(29),i=(o.n(n))()(t());i.push([a.id,`/*
  * Saved forms of evaluation reports, comparisons and batch progress (src/savedforms/). A
  * report is drawn by the report widget's own code and stylesheet (eval_report.css); a batch's
