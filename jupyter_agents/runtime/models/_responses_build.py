@@ -40,6 +40,7 @@ from ..usage import Usage
 __all__ = [
     "EventSequence",
     "build_response",
+    "construct",
     "function_call_item",
     "message_item",
     "reasoning_item",
@@ -49,6 +50,19 @@ __all__ = [
 
 _Event = TypeVar("_Event", bound=BaseModel)
 
+_pydantic_construct = BaseModel.model_construct.__func__  # type: ignore[attr-defined]
+
+
+def construct(kind: type[_Event], **fields: Any) -> _Event:
+    """``kind(**fields)`` without validation: pydantic's own ``model_construct``.
+
+    The ``openai`` models override ``model_construct`` with one that converts every field by its
+    annotation (nested dicts into models); here the values already have their types, and that
+    conversion cost 8x the build (166 against 21 us an event), once per streamed delta.
+    """
+    built: _Event = _pydantic_construct(kind, **fields)
+    return built
+
 
 def message_item(
     text: str, item_id: str, status: str = "completed", refusal: str | None = None
@@ -56,26 +70,30 @@ def message_item(
     """An assistant message holding one text part, or a refusal part, or both (text first)."""
     parts: list[Any] = []
     if text or refusal is None:
-        parts.append(
-            ResponseOutputText.model_construct(type="output_text", text=text, annotations=[])
-        )
+        parts.append(construct(ResponseOutputText, type="output_text", text=text, annotations=[]))
     if refusal is not None:
         parts.append(refusal_part(refusal))
-    return ResponseOutputMessage.model_construct(
-        id=item_id, type="message", role="assistant", status=status, content=parts
+    return construct(
+        ResponseOutputMessage,
+        id=item_id,
+        type="message",
+        role="assistant",
+        status=status,
+        content=parts,
     )
 
 
 def refusal_part(refusal: str) -> ResponseOutputRefusal:
     """A refusal content part."""
-    return ResponseOutputRefusal.model_construct(type="refusal", refusal=refusal)
+    return construct(ResponseOutputRefusal, type="refusal", refusal=refusal)
 
 
 def function_call_item(
     name: str, arguments: str, call_id: str, item_id: str, status: str = "completed"
 ) -> ResponseFunctionToolCall:
     """A function call."""
-    return ResponseFunctionToolCall.model_construct(
+    return construct(
+        ResponseFunctionToolCall,
         id=item_id,
         type="function_call",
         call_id=call_id,
@@ -87,24 +105,27 @@ def function_call_item(
 
 def reasoning_item(summary: str, item_id: str) -> ResponseReasoningItem:
     """A reasoning item with one summary text."""
-    return ResponseReasoningItem.model_construct(
+    return construct(
+        ResponseReasoningItem,
         id=item_id,
         type="reasoning",
-        summary=[Summary.model_construct(type="summary_text", text=summary)],
+        summary=[construct(Summary, type="summary_text", text=summary)],
     )
 
 
 def _openai_usage(usage: Usage) -> ResponseUsage:
-    return ResponseUsage.model_construct(
+    return construct(
+        ResponseUsage,
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         total_tokens=usage.total_tokens,
-        input_tokens_details=InputTokensDetails.model_construct(
+        input_tokens_details=construct(
+            InputTokensDetails,
             cached_tokens=usage.input_tokens_details.cached_tokens,
             cache_write_tokens=usage.input_tokens_details.cache_write_tokens,
         ),
-        output_tokens_details=OutputTokensDetails.model_construct(
-            reasoning_tokens=usage.output_tokens_details.reasoning_tokens
+        output_tokens_details=construct(
+            OutputTokensDetails, reasoning_tokens=usage.output_tokens_details.reasoning_tokens
         ),
     )
 
@@ -117,7 +138,8 @@ def build_response(
     status: str = "completed",
 ) -> Response:
     """A Response object around ``output``."""
-    return Response.model_construct(
+    return construct(
+        Response,
         id=response_id,
         object="response",
         created_at=time.time(),
@@ -151,20 +173,27 @@ class EventSequence:
     def event(self, kind: type[_Event], **fields: Any) -> _Event:
         """An event of class ``kind`` with the next sequence number (for the events without a
         method of their own)."""
-        return kind.model_construct(sequence_number=self._next(), **fields)
+        return construct(kind, sequence_number=self._next(), **fields)
 
     def created(self, response: Response) -> ResponseCreatedEvent:
-        return ResponseCreatedEvent.model_construct(
-            type="response.created", response=response, sequence_number=self._next()
+        return construct(
+            ResponseCreatedEvent,
+            type="response.created",
+            response=response,
+            sequence_number=self._next(),
         )
 
     def in_progress(self, response: Response) -> ResponseInProgressEvent:
-        return ResponseInProgressEvent.model_construct(
-            type="response.in_progress", response=response, sequence_number=self._next()
+        return construct(
+            ResponseInProgressEvent,
+            type="response.in_progress",
+            response=response,
+            sequence_number=self._next(),
         )
 
     def item_added(self, index: int, item: Any) -> ResponseOutputItemAddedEvent:
-        return ResponseOutputItemAddedEvent.model_construct(
+        return construct(
+            ResponseOutputItemAddedEvent,
             type="response.output_item.added",
             item=item,
             output_index=index,
@@ -172,7 +201,8 @@ class EventSequence:
         )
 
     def item_done(self, index: int, item: Any) -> ResponseOutputItemDoneEvent:
-        return ResponseOutputItemDoneEvent.model_construct(
+        return construct(
+            ResponseOutputItemDoneEvent,
             type="response.output_item.done",
             item=item,
             output_index=index,
@@ -180,27 +210,30 @@ class EventSequence:
         )
 
     def part_added(self, index: int, item_id: str, text: str = "") -> ResponseContentPartAddedEvent:
-        return ResponseContentPartAddedEvent.model_construct(
+        return construct(
+            ResponseContentPartAddedEvent,
             type="response.content_part.added",
             item_id=item_id,
             output_index=index,
             content_index=0,
             sequence_number=self._next(),
-            part=ResponseOutputText.model_construct(type="output_text", text=text, annotations=[]),
+            part=construct(ResponseOutputText, type="output_text", text=text, annotations=[]),
         )
 
     def part_done(self, index: int, item_id: str, text: str) -> ResponseContentPartDoneEvent:
-        return ResponseContentPartDoneEvent.model_construct(
+        return construct(
+            ResponseContentPartDoneEvent,
             type="response.content_part.done",
             item_id=item_id,
             output_index=index,
             content_index=0,
             sequence_number=self._next(),
-            part=ResponseOutputText.model_construct(type="output_text", text=text, annotations=[]),
+            part=construct(ResponseOutputText, type="output_text", text=text, annotations=[]),
         )
 
     def text_delta(self, index: int, item_id: str, delta: str) -> ResponseTextDeltaEvent:
-        return ResponseTextDeltaEvent.model_construct(
+        return construct(
+            ResponseTextDeltaEvent,
             type="response.output_text.delta",
             item_id=item_id,
             output_index=index,
@@ -211,7 +244,8 @@ class EventSequence:
         )
 
     def text_done(self, index: int, item_id: str, text: str) -> ResponseTextDoneEvent:
-        return ResponseTextDoneEvent.model_construct(
+        return construct(
+            ResponseTextDoneEvent,
             type="response.output_text.done",
             item_id=item_id,
             output_index=index,
@@ -224,7 +258,8 @@ class EventSequence:
     def args_delta(
         self, index: int, item_id: str, delta: str
     ) -> ResponseFunctionCallArgumentsDeltaEvent:
-        return ResponseFunctionCallArgumentsDeltaEvent.model_construct(
+        return construct(
+            ResponseFunctionCallArgumentsDeltaEvent,
             type="response.function_call_arguments.delta",
             item_id=item_id,
             output_index=index,
@@ -235,7 +270,8 @@ class EventSequence:
     def args_done(
         self, index: int, item_id: str, arguments: str
     ) -> ResponseFunctionCallArgumentsDoneEvent:
-        return ResponseFunctionCallArgumentsDoneEvent.model_construct(
+        return construct(
+            ResponseFunctionCallArgumentsDoneEvent,
             type="response.function_call_arguments.done",
             item_id=item_id,
             output_index=index,
@@ -244,8 +280,11 @@ class EventSequence:
         )
 
     def completed(self, response: Response) -> ResponseCompletedEvent:
-        return ResponseCompletedEvent.model_construct(
-            type="response.completed", response=response, sequence_number=self._next()
+        return construct(
+            ResponseCompletedEvent,
+            type="response.completed",
+            response=response,
+            sequence_number=self._next(),
         )
 
     def item_events(self, index: int, item: Any, chunk_size: int) -> Iterator[Any]:
