@@ -1,7 +1,7 @@
 // @ts-check
 // Terminal text with ANSI colours (SGR codes), drawn as text nodes in classed spans: the text
 // stays text, whatever escape sequences it holds. Other escape sequences are dropped.
-import { h } from "./dom.js";
+import { breakable, h } from "./dom.js";
 
 // A CSI sequence (colours are the ones ending in "m"), an OSC string, or a two-byte escape.
 const ESCAPE = /\x1b(?:\[([0-9;?]*)([@-~])|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])/g;
@@ -81,5 +81,5 @@ export function ansiRuns(text) {
 export function drawAnsi(box, text) {
   if (box.dataset.text === text) return;
   box.dataset.text = text;
-  box.replaceChildren(...ansiRuns(text).map((r) => (r.cls ? h("span", r.cls, r.text) : r.text)));
+  box.replaceChildren(...ansiRuns(text).flatMap((r) => (r.cls ? [h("span", r.cls, r.text)] : breakable(r.text))));
 }

@@ -2,7 +2,7 @@
 // Live view of one agent run; state and messages are documented in notebook/view/widget.py.
 // Untrusted text reaches the DOM only as text nodes or through markdown.js (markdown-it,
 // then DOMPurify).
-import { children, h } from "./dom.js";
+import { children, h, setText } from "./dom.js";
 import { LABELS, contextUse, duration, known } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 import { planView } from "./plan.js";
@@ -102,7 +102,7 @@ function render({ model, el }) {
     const status = known("run", hd.status, "unknown");
     pill.className = `ja-pill ja-s-${status}`;
     detail.className = `ja-detail ja-s-${status}`;
-    detail.textContent = hd.detail || "";
+    setText(detail, hd.detail || "");
     const t = hd.tokens;
     const counted = !!t && t.total > 0; // no "0 tokens" before usage is known
     tokens.textContent = counted ? `${t.total.toLocaleString()} tokens` : "";
@@ -169,6 +169,7 @@ function render({ model, el }) {
     v.block = b;
     const target = /** @type {HTMLElement} */ (v.kind === "reasoning" ? v.el.lastChild : v.el);
     if (v.kind === "text" || v.kind === "reasoning") {
+      stale.delete(b.id); // drawn now
       renderMarkdown(textOf(b), target, v.kind === "text" && !header().live);
     } else if (v.kind === "notice") {
       v.el.className = `ja-notice ja-l-${known("level", field(b, "level"), "info")}`;
@@ -213,10 +214,30 @@ function render({ model, el }) {
     for (const v of views.values()) v.el.classList.toggle("ja-streaming", v === on);
   }
 
-  /** Redraw the text block `id` from the buffer. @param {string} id */
+  /** Text blocks whose streamed text changed since they were last drawn. @type {Set<string>} */
+  const stale = new Set();
+  let drawTimer = 0;
+  let drawAt = 0;
+  /** Redraw the text block `id` from the buffer, soon. Drawing renders the whole text again
+   * (markdown, then DOMPurify), so a long answer streamed in many small appends would cost
+   * time in proportion to its length on every append: appends are drawn together, and the
+   * pause before the next drawing is at least a frame and four times what the last one took,
+   * so drawing takes at most a fifth of the page's time however long the text grows.
+   * @param {string} id */
   function redrawText(id) {
-    const v = views.get(id);
-    if (v?.block && !v.sync) update(v, v.block);
+    stale.add(id);
+    if (!drawTimer) drawTimer = window.setTimeout(drawStale, Math.max(0, drawAt - performance.now()));
+  }
+  function drawStale() {
+    drawTimer = 0;
+    const started = performance.now();
+    for (const id of stale) {
+      const v = views.get(id);
+      if (v?.block && !v.sync) update(v, v.block);
+    }
+    stale.clear();
+    const now = performance.now();
+    drawAt = now + Math.max(16, 4 * (now - started));
   }
 
   const resync = () => {
@@ -266,6 +287,7 @@ function render({ model, el }) {
     model.off("msg:custom", onMsg);
     clearInterval(timer);
     clearTimeout(offline);
+    clearTimeout(drawTimer);
     root.remove();
   };
 }

@@ -4,6 +4,7 @@
 // to http(s) and mailto and open in a new tab without referrer.
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
+import { breakLongRuns } from "./dom.js";
 
 /** Longest text rendered as Markdown; the rest is cut with a note. */
 export const MAX_CHARS = 100000;
@@ -69,6 +70,7 @@ export function renderMarkdown(text, parent, insertable = false) {
   const fragment = /** @type {DocumentFragment} */ (
     /** @type {unknown} */ (purifier.sanitize(html, CONFIG))
   );
+  breakLongRuns(fragment);
   parent.replaceChildren(fragment);
   if (insertable) addInsertButtons(parent);
   if (cut) {

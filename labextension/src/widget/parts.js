@@ -3,7 +3,7 @@
 // part type, the only place the widget draws each. Every text stays text (text nodes, or
 // classed spans of text nodes); an image shows only from inline raster data.
 import { drawAnsi } from "./ansi.js";
-import { h } from "./dom.js";
+import { breakable, h } from "./dom.js";
 import { pretty } from "./format.js";
 import { codeRuns } from "./highlight.js";
 
@@ -34,7 +34,9 @@ function withMarks(text, cls) {
   return text
     .split(CHAR_MARK)
     .filter((piece) => piece !== "")
-    .map((piece) => (CHAR_MARK.test(piece) ? h("span", "ja-char", piece) : cls ? h("span", cls, piece) : piece));
+    .flatMap((piece) =>
+      CHAR_MARK.test(piece) ? [h("span", "ja-char", piece)] : cls ? [h("span", cls, piece)] : breakable(piece),
+    );
 }
 
 /** The class of a diff line: what the line does. @param {string} line */

@@ -3,7 +3,7 @@
 // blocks, pending ○, in progress ◐ (highlighted), completed ✓ (struck through), redrawn in
 // place when a new plan comes. A saved run is untrusted: its steps reach the DOM as text only,
 // and a status picks one of three known classes.
-import { children, h } from "./dom.js";
+import { children, h, setText } from "./dom.js";
 import { known } from "./format.js";
 
 /** @typedef {import("./state.js").StepStatus} StepStatus */
@@ -43,7 +43,7 @@ export function planView() {
     const done = steps.filter(([, status]) => status === "completed").length;
     count.textContent = `${done}/${steps.length}`;
     const explanation = /** @type {{explanation?: unknown}} */ (plan ?? {}).explanation;
-    why.textContent = typeof explanation === "string" ? explanation : "";
+    setText(why, typeof explanation === "string" ? explanation : "");
     while (list.children.length > steps.length) list.lastChild?.remove();
     while (list.children.length < steps.length) {
       const li = list.appendChild(h("li"));
@@ -55,7 +55,7 @@ export function planView() {
       li.title = WORDS[status];
       const [mark, words] = /** @type {HTMLElement[]} */ ([...li.children]);
       mark.textContent = MARKS[status];
-      words.textContent = text;
+      setText(words, text);
     });
   }
   return { el, draw };

@@ -3,7 +3,7 @@
 // choices, or a small form. The question is untrusted JSON: its texts stay text nodes and
 // only the field types a form may have (string, string enum, number, integer, boolean)
 // become inputs; anything else is skipped. The kernel checks the answer again.
-import { h } from "./dom.js";
+import { h, setText } from "./dom.js";
 
 /** @typedef {import("./state.js").QuestionState} QuestionState */
 /** @typedef {{answer?: unknown, error?: string}} Read */
@@ -134,7 +134,7 @@ export function questionView(submit) {
       if (k !== key) {
         key = k;
         origin.textContent = str(q.origin) ? `${q.origin} asks:` : "";
-        text.textContent = str(q.text);
+        setText(text, str(q.text));
         fields.replaceChildren();
         const choices = Array.isArray(q.choices) ? q.choices.filter((c) => typeof c === "string") : [];
         if (choices.length) choose(choices);

@@ -3,7 +3,7 @@
 // output's parts, error, approval controls. The parts are drawn by parts.js, one renderer per
 // part type. The controls are built once, so typing in them survives updates.
 import { drawAnsi } from "./ansi.js";
-import { children, h } from "./dom.js";
+import { children, h, setText } from "./dom.js";
 import { ICONS, STATUS_WORDS, decided, known, duration, pretty, progressOf, schemaHint } from "./format.js";
 import { drawParts } from "./parts.js";
 import { questionView } from "./question.js";
@@ -27,7 +27,7 @@ function followable(box) {
 /** @param {HTMLElement} box @param {string} text */
 function follow(box, text, terminal = false) {
   if (terminal) drawAnsi(box, text);
-  else box.textContent = text;
+  else setText(box, text);
   if (box.dataset.up !== "1") box.scrollTop = box.scrollHeight;
 }
 
@@ -166,7 +166,7 @@ export function toolView(ctx) {
     badge.textContent = b.badge || "";
     badge.dataset.verdict = (b.badge || "").split(":")[0];
     const asked = b.approval?.question;
-    args1.textContent = asked ? asked.text : b.args || ""; // a question reads better than JSON
+    setText(args1, asked ? asked.text : b.args || ""); // a question reads better than JSON
     const word = asked && st === "waiting" ? "asks you" : asked && st === "rejected" ? "skipped" : STATUS_WORDS[st] || st;
     status.textContent = st === "done" ? "" : word; // a question nobody answered was skipped, not refused
     ms.textContent = b.replayed ? "replayed" : b.ms != null ? duration(b.ms) : "";
@@ -178,11 +178,11 @@ export function toolView(ctx) {
     const asking = b.approval?.state === "pending" && !!b.approval.question;
     call.hidden = asking && !b.approval?.question?.origin;
     drawParts(output, parts.filter((p) => p.role !== "call"));
-    args.textContent = pretty(b.args || "{}") + (b.args_cut ? "\n…" : "");
+    setText(args, pretty(b.args || "{}") + (b.args_cut ? "\n…" : ""));
     args.hidden = shown.length > 0;
     follow(printed, (b.printed_cut ? "…" : "") + (b.printed || ""), terminal);
     printed.hidden = !b.printed;
-    note.textContent = b.note || "";
+    setText(note, b.note || "");
     note.hidden = !b.note;
     const going = progressOf(b.progress);
     progress.hidden = !going || !["running", "background"].includes(st);
@@ -198,9 +198,9 @@ export function toolView(ctx) {
     }
     const e = b.error;
     failure.hidden = !e;
-    failure.textContent = e ? `${e.type || "Error"}: ${e.message || ""}` : "";
+    setText(failure, e ? `${e.type || "Error"}: ${e.message || ""}` : "");
     trace.hidden = !e?.traceback;
-    traceText.textContent = e?.traceback || "";
+    setText(traceText, e?.traceback || "");
     const a = b.approval;
     box.hidden = !a;
     if (!a) return;
