@@ -1,13 +1,16 @@
 // @ts-check
 // Small DOM helpers. Untrusted text only ever goes into textContent (or text nodes).
 
-/** The longest run of characters without a space that is laid out as one piece. */
+/** The longest run of characters without a space that is laid out as one piece; a longer one
+ * gets a break opportunity every {@link BREAK_EVERY} characters (short pieces, so that its lines
+ * fill the width). */
 export const LONGEST_RUN = 64;
+export const BREAK_EVERY = 16;
 const LONG_RUN = /\S{65,}/;
 const LONG_RUNS = /\S{65,}/g;
 
-/** `text` as nodes: long runs without a space get a break opportunity (`<wbr>`) every
- * {@link LONGEST_RUN} characters. Chromium lays out an unbroken run under `overflow-wrap:
+/** `text` as nodes: runs without a space longer than {@link LONGEST_RUN} characters get a break
+ * opportunity (`<wbr>`) every {@link BREAK_EVERY}. Chromium lays out an unbroken run under `overflow-wrap:
  * anywhere` in time that grows with the square of its length (40,000 characters of base64
  * took 6.5 s, 200,000 froze the page); with `<wbr>` it is linear (27 ms). The text, as read
  * or copied, is unchanged: `<wbr>` holds none.
@@ -20,9 +23,9 @@ export function breakable(text) {
   for (const m of text.matchAll(LONG_RUNS)) {
     const at = m.index ?? 0;
     if (at > last) nodes.push(text.slice(last, at));
-    for (let i = 0; i < m[0].length; i += LONGEST_RUN) {
+    for (let i = 0; i < m[0].length; i += BREAK_EVERY) {
       if (i) nodes.push(document.createElement("wbr"));
-      nodes.push(m[0].slice(i, i + LONGEST_RUN));
+      nodes.push(m[0].slice(i, i + BREAK_EVERY));
     }
     last = at + m[0].length;
   }
