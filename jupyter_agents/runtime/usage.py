@@ -80,7 +80,9 @@ class Usage:
         """Add ``other`` into this usage in place."""
         if other.request_usage_entries:
             self.request_usage_entries.extend(other.request_usage_entries)
-        elif other.requests == 1:
+        elif other.requests == 1 and (
+            other.input_tokens or other.output_tokens or other.total_tokens
+        ):  # a request that reported no tokens has no entry, as in the SDK
             self.request_usage_entries.append(
                 RequestUsage(
                     other.input_tokens,

@@ -81,6 +81,10 @@ DIFFERENCES: dict[str, str] = {
         "Instructions: a function taking *args (or **kwargs) can take the two arguments, and is "
         "accepted"
     ),
+    "tests/models/test_openai_chatcompletions_converter.py::"
+    "test_convert_response_format_returns_not_given_for_plain_text_and_dict_for_schemas": (
+        "AgentOutputSchema(str): a plain-text agent has no schema (a UserError)"
+    ),
     "tests/test_tool_output_conversion.py::test_tool_call_output_item_image_with_extra_fields": (
         "ToolOutputImage: a dict with keys beyond the shape is a plain value (str()), not an image"
     ),

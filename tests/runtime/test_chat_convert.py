@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from jupyter_agents import UserError
-from jupyter_agents.runtime.models._chat_convert import to_chat_messages
+from jupyter_agents.runtime.models._chat_convert import Converter
 from jupyter_agents.runtime.models._chat_stream import ChatStreamConverter
 
 IMAGE = "data:image/png;base64,AAAA"
@@ -18,6 +18,7 @@ def test_history_with_text_calls_and_outputs() -> None:
     items: list[dict[str, Any]] = [
         {"role": "user", "content": "hi"},
         {
+            "id": "msg_1",
             "type": "message",
             "role": "assistant",
             "content": [{"type": "output_text", "text": "Let me check."}],
@@ -29,8 +30,7 @@ def test_history_with_text_calls_and_outputs() -> None:
         {"type": "function_call_output", "call_id": "b", "output": "B"},
         {"role": "developer", "content": "be nice"},
     ]
-    assert to_chat_messages("sys", items) == [
-        {"role": "system", "content": "sys"},
+    assert Converter.items_to_messages(items, developer_as_system=True) == [
         {"role": "user", "content": "hi"},
         {
             "role": "assistant",
@@ -61,7 +61,7 @@ def test_image_tool_output_follows_after_the_last_tool_message() -> None:
         {"type": "function_call_output", "call_id": "b", "output": "noted"},
         {"role": "user", "content": "thanks"},
     ]
-    messages = to_chat_messages(None, items)
+    messages = Converter.items_to_messages(items, tool_output_attachments=True)
     assert [m["role"] for m in messages] == ["assistant", "tool", "tool", "user", "user"]
     assert messages[1] == {
         "role": "tool",
@@ -76,8 +76,7 @@ def test_image_tool_output_follows_after_the_last_tool_message() -> None:
 
 
 def test_user_content_parts_and_unsupported_items() -> None:
-    messages = to_chat_messages(
-        None,
+    messages = Converter.items_to_messages(
         [
             {
                 "role": "user",
@@ -89,8 +88,8 @@ def test_user_content_parts_and_unsupported_items() -> None:
         ],
     )
     assert messages[0]["content"][0] == {"type": "text", "text": "look"}
-    with pytest.raises(UserError, match="cannot carry an input item of type 'web_search_call'"):
-        to_chat_messages(None, [{"type": "web_search_call", "id": "ws"}])
+    with pytest.raises(UserError, match="Unhandled item type or structure"):
+        Converter.items_to_messages([{"type": "web_search_call", "id": "ws"}])
 
 
 def chunk(content: str | None = None, calls: list[NS] | None = None, usage: object = None) -> NS:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents.runtime.models._chat_reasoning import replay_fields
+from jupyter_agents.runtime.models._chat_convert import Converter
 from jupyter_agents.runtime.models._chat_request import token_limit_field
 from jupyter_agents.testing._recording import check_failures, values_at
 
@@ -80,7 +80,13 @@ def reasoning_field(origin: str) -> dict[str, Any]:
 def test_what_a_reasoning_item_sends_back(
     item: dict[str, Any], model: str, takes_blocks: bool, sent: dict[str, Any]
 ) -> None:
-    assert replay_fields(item, model, takes_blocks) == sent
+    call = {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}
+    messages = Converter.items_to_messages(
+        [item, call], model=model, preserve_thinking_blocks=takes_blocks
+    )
+    assert len(messages) == 1
+    added = {k: v for k, v in messages[0].items() if k not in ("role", "content", "tool_calls")}
+    assert added == sent
 
 
 REQUEST = {

@@ -10,18 +10,17 @@ content, the blocks' signatures its ``encrypted_content``; its ``provider_data``
 keys) holds the model, which field the reasoning came in and the thinking blocks exactly as
 received.
 
-Sending a reasoning item back (``replay_fields``) follows the providers' rules, as the SDK
-does: Claude's thinking blocks start the next assistant message (Anthropic refuses a tool-use
-turn without them: LiteLLM takes ``thinking_blocks``), DeepSeek wants the
-``reasoning_content`` of a tool-call turn back, and ``reasoning`` goes back to the model that
-wrote it. Everything else is left out.
+Sending a reasoning item back is the converter's (``_chat_convert.Converter.items_to_messages``),
+which follows the providers' rules as the SDK does; whether a reasoning item's
+``reasoning_content`` goes back is the decision of a hook (``ShouldReplayReasoningContent``),
+by default ``default_should_replay_reasoning_content``: only to DeepSeek.
 """
 
 from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,9 +31,12 @@ from pydantic import BaseModel
 __all__ = [
     "REASONING_FIELD_KEY",
     "ChatReasoning",
+    "ReasoningContentReplayContext",
+    "ReasoningContentSource",
+    "ShouldReplayReasoningContent",
+    "default_should_replay_reasoning_content",
     "field_of",
     "reasoning_item_id",
-    "replay_fields",
 ]
 
 REASONING_FIELD_KEY = "_chat_completions_reasoning_field"
@@ -87,6 +89,9 @@ class ChatReasoning:
     _by_index: dict[Any, dict[str, Any]] = field(default_factory=dict, repr=False)
     """The streamed blocks by LiteLLM's ``index``."""
 
+    _streamed: bool = field(default=False, repr=False)
+    """Whether the blocks came in deltas (a thinking block may then lack its text)."""
+
     @classmethod
     def of_message(cls, message: Any) -> ChatReasoning:
         """The reasoning of a whole message."""
@@ -99,7 +104,7 @@ class ChatReasoning:
             found.text.append(text)
         raw_blocks = field_of(message, "thinking_blocks")
         if isinstance(raw_blocks, list):
-            found.blocks = [b for b in map(_block, raw_blocks) if b is not None]
+            found.blocks = [copy.deepcopy(b) for b in map(_block, raw_blocks) if b is not None]
         return found
 
     def add_delta(self, delta: Any) -> tuple[str, str]:
@@ -115,6 +120,7 @@ class ChatReasoning:
         for raw in field_of(delta, "thinking_blocks") or ():
             fragment = _block(raw)
             if fragment is not None:
+                self._streamed = True
                 self._merge(fragment)
         return summary, text
 
@@ -146,14 +152,15 @@ class ChatReasoning:
     def __bool__(self) -> bool:
         return bool(self.summary or self.text or self.blocks)
 
-    def item(self, item_id: str, model: str) -> ResponseReasoningItem:
-        """The reasoning as one reasoning item (the SDK's shape)."""
+    def item(self, item_id: str, provider_data: Mapping[str, Any]) -> ResponseReasoningItem:
+        """The reasoning as one reasoning item (the SDK's shape), its ``provider_data`` the
+        given one (the model, and the response's id) with how the reasoning came."""
         fields: dict[str, Any] = {"id": item_id, "type": "reasoning", "summary": []}
-        provider_data: dict[str, Any] = {"model": model}
+        provider_data = dict(provider_data)
         if self.summary:
             fields["summary"] = [_summary("".join(self.summary))]
         if self.blocks:
-            blocks = [_finished(block) for block in self.blocks]
+            blocks = [_finished(b) if self._streamed else copy.deepcopy(b) for b in self.blocks]
             provider_data["thinking_blocks"] = blocks
             texts = [
                 b["thinking"] for b in blocks if b.get("type") == "thinking" and b.get("thinking")
@@ -165,7 +172,8 @@ class ChatReasoning:
         elif self.text and not self.summary:
             fields["content"] = [_content("".join(self.text))]
             provider_data[REASONING_FIELD_KEY] = "reasoning"
-        fields["provider_data"] = provider_data
+        if provider_data:
+            fields["provider_data"] = provider_data
         return ResponseReasoningItem.model_construct(**fields)
 
 
@@ -185,31 +193,45 @@ def _content(text: str) -> Content:
     return Content.model_construct(type="reasoning_text", text=text)
 
 
-def _is_claude(model: str) -> bool:
-    name = model.lower()
-    return "claude" in name or "anthropic" in name
+@dataclass
+class ReasoningContentSource:
+    """A reasoning item of the history that may go back to the model."""
+
+    item: Any
+    """The reasoning item, as an input item."""
+
+    origin_model: str | None
+    """The model that wrote it, where its ``provider_data`` says."""
+
+    provider_data: Mapping[str, Any]
+    """Its ``provider_data``."""
 
 
-def replay_fields(item: Mapping[str, Any], model: str, thinking_blocks: bool) -> dict[str, Any]:
-    """What a reasoning input item adds to the next assistant message sent to ``model``
-    (empty: nothing goes back).
+@dataclass
+class ReasoningContentReplayContext:
+    """What a ``should_replay_reasoning_content`` hook decides on."""
 
-    Args:
-        item: The reasoning item, as an input item.
-        model: The model the message goes to.
-        thinking_blocks: Whether the client takes ``thinking_blocks`` (LiteLLM does).
-    """
-    data = item.get("provider_data")
-    data = data if isinstance(data, Mapping) else {}
-    origin = data.get("model")
-    same = origin is None or origin == model
-    blocks = data.get("thinking_blocks")
-    if thinking_blocks and blocks and _is_claude(model) and same:
-        return {"thinking_blocks": copy.deepcopy(list(blocks))}
-    if "deepseek" in model.lower() and (origin is None or "deepseek" in str(origin).lower()):
-        texts = [s.get("text", "") for s in item.get("summary") or () if isinstance(s, Mapping)]
-        return {"reasoning_content": "\n".join(texts)} if any(texts) else {}
-    if data.get(REASONING_FIELD_KEY) == "reasoning" and origin == model:
-        parts = [c.get("text", "") for c in item.get("content") or () if isinstance(c, Mapping)]
-        return {"reasoning": "\n".join(parts)} if any(parts) else {}
-    return {}
+    model: str
+    """The model the next Chat Completions request goes to."""
+
+    base_url: str | None
+    """That request's endpoint, where known (no trailing slash)."""
+
+    reasoning: ReasoningContentSource
+    """The reasoning item in question."""
+
+
+ShouldReplayReasoningContent = Callable[[ReasoningContentReplayContext], bool]
+"""A hook saying whether a reasoning item's summary goes back to the model, as the
+``reasoning_content`` of the assistant message after it."""
+
+
+def default_should_replay_reasoning_content(context: ReasoningContentReplayContext) -> bool:
+    """The default: to a DeepSeek model, the reasoning of a DeepSeek model, or of an unknown
+    one (an item with no provider data but Claude's thinking blocks); nothing elsewhere."""
+    if "deepseek" not in context.model.lower():
+        return False
+    origin = context.reasoning.origin_model
+    if origin is not None and "deepseek" in origin.lower():
+        return True
+    return not any(key != "thinking_blocks" for key in context.reasoning.provider_data)

@@ -18,6 +18,7 @@ import asyncio
 import os
 import threading
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from ..errors import UserError
 from ..model_settings import DEFAULT_READ_TIMEOUT, ModelTimeout
@@ -34,6 +35,8 @@ __all__ = [
     "default_model_name",
     "default_provider",
     "get_default_openai_api",
+    "is_official_openai_base_url",
+    "is_official_openai_client",
     "set_default_openai_api",
     "set_default_openai_client",
     "set_default_openai_key",
@@ -55,6 +58,20 @@ OpenAIAPI = Literal["responses", "chat_completions"]
 _settings: dict[str, Any] = {"api": None, "client": None, "key": None}
 _provider: OpenAIProvider | None = None
 _default_pool: ClientPool
+
+
+def is_official_openai_base_url(base_url: object, *, websocket: bool = False) -> bool:
+    """Whether ``base_url`` is OpenAI's own endpoint: exactly the host ``api.openai.com``
+    over HTTPS (``wss`` with ``websocket``), not a proxy or a look-alike name."""
+    parts = urlsplit(str(base_url))
+    return parts.scheme == ("wss" if websocket else "https") and parts.hostname == "api.openai.com"
+
+
+def is_official_openai_client(client: AsyncOpenAI) -> bool:
+    """Whether ``client`` talks to OpenAI's own endpoint (a client without a ``base_url``:
+    no)."""
+    base_url = getattr(client, "base_url", None)
+    return base_url is not None and is_official_openai_base_url(base_url)
 
 
 def set_default_openai_key(key: str) -> None:
@@ -174,6 +191,8 @@ class ClientPool:
         base = self._base or _settings["client"]
         if base is not None:
             # One retry layer: RunConfig.model_retry. The client's own retries would multiply it.
+            if not hasattr(base, "with_options"):
+                return base  # a stand-in for a client (a test's): used as it is
             if not self._base_taken:
                 self._base_taken = True
                 return base.with_options(max_retries=0)

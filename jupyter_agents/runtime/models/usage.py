@@ -32,7 +32,9 @@ def usage_from_openai(usage: Any) -> Usage:
     (the ``openai`` package's or LiteLLM's).
 
     Its ``request_usage_entries`` holds the request's own entry, so whatever records the call
-    (the run's spend, its price) sees every detail, cache writes included.
+    (the run's spend, its price) sees every detail, cache writes included; a request that
+    reported no tokens has none, as in the SDK. A count the provider leaves ``None`` is 0
+    (the total too: it is not made up from the others).
     """
     if usage is None:
         return Usage(requests=1)
@@ -46,11 +48,11 @@ def usage_from_openai(usage: Any) -> Usage:
         output_tokens = getattr(usage, "output_tokens", 0)
         in_details = getattr(usage, "input_tokens_details", None)
         out_details = getattr(usage, "output_tokens_details", None)
-    total = getattr(usage, "total_tokens", None)
+    total = getattr(usage, "total_tokens", 0)
     entry = RequestUsage(
         _int(input_tokens),
         _int(output_tokens),
-        _int(total) if total is not None else _int(input_tokens) + _int(output_tokens),
+        _int(total),
         InputTokensDetails(
             cached_tokens=_first(
                 getattr(in_details, "cached_tokens", 0),
@@ -74,5 +76,7 @@ def usage_from_openai(usage: Any) -> Usage:
             entry.input_tokens_details.cached_tokens, entry.input_tokens_details.cache_write_tokens
         ),
         output_tokens_details=OutputTokensDetails(entry.output_tokens_details.reasoning_tokens),
-        request_usage_entries=[entry],
+        request_usage_entries=[entry]
+        if entry.input_tokens or entry.output_tokens or entry.total_tokens
+        else [],
     )
