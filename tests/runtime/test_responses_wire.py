@@ -315,6 +315,7 @@ def test_the_default_client_gives_its_key_to_trace_export_unless_told_not_to() -
     from jupyter_agents.runtime.tracing_key import set_tracing_export_key, tracing_export_key
 
     saved = provider._settings["client"]
+    set_tracing_export_key(None)  # an earlier default client may have given its key
     try:
         set_default_openai_client(openai.AsyncOpenAI(api_key="sk-not-for-traces"), False)
         assert tracing_export_key() is None
