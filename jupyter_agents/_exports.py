@@ -152,6 +152,8 @@ EXPORTS: dict[str, str] = {
     "FileSearchTool": "runtime.tools",
     "CodeInterpreterTool": "runtime.tools",
     "ImageGenerationTool": "runtime.tools",
+    "ImageGenerationToolConfig": "runtime.tools",
+    "WebSearchToolImageSettings": "runtime.tools",
     # approvals
     "ApprovalDecision": "runtime.approvals",
     "ApprovalHandler": "runtime.approvals",

@@ -10,6 +10,7 @@ from .runtime.tools import (
     FunctionTool,
     HostedMCPTool,
     ImageGenerationTool,
+    ImageGenerationToolConfig,
     MCPToolApprovalFunction,
     MCPToolApprovalRequest,
     ProgrammaticToolCallingTool,
@@ -22,6 +23,7 @@ from .runtime.tools import (
     ToolOutputTextDict,
     ToolSearchTool,
     WebSearchTool,
+    WebSearchToolImageSettings,
     default_tool_error_function,
     function_tool,
 )
@@ -52,6 +54,7 @@ __all__ = [
     "FunctionToolResult",
     "HostedMCPTool",
     "ImageGenerationTool",
+    "ImageGenerationToolConfig",
     "LocalShellTool",
     "MCPToolApprovalFunction",
     "MCPToolApprovalRequest",
@@ -76,6 +79,7 @@ __all__ = [
     "ToolOutputTextDict",
     "ToolSearchTool",
     "WebSearchTool",
+    "WebSearchToolImageSettings",
     "default_tool_error_function",
     "function_tool",
 ]

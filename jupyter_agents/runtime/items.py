@@ -294,6 +294,10 @@ class ModelResponse:
     request_id: str | None = None
     """The provider's id for the request, when it sent one."""
 
+    raw_usage: dict[str, Any] | None = None
+    """The provider's usage payload as it came (JSON data), with
+    ``ModelSettings(preserve_raw_usage=True)``; None otherwise or when there was none."""
+
     def to_input_items(self) -> list[TResponseInputItem]:
         """The output as input items for a later request."""
         return [_dump(item) for item in self.output]

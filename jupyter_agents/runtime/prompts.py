@@ -73,7 +73,8 @@ def _checked(agent_name: str, prompt: Any, what: str) -> dict[str, Any]:
 async def resolve_prompt(
     agent: Agent[Any], run_context: RunContextWrapper[Any]
 ) -> dict[str, Any] | None:
-    """The prompt to send for ``agent``'s next model call (functions are asked each time)."""
+    """The prompt to send for ``agent``'s next model call (functions are asked each time):
+    ``{"id": ..., "version": ..., "variables": ...}``, None where the prompt has no value."""
     prompt: Any = agent.prompt
     if prompt is None:
         return None
@@ -82,4 +83,9 @@ async def resolve_prompt(
         prompt = await call_maybe_async(prompt, GenerateDynamicPromptData(run_context, agent))
         what = "the prompt function's result"
     checked = _checked(agent.name, prompt, what)
-    return {key: value for key, value in checked.items() if value is not None}
+    # The SDK's shape: the three keys, None for what the prompt leaves to its defaults.
+    return {
+        "id": checked["id"],
+        "version": checked.get("version"),
+        "variables": checked.get("variables"),
+    }

@@ -158,7 +158,7 @@ def test_the_defaults_are_a_few_seconds_to_connect_and_bounded_waits() -> None:
 
 
 def test_timeout_settings_are_checked_and_serialised() -> None:
-    settings = ModelSettings(timeout={"read": 600})  # type: ignore[arg-type]  # a documented dict
+    settings = ModelSettings(timeout={"read": 600})  # a documented dict
     assert settings.timeout == ModelTimeout(read=600)
     assert settings.to_json_dict()["timeout"] == {"connect": 5, "first_event": 30, "read": 600}
     assert ModelSettings(timeout=90).resolve(ModelSettings(timeout=ModelTimeout())).timeout == (
@@ -168,7 +168,7 @@ def test_timeout_settings_are_checked_and_serialised() -> None:
         with pytest.raises(UserError, match="timeout must be a positive number"):
             ModelSettings(timeout=bad)  # type: ignore[arg-type]
     with pytest.raises(UserError, match="Unknown ModelTimeout fields: total"):
-        ModelSettings(timeout={"total": 5})  # type: ignore[arg-type]
+        ModelSettings(timeout={"total": 5})
     with pytest.raises(UserError, match=r"ModelTimeout.read must be positive and finite"):
         ModelTimeout(read=float("inf"))
 

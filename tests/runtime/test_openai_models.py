@@ -375,12 +375,13 @@ async def test_structured_output_and_handoffs_on_the_wire(
     body = json_body(openai_server.model_requests[0])
     if kind == "responses":
         fmt = body["text"]["format"]
-        assert (fmt["type"], fmt["name"], fmt["strict"]) == ("json_schema", "Answer", True)
+        # Named final_output, as the SDK names every structured output.
+        assert (fmt["type"], fmt["name"], fmt["strict"]) == ("json_schema", "final_output", True)
         assert fmt["schema"]["required"] == ["city"]
         assert body["tools"][0]["name"] == "transfer_to_helper"
     else:
         fmt = body["response_format"]
-        assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "Answer"
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "final_output"
         assert body["tools"][0]["function"]["name"] == "transfer_to_helper"
 
 

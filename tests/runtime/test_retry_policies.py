@@ -200,7 +200,7 @@ def test_normalized_facts_and_what_a_provider_adds() -> None:
 def test_settings_validate_and_coerce() -> None:
     settings = ModelRetrySettings(max_retries=2, backoff={"initial_delay": 1, "jitter": False})
     assert settings.backoff == ModelRetryBackoffSettings(initial_delay=1, jitter=False)
-    from_dict = ModelSettings(retry={"max_retries": 1, "backoff": {"multiplier": 3}})  # type: ignore[arg-type]
+    from_dict = ModelSettings(retry={"max_retries": 1, "backoff": {"multiplier": 3}})
     assert from_dict.retry == ModelRetrySettings(
         max_retries=1, backoff=ModelRetryBackoffSettings(multiplier=3)
     )
@@ -211,7 +211,7 @@ def test_settings_validate_and_coerce() -> None:
         (lambda: ModelRetrySettings(backoff={"initial": 1}), "Unknown backoff"),
         (lambda: ModelRetryBackoffSettings(max_delay=-1), "max_delay"),
         (lambda: ModelRetryBackoffSettings(jitter=0.5), "jitter"),  # type: ignore[arg-type]
-        (lambda: ModelSettings(retry={"max_retry": 1}), "Unknown retry"),  # type: ignore[arg-type]
+        (lambda: ModelSettings(retry={"max_retry": 1}), "Unknown retry"),
         (lambda: ModelSettings(retry=3), "retry must be"),  # type: ignore[arg-type]
     ):
         with pytest.raises(UserError, match=message):

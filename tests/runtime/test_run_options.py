@@ -340,7 +340,10 @@ async def test_a_static_prompt_reaches_the_model_and_none_sends_nothing() -> Non
     model = ScriptedModel([["a"], ["b"]])
     await Runner.run(Agent(name="p", model=model, prompt={"id": "pmpt_2"}), "go")
     await Runner.run(Agent(name="q", model=model), "go")
-    assert [r.prompt for r in model.requests] == [{"id": "pmpt_2"}, None]
+    assert [r.prompt for r in model.requests] == [
+        {"id": "pmpt_2", "version": None, "variables": None},
+        None,
+    ]
 
 
 def test_a_malformed_prompt_is_refused_when_the_agent_is_made() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import openai
 import pytest
+from openai.types.shared import Reasoning
 
 from jupyter_agents import (
     Agent,
@@ -215,9 +216,9 @@ def test_the_default_model_and_gpt_5(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert is_gpt_5_default() is False  # gpt-4.1
     monkeypatch.setenv("OPENAI_DEFAULT_MODEL", "GPT-5.4-mini")
     assert is_gpt_5_default() is True
-    assert get_default_model_settings().reasoning == {"effort": "none"}
-    assert get_default_model_settings("gpt-5").reasoning == {"effort": "low"}
-    assert get_default_model_settings("gpt-5.2-pro").reasoning == {"effort": "medium"}
+    assert get_default_model_settings().reasoning == Reasoning(effort="none")
+    assert get_default_model_settings("gpt-5").reasoning == Reasoning(effort="low")
+    assert get_default_model_settings("gpt-5.2-pro").reasoning == Reasoning(effort="medium")
     assert get_default_model_settings("gpt-5-chat-latest").reasoning is None
     assert get_default_model_settings("gpt-4o").verbosity is None
 

@@ -106,7 +106,7 @@ async def test_a_custom_output_schema_reaches_the_wire(openai_server: FakeOpenAI
     result = await Runner.run(Agent(name="s", model=model, output_type=ShoutSchema()), "go")
     assert result.final_output == "HI!"
     fmt = json_body(openai_server.model_requests[0])["text"]["format"]
-    assert (fmt["name"], fmt["strict"]) == ("shout", False)
+    assert (fmt["name"], fmt["strict"]) == ("final_output", False)  # the SDK's name
     assert fmt["schema"] == ShoutSchema().json_schema()
 
 

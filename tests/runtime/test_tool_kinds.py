@@ -20,7 +20,8 @@ from jupyter_agents import (
     UserError,
     tool,
 )
-from jupyter_agents.runtime.models._openai_params import chat_tools, responses_tools
+from jupyter_agents.models.openai_responses import Converter
+from jupyter_agents.runtime.models._openai_params import chat_tools
 from jupyter_agents.runtime.tools.kinds import (
     FUNCTION,
     DisplayPart,
@@ -109,7 +110,8 @@ async def test_a_registered_kind_is_offered_run_and_answered(echo_kind: EchoKind
     assert model.requests[1].input[-1] == output.raw_item
     display = describe_call(call, output)
     assert display == ToolDisplay("echo", "echo", "hello", (DisplayPart("terminal", "HELLO"),))
-    assert responses_tools([as_tool(EchoTool())]) == [{"type": "custom", "name": "echo"}]
+    converted = Converter.convert_tools([as_tool(EchoTool())], [])
+    assert converted.tools == [{"type": "custom", "name": "echo"}]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert chat_tools([as_tool(EchoTool())], set()) == []

@@ -6,9 +6,9 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .._pricing import price_ref_of
 from .._util import call_maybe_async
@@ -20,7 +20,7 @@ from ..items import ModelResponse, RunItem, TResponseInputItem
 from ..model_settings import ModelSettings
 from ..models.interface import Model, ModelTracing
 from ..models.multi_provider import MultiProvider
-from ..models.usage import usage_from_openai
+from ..models.usage import raw_usage_snapshot, usage_from_openai
 from ..run_config import CallModelData, ModelInputData, RunConfig
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
@@ -143,9 +143,15 @@ class ModelCall:
     async def prepare(self) -> None:
         """Instructions, input (after the input filter) and settings for this call."""
         run, agent = self.run, self.agent
-        self.instructions = await agent.get_system_prompt(run.progress.context_wrapper)
-        if agent.prompt is not None:  # skip the call when there is none: this path is hot
-            self.prompt = await agent.get_prompt(run.progress.context_wrapper)
+        if agent.prompt is None:  # the usual case, and a hot path: no task
+            self.instructions = await agent.get_system_prompt(run.progress.context_wrapper)
+        else:
+            # Both at once, as the SDK does: either may wait on the other (a failure cancels
+            # the other one, and is raised once that one has ended).
+            self.instructions, self.prompt = await _both(
+                agent.get_system_prompt(run.progress.context_wrapper),
+                agent.get_prompt(run.progress.context_wrapper),
+            )
         compaction = run.run_config.compaction
         if compaction is not None and run.server.sent == 0:  # a stored conversation: not ours
             self.compacted = await compact_if_needed(
@@ -228,7 +234,7 @@ class ModelCall:
         span = generation_span(
             model=getattr(self.model, "model", None) or getattr(self.model, "name", None),
             input=list(self.input),  # a copy: the run's list keeps growing
-            model_config=self.settings.to_json_dict(),
+            model_config=self.settings.to_traceable_dict(),
             parent=parent,
         )
         span.start()
@@ -343,13 +349,35 @@ class ModelCall:
                         await aclose()
                 assert failure is not None  # else the loop was left above
                 await attempts.failed(failure, stream=True)
-            response = _streamed_response(final)
+            response = _streamed_response(final, self.settings.preserve_raw_usage is True)
         except BaseException as error:
             attempts.answered()
             self._end_span(span, None, error)
             raise
         self._end_span(span, response, None)
         yield response
+
+
+async def _both(first: Awaitable[_A], second: Awaitable[_B]) -> tuple[_A, _B]:
+    """Both results, awaited at once; when one fails, the other is cancelled and awaited
+    before the failure is raised (and both are, when this is cancelled)."""
+    one, two = asyncio.ensure_future(first), asyncio.ensure_future(second)
+    try:
+        await asyncio.wait((one, two), return_when=asyncio.FIRST_EXCEPTION)
+    finally:
+        pending = [task for task in (one, two) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
+    for task in (one, two):
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+    return one.result(), two.result()
+
+
+_A = TypeVar("_A")
+_B = TypeVar("_B")
 
 
 def item_event_name(item: RunItem) -> Any:
@@ -367,15 +395,17 @@ _EVENT_NAMES = {
 }
 
 
-def _streamed_response(final: Any) -> ModelResponse:
+def _streamed_response(final: Any, raw_usage: bool = False) -> ModelResponse:
     """The call's ``ModelResponse``, from the response its stream ended with (``final``: that
-    of its ``response.completed`` or ``response.incomplete`` event, None if there was none)."""
+    of its ``response.completed`` or ``response.incomplete`` event, None if there was none);
+    with ``raw_usage``, the provider's usage payload kept as it came."""
     if final is None:
         raise ModelBehaviorError("The model's stream ended without a response.completed event.")
     return ModelResponse(
         output=list(final.output),
         usage=usage_from_openai(final.usage),
         response_id=final.id,
+        raw_usage=raw_usage_snapshot(final.usage) if raw_usage else None,
     )
 
 

@@ -140,10 +140,11 @@ def chat_params(
         "metadata": settings.metadata,
         "store": settings.store,
         "verbosity": settings.verbosity,
-        "reasoning_effort": (settings.reasoning or {}).get("effort"),
+        "reasoning_effort": getattr(settings.reasoning, "effort", None),
         "top_logprobs": settings.top_logprobs,
         "logprobs": True if settings.top_logprobs is not None else None,  # the API needs both
         "prompt_cache_retention": settings.prompt_cache_retention,
+        "prompt_cache_options": settings.prompt_cache_options,
     }
     params.update({k: v for k, v in simple.items() if v is not None})
     fmt = response_format(request.output_schema)

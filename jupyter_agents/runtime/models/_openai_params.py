@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 from ..model_settings import ModelSettings
 from ..tools import Tool
 from ..tools.kinds import kind_for_tool
+from ._responses_convert import json_schema_format
 from .provider import client_timeout
 
 
@@ -38,17 +38,6 @@ def _handoff_tools(handoffs: list[Any]) -> list[dict[str, Any]]:
         }
         for h in handoffs
     ]
-
-
-def responses_tools(tools: list[Tool], handoffs: Sequence[Any] = ()) -> list[dict[str, Any]]:
-    """Tools (and handoffs, as function tools) as Responses API ``tools`` entries."""
-    converted: list[dict[str, Any]] = []
-    for t in tools:
-        kind = kind_for_tool(t)
-        if kind is not None:
-            converted.append(kind.responses_param(t))
-    converted.extend({"type": "function", **h} for h in _handoff_tools(list(handoffs)))
-    return converted
 
 
 def _chat_param(tool: Tool) -> dict[str, Any] | None:
@@ -93,9 +82,4 @@ def response_format(output_schema: Any) -> dict[str, Any] | None:
     """The JSON-schema output format for a structured final output (None for text)."""
     if output_schema is None:
         return None
-    return {
-        "type": "json_schema",
-        "name": output_schema.name(),
-        "schema": output_schema.json_schema(),
-        "strict": output_schema.is_strict_json_schema(),
-    }
+    return json_schema_format(output_schema)

@@ -17,11 +17,12 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlsplit
 
 from ..errors import UserError
 from ..model_settings import DEFAULT_READ_TIMEOUT, ModelTimeout
+from ..tracing_key import set_tracing_export_key
 from .interface import Model, ModelProvider
 
 if TYPE_CHECKING:
@@ -80,10 +81,22 @@ def set_default_openai_key(key: str) -> None:
     _reset()
 
 
-def set_default_openai_client(client: AsyncOpenAI) -> None:
-    """Use ``client`` (an ``openai.AsyncOpenAI``) for every OpenAI model without its own."""
+def set_default_openai_client(client: AsyncOpenAI, use_for_tracing: bool = True) -> None:
+    """Use ``client`` (an ``openai.AsyncOpenAI``) for every OpenAI model without its own.
+
+    With ``use_for_tracing`` (the default, as in the SDK), its API key is also the one traces
+    are exported to OpenAI with (``runtime.tracing_key``), when such an exporter is in use:
+    traces leave the process only through a processor you add. False leaves that key alone.
+    """
     _settings["client"] = client
     _reset()
+    if use_for_tracing:
+        _use_key_for_tracing(getattr(client, "api_key", None))
+
+
+def _use_key_for_tracing(key: Any) -> None:
+    if isinstance(key, str) and key:
+        set_tracing_export_key(key)
 
 
 def set_default_openai_api(api: OpenAIAPI) -> None:
@@ -192,7 +205,7 @@ class ClientPool:
         if base is not None:
             # One retry layer: RunConfig.model_retry. The client's own retries would multiply it.
             if not hasattr(base, "with_options"):
-                return base  # a stand-in for a client (a test's): used as it is
+                return cast("AsyncOpenAI", base)  # a stand-in (a test's): used as it is
             if not self._base_taken:
                 self._base_taken = True
                 return base.with_options(max_retries=0)
@@ -247,7 +260,10 @@ class OpenAIProvider(ModelProvider):
         if use_responses is None:
             use_responses = get_default_openai_api() == "responses"
         if use_responses:
-            return OpenAIResponsesModel(name, client_pool=self._pool)
+            # A default name only: a stored prompt's own model is then left to the prompt.
+            return OpenAIResponsesModel(
+                name, model_is_explicit=model_name is not None, client_pool=self._pool
+            )
         return OpenAIChatCompletionsModel(name, client_pool=self._pool)
 
 

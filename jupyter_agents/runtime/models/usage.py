@@ -11,11 +11,13 @@ DeepSeek ``prompt_cache_hit_tokens`` beside ``prompt_tokens_details``. All becom
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from ..usage import InputTokensDetails, OutputTokensDetails, RequestUsage, Usage
 
-__all__ = ["usage_from_openai"]
+__all__ = ["raw_usage_snapshot", "usage_from_openai"]
 
 
 def _int(value: Any) -> int:
@@ -80,3 +82,24 @@ def usage_from_openai(usage: Any) -> Usage:
         if entry.input_tokens or entry.output_tokens or entry.total_tokens
         else [],
     )
+
+
+def raw_usage_snapshot(usage: Any) -> dict[str, Any] | None:
+    """The provider's usage payload as it came, as JSON data (``ModelSettings.preserve_raw_usage``):
+    only the fields the provider sent; None when there was none or it is not JSON."""
+    if usage is None:
+        return None
+    try:
+        if isinstance(usage, Mapping):
+            data: Any = dict(usage)
+        else:
+            dump = getattr(usage, "model_dump", None)
+            if not callable(dump):
+                return None
+            data = dump(mode="json", by_alias=True, exclude_unset=True)
+        if not isinstance(data, dict) or not all(isinstance(key, str) for key in data):
+            return None
+        snapshot: dict[str, Any] = json.loads(json.dumps(data, allow_nan=False))
+        return snapshot
+    except (TypeError, ValueError):  # not JSON: a diagnostic must not fail the call
+        return None

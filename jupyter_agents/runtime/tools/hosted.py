@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, Union
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import NotRequired, Required, TypedDict
 
 from ..errors import UserError
 from .capabilities import ToolCapabilities
@@ -16,9 +16,11 @@ __all__ = [
     "FileSearchTool",
     "HostedTool",
     "ImageGenerationTool",
+    "ImageGenerationToolConfig",
     "ProgrammaticToolCallingTool",
     "ToolSearchTool",
     "WebSearchTool",
+    "WebSearchToolImageSettings",
 ]
 
 
@@ -32,38 +34,74 @@ class HostedTool(ToolCapabilities):
         raise NotImplementedError
 
 
+class WebSearchToolImageSettings(TypedDict, total=False):
+    """``WebSearchTool(image_settings=...)``: image results, when ``search_content_types``
+    includes ``"image"``."""
+
+    max_results: int
+    """How many image results to return."""
+
+    caption: bool
+    """Whether each image comes with a short caption, when there is one."""
+
+
 @dataclass
 class WebSearchTool(HostedTool):
-    """Lets the model search the web."""
-
-    search_context_size: Literal["low", "medium", "high"] = "medium"
-    """How much context to retrieve."""
+    """Lets the model search the web (the SDK's fields, in its order)."""
 
     user_location: dict[str, Any] | None = None
     """Approximate user location, to localise results."""
 
     filters: Any = None
-    """Which sites to search (``{"allowed_domains": [...]}``, or openai's ``Filters``)."""
+    """Which sites to search: openai's web search ``Filters`` (a dict of its fields is made
+    one, keys newer than the installed ``openai`` package kept)."""
+
+    search_context_size: Literal["low", "medium", "high"] = "medium"
+    """How much context to retrieve."""
 
     external_web_access: bool | None = None
     """False: cached or indexed results only, where the provider supports it."""
 
+    search_content_types: list[Literal["text", "image"]] | None = None
+    """What the search returns (``["text", "image"]``); image results come back through the
+    ``web_search_call.results`` include, which is then asked for."""
+
+    image_settings: WebSearchToolImageSettings | None = None
+    """Image results' settings, when ``search_content_types`` includes ``"image"``."""
+
     name = "web_search"
     read_only = True  # a search changes nothing: offered in ask and plan modes
 
+    def __post_init__(self) -> None:
+        if isinstance(self.filters, dict):
+            from openai.types.responses.web_search_tool import Filters
+
+            self.filters = Filters.model_validate(self.filters)
+
     def to_tool_param(self) -> dict[str, Any]:
+        """The Responses API ``tools`` entry, as the SDK sends it (``filters`` and
+        ``user_location`` always, None when unset)."""
+        dump = getattr(self.filters, "model_dump", None)
         param: dict[str, Any] = {
             "type": "web_search",
+            "filters": dump() if callable(dump) else self.filters,
+            "user_location": self.user_location,
             "search_context_size": self.search_context_size,
         }
-        if self.user_location:
-            param["user_location"] = self.user_location
-        if self.filters is not None:
-            dump = getattr(self.filters, "model_dump", None)
-            param["filters"] = dump(exclude_none=True) if callable(dump) else dict(self.filters)
         if self.external_web_access is not None:
             param["external_web_access"] = self.external_web_access
+        if self.search_content_types is not None:
+            param["search_content_types"] = list(self.search_content_types)
+        if self.image_settings is not None:
+            param["image_settings"] = dict(self.image_settings)
         return param
+
+    @property
+    def include(self) -> str | None:
+        """The ``include`` value the search's results need (image results), if any."""
+        if self.search_content_types is not None and "image" in self.search_content_types:
+            return "web_search_call.results"
+        return None
 
 
 @dataclass
@@ -77,7 +115,11 @@ class FileSearchTool(HostedTool):
     """Upper bound on results."""
 
     include_search_results: bool = False
-    """Include the search results in the response."""
+    """Include the search results in the response (the request then asks for
+    ``file_search_call.results``)."""
+
+    ranking_options: dict[str, Any] | None = None
+    """How results are ranked (openai's ``RankingOptions``)."""
 
     filters: dict[str, Any] | None = None
     """Attribute filters."""
@@ -86,9 +128,20 @@ class FileSearchTool(HostedTool):
     read_only = True
 
     def to_tool_param(self) -> dict[str, Any]:
+        """The Responses API ``tools`` entry; ``max_num_results`` 0 or None leaves the
+        provider's default, and anything but those or 1 to 50 is a ``UserError``."""
         param: dict[str, Any] = {"type": "file_search", "vector_store_ids": self.vector_store_ids}
-        if self.max_num_results is not None:
-            param["max_num_results"] = self.max_num_results
+        limit = self.max_num_results
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 50:
+                raise UserError(
+                    "FileSearchTool max_num_results must be zero, an integer between 1 and 50, "
+                    f"or None; got {limit!r}."
+                )
+            if limit > 0:
+                param["max_num_results"] = limit
+        if self.ranking_options:
+            param["ranking_options"] = self.ranking_options
         if self.filters:
             param["filters"] = self.filters
         return param
@@ -109,12 +162,36 @@ class CodeInterpreterTool(HostedTool):
         return dict(self.tool_config)
 
 
+class _InputImageMask(TypedDict, total=False):
+    file_id: str
+    image_url: str
+
+
+class ImageGenerationToolConfig(TypedDict, total=False):
+    """``ImageGenerationTool``'s Responses API settings (sent as they are: the API checks
+    which model takes which option)."""
+
+    type: Required[Literal["image_generation"]]
+    action: Literal["generate", "edit", "auto"]
+    background: Literal["transparent", "opaque", "auto"]
+    input_fidelity: Literal["high", "low"] | None
+    input_image_mask: _InputImageMask
+    model: str
+    moderation: Literal["auto", "low"]
+    output_compression: int
+    output_format: Literal["png", "webp", "jpeg"]
+    partial_images: int
+    quality: Literal["low", "medium", "high", "xhigh", "max", "auto"]
+    size: str
+
+
 @dataclass
 class ImageGenerationTool(HostedTool):
-    """Lets the model generate images."""
+    """Lets the model generate images: ``ImageGenerationTool({"type": "image_generation"})``."""
 
-    tool_config: dict[str, Any] = field(default_factory=lambda: {"type": "image_generation"})
-    """The Responses API tool parameter."""
+    tool_config: ImageGenerationToolConfig
+    """The Responses API tool parameter (an ``ImageGenerationToolConfig``, or openai's
+    ``ImageGeneration`` dict)."""
 
     name = "image_generation"
 
