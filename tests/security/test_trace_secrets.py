@@ -34,7 +34,10 @@ async def test_jsonl_traces_hold_no_credentials(tmp_path: Path, sensitive: bool)
         set_trace_processors([])
         exporter.shutdown()
     written = path.read_text()
-    assert '"generation"' in written and "visible-value" in written and '"page"' in written
+    assert '"generation"' in written and '"model_config"' in written
+    # The request's extras stay out of traces (ModelSettings.to_traceable_dict, as in the SDK):
+    # a header, query or body value is never recorded, a secret or not.
+    assert "visible-value" not in written and '"page"' not in written
     for secret in SECRETS:
         assert secret not in written
 
