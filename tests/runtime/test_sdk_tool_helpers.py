@@ -52,3 +52,19 @@ def test_end_of_file_hunks_go_after_the_last_line() -> None:
 def test_a_missing_stacked_anchor_is_an_invalid_anchor() -> None:
     with pytest.raises(ValueError, match=r"Invalid Anchor: hunk 1: .*'@@ missing'"):
         apply_diff("a\nb\n", "@@ missing\n@@\n-b\n+B")
+
+
+def _pairs(*args: tuple[int, str]) -> int:
+    return len(args)
+
+
+def _many(*args: tuple[int, ...]) -> int:
+    return len(args)
+
+
+def test_star_args_with_a_fixed_length_tuple_is_refused() -> None:
+    from jupyter_agents.function_schema import function_schema
+
+    with pytest.raises(UserError, match=r"use tuple\[T, \.\.\.\] or list\[T\] instead"):
+        function_schema(_pairs, use_docstring_info=False)
+    assert function_schema(_many, use_docstring_info=False).params_json_schema["type"] == "object"
