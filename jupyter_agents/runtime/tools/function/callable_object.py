@@ -62,39 +62,8 @@ def adapt_callable_object(
         )
     if inspect.isroutine(func) or inspect.isclass(func):
         return func, None
-    try:
-        own = vars(func)
-    except TypeError:
-        own = {}
-    if (
-        inspect.getattr_static(func, "__wrapped__", _MISSING) is not _MISSING
-        or inspect.getattr_static(func, "__signature__", _MISSING) is not _MISSING
-        or "__annotations__" in own
-        or "__annotate__" in own
-    ):
-        raise UserError(
-            "Unsupported callable wrapper: only plain callable instances are read as tools, not "
-            f"objects publishing their own signature or annotations. {_WRAP}."
-        )
+    owner, method = _plain_call_method(func)
     cls = type(func)
-    owner = next((c for c in cls.__mro__ if "__call__" in c.__dict__), None)
-    if owner is None or owner is object:
-        raise UserError("Unsupported callable object: its class has no __call__ method to read.")
-    method = owner.__dict__["__call__"]
-    if getattr(owner, "__type_params__", ()) or getattr(owner, "__parameters__", ()):
-        raise UserError(
-            f"Unsupported generic callable object: {_WRAP} with concrete parameter and return "
-            "annotations."
-        )
-    if (
-        not isinstance(method, FunctionType)
-        or hasattr(method, "__wrapped__")
-        or hasattr(method, "__signature__")
-    ):
-        raise UserError(
-            "Unsupported callable object: only a plain __call__ method is read (not a partial, "
-            f"static, class or decorated method, a built-in or a custom descriptor). {_WRAP}."
-        )
     bound = method.__get__(func, cls)
     signature = inspect.signature(bound)
     namespace = {**vars(owner), owner.__name__: owner}
@@ -136,6 +105,43 @@ def adapt_callable_object(
     else:
         adapter.__doc__ = None
     return adapter, description
+
+
+def _plain_call_method(func: Any) -> tuple[type, FunctionType]:
+    """The class defining ``func``'s ``__call__`` and that plain function."""
+    try:
+        own = vars(func)
+    except TypeError:
+        own = {}
+    if (
+        inspect.getattr_static(func, "__wrapped__", _MISSING) is not _MISSING
+        or inspect.getattr_static(func, "__signature__", _MISSING) is not _MISSING
+        or "__annotations__" in own
+        or "__annotate__" in own
+    ):
+        raise UserError(
+            "Unsupported callable wrapper: only plain callable instances are read as tools, not "
+            f"objects publishing their own signature or annotations. {_WRAP}."
+        )
+    owner = next((c for c in type(func).__mro__ if "__call__" in c.__dict__), None)
+    if owner is None or owner is object:
+        raise UserError("Unsupported callable object: its class has no __call__ method to read.")
+    method = owner.__dict__["__call__"]
+    if getattr(owner, "__type_params__", ()) or getattr(owner, "__parameters__", ()):
+        raise UserError(
+            f"Unsupported generic callable object: {_WRAP} with concrete parameter and return "
+            "annotations."
+        )
+    if (
+        not isinstance(method, FunctionType)
+        or hasattr(method, "__wrapped__")
+        or hasattr(method, "__signature__")
+    ):
+        raise UserError(
+            "Unsupported callable object: only a plain __call__ method is read (not a partial, "
+            f"static, class or decorated method, a built-in or a custom descriptor). {_WRAP}."
+        )
+    return owner, method
 
 
 def _check_contract(signature: inspect.Signature, hints: dict[str, Any]) -> None:

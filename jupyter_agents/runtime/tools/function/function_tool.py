@@ -57,9 +57,12 @@ class _WrappedCallable:
     was given), while the tool still invokes it; no such attribute on tools built by hand or
     whose ``on_invoke_tool`` was replaced, nor on the class."""
 
-    def __get__(self, tool: Any, owner: Any = None) -> Any:
-        original = getattr(getattr(tool, "on_invoke_tool", None), "_tool_function", _NOTHING)
-        if tool is None or original is _NOTHING:
+    def __get__(self, tool: FunctionTool | None, owner: Any = None) -> Any:
+        if tool is None:
+            raise AttributeError("__wrapped__")
+        invoker = tool.on_invoke_tool
+        original = getattr(invoker, "_tool_function", _NOTHING)
+        if original is _NOTHING:
             raise AttributeError("__wrapped__")
         return original
 
