@@ -20,6 +20,8 @@ from .runtime.items import (
     ToolApprovalItem,
     ToolCallItem,
     ToolCallOutputItem,
+    ToolSearchCallItem,
+    ToolSearchOutputItem,
     TResponseInputItem,
     TResponseOutputItem,
     TResponseStreamEvent,
@@ -43,4 +45,6 @@ __all__ = [
     "ToolApprovalItem",
     "ToolCallItem",
     "ToolCallOutputItem",
+    "ToolSearchCallItem",
+    "ToolSearchOutputItem",
 ]

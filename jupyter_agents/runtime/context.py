@@ -74,6 +74,37 @@ class ToolContext(RunContextWrapper[TContext]):
             report(float(done), None if total is None else float(total), str(message))
 
     @classmethod
+    def from_agent_context(
+        cls,
+        context: RunContextWrapper[TContext],
+        tool_call_id: str,
+        tool_call: Any = None,
+        *,
+        tool_name: str | None = None,
+        tool_arguments: str | None = None,
+        run_config: Any = None,
+    ) -> ToolContext[TContext]:
+        """The SDK's spelling of ``from_run_context``: the tool's name and arguments default
+        to ``tool_call``'s (``.name``, ``.arguments``; pass them without a call), and the run
+        config to ``context``'s when it is a tool context itself."""
+        if (tool_name is None or tool_arguments is None) and tool_call is None:
+            from .errors import UserError
+
+            raise UserError(
+                "ToolContext.from_agent_context needs tool_call, or tool_name and tool_arguments."
+            )
+        if run_config is None and isinstance(context, ToolContext):
+            run_config = context.run_config
+        return cls.from_run_context(
+            context,
+            tool_name=tool_call.name if tool_name is None else tool_name,
+            tool_call_id=tool_call_id,
+            tool_arguments=tool_call.arguments if tool_arguments is None else tool_arguments,
+            tool_call=tool_call,
+            run_config=run_config,
+        )
+
+    @classmethod
     def from_run_context(
         cls,
         ctx: RunContextWrapper[TContext],

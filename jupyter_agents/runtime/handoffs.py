@@ -44,6 +44,10 @@ class HandoffInputData:
     run_context: RunContextWrapper[Any] | None = None
     """The run context."""
 
+    input_items: tuple[RunItem, ...] | None = None
+    """What the next agent gets in place of ``new_items`` when set (``new_items`` still goes
+    to the session's history): a filter can hide items from the model without losing them."""
+
     def clone(self, **changes: Any) -> HandoffInputData:
         """A copy with ``changes`` applied."""
         return replace(self, **changes)
@@ -169,27 +173,68 @@ class handoff_filters:
 
     @staticmethod
     def remove_all_tools(data: HandoffInputData) -> HandoffInputData:
-        """Drop every tool call and tool output, keeping messages."""
-
-        def keep_item(item: RunItem) -> bool:
-            return item.type not in (
-                "tool_call_item",
-                "tool_call_output_item",
-                "handoff_call_item",
-                "handoff_output_item",
-                "mcp_list_tools_item",
-                "mcp_approval_request_item",
-                "mcp_approval_response_item",
-            )
-
+        """Drop every tool call and tool output (handoffs, tool searches, hosted MCP traffic
+        and approvals included), and reasoning items, which would be orphaned without their
+        calls; messages stay. ``input_items``, when set, is filtered too."""
         history = data.input_history
         if not isinstance(history, str):
             # Every registered tool kind's calls and outputs (shells, patches, computers,
             # kinds added later), not a list written here that misses new ones.
-            dropped = tool_item_types() | handoff_filters._MCP_TYPES
+            dropped = tool_item_types() | handoff_filters._DROPPED_INPUT_TYPES
             history = tuple(i for i in history if i.get("type") not in dropped)
+        kept = handoff_filters._keep_item
+        input_items = data.input_items
         return data.clone(
             input_history=history,
-            pre_handoff_items=tuple(i for i in data.pre_handoff_items if keep_item(i)),
-            new_items=tuple(i for i in data.new_items if keep_item(i)),
+            pre_handoff_items=tuple(i for i in data.pre_handoff_items if kept(i)),
+            new_items=tuple(i for i in data.new_items if kept(i)),
+            input_items=None if input_items is None else tuple(i for i in input_items if kept(i)),
         )
+
+    _DROPPED_ITEM_TYPES = frozenset(
+        {
+            "tool_call_item",
+            "tool_call_output_item",
+            "handoff_call_item",
+            "handoff_output_item",
+            "tool_search_call_item",
+            "tool_search_output_item",
+            "reasoning_item",
+            "mcp_list_tools_item",
+            "mcp_approval_request_item",
+            "mcp_approval_response_item",
+            "tool_approval_item",
+        }
+    )
+
+    _DROPPED_INPUT_TYPES = _MCP_TYPES | {
+        # Function calls and hosted calls whose kind may not be registered here, and the
+        # transcript items of a hosted program.
+        "function_call",
+        "function_call_output",
+        "computer_call",
+        "computer_call_output",
+        "file_search_call",
+        "web_search_call",
+        "mcp_call",
+        "tool_search_call",
+        "tool_search_output",
+        "reasoning",
+        "code_interpreter_call",
+        "image_generation_call",
+        "local_shell_call",
+        "local_shell_call_output",
+        "shell_call",
+        "shell_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "hosted_tool_call",
+        "program",
+        "program_output",
+    }
+
+    @staticmethod
+    def _keep_item(item: RunItem) -> bool:
+        return item.type not in handoff_filters._DROPPED_ITEM_TYPES

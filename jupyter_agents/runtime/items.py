@@ -8,9 +8,12 @@ model), so items can be fed back to the model unchanged with ``RunItemBase.to_in
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
+
+from pydantic import BaseModel
 
 from .tools.outputs import to_model_output
 from .usage import Usage
@@ -48,6 +51,8 @@ __all__ = [
     "ToolCallItem",
     "ToolCallOutputItem",
     "ToolError",
+    "ToolSearchCallItem",
+    "ToolSearchOutputItem",
     "ToolStatus",
 ]
 
@@ -82,10 +87,72 @@ TResponseStreamEvent: TypeAlias = "ResponseStreamEvent"
 
 
 def _dump(raw: Any) -> TResponseInputItem:
+    """``raw`` as replayable input: a dict stays that dict unless it carries ``created_by``
+    (output-only metadata the API refuses as input), which is then left out of a copy, at the
+    top and in a ``shell_call_output``'s chunks; the original is never changed."""
     if isinstance(raw, dict):
-        return raw
-    dumped: TResponseInputItem = raw.model_dump(exclude_unset=True, mode="json")
-    return dumped
+        item: TResponseInputItem = raw
+    else:
+        item = raw.model_dump(exclude_unset=True, mode="json")
+    if "created_by" in item:
+        item = {k: v for k, v in item.items() if k != "created_by"}
+    if item.get("type") == "shell_call_output":
+        chunks = item.get("output")
+        if isinstance(chunks, list) and any(
+            isinstance(c, dict) and "created_by" in c for c in chunks
+        ):
+            item = {**item, "output": [_without_created_by(c) for c in chunks]}
+    return item
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray, BaseModel)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _without_created_by(chunk: Any) -> Any:
+    if isinstance(chunk, dict) and "created_by" in chunk:
+        return {k: v for k, v in chunk.items() if k != "created_by"}
+    return chunk
+
+
+class _AgentField:
+    """An agent-valued field of a run item that ``release_agent`` can turn into a weak
+    reference: reading it then gives the agent while something else keeps it alive, and None
+    after it is collected."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ref = f"_{name}_ref"
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        data = obj.__dict__
+        value = data.get(self.name)
+        if value is not None:
+            return value
+        ref = data.get(self.ref)
+        return ref() if ref is not None else None
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.name] = value
+        obj.__dict__.pop(self.ref, None)
+
+    def release(self, obj: Any) -> None:
+        value = obj.__dict__.get(self.name)
+        if value is None:
+            return
+        try:
+            obj.__dict__[self.ref] = weakref.ref(value)
+        except TypeError:  # not weakly referenceable: keep the strong reference
+            return
+        obj.__dict__[self.name] = None
 
 
 @dataclass(eq=False)
@@ -99,8 +166,17 @@ class RunItemBase:
     """The Responses API object (or input dict) this item wraps."""
 
     def to_input_item(self) -> TResponseInputItem:
-        """The item as model input, for the next turn or a later run."""
+        """The item as model input, for the next turn or a later run (without the output-only
+        ``created_by`` field)."""
         return _dump(self.raw_item)
+
+    def release_agent(self) -> None:
+        """Keep only a weak reference to the agent(s) this item names: ``item.agent`` stays
+        the agent while something else holds it, and becomes None once it is collected."""
+        for name in _AGENT_FIELDS.get(type(self), ("agent",)):
+            field_ = getattr(type(self), name)
+            if isinstance(field_, _AgentField):
+                field_.release(self)
 
 
 @dataclass(eq=False)
@@ -121,12 +197,15 @@ class ToolCallItem(RunItemBase):
     @property
     def tool_name(self) -> str | None:
         """Name of the called tool, when the call names one."""
+        if isinstance(self.raw_item, Mapping):
+            return self.raw_item.get("name")
         return getattr(self.raw_item, "name", None)
 
     @property
     def call_id(self) -> str | None:
-        """The call id the matching output refers to."""
-        return getattr(self.raw_item, "call_id", None)
+        """The call id the matching output refers to (the item's ``id`` for hosted calls
+        without one)."""
+        return _call_id(self.raw_item)
 
 
 @dataclass(eq=False)
@@ -152,9 +231,19 @@ class ToolCallOutputItem(RunItemBase):
     type: Literal["tool_call_output_item"] = "tool_call_output_item"
 
     @property
-    def call_id(self) -> str:
-        """The call id this output answers."""
-        return str(self.raw_item["call_id"])
+    def call_id(self) -> str | None:
+        """The call id this output answers (its ``id`` without one; None without either)."""
+        return _call_id(self.raw_item)
+
+    def to_input_item(self) -> TResponseInputItem:
+        """The output as model input; a ``shell_call_output`` loses the fields the API does
+        not take back (``status``, ``shell_output``, ``provider_data``)."""
+        raw = self.raw_item
+        if isinstance(raw, dict) and raw.get("type") == "shell_call_output":
+            raw = {
+                k: v for k, v in raw.items() if k not in ("status", "shell_output", "provider_data")
+            }
+        return _dump(raw)
 
 
 @dataclass(eq=False)
@@ -186,6 +275,34 @@ class ToolApprovalItem(RunItemBase):
     def call_id(self) -> str:
         """The id of the call waiting for a decision."""
         return str(self.raw_item.call_id)
+
+
+def _call_id(raw: Any) -> str | None:
+    if isinstance(raw, Mapping):
+        value = raw.get("call_id") or raw.get("id")
+    else:
+        value = getattr(raw, "call_id", None) or getattr(raw, "id", None)
+    return str(value) if value is not None else None
+
+
+@dataclass(eq=False)
+class ToolSearchCallItem(RunItemBase):
+    """A Responses API ``tool_search_call`` (the model searching deferred tools), kept as the
+    ``openai`` object or a dict. This project has no tool search tool; the item exists so that
+    histories holding such calls (from the SDK or the Responses API) can be read, filtered
+    and replayed."""
+
+    raw_item: Any
+    type: Literal["tool_search_call_item"] = "tool_search_call_item"
+
+
+@dataclass(eq=False)
+class ToolSearchOutputItem(RunItemBase):
+    """A Responses API ``tool_search_output`` (the tools a search loaded), kept as the
+    ``openai`` object or a dict; see ``ToolSearchCallItem``."""
+
+    raw_item: Any
+    type: Literal["tool_search_output_item"] = "tool_search_output_item"
 
 
 @dataclass(eq=False)
@@ -274,8 +391,19 @@ RunItem: TypeAlias = Union[
     MCPListToolsItem,
     MCPApprovalRequestItem,
     MCPApprovalResponseItem,
+    ToolSearchCallItem,
+    ToolSearchOutputItem,
 ]
 """Any item a run produces."""
+
+_AGENT_FIELDS: dict[type, tuple[str, ...]] = {
+    HandoffOutputItem: ("agent", "source_agent", "target_agent")
+}
+"""The agent-valued fields of each item class, when not just ``agent``."""
+
+RunItemBase.agent = _AgentField("agent")  # type: ignore[assignment]
+HandoffOutputItem.source_agent = _AgentField("source_agent")  # type: ignore[assignment]
+HandoffOutputItem.target_agent = _AgentField("target_agent")  # type: ignore[assignment]
 
 
 @dataclass
@@ -331,17 +459,20 @@ class ItemHelpers:
         """All text parts of an output message joined, or None when it has none."""
         if getattr(message, "type", None) != "message":
             return None
-        parts = [part.text for part in message.content if part.type == "output_text"]
-        return "".join(parts) if parts else None
+        # A part's text can be None (built with model_construct, or from some gateways).
+        text = "".join(p.text or "" for p in message.content if p.type == "output_text")
+        return text or None
 
     @classmethod
     def input_to_new_input_list(
         cls, input: str | Sequence[TResponseInputItem]
     ) -> list[TResponseInputItem]:
-        """A fresh list of input items: a string becomes one user message."""
+        """A fresh list of input items: a string becomes one user message; a list is copied
+        deeply into plain dicts and lists (so validated ``openai`` params, whose lists are
+        lazy iterators, can be dumped as JSON)."""
         if isinstance(input, str):
             return [{"role": "user", "content": input}]
-        return list(input)
+        return [_plain(item) for item in input]
 
     @classmethod
     def text_message_outputs(cls, items: Iterable[RunItem]) -> str:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, Union
 
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, TypeVar
 
 from ._util import call_maybe_async
 from .context import ToolContext
@@ -178,8 +178,13 @@ def _checked(value: Any, name: str) -> ToolGuardrailFunctionOutput:
     return value
 
 
+TContext_co = TypeVar("TContext_co", bound=Any, covariant=True, default=Any)
+"""The run context type a tool guardrail is written for (for type checkers only, as in the
+SDK: ``ToolInputGuardrail[MyContext]``)."""
+
+
 @dataclass
-class ToolInputGuardrail:
+class ToolInputGuardrail(Generic[TContext_co]):
     """Checks a call's arguments before the tool runs."""
 
     guardrail_function: Callable[[ToolInputGuardrailData], Any]
@@ -197,7 +202,7 @@ class ToolInputGuardrail:
 
 
 @dataclass
-class ToolOutputGuardrail:
+class ToolOutputGuardrail(Generic[TContext_co]):
     """Checks a tool's output before the model sees it."""
 
     guardrail_function: Callable[[ToolOutputGuardrailData], Any]

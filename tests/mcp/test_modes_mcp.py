@@ -11,7 +11,7 @@ from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 
 def outputs(result: Any) -> dict[str, Any]:
-    return {i.call_id: i for i in result.new_items if isinstance(i, ToolCallOutputItem)}
+    return {str(i.call_id): i for i in result.new_items if isinstance(i, ToolCallOutputItem)}
 
 
 async def test_a_servers_read_only_hint_does_not_make_its_tool_run_in_ask_mode(

@@ -70,7 +70,9 @@ def asked_nobody(request: ApprovalRequest) -> ApprovalDecision:
 
 
 def outputs(result: Any) -> dict[str, ToolCallOutputItem]:
-    return {item.call_id: item for item in result.new_items if isinstance(item, ToolCallOutputItem)}
+    return {
+        str(item.call_id): item for item in result.new_items if isinstance(item, ToolCallOutputItem)
+    }
 
 
 def steps(*pairs: tuple[str, str]) -> dict[str, Any]:

@@ -265,10 +265,9 @@ def annotated(
     """Annotated parameters.
 
     Args:
-        count: Ignored, the Field description wins.
-        label: Ignored, the metadata string wins.
+        count: Counted (the docstring wins over a Field description, as in the SDK).
         unit: The unit.
-        scale: Ignored, the Field default's description wins.
+        scale: Scaled (the docstring wins over the Field default's description).
     """
     return f"{count}{unit}x{scale}:{label}"
 
@@ -277,7 +276,12 @@ def test_annotated_field_metadata_and_descriptions() -> None:
     fs = function_schema(annotated)
 
     assert fs.params_json_schema["properties"] == {
-        "count": {"description": "How many.", "minimum": 1, "title": "Count", "type": "integer"},
+        "count": {
+            "description": "Counted (the docstring wins over a Field description, as in the SDK).",
+            "minimum": 1,
+            "title": "Count",
+            "type": "integer",
+        },
         "label": {"description": "A short label.", "title": "Label", "type": "string"},
         "unit": {
             "default": "kg",
@@ -286,8 +290,18 @@ def test_annotated_field_metadata_and_descriptions() -> None:
             "title": "Unit",
             "type": "string",
         },
-        "scale": {"default": 1.0, "description": "Multiplier.", "title": "Scale", "type": "number"},
+        "scale": {
+            "default": 1.0,
+            "description": "Scaled (the docstring wins over the Field default's description).",
+            "title": "Scale",
+            "type": "number",
+        },
     }
+    # Without a docstring line: a metadata string, else the Field's own description.
+    bare = function_schema(annotated, use_docstring_info=False).params_json_schema["properties"]
+    assert bare["count"]["description"] == "How many."
+    assert bare["label"]["description"] == "A short label."
+    assert bare["scale"]["description"] == "Multiplier."
     assert call(fs, annotated, {"count": 2, "label": "a"}) == "2kgx1.0:a"
     with pytest.raises(pydantic.ValidationError):
         fs.params_pydantic_model.model_validate({"count": 0, "label": "a"})

@@ -200,7 +200,7 @@ def test_recursive_ref_with_a_description_keeps_a_bare_ref() -> None:
     }
 
 
-def test_discriminated_union_becomes_any_of() -> None:
+def test_discriminated_union_becomes_any_of_keeping_its_discriminator() -> None:
     class Cat(BaseModel):
         kind: Literal["cat"]
 
@@ -214,6 +214,10 @@ def test_discriminated_union_becomes_any_of() -> None:
 
     assert out["properties"]["pet"] == {
         "anyOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}],
+        "discriminator": {
+            "mapping": {"cat": "#/$defs/Cat", "dog": "#/$defs/Dog"},
+            "propertyName": "kind",
+        },
         "title": "Pet",
     }
     assert set(out["$defs"]) == {"Cat", "Dog"}

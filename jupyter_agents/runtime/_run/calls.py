@@ -270,5 +270,7 @@ async def _filter_history(run: TurnRun, input_filter: Any, turn_start: int) -> N
         if isinstance(filtered.input_history, str)
         else list(filtered.input_history)
     )
-    items.extend(i.to_input_item() for i in (*filtered.pre_handoff_items, *filtered.new_items))
+    # input_items, when the filter set them, replace new_items in what the next agent sees.
+    forwarded = filtered.new_items if filtered.input_items is None else filtered.input_items
+    items.extend(i.to_input_item() for i in (*filtered.pre_handoff_items, *forwarded))
     run.progress.model_input = items

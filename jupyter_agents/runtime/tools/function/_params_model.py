@@ -161,27 +161,29 @@ def _field_definition(spec: FieldSpec, field_name: str) -> tuple[Any, Any]:
         value_type = dict.__class_getitem__((str, spec.annotation))
         return value_type, pydantic.Field(default_factory=dict, **info)
     if isinstance(spec.default, FieldInfo):
-        # The parameter's own Field() wins; docstring and alias apply where it is silent.
-        return Annotated[spec.annotation, pydantic.Field(**info)], spec.default
+        # The parameter's own Field() keeps its settings; the alias applies where it is
+        # silent, and a docstring or Annotated description replaces its description.
+        default = spec.default
+        if description:
+            default = FieldInfo.merge_field_infos(default, description=description)
+        info.pop("description", None)
+        return Annotated[spec.annotation, pydantic.Field(**info)], default
     if spec.default is not _EMPTY:
         info["default"] = spec.default
     return spec.annotation, pydantic.Field(**info)
 
 
 def _field_description(spec: FieldSpec) -> str | None:
-    """The field description, or ``None`` to keep the one ``Annotated`` metadata gives.
-
-    ``Annotated`` metadata (a ``Field`` description, or a bare string as in
-    ``Annotated[int, "How many"]``) is more specific than the docstring, so it wins.
-    """
+    """The field description, as the SDK ranks them: the docstring's, else a bare string of
+    ``Annotated`` metadata (``Annotated[int, "How many"]``), else None (a ``Field``
+    description, when there is one, then stays)."""
+    if spec.description:
+        return spec.description
     if get_origin(spec.annotation) is Annotated:
-        metadata = spec.annotation.__metadata__
-        if any(isinstance(item, FieldInfo) and item.description for item in metadata):
-            return None
-        text = next((item for item in metadata if isinstance(item, str)), None)
-        if text is not None:
-            return text
-    return spec.description
+        texts = [item for item in spec.annotation.__metadata__ if isinstance(item, str)]
+        if texts:
+            return texts[-1]
+    return None
 
 
 def describe_strict_error(tool: str, exc: StrictSchemaError) -> str:

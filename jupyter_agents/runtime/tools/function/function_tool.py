@@ -16,6 +16,7 @@ from ...context import RunContextWrapper, ToolContext
 from ...errors import ToolArgumentsError, UserError
 from ..capabilities import ToolCapabilities, ToolReplay, ToolTimeoutBehavior
 from ._json_validate import check_arguments
+from .callable_object import adapt_callable_object
 from .listeners import ToolListener, add_tool_listener, remove_tool_listener, tool_created
 from .schema import function_schema
 
@@ -51,6 +52,27 @@ def default_tool_error_function(ctx: RunContextWrapper[Any], error: Exception) -
     return f"An error occurred while running the tool. Please try again. Error: {error}"
 
 
+class _WrappedCallable:
+    """``FunctionTool.__wrapped__``: the callable ``@function_tool`` made the tool from (as it
+    was given), while the tool still invokes it; no such attribute on tools built by hand or
+    whose ``on_invoke_tool`` was replaced, nor on the class."""
+
+    def __get__(self, tool: FunctionTool | None, owner: Any = None) -> Any:
+        if tool is None:
+            raise AttributeError("__wrapped__")
+        invoker = tool.on_invoke_tool
+        original = getattr(invoker, "_tool_function", _NOTHING)
+        if original is _NOTHING:
+            raise AttributeError("__wrapped__")
+        return original
+
+    def __set__(self, tool: Any, value: Any) -> None:
+        raise AttributeError("FunctionTool.__wrapped__ is read-only")
+
+
+_NOTHING = object()
+
+
 @dataclass
 class FunctionTool(ToolCapabilities):
     """A tool the model calls with JSON arguments.
@@ -58,6 +80,8 @@ class FunctionTool(ToolCapabilities):
     Build one with ``@function_tool`` / ``@tool``, or by hand with your own JSON schema and an
     async ``on_invoke_tool(tool_context, arguments_json) -> output``.
     """
+
+    __wrapped__ = _WrappedCallable()
 
     name: str
     """The name the model calls the tool by."""
@@ -212,6 +236,7 @@ def _make_tool(
     is_enabled: IsEnabled,
     needs_approval: NeedsApproval,
     extra: dict[str, Any],
+    original: Any = None,
 ) -> FunctionTool:
     schema = function_schema(
         func,
@@ -256,6 +281,9 @@ def _make_tool(
 
             return await run_in_process(func, *args, **kwargs)
         return await run_in_thread(func, *args, **kwargs)
+
+    # What ``FunctionTool.__wrapped__`` gives while this is the tool's invoker.
+    on_invoke_tool._tool_function = func if original is None else original  # type: ignore[attr-defined]
 
     def validate(arguments: dict[str, Any]) -> str | None:
         try:
@@ -376,10 +404,17 @@ def function_tool(
     def decorate(f: Callable[..., Any]) -> FunctionTool:
         if not callable(f):
             raise UserError(f"@function_tool decorates functions, not {type(f).__name__}.")
-        made = _make_tool(
+        target, class_description = adapt_callable_object(
             f,
             name_override=name_override,
-            description_override=description_override,
+            use_docstring_info=use_docstring_info,
+            docstring_style=docstring_style,
+        )
+        made = _make_tool(
+            target,
+            name_override=name_override,
+            description_override=description_override or class_description,
+            original=f,
             docstring_style=docstring_style,
             use_docstring_info=use_docstring_info,
             failure_error_function=failure_error_function,

@@ -218,6 +218,16 @@ def _type_hints(func: Callable[..., Any], name: str) -> dict[str, Any]:
         return {}
 
 
+def _fixed_tuple(annotation: Any) -> bool:
+    """``tuple[A, B]`` or ``tuple[()]`` (``Annotated`` or not), not ``tuple[A, ...]``."""
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    if get_origin(annotation) is not tuple:
+        return False
+    args = get_args(annotation)
+    return not (len(args) == 2 and args[1] is Ellipsis)
+
+
 def _is_context(annotation: Any) -> bool:
     while get_origin(annotation) is Annotated:
         annotation = get_args(annotation)[0]
@@ -244,6 +254,11 @@ def _field_spec(
             f"Tool {tool!r}: parameter '**{param.name}' takes arbitrary keyword arguments, which "
             "strict mode cannot describe. Use named parameters or a pydantic model, or set "
             "strict_mode=False."
+        )
+    if param.kind is _P.VAR_POSITIONAL and _fixed_tuple(annotation):
+        raise UserError(
+            f"Tool {tool!r}: '*{param.name}' is annotated with a fixed-length tuple, which cannot "
+            "describe every positional argument; use tuple[T, ...] or list[T] instead."
         )
     if strict and annotation is _EMPTY:
         raise UserError(

@@ -97,7 +97,8 @@ def ensure_strict_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
     Every object becomes closed with all properties required; ``$defs`` that are still used
     are made strict too, unused ones are dropped; a ``$ref`` with sibling keywords is replaced
     by the referenced schema merged with those siblings; a singleton ``allOf`` is unwrapped;
-    ``oneOf`` becomes ``anyOf`` (its ``discriminator`` is dropped); ``default: None`` is removed.
+    ``oneOf`` becomes ``anyOf`` (its ``discriminator`` kept, as in the SDK); ``default: None`` is
+    removed.
 
     Args:
         schema: A JSON schema whose root is an object, as pydantic's ``model_json_schema()``
@@ -276,12 +277,14 @@ def _merge_singleton_all_of(schema: dict[str, Any], path: tuple[str, ...]) -> di
 
 
 def _one_of_to_any_of(schema: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
-    """Rewrite ``oneOf`` (unsupported in strict mode) as ``anyOf``, dropping ``discriminator``."""
+    """Rewrite ``oneOf`` (unsupported in strict mode) as ``anyOf``; a ``discriminator`` stays.
+    A schema with both is refused: merging them into one ``anyOf`` (as the SDK does) would
+    accept values the schema does not."""
     if "anyOf" in schema:
         raise StrictSchemaError(
             "a schema with both anyOf and oneOf cannot be used with strict mode", path
         )
-    return {("anyOf" if k == "oneOf" else k): v for k, v in schema.items() if k != "discriminator"}
+    return {("anyOf" if k == "oneOf" else k): v for k, v in schema.items()}
 
 
 def copy_json(value: Any) -> Any:

@@ -135,11 +135,17 @@ def _advance(index: LineIndex, anchor: str, cursor: int, forward: bool) -> int:
 
 
 def _find_context(index: LineIndex, context: list[str], start: int, at_end: bool) -> int:
-    if at_end:
-        found = index.seek(context, max(0, len(index.lines) - len(context)))
-        if found >= 0:
+    if not at_end:
+        return index.seek(context, start)
+    # The empty string after a final newline ends the file; it is not a line to match or to
+    # add after (an end-of-file hunk goes after the last real line).
+    lines = index.lines
+    end = len(lines) - 1 if lines and lines[-1] == "" else len(lines)
+    for first in (max(0, end - len(context)), min(start, end)):
+        found = index.seek(context, first)
+        if found >= 0 and found + len(context) <= end:
             return found
-    return index.seek(context, start)
+    return -1
 
 
 def _v4a_changes(lines: list[str], diff: list[str], check: Check) -> list[_Change]:
@@ -161,7 +167,8 @@ def _v4a_changes(lines: list[str], diff: list[str], check: Check) -> list[_Chang
             moved = _advance(index, anchor, cursor, forward=number > 0)
             if moved < 0 and count > 1:
                 raise PatchError(
-                    f"hunk {hunk}: its header line '@@ {anchor.strip()}' was not found after "
+                    f"Invalid Anchor: hunk {hunk}: its header line '@@ {anchor.strip()}' was not "
+                    f"found after "
                     f"line {cursor}; with stacked '@@' headers every one must be in the file."
                 )
             cursor = max(moved, cursor) if moved >= 0 else cursor
