@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         BudgetExceeded,
         InputGuardrailTripwireTriggered,
         MaxTurnsExceeded,
+        MCPToolCancellationError,
         ModelBehaviorError,
         ModelRefusalError,
         ModelTimeoutError,
@@ -135,6 +136,7 @@ if TYPE_CHECKING:
     from .runtime.project.agents_md import ProjectInstructions, project_instructions
     from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
     from .runtime.questions import Question, ask_user
+    from .runtime.repl import run_demo_loop
     from .runtime.replay import Cassette, ReplayMismatch
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
     from .runtime.retrieval import DocumentLimits, DocumentStore
@@ -150,7 +152,7 @@ if TYPE_CHECKING:
         RetryPolicyContext,
         retry_policies,
     )
-    from .runtime.run import DEFAULT_MAX_TURNS, Runner, RunOptions
+    from .runtime.run import DEFAULT_MAX_TURNS, AgentRunner, Runner, RunOptions
     from .runtime.run_config import (
         DEFAULT_TOOL_TIMEOUT,
         CallModelData,
@@ -322,6 +324,7 @@ __all__ = [
     "AgentHooks",
     "AgentOutputSchema",
     "AgentOutputSchemaBase",
+    "AgentRunner",
     "AgentSpanData",
     "AgentToolStreamEvent",
     "AgentUpdatedStreamEvent",
@@ -391,6 +394,7 @@ __all__ = [
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
+    "MCPToolCancellationError",
     "MaxTurnsExceeded",
     "MessageOutputItem",
     "Model",
@@ -569,6 +573,7 @@ __all__ = [
     "release_ray_actors",
     "retry_policies",
     "run_batch",
+    "run_demo_loop",
     "set_default_openai_api",
     "set_default_openai_client",
     "set_default_openai_key",

@@ -169,6 +169,7 @@ SDK_PATHS = (
     "models.openai_provider",
     "models.openai_responses",
     "prompts",
+    "repl",
     "result",
     "retry",
     "run",

@@ -273,20 +273,19 @@ class Agent(AgentBase[TContext]):
         tool_name: str | None = None,
         tool_description: str | None = None,
         custom_output_extractor: Callable[[Any], Any] | None = None,
-        max_turns: int | None = None,
-        *,
         is_enabled: Any = True,
-        needs_approval: Any = False,
-        failure_error_function: ToolErrorFunction | None = default_tool_error_function,
-        parameters: type[Any] | None = None,
-        input_builder: StructuredToolInputBuilder | None = None,
-        include_input_schema: bool = False,
         on_stream: AgentToolStreamHandler | None = None,
         run_config: RunConfig | None = None,
+        max_turns: int | None = None,
         hooks: RunHooks[Any] | None = None,
         previous_response_id: str | None = None,
         conversation_id: str | None = None,
         session: Session | None = None,
+        failure_error_function: ToolErrorFunction | None = default_tool_error_function,
+        needs_approval: Any = False,
+        parameters: type[Any] | None = None,
+        input_builder: StructuredToolInputBuilder | None = None,
+        include_input_schema: bool = False,
     ) -> FunctionTool:
         """This agent as a tool another agent can call.
 
@@ -304,7 +303,22 @@ class Agent(AgentBase[TContext]):
         ``AgentToolStreamEvent``; its failures are logged, never the run's. ``run_config``,
         ``hooks``, ``session``, ``previous_response_id`` and ``conversation_id`` are passed to
         the nested run as to ``Runner.run``.
+
+        The arguments after ``custom_output_extractor`` are best passed by keyword; by position
+        they come in the SDK's order (``is_enabled``, ``on_stream``, ``run_config``,
+        ``max_turns``, ...). A number where ``is_enabled`` goes, or something not callable where
+        ``on_stream`` goes, is a ``UserError``.
         """
+        if isinstance(is_enabled, int) and not isinstance(is_enabled, bool):
+            raise UserError(
+                "is_enabled must be a bool or a function, got a number: pass max_turns=... by "
+                "keyword (the fourth positional argument of as_tool is is_enabled)."
+            )
+        if on_stream is not None and not callable(on_stream):
+            raise UserError(
+                "on_stream must be callable or None. Pass run configuration with run_config=... "
+                "instead of as the fifth positional argument."
+            )
         options = {
             "run_config": run_config,
             "hooks": hooks,

@@ -84,6 +84,10 @@ DIFFERENCES: dict[str, str] = {
     "tests/test_tool_output_conversion.py::test_tool_call_output_item_image_with_extra_fields": (
         "ToolOutputImage: a dict with keys beyond the shape is a plain value (str()), not an image"
     ),
+    "tests/test_agent_runner_sync.py::test_run_sync_errors_when_loop_already_running": (
+        "run_sync inside a running event loop (a notebook cell): the run happens on a worker "
+        "thread while the caller waits, not a RuntimeError"
+    ),
     # rejected (second parameter), the gated call first (last): the rejection is the output
     "tests/test_resume_tool_use_behavior.py::*[[]first-True-*-True[]]": _REJECTED,
     "tests/test_resume_tool_use_behavior.py::*[[]custom-True-*-True[]]": _REJECTED,
