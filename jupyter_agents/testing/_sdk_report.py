@@ -44,11 +44,6 @@ MISSING_FEATURES: dict[str, str] = {
 """A test file, or a folder of them (ending in ``/``), -> the feature it tests, one that
 docs/sdk-compatibility.md lists among the SDK's features not here."""
 
-_REJECTED = (
-    "Rejected calls: the model is told which call was rejected and why, not the bare "
-    "rejection message"
-)
-
 _INSTRUCTIONS = (
     "Instructions: a wrong instructions function or value is a UserError when the agent is made, "
     "not a TypeError when its prompt is built"
@@ -88,9 +83,6 @@ DIFFERENCES: dict[str, str] = {
         "run_sync inside a running event loop (a notebook cell): the run happens on a worker "
         "thread while the caller waits, not a RuntimeError"
     ),
-    # rejected (second parameter), the gated call first (last): the rejection is the output
-    "tests/test_resume_tool_use_behavior.py::*[[]first-True-*-True[]]": _REJECTED,
-    "tests/test_resume_tool_use_behavior.py::*[[]custom-True-*-True[]]": _REJECTED,
 }
 """A test id (``tests/test_x.py::test_y``, ``fnmatch`` wildcards allowed) -> the deliberate
 difference, a row of docs/sdk-compatibility.md's table, that makes it fail here."""

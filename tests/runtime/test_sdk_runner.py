@@ -270,3 +270,36 @@ def test_as_tool_refuses_a_number_for_is_enabled_and_a_config_for_on_stream() ->
         inner.as_tool("ask", "Ask.", None, 3)
     with pytest.raises(UserError, match="on_stream must be callable"):
         inner.as_tool("ask", "Ask.", None, True, "not a function")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("saved", [False, True])
+async def test_rejection_message_is_all_the_model_is_told(saved: bool) -> None:
+    from jupyter_agents import RunState
+
+    @tool(needs_approval=True)
+    def publish(post: str) -> str:
+        """Publish."""
+        return "published"
+
+    def outputs_after(keyword: str) -> Any:
+        async def run() -> list[str]:
+            model = ScriptedModel([[tool_call("publish", {"post": "x"})], [text("ok")]])
+            agent = Agent(name="a", model=model, tools=[publish])
+            paused = await Runner.run(agent, "go")
+            state = paused.to_state()
+            if keyword == "message":
+                state.reject(paused.interruptions[0], message="Not today.")
+            else:
+                state.reject(paused.interruptions[0], rejection_message="Not today.")
+            if saved:
+                state = await RunState.from_json(agent, state.to_json())
+            await Runner.run(agent, state)
+            sent = model.requests[-1].input
+            return [i["output"] for i in sent if i.get("type") == "function_call_output"]
+
+        return run()
+
+    assert await outputs_after("rejection_message") == ["Not today."]
+    assert await outputs_after("message") == [
+        "The user rejected this call to tool 'publish'; it did not run. Reason: Not today."
+    ]
