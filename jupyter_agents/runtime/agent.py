@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -202,14 +203,14 @@ class Agent(AgentBase[TContext]):
         if value is None or isinstance(value, str):
             return
         if not callable(value):
-            raise UserError(
-                f"Agent {self.name!r}: instructions must be a string or a function, "
+            raise _InstructionsError(
+                f"Agent {self.name!r}: Agent instructions must be a string, callable, or None, "
                 f"got {type(value).__name__}."
             )
         if not accepts_positional(value, 2):
-            raise UserError(
-                f"Agent {self.name!r}: an instructions function must take two arguments "
-                "(run_context, agent)."
+            raise _InstructionsError(
+                f"Agent {self.name!r}: an instructions function must accept exactly 2 arguments "
+                f"(run_context, agent), but got {_positional_count(value)}."
             )
 
     def _check_tools(self) -> None:
@@ -386,3 +387,17 @@ class Agent(AgentBase[TContext]):
             else type(self.model).__name__
         )
         return f"Agent(name={self.name!r}, model={model!r}, tools={[t.name for t in self.tools]})"
+
+
+class _InstructionsError(UserError, TypeError):
+    """Instructions of the wrong kind: a ``UserError`` here, and the ``TypeError`` the SDK
+    raises for them."""
+
+
+def _positional_count(function: Any) -> int | str:
+    """How many positional parameters ``function`` has (for the message)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return "an unknown number"
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)

@@ -303,3 +303,16 @@ async def test_rejection_message_is_all_the_model_is_told(saved: bool) -> None:
     assert await outputs_after("message") == [
         "The user rejected this call to tool 'publish'; it did not run. Reason: Not today."
     ]
+
+
+def test_wrong_instructions_are_a_user_error_and_a_type_error() -> None:
+    with pytest.raises(UserError) as caught:
+        Agent(name="a", instructions=123)  # type: ignore[arg-type]
+    assert isinstance(caught.value, TypeError)
+    assert "must be a string, callable, or None, got int" in str(caught.value)
+
+    def one(context: Any) -> str:
+        return "x"
+
+    with pytest.raises(TypeError, match=r"must accept exactly 2 arguments .* but got 1"):
+        Agent(name="a", instructions=one)  # type: ignore[arg-type]
