@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         BudgetExceeded,
         InputGuardrailTripwireTriggered,
         MaxTurnsExceeded,
+        MCPToolCancellationError,
         ModelBehaviorError,
         ModelRefusalError,
         ModelTimeoutError,
@@ -145,6 +146,7 @@ if TYPE_CHECKING:
     from .runtime.project.agents_md import ProjectInstructions, project_instructions
     from .runtime.prompts import DynamicPromptFunction, GenerateDynamicPromptData, Prompt
     from .runtime.questions import Question, ask_user
+    from .runtime.repl import run_demo_loop
     from .runtime.replay import Cassette, ReplayMismatch
     from .runtime.result import RunErrorDetails, RunResult, RunResultBase, RunResultStreaming
     from .runtime.retrieval import DocumentLimits, DocumentStore
@@ -160,7 +162,7 @@ if TYPE_CHECKING:
         RetryPolicyContext,
         retry_policies,
     )
-    from .runtime.run import DEFAULT_MAX_TURNS, Runner, RunOptions
+    from .runtime.run import DEFAULT_MAX_TURNS, AgentRunner, Runner, RunOptions
     from .runtime.run_config import (
         DEFAULT_TOOL_TIMEOUT,
         CallModelData,
@@ -334,6 +336,7 @@ __all__ = [
     "AgentHooks",
     "AgentOutputSchema",
     "AgentOutputSchemaBase",
+    "AgentRunner",
     "AgentSpanData",
     "AgentToolStreamEvent",
     "AgentUpdatedStreamEvent",
@@ -405,6 +408,7 @@ __all__ = [
     "MCPToolApprovalFunction",
     "MCPToolApprovalFunctionResult",
     "MCPToolApprovalRequest",
+    "MCPToolCancellationError",
     "MaxTurnsExceeded",
     "MessageOutputItem",
     "Model",
@@ -591,6 +595,7 @@ __all__ = [
     "retry_policies",
     "run_batch",
     "set_conversation_history_wrappers",
+    "run_demo_loop",
     "set_default_openai_api",
     "set_default_openai_client",
     "set_default_openai_key",

@@ -14,6 +14,8 @@ EXPORTS: dict[str, str] = {
     "ModelSettings": "runtime.model_settings",
     "ModelTimeout": "runtime.model_settings",
     "Runner": "runtime.run",
+    "AgentRunner": "runtime.run",
+    "run_demo_loop": "runtime.repl",
     "RunConfig": "runtime.run_config",
     "Compaction": "runtime.compaction",
     "Compacted": "runtime.compaction",
@@ -78,6 +80,7 @@ EXPORTS: dict[str, str] = {
     "ModelTimeoutError": "runtime.errors",
     "UserError": "runtime.errors",
     "ToolTimeoutError": "runtime.errors",
+    "MCPToolCancellationError": "runtime.errors",
     # tools
     "FunctionTool": "runtime.tools",
     "Tool": "runtime.tools",

@@ -10,6 +10,7 @@ from .runtime.errors import (
     AgentsException,
     InputGuardrailTripwireTriggered,
     MaxTurnsExceeded,
+    MCPToolCancellationError,
     ModelBehaviorError,
     ModelRefusalError,
     ModelTimeoutError,
@@ -19,11 +20,12 @@ from .runtime.errors import (
     ToolTimeoutError,
     UserError,
 )
-from .runtime.result import RunErrorDetails
+from .runtime.result import RunErrorDetails, pretty_print_run_error_details
 
 __all__ = [
     "AgentsException",
     "InputGuardrailTripwireTriggered",
+    "MCPToolCancellationError",
     "MaxTurnsExceeded",
     "ModelBehaviorError",
     "ModelRefusalError",
@@ -34,4 +36,5 @@ __all__ = [
     "ToolOutputGuardrailTripwireTriggered",
     "ToolTimeoutError",
     "UserError",
+    "pretty_print_run_error_details",
 ]

@@ -7,7 +7,15 @@ objects as ``jupyter_agents``'s).
 from __future__ import annotations
 
 from .runtime.context import RunContextWrapper
-from .runtime.run import DEFAULT_MAX_TURNS, Runner, RunOptions
+from .runtime.run import (
+    DEFAULT_AGENT_RUNNER,
+    DEFAULT_MAX_TURNS,
+    AgentRunner,
+    Runner,
+    RunOptions,
+    get_default_agent_runner,
+    set_default_agent_runner,
+)
 from .runtime.run_config import (
     CallModelData,
     CallModelInputFilter,
@@ -20,7 +28,9 @@ from .runtime.run_config import (
 from .runtime.run_state import RunState
 
 __all__ = [
+    "DEFAULT_AGENT_RUNNER",
     "DEFAULT_MAX_TURNS",
+    "AgentRunner",
     "CallModelData",
     "CallModelInputFilter",
     "ModelInputData",
@@ -32,4 +42,6 @@ __all__ = [
     "ToolErrorFormatter",
     "ToolErrorFormatterArgs",
     "ToolNotFoundBehavior",
+    "get_default_agent_runner",
+    "set_default_agent_runner",
 ]

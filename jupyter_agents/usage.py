@@ -6,6 +6,6 @@ objects as ``jupyter_agents``'s).
 
 from __future__ import annotations
 
-from .runtime.usage import RequestUsage, Usage
+from .runtime.usage import RequestUsage, Usage, deserialize_usage, serialize_usage
 
-__all__ = ["RequestUsage", "Usage"]
+__all__ = ["RequestUsage", "Usage", "deserialize_usage", "serialize_usage"]

@@ -175,6 +175,7 @@ SDK_PATHS = (
     "models.openai_responses",
     "models.reasoning_content_replay",
     "prompts",
+    "repl",
     "result",
     "retry",
     "run",

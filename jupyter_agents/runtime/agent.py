@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -202,14 +203,14 @@ class Agent(AgentBase[TContext]):
         if value is None or isinstance(value, str):
             return
         if not callable(value):
-            raise UserError(
-                f"Agent {self.name!r}: instructions must be a string or a function, "
+            raise _InstructionsError(
+                f"Agent {self.name!r}: Agent instructions must be a string, callable, or None, "
                 f"got {type(value).__name__}."
             )
         if not accepts_positional(value, 2):
-            raise UserError(
-                f"Agent {self.name!r}: an instructions function must take two arguments "
-                "(run_context, agent)."
+            raise _InstructionsError(
+                f"Agent {self.name!r}: an instructions function must accept exactly 2 arguments "
+                f"(run_context, agent), but got {_positional_count(value)}."
             )
 
     def _check_tools(self) -> None:
@@ -273,20 +274,19 @@ class Agent(AgentBase[TContext]):
         tool_name: str | None = None,
         tool_description: str | None = None,
         custom_output_extractor: Callable[[Any], Any] | None = None,
-        max_turns: int | None = None,
-        *,
         is_enabled: Any = True,
-        needs_approval: Any = False,
-        failure_error_function: ToolErrorFunction | None = default_tool_error_function,
-        parameters: type[Any] | None = None,
-        input_builder: StructuredToolInputBuilder | None = None,
-        include_input_schema: bool = False,
         on_stream: AgentToolStreamHandler | None = None,
         run_config: RunConfig | None = None,
+        max_turns: int | None = None,
         hooks: RunHooks[Any] | None = None,
         previous_response_id: str | None = None,
         conversation_id: str | None = None,
         session: Session | None = None,
+        failure_error_function: ToolErrorFunction | None = default_tool_error_function,
+        needs_approval: Any = False,
+        parameters: type[Any] | None = None,
+        input_builder: StructuredToolInputBuilder | None = None,
+        include_input_schema: bool = False,
     ) -> FunctionTool:
         """This agent as a tool another agent can call.
 
@@ -304,7 +304,22 @@ class Agent(AgentBase[TContext]):
         ``AgentToolStreamEvent``; its failures are logged, never the run's. ``run_config``,
         ``hooks``, ``session``, ``previous_response_id`` and ``conversation_id`` are passed to
         the nested run as to ``Runner.run``.
+
+        The arguments after ``custom_output_extractor`` are best passed by keyword; by position
+        they come in the SDK's order (``is_enabled``, ``on_stream``, ``run_config``,
+        ``max_turns``, ...). A number where ``is_enabled`` goes, or something not callable where
+        ``on_stream`` goes, is a ``UserError``.
         """
+        if isinstance(is_enabled, int) and not isinstance(is_enabled, bool):
+            raise UserError(
+                "is_enabled must be a bool or a function, got a number: pass max_turns=... by "
+                "keyword (the fourth positional argument of as_tool is is_enabled)."
+            )
+        if on_stream is not None and not callable(on_stream):
+            raise UserError(
+                "on_stream must be callable or None. Pass run configuration with run_config=... "
+                "instead of as the fifth positional argument."
+            )
         options = {
             "run_config": run_config,
             "hooks": hooks,
@@ -372,3 +387,17 @@ class Agent(AgentBase[TContext]):
             else type(self.model).__name__
         )
         return f"Agent(name={self.name!r}, model={model!r}, tools={[t.name for t in self.tools]})"
+
+
+class _InstructionsError(UserError, TypeError):
+    """Instructions of the wrong kind: a ``UserError`` here, and the ``TypeError`` the SDK
+    raises for them."""
+
+
+def _positional_count(function: Any) -> int | str:
+    """How many positional parameters ``function`` has (for the message)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return "an unknown number"
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)

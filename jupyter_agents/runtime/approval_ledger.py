@@ -66,7 +66,10 @@ class ApprovalLedger:
         such decision wins)."""
         if decision.always and tool_name not in self.always:
             self.always[tool_name] = ApprovalDecision(
-                approved=decision.approved, always=True, message=decision.message
+                approved=decision.approved,
+                always=True,
+                message=decision.message,
+                exact=decision.exact,
             )
 
     def to_json(self) -> SavedLedger:
@@ -93,12 +96,15 @@ class ApprovalLedger:
 
 
 def _dump(d: ApprovalDecision) -> SavedDecision:
-    return {
+    saved: SavedDecision = {
         "approved": d.approved,
         "always": d.always,
         "edited_arguments": d.arguments,
         "message": d.message,
     }
+    if d.exact:
+        saved["exact"] = True
+    return saved
 
 
 def _load(d: SavedDecision) -> ApprovalDecision:
@@ -107,4 +113,5 @@ def _load(d: SavedDecision) -> ApprovalDecision:
         always=d.get("always", False),
         arguments=d.get("edited_arguments"),
         message=d.get("message"),
+        exact=d.get("exact", False),
     )

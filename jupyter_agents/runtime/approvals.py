@@ -128,6 +128,10 @@ class ApprovalDecision:
     message: str | None = None
     """Why the call was rejected; the model sees it."""
 
+    exact: bool = False
+    """The model is told ``message`` alone, as the SDK's ``rejection_message`` does (else
+    which call was rejected, then ``message`` as the reason)."""
+
     @classmethod
     def approve(
         cls, *, always: bool = False, arguments: dict[str, Any] | None = None
@@ -139,12 +143,15 @@ class ApprovalDecision:
         return cls(approved=True, always=always, arguments=arguments)
 
     @classmethod
-    def reject(cls, message: str | None = None, *, always: bool = False) -> ApprovalDecision:
-        """Refuse the call; ``message`` tells the model why."""
+    def reject(
+        cls, message: str | None = None, *, always: bool = False, exact: bool = False
+    ) -> ApprovalDecision:
+        """Refuse the call; ``message`` tells the model why (``exact``: ``message`` is all
+        the model is told)."""
         if message is not None and not isinstance(message, str):
             raise UserError("The rejection message must be a string.")
         _check_always(always)
-        return cls(approved=False, always=always, message=message)
+        return cls(approved=False, always=always, message=message, exact=exact and bool(message))
 
     @classmethod
     def coerce(cls, value: Any) -> ApprovalDecision:

@@ -106,3 +106,39 @@ def _run_on_worker(coro: Coroutine[Any, Any, T]) -> T:
             with contextlib.suppress(BaseException):
                 result.result(timeout=5)
         raise
+
+
+def run_on_default_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Like ``run_blocking``, but outside a running loop the coroutine runs on this thread's
+    default event loop (the policy's; made, or replaced when closed, if needed), which stays
+    open and set afterwards, as the SDK's ``run_sync`` does: objects that keep loop-bound
+    primitives between runs (a session's lock) find the same loop each time. Its async
+    generators are finalized before this returns; Ctrl-C cancels the run and waits for it."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        return _run_on_worker(coro)
+    policy = asyncio.get_event_loop_policy()
+    try:
+        loop = policy.get_event_loop()
+    except RuntimeError:
+        loop = None
+    if loop is None or loop.is_closed():
+        loop = policy.new_event_loop()
+        policy.set_event_loop(loop)
+    task = loop.create_task(coro)
+    loop.call_later(_TICK, _tick, loop, task)
+    try:
+        return loop.run_until_complete(task)
+    except BaseException:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                loop.run_until_complete(task)
+        raise
+    finally:
+        if not loop.is_closed():
+            with contextlib.suppress(BaseException):
+                loop.run_until_complete(loop.shutdown_asyncgens())

@@ -40,6 +40,7 @@ __all__ = [
     "BudgetExceeded",
     "InputGuardrailTripwireTriggered",
     "MCPServerError",
+    "MCPToolCancellationError",
     "MCPToolError",
     "MaxTurnsExceeded",
     "ModelBehaviorError",
@@ -188,7 +189,10 @@ class ToolInputGuardrailTripwireTriggered(AgentsException):
     """A tool input guardrail asked to stop the run (``raise_exception``)."""
 
     def __init__(self, guardrail: Any, output: Any) -> None:
-        super().__init__(f"Tool input guardrail {guardrail.get_name()!r} stopped the run")
+        super().__init__(
+            f"Tool input guardrail {guardrail.get_name()!r} stopped the run "
+            f"({type(guardrail).__name__} triggered its tripwire)"
+        )
         self.guardrail = guardrail
         self.output = output
 
@@ -197,7 +201,10 @@ class ToolOutputGuardrailTripwireTriggered(AgentsException):
     """A tool output guardrail asked to stop the run (``raise_exception``)."""
 
     def __init__(self, guardrail: Any, output: Any) -> None:
-        super().__init__(f"Tool output guardrail {guardrail.get_name()!r} stopped the run")
+        super().__init__(
+            f"Tool output guardrail {guardrail.get_name()!r} stopped the run "
+            f"({type(guardrail).__name__} triggered its tripwire)"
+        )
         self.guardrail = guardrail
         self.output = output
 
@@ -221,6 +228,15 @@ class PatchError(AgentsException, ValueError):
 
 class MCPToolError(AgentsException, RuntimeError):
     """The server answered a call with ``isError``: its message goes to the model."""
+
+
+class MCPToolCancellationError(AgentsException):
+    """An MCP tool call was cancelled inside the MCP client or server (not by the run): the
+    call fails with this error, which the model is told about like any failed call."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
 
 
 class MCPServerError(AgentsException, RuntimeError):

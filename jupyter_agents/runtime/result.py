@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -162,11 +163,72 @@ class RunResult(RunResultBase):
 
 
 @dataclass
-class RunErrorDetails(RunResultBase):
+class RunErrorDetails:
     """What a run had produced when an error ended it (``AgentsException.run_data``)."""
+
+    input: str | list[TResponseInputItem]
+    """The input the run started with."""
+
+    new_items: list[RunItem]
+    """Items the run produced before the error."""
+
+    raw_responses: list[ModelResponse]
+    """Every model response, in order."""
 
     last_agent: Agent[Any] = field(repr=False)
     """The agent running when the error happened."""
+
+    context_wrapper: RunContextWrapper[Any]
+    """The run context, with the run's token ``usage``."""
+
+    input_guardrail_results: list[InputGuardrailResult]
+    """Outcomes of the input guardrails that finished."""
+
+    output_guardrail_results: list[OutputGuardrailResult]
+    """Outcomes of the output guardrails that finished."""
+
+    tool_input_guardrail_results: list[ToolInputGuardrailResult] = field(default_factory=list)
+    """Outcomes of the tool input guardrails of the turns that finished."""
+
+    tool_output_guardrail_results: list[ToolOutputGuardrailResult] = field(default_factory=list)
+    """Outcomes of the tool output guardrails of the turns that finished."""
+
+    final_output: Any = None
+    """Always None: the run ended without one (kept for code that reads a result's)."""
+
+    def to_input_list(self) -> list[TResponseInputItem]:
+        """The original input plus everything the run produced, as input for a next run."""
+        items = ItemHelpers.input_to_new_input_list(self.input)
+        items.extend(item.to_input_item() for item in self.new_items)
+        return items
+
+    @property
+    def last_response_id(self) -> str | None:
+        """The id of the last model response."""
+        return self.raw_responses[-1].response_id if self.raw_responses else None
+
+    def __str__(self) -> str:
+        # The printer at the SDK's path (``agents.exceptions``) when that module is loaded, so
+        # code that replaces it there, as SDK code may, is followed.
+        mirror = sys.modules.get(__name__.rsplit(".", 2)[0] + ".exceptions")
+        printer = getattr(mirror, "pretty_print_run_error_details", None)
+        return str((printer or pretty_print_run_error_details)(self))
+
+
+def pretty_print_run_error_details(details: RunErrorDetails) -> str:
+    """A few lines saying what ``details`` holds (``str()`` of it)."""
+    lines = [
+        "RunErrorDetails:",
+        f'- Last agent: Agent(name="{details.last_agent.name}", ...)',
+        f"- {len(details.new_items)} new item(s)",
+        f"- {len(details.raw_responses)} raw response(s)",
+        f"- {len(details.input_guardrail_results)} input guardrail result(s)",
+        f"- {len(details.output_guardrail_results)} output guardrail result(s)",
+        f"- {len(details.tool_input_guardrail_results)} tool input guardrail result(s)",
+        f"- {len(details.tool_output_guardrail_results)} tool output guardrail result(s)",
+        "(See `RunErrorDetails` for more details)",
+    ]
+    return "\n".join(lines)
 
 
 class RunResultStreaming(RunResultBase):

@@ -15,7 +15,7 @@ from ._run.spend import Spend
 from .agent import Agent
 from .agent_tool import set_nested_runner
 from .approvals import ApprovalHandler
-from .blocking import run_blocking
+from .blocking import run_on_default_loop
 from .context import RunContextWrapper
 from .errors import UserError
 from .items import TResponseInputItem
@@ -26,7 +26,17 @@ from .run_error_handlers import RunErrorHandlers
 from .run_state import RunState
 from .sessions import Session
 
-__all__ = ["DEFAULT_MAX_TURNS", "RunConfig", "RunKwargs", "RunOptions", "Runner"]
+__all__ = [
+    "DEFAULT_AGENT_RUNNER",
+    "DEFAULT_MAX_TURNS",
+    "AgentRunner",
+    "RunConfig",
+    "RunKwargs",
+    "RunOptions",
+    "Runner",
+    "get_default_agent_runner",
+    "set_default_agent_runner",
+]
 
 DEFAULT_MAX_TURNS = 10
 """How many turns (model calls) a run may take unless told otherwise."""
@@ -201,6 +211,62 @@ async def _drained(loop: RunLoop) -> RunResult:
     return _result(loop)
 
 
+class AgentRunner:
+    """The runner behind ``Runner``'s entry points: ``Runner.run`` and the others call the
+    default one (``set_default_agent_runner``). Subclass it to change how every run starts,
+    or call an instance's methods directly; they take the same arguments as ``Runner``'s."""
+
+    async def run(
+        self,
+        starting_agent: Agent[Any],
+        input: str | list[TResponseInputItem] | RunState,
+        **options: Unpack[RunKwargs],
+    ) -> RunResult:
+        """Run ``starting_agent`` on ``input`` until it produces a final output."""
+        return await _drained(_prepare(starting_agent, input, False, RunOptions.of(options)))
+
+    def run_sync(
+        self,
+        starting_agent: Agent[Any],
+        input: str | list[TResponseInputItem] | RunState,
+        **options: Unpack[RunKwargs],
+    ) -> RunResult:
+        """Like ``run``, from synchronous code, on this thread's default event loop (kept open
+        for the next run).
+
+        Also works inside an already running event loop (a notebook cell), where the SDK raises
+        ``RuntimeError``: the run then happens on a worker thread's own loop while the caller
+        waits.
+        """
+        RunOptions.of(options)  # bad options fail here, in the caller's thread
+        return run_on_default_loop(self.run(starting_agent, input, **options))
+
+    def run_streamed(
+        self,
+        starting_agent: Agent[Any],
+        input: str | list[TResponseInputItem] | RunState,
+        **options: Unpack[RunKwargs],
+    ) -> RunResultStreaming:
+        """Start a streamed run and return at once (see ``Runner.run_streamed``)."""
+        return RunResultStreaming(_prepare(starting_agent, input, True, RunOptions.of(options)))
+
+
+DEFAULT_AGENT_RUNNER: AgentRunner = AgentRunner()
+"""The runner ``Runner``'s entry points call; replace it with ``set_default_agent_runner``."""
+
+
+def set_default_agent_runner(runner: AgentRunner | None) -> None:
+    """Make ``runner`` the one ``Runner.run``, ``run_sync`` and ``run_streamed`` call (None:
+    a fresh ``AgentRunner``)."""
+    global DEFAULT_AGENT_RUNNER
+    DEFAULT_AGENT_RUNNER = runner or AgentRunner()
+
+
+def get_default_agent_runner() -> AgentRunner:
+    """The runner ``Runner``'s entry points call."""
+    return DEFAULT_AGENT_RUNNER
+
+
 class Runner:
     """Runs agents. All three entry points share one turn loop and take the same arguments.
 
@@ -229,7 +295,7 @@ class Runner:
         **options: Unpack[RunKwargs],
     ) -> RunResult:
         """Run ``starting_agent`` on ``input`` until it produces a final output."""
-        return await _drained(_prepare(starting_agent, input, False, RunOptions.of(options)))
+        return await DEFAULT_AGENT_RUNNER.run(starting_agent, input, **options)
 
     @classmethod
     def run_sync(
@@ -243,8 +309,7 @@ class Runner:
         Works inside an already running event loop (a notebook cell): the run then happens on a
         worker thread's own loop while the caller waits.
         """
-        RunOptions.of(options)  # bad options fail here, in the caller's thread
-        return run_blocking(cls.run(starting_agent, input, **options))
+        return DEFAULT_AGENT_RUNNER.run_sync(starting_agent, input, **options)
 
     @classmethod
     def run_streamed(
@@ -258,7 +323,7 @@ class Runner:
         Iterate ``result.stream_events()`` to drive the run and see text deltas, tool calls and
         outputs as they happen; ``result.cancel()`` stops it.
         """
-        return RunResultStreaming(_prepare(starting_agent, input, True, RunOptions.of(options)))
+        return DEFAULT_AGENT_RUNNER.run_streamed(starting_agent, input, **options)
 
 
 async def run_in_budget(

@@ -199,16 +199,19 @@ class RunState:
     ) -> bool:
         """Reject a waiting call; ``message`` tells the model why. False if not waiting.
 
-        ``rejection_message`` and ``always_reject`` are the SDK's spellings of ``message`` and
-        ``always``."""
-        if rejection_message is not None:
+        ``always_reject`` is the SDK's spelling of ``always``. ``rejection_message`` (the SDK's
+        argument) is all the model is told, as in the SDK; ``message`` is told after which
+        call was rejected."""
+        exact = rejection_message is not None  # the SDK's spelling: its words, verbatim
+        if exact:
             message = rejection_message
         if always_reject is not None:
             always = always_reject
         pending = self._pending(item)
         if pending is None:
             return False
-        return self._record(pending, ApprovalDecision.reject(message=message, always=always))
+        decision = ApprovalDecision.reject(message=message, always=always, exact=exact)
+        return self._record(pending, decision)
 
     def answer(self, item: ToolApprovalItem | str, answer: Any) -> bool:
         """Answer a waiting question (an ``ask_user`` call: the item or its call id). The

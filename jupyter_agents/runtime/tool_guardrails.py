@@ -169,6 +169,11 @@ class ToolOutputGuardrailResult:
     output: ToolGuardrailFunctionOutput
 
 
+def _check_callable(function: Any) -> None:
+    if not callable(function):
+        raise UserError(f"A tool guardrail's function must be callable, got {function!r}.")
+
+
 def _checked(value: Any, name: str) -> ToolGuardrailFunctionOutput:
     if not isinstance(value, ToolGuardrailFunctionOutput):
         raise UserError(
@@ -198,6 +203,7 @@ class ToolInputGuardrail(Generic[TContext_co]):
 
     async def run(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         """Run the check."""
+        _check_callable(self.guardrail_function)
         return _checked(await call_maybe_async(self.guardrail_function, data), self.get_name())
 
 
@@ -216,6 +222,7 @@ class ToolOutputGuardrail(Generic[TContext_co]):
 
     async def run(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
         """Run the check."""
+        _check_callable(self.guardrail_function)
         return _checked(await call_maybe_async(self.guardrail_function, data), self.get_name())
 
 

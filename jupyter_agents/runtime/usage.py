@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-__all__ = ["InputTokensDetails", "OutputTokensDetails", "RequestUsage", "Usage"]
+__all__ = [
+    "InputTokensDetails",
+    "OutputTokensDetails",
+    "RequestUsage",
+    "Usage",
+    "deserialize_usage",
+    "serialize_usage",
+]
 
 
 @dataclass
@@ -38,6 +46,23 @@ class RequestUsage:
     input_tokens_details: InputTokensDetails = field(default_factory=InputTokensDetails)
     output_tokens_details: OutputTokensDetails = field(default_factory=OutputTokensDetails)
 
+    def __post_init__(self) -> None:
+        if type(self.input_tokens_details) is not InputTokensDetails:
+            self.input_tokens_details = _as_input_details(self.input_tokens_details)
+        if type(self.output_tokens_details) is not OutputTokensDetails:
+            self.output_tokens_details = _as_output_details(self.output_tokens_details)
+
+
+def _as_input_details(details: Any) -> InputTokensDetails:
+    """Another object with the same fields (the openai package's type; None: zeros)."""
+    return InputTokensDetails(
+        _count(details, "cached_tokens"), _count(details, "cache_write_tokens")
+    )
+
+
+def _as_output_details(details: Any) -> OutputTokensDetails:
+    return OutputTokensDetails(_count(details, "reasoning_tokens"))
+
 
 @dataclass
 class Usage:
@@ -63,6 +88,13 @@ class Usage:
 
     request_usage_entries: list[RequestUsage] = field(default_factory=list, compare=False)
     """One entry per model request added into this usage, in order (a run's per-call usage)."""
+
+    def __post_init__(self) -> None:
+        # Details given as the openai package's types (as SDK code does) become this module's.
+        if type(self.input_tokens_details) is not InputTokensDetails:
+            self.input_tokens_details = _as_input_details(self.input_tokens_details)
+        if type(self.output_tokens_details) is not OutputTokensDetails:
+            self.output_tokens_details = _as_output_details(self.output_tokens_details)
 
     def totals(self) -> dict[str, int]:
         """The counts, flat, as saved states and recordings keep them (their key order too)."""
@@ -116,3 +148,81 @@ class Usage:
         result.request_usage_entries = list(self.request_usage_entries)
         result.add(other)
         return result
+
+
+def _count(details: Any, name: str) -> int:
+    return int(getattr(details, name, 0) or 0)
+
+
+def _input_details(details: Any) -> dict[str, int]:
+    return {
+        "cached_tokens": _count(details, "cached_tokens"),
+        "cache_write_tokens": _count(details, "cache_write_tokens"),
+    }
+
+
+def _output_details(details: Any) -> dict[str, int]:
+    return {"reasoning_tokens": _count(details, "reasoning_tokens")}
+
+
+def serialize_usage(usage: Usage) -> dict[str, Any]:
+    """``usage`` as JSON-ready data, in the SDK's shape: the counts, the token details each as
+    a one-element list, and ``request_usage_entries`` (one dict per model request)."""
+    return {
+        "requests": usage.requests,
+        "input_tokens": usage.input_tokens,
+        "input_tokens_details": [_input_details(usage.input_tokens_details)],
+        "output_tokens": usage.output_tokens,
+        "output_tokens_details": [_output_details(usage.output_tokens_details)],
+        "total_tokens": usage.total_tokens,
+        "request_usage_entries": [
+            {
+                "input_tokens": entry.input_tokens,
+                "output_tokens": entry.output_tokens,
+                "total_tokens": entry.total_tokens,
+                "input_tokens_details": _input_details(entry.input_tokens_details),
+                "output_tokens_details": _output_details(entry.output_tokens_details),
+            }
+            for entry in usage.request_usage_entries
+        ],
+    }
+
+
+def _details_dict(value: Any) -> dict[str, Any]:
+    """A details value as ``serialize_usage`` writes it (a one-element list) or a plain dict."""
+    if isinstance(value, list):
+        value = value[0] if value else {}
+    return value if isinstance(value, dict) else {}
+
+
+def _input_from(value: Any) -> InputTokensDetails:
+    data = _details_dict(value)
+    return InputTokensDetails(
+        int(data.get("cached_tokens") or 0), int(data.get("cache_write_tokens") or 0)
+    )
+
+
+def _output_from(value: Any) -> OutputTokensDetails:
+    return OutputTokensDetails(int(_details_dict(value).get("reasoning_tokens") or 0))
+
+
+def deserialize_usage(usage_data: Any) -> Usage:
+    """The ``Usage`` that ``serialize_usage`` wrote as ``usage_data`` (missing counts: 0)."""
+    return Usage(
+        requests=int(usage_data.get("requests") or 0),
+        input_tokens=int(usage_data.get("input_tokens") or 0),
+        output_tokens=int(usage_data.get("output_tokens") or 0),
+        total_tokens=int(usage_data.get("total_tokens") or 0),
+        input_tokens_details=_input_from(usage_data.get("input_tokens_details")),
+        output_tokens_details=_output_from(usage_data.get("output_tokens_details")),
+        request_usage_entries=[
+            RequestUsage(
+                int(entry.get("input_tokens") or 0),
+                int(entry.get("output_tokens") or 0),
+                int(entry.get("total_tokens") or 0),
+                _input_from(entry.get("input_tokens_details")),
+                _output_from(entry.get("output_tokens_details")),
+            )
+            for entry in usage_data.get("request_usage_entries") or []
+        ],
+    )

@@ -20,6 +20,7 @@ import pytest
 from ..runtime.models import provider
 from ..runtime.models.openai_chat import OpenAIChatCompletionsModel
 from ..runtime.models.openai_responses import OpenAIResponsesModel
+from ..runtime.run import set_default_agent_runner
 from ..runtime.tracing import set_trace_processors
 from .network_guard import block_network
 
@@ -65,6 +66,12 @@ def clear_openai_settings() -> Iterator[None]:
     yield
     provider._settings.update(saved)
     provider._reset()
+
+
+@pytest.fixture(autouse=True)
+def clear_default_runner() -> None:
+    """Each test starts with a fresh default ``AgentRunner``."""
+    set_default_agent_runner(None)
 
 
 @pytest.fixture(autouse=True)

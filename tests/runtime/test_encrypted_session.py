@@ -190,5 +190,7 @@ def test_a_missing_extra_says_what_to_install(
     with pytest.raises(ImportError) as caught:
         importlib.import_module("jupyter_agents.extensions.memory").__getattr__(name)
     assert str(caught.value) == (
-        f"{name} needs the '{package}' package: pip install 'jupyter_agents[{extra}]'"
+        f"{name} requires the '{package}' extra: pip install 'jupyter_agents[{extra}]' "
+        f"(openai-agents[{extra}] in the OpenAI Agents SDK)"
     )
+    assert isinstance(caught.value.__cause__, ImportError)

@@ -184,4 +184,4 @@ async def test_sdk_spellings_of_run_state_decisions_and_strings() -> None:
     result = await Runner.run(agent, loaded)
     assert ran == [{"amount": 1, "to": "x"}]
     outputs = [i.raw_item["output"] for i in result.new_items if i.type == "tool_call_output_item"]
-    assert any("Reason: too much" in o for o in outputs)
+    assert "too much" in outputs  # the SDK's rejection_message: all the model is told

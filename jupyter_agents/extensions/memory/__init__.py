@@ -18,6 +18,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ...runtime.sessions import AdvancedSQLiteSession
+from ._optional import missing_extra
 
 if TYPE_CHECKING:
     from .encrypt_session import EncryptedSession
@@ -26,18 +27,22 @@ if TYPE_CHECKING:
 
 __all__ = ["AdvancedSQLiteSession", "EncryptedSession", "RedisSession", "SQLAlchemySession"]
 
-_LAZY: dict[str, tuple[str, str]] = {
-    "EncryptedSession": ("encrypt_session", "encrypt"),
-    "RedisSession": ("redis_session", "redis"),
-    "SQLAlchemySession": ("sqlalchemy_session", "sqlalchemy"),
+_LAZY: dict[str, tuple[str, str, str]] = {
+    "EncryptedSession": ("encrypt_session", "cryptography", "encrypt"),
+    "RedisSession": ("redis_session", "redis", "redis"),
+    "SQLAlchemySession": ("sqlalchemy_session", "sqlalchemy", "sqlalchemy"),
 }
-"""Name -> (module in this package, the extra that installs what it needs)."""
+"""Name -> (module in this package, the package it needs, the extra that installs it)."""
 
 
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module_name, _ = _LAZY[name]
-    value = getattr(import_module(f"{__name__}.{module_name}"), name)
+    module_name, package, extra = _LAZY[name]
+    try:
+        module = import_module(f"{__name__}.{module_name}")
+    except ImportError as exc:
+        missing_extra(name, package, extra, exc)
+    value = getattr(module, name)
     globals()[name] = value
     return value

@@ -107,6 +107,7 @@ class RunLoop:
         self.output_guardrail_results: list[OutputGuardrailResult] = []
         self.tool_input_guardrail_results: list[ToolInputGuardrailResult] = []
         self.tool_output_guardrail_results: list[ToolOutputGuardrailResult] = []
+        self._guardrail_mark: tuple[int, int] | None = None  # their counts when a turn began
         self.server = ServerState(
             previous_response_id, conversation_id, chain=auto_previous_response_id
         )
@@ -143,13 +144,21 @@ class RunLoop:
 
     def error_details(self) -> RunErrorDetails:
         """What the run had produced so far."""
+        inputs, outputs = self._guardrail_mark or (
+            len(self.tool_input_guardrail_results),
+            len(self.tool_output_guardrail_results),
+        )
         return RunErrorDetails(
             input=self.progress.original_input,
             new_items=list(self.progress.new_items),
             raw_responses=list(self.raw_responses),
-            final_output=None,
-            context_wrapper=self.progress.context_wrapper,
             last_agent=self.progress.current_agent,
+            context_wrapper=self.progress.context_wrapper,
+            input_guardrail_results=list(self.input_guardrail_results),
+            output_guardrail_results=list(self.output_guardrail_results),
+            # the tool guardrails of finished turns (an error mid-turn leaves its own out)
+            tool_input_guardrail_results=self.tool_input_guardrail_results[:inputs],
+            tool_output_guardrail_results=self.tool_output_guardrail_results[:outputs],
         )
 
     def _roll_back(self, mark: tuple[int, int]) -> None:
@@ -262,6 +271,10 @@ class RunLoop:
                     continue
                 self.progress.current_turn += 1
                 mark = (len(self.progress.new_items), len(self.progress.model_input))
+                self._guardrail_mark = (
+                    len(self.tool_input_guardrail_results),
+                    len(self.tool_output_guardrail_results),
+                )
                 turn = self._run_turn()
                 try:
                     async with aclosing(turn):
@@ -274,6 +287,7 @@ class RunLoop:
                 except (asyncio.CancelledError, GeneratorExit):
                     self._roll_back(mark)
                     raise
+                self._guardrail_mark = None
             finished = not (self.cancelled or self.progress.paused.interruptions)
             if self.session is not None and finished:
                 await save_session(self.session, self.new_input, self.progress)

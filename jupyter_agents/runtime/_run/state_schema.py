@@ -63,6 +63,8 @@ class SavedDecision(TypedDict):
     """Arguments the person gave instead of the model's."""
     message: NotRequired[Union[StrictStr, None]]
     """What the model is told of a rejection."""
+    exact: NotRequired[StrictBool]
+    """Whether ``message`` is all the model is told (default False)."""
 
 
 class SavedCallDecision(SavedDecision):

@@ -200,6 +200,8 @@ class Approvals:
         own = call.tool.rejection_text(message) if call.tool is not None else None
         if own is not None:  # a skipped question says so
             return Outcome(own, "rejected")
+        if call.decision.exact and message is not None:  # RunState.reject(rejection_message=)
+            return Outcome(message, "rejected")
         told = rejection_message(call.parsed.name, message)
         if message is None:  # the person's own words win over the formatter
             args = ToolErrorFormatterArgs(

@@ -6,17 +6,18 @@ becomes the model's input in ``.results`` (capped, untrusted content named, not 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp import types as mcp_types
 
-from ..errors import MCPToolError, UserError
+from ..errors import MCPToolCancellationError, MCPToolError, UserError
 from ..run_config import DEFAULT_TOOL_TIMEOUT
 from ..tools.function.function_tool import FunctionTool
 from ..tools.kinds import ToolDisplay
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from ..agent import Agent
     from ..context import RunContextWrapper, ToolContext
     from .server import MCPServer
+
+T = TypeVar("T")
 
 __all__ = ["MCPTool", "MCPToolError", "annotation_badge", "model_output"]
 
@@ -134,11 +137,14 @@ async def call(tool: MCPTool, ctx: ToolContext[Any], arguments: str) -> Any:
                 said = said[: MAX_PROGRESS_CHARS - 1] + "…"
             show(f"[progress {done:g}{of}] {said}".rstrip() + "\n")
 
-    result = await tool.server.call_tool(
-        tool.mcp_tool.name,
-        parsed,
-        on_progress=on_progress if show is not None or report is not None else None,
-        timeout_seconds=_time_limit(tool, ctx),
+    result = await _cancellable(
+        tool,
+        tool.server.call_tool(
+            tool.mcp_tool.name,
+            parsed,
+            on_progress=on_progress if show is not None or report is not None else None,
+            timeout_seconds=_time_limit(tool, ctx),
+        ),
     )
     server = tool.server
     output = model_output(result, server.use_structured_content, server.max_result_chars)
@@ -146,6 +152,26 @@ async def call(tool: MCPTool, ctx: ToolContext[Any], arguments: str) -> Any:
         text = output if isinstance(output, str) else _text_of(output)
         raise MCPToolError(text or f"Tool {tool.mcp_tool.name!r} failed without a message.")
     return output
+
+
+async def _cancellable(tool: MCPTool, request: Coroutine[Any, Any, T]) -> T:
+    """``request``'s result; an ``MCPToolCancellationError`` when the request was cancelled
+    inside the client or server (the run goes on, the model is told), while a cancellation of
+    the run itself still cancels the request and the run."""
+    task = asyncio.ensure_future(request)
+    try:
+        await asyncio.wait({task})
+    except asyncio.CancelledError:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        raise
+    if task.cancelled():
+        assert tool.server is not None and tool.mcp_tool is not None
+        raise MCPToolCancellationError(
+            f"Failed to call tool '{tool.mcp_tool.name}' on MCP server "
+            f"'{tool.server.name}': tool execution was cancelled."
+        )
+    return task.result()
 
 
 def _time_limit(tool: MCPTool, ctx: ToolContext[Any]) -> float:
