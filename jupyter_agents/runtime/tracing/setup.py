@@ -1,0 +1,60 @@
+"""The process-wide trace provider (the SDK's ``agents.tracing.setup``).
+
+``get_trace_provider()`` gives the provider every tracing helper goes through: a
+``DefaultTraceProvider`` with no processor until one is added (nothing is exported by default),
+made on first use. ``set_trace_provider`` replaces it. At interpreter exit the provider is shut
+down (its processors flush and stop).
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .provider import TraceProvider
+
+__all__ = ["get_trace_provider", "set_trace_provider"]
+
+GLOBAL_TRACE_PROVIDER: TraceProvider | None = None
+"""The provider in use, or ``None`` before the first ``get_trace_provider()``."""
+
+_lock = threading.Lock()
+_atexit_registered = False
+
+
+def _shutdown_at_exit() -> None:
+    provider = GLOBAL_TRACE_PROVIDER
+    if provider is not None:
+        provider.shutdown()
+
+
+def _register_atexit() -> None:
+    global _atexit_registered
+    if not _atexit_registered:
+        atexit.register(_shutdown_at_exit)
+        _atexit_registered = True
+
+
+def set_trace_provider(provider: TraceProvider) -> None:
+    """Use ``provider`` for every trace and span created from now on."""
+    global GLOBAL_TRACE_PROVIDER
+    with _lock:
+        GLOBAL_TRACE_PROVIDER = provider
+        _register_atexit()
+
+
+def get_trace_provider() -> TraceProvider:
+    """The provider in use (a ``DefaultTraceProvider`` with no processors, made on first use)."""
+    global GLOBAL_TRACE_PROVIDER
+    provider = GLOBAL_TRACE_PROVIDER
+    if provider is not None:
+        return provider
+    with _lock:
+        if GLOBAL_TRACE_PROVIDER is None:
+            from .provider import DefaultTraceProvider
+
+            GLOBAL_TRACE_PROVIDER = DefaultTraceProvider()
+            _register_atexit()
+        return GLOBAL_TRACE_PROVIDER
