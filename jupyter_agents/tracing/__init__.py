@@ -40,6 +40,7 @@ from ..runtime.tracing import (
     set_trace_processors,
     set_trace_provider,
     set_tracing_disabled,
+    set_tracing_export_api_key,
     trace,
 )
 
@@ -75,5 +76,6 @@ __all__ = [
     "set_trace_processors",
     "set_trace_provider",
     "set_tracing_disabled",
+    "set_tracing_export_api_key",
     "trace",
 ]

@@ -218,6 +218,7 @@ class RunLoop:
             trace_id=config.trace_id,
             group_id=config.group_id,
             metadata=config.trace_metadata,
+            tracing=config.tracing,
             disabled=config.tracing_disabled,
             include_sensitive_data=config.trace_include_sensitive_data,
         )

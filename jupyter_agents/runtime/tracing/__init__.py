@@ -37,6 +37,7 @@ from .processors import (
     get_trace_processors,
     set_trace_processors,
     set_tracing_disabled,
+    set_tracing_export_api_key,
 )
 from .provider import DefaultTraceProvider, TraceProvider
 from .scope import Scope
@@ -109,6 +110,7 @@ __all__ = [
     "set_trace_processors",
     "set_trace_provider",
     "set_tracing_disabled",
+    "set_tracing_export_api_key",
     "time_iso",
     "trace",
 ]

@@ -26,12 +26,13 @@ import math
 import os
 import random
 import threading
+import time
 from collections.abc import Mapping, Sequence
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx2
 
-from ..retry._errors import retry_after
 from .batch import BatchTraceProcessor, TracingExporter
 from .logger import logger
 from .spans import Span
@@ -42,7 +43,6 @@ __all__ = [
     "ConsoleSpanExporter",
     "default_exporter",
     "default_processor",
-    "set_tracing_export_api_key",
 ]
 
 OPENAI_TRACES_ENDPOINT = "https://api.openai.com/v1/traces/ingest"
@@ -228,10 +228,27 @@ def _may_retry(response: httpx2.Response) -> bool:
 
 
 def _server_wait(response: httpx2.Response) -> float | None:
-    carrier = Exception()
-    carrier.response = response  # type: ignore[attr-defined]
-    seconds = retry_after(carrier)
-    return seconds if seconds is not None and math.isfinite(seconds) else None
+    """Seconds the server asked to wait: ``retry-after-ms``, else ``Retry-After`` (seconds or
+    an HTTP date)."""
+    millis = _number(response.headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    value = response.headers.get("retry-after")
+    seconds = _number(value)
+    if seconds is not None or value is None:
+        return seconds
+    try:
+        return max(parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _number(value: str | None) -> float | None:
+    try:
+        number = float(value) if value is not None else None
+    except ValueError:
+        return None
+    return number if number is not None and math.isfinite(number) and number >= 0 else None
 
 
 def _for_openai(record: dict[str, Any]) -> dict[str, Any]:
@@ -385,8 +402,3 @@ def default_processor() -> BatchTraceProcessor:
         if _default_processor is None:
             _default_processor = BatchTraceProcessor(exporter)
         return _default_processor
-
-
-def set_tracing_export_api_key(api_key: str) -> None:
-    """Set the key ``default_exporter()`` sends traces with."""
-    default_exporter().set_api_key(api_key)

@@ -30,6 +30,7 @@ __all__ = [
     "get_trace_processors",
     "set_trace_processors",
     "set_tracing_disabled",
+    "set_tracing_export_api_key",
 ]
 
 
@@ -65,6 +66,15 @@ def flush_traces() -> None:
     """Have every registered processor export what it buffers, now (``force_flush``), also
     when tracing is off."""
     get_trace_provider().force_flush()
+
+
+def set_tracing_export_api_key(api_key: str) -> None:
+    """Set the key ``BackendSpanExporter``'s shared instance (``processors.default_exporter()``)
+    sends traces with. It sends nothing unless its processor is registered
+    (``add_trace_processor(default_processor())``)."""
+    from .backend import default_exporter
+
+    default_exporter().set_api_key(api_key)
 
 
 def _call(method: Any, *args: Any) -> None:
