@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, Union
 
+from . import setup
 from .provider import DefaultTraceProvider
-from .scope import Scope
-from .setup import get_trace_provider
+from .scope import Scope, current_trace
 from .span_data import (
     AgentSpanData,
     CustomSpanData,
@@ -27,7 +27,7 @@ from .span_data import (
     SpanData,
 )
 from .spans import NO_OP_SPAN, NoOpSpan, Span
-from .traces import Trace
+from .traces import NoOpTrace, Trace
 
 __all__ = [
     "agent_span",
@@ -47,17 +47,40 @@ TData = TypeVar("TData", bound=SpanData)
 
 
 def _span(
-    make: Callable[[], TData], parent: Parent, span_id: str | None, disabled: bool
+    kind: Callable[..., TData],
+    args: tuple[Any, ...],
+    parent: Parent,
+    span_id: str | None,
+    disabled: bool,
 ) -> Span[TData]:
-    provider = get_trace_provider()
-    if type(provider) is not DefaultTraceProvider:
-        return provider.create_span(make(), span_id=span_id, parent=parent, disabled=disabled)
+    provider = setup.GLOBAL_TRACE_PROVIDER or setup.get_trace_provider()
+    if type(provider) is DefaultTraceProvider:
+        if parent is None and (provider._disabled or type(current_trace.get()) in _SILENT):
+            return NO_OP_SPAN  # tracing records nothing here: the cheapest way out
+    else:
+        data = kind(*args)
+        return provider.create_span(data, span_id=span_id, parent=parent, disabled=disabled)
     trace = provider.recording_trace(parent, False)
     if trace is None:
         return NO_OP_SPAN
     if disabled:  # silences the spans created inside it too, so it becomes current
-        return NoOpSpan(make())
-    return provider.new_span(trace, parent, make(), span_id)
+        return NoOpSpan(kind(*args))
+    return provider.new_span(trace, parent, kind(*args), span_id)
+
+
+_SILENT = (type(None), NoOpTrace)
+"""Current traces under which a span records nothing (no trace, a no-op one)."""
+
+
+def _generation_data(
+    model: str | None,
+    input: Any,
+    output: Any,
+    model_config: Mapping[str, Any] | None,
+    usage: dict[str, Any] | None,
+) -> GenerationSpanData:
+    config = None if model_config is None else dict(model_config)
+    return GenerationSpanData(model, input, output, config, usage)
 
 
 def agent_span(
@@ -81,9 +104,7 @@ def agent_span(
         span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing, here and in the spans created inside it.
     """
-    return _span(
-        lambda: AgentSpanData(name, handoffs, tools, output_type), parent, span_id, disabled
-    )
+    return _span(AgentSpanData, (name, handoffs, tools, output_type), parent, span_id, disabled)
 
 
 def generation_span(
@@ -109,12 +130,9 @@ def generation_span(
         span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing, here and in the spans created inside it.
     """
-
-    def make() -> GenerationSpanData:
-        config = None if model_config is None else dict(model_config)
-        return GenerationSpanData(model, input, output, config, usage)
-
-    return _span(make, parent, span_id, disabled)
+    return _span(
+        _generation_data, (model, input, output, model_config, usage), parent, span_id, disabled
+    )
 
 
 def function_span(
@@ -136,7 +154,7 @@ def function_span(
         span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing, here and in the spans created inside it.
     """
-    return _span(lambda: FunctionSpanData(name, input, output), parent, span_id, disabled)
+    return _span(FunctionSpanData, (name, input, output), parent, span_id, disabled)
 
 
 def guardrail_span(
@@ -156,7 +174,7 @@ def guardrail_span(
         span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing, here and in the spans created inside it.
     """
-    return _span(lambda: GuardrailSpanData(name, triggered), parent, span_id, disabled)
+    return _span(GuardrailSpanData, (name, triggered), parent, span_id, disabled)
 
 
 def handoff_span(
@@ -176,7 +194,7 @@ def handoff_span(
         span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing, here and in the spans created inside it.
     """
-    return _span(lambda: HandoffSpanData(from_agent, to_agent), parent, span_id, disabled)
+    return _span(HandoffSpanData, (from_agent, to_agent), parent, span_id, disabled)
 
 
 def custom_span(
@@ -196,9 +214,7 @@ def custom_span(
         span_id: The span's id (default: a new one from ``gen_span_id``).
         disabled: Record nothing, here and in the spans created inside it.
     """
-    return _span(
-        lambda: CustomSpanData(name, {} if data is None else data), parent, span_id, disabled
-    )
+    return _span(CustomSpanData, (name, {} if data is None else data), parent, span_id, disabled)
 
 
 def get_current_span() -> Span[Any] | None:

@@ -19,7 +19,7 @@ from . import util
 from .config import TracingConfig
 from .logger import logger
 from .processor_interface import TracingProcessor
-from .scope import Scope
+from .scope import Scope, current_span, current_trace
 from .spans import NO_OP_SPAN, NoOpSpan, Span, SpanImpl, TSpanData
 from .traces import NO_OP_ID, NoOpTrace, Trace, TraceImpl, _NestedTrace
 
@@ -52,30 +52,47 @@ class SynchronousMultiTracingProcessor(TracingProcessor):
         """Call ``processors`` instead of the current ones."""
         self._processors = tuple(processors)
 
-    def _each(self, method: str, *args: Any) -> None:
+    def on_trace_start(self, trace: Trace) -> None:
         for processor in self._processors:
             try:
-                getattr(processor, method)(*args)
+                processor.on_trace_start(trace)
             except Exception:
-                logger.exception("Tracing processor %r failed in %s", processor, method)
-
-    def on_trace_start(self, trace: Trace) -> None:
-        self._each("on_trace_start", trace)
+                logger.exception("Tracing processor %r failed in on_trace_start", processor)
 
     def on_trace_end(self, trace: Trace) -> None:
-        self._each("on_trace_end", trace)
+        for processor in self._processors:
+            try:
+                processor.on_trace_end(trace)
+            except Exception:
+                logger.exception("Tracing processor %r failed in on_trace_end", processor)
 
     def on_span_start(self, span: Span[Any]) -> None:
-        self._each("on_span_start", span)
+        for processor in self._processors:
+            try:
+                processor.on_span_start(span)
+            except Exception:
+                logger.exception("Tracing processor %r failed in on_span_start", processor)
 
     def on_span_end(self, span: Span[Any]) -> None:
-        self._each("on_span_end", span)
+        for processor in self._processors:
+            try:
+                processor.on_span_end(span)
+            except Exception:
+                logger.exception("Tracing processor %r failed in on_span_end", processor)
 
     def shutdown(self) -> None:
-        self._each("shutdown")
+        for processor in self._processors:
+            try:
+                processor.shutdown()
+            except Exception:
+                logger.exception("Tracing processor %r failed in shutdown", processor)
 
     def force_flush(self) -> None:
-        self._each("force_flush")
+        for processor in self._processors:
+            try:
+                processor.force_flush()
+            except Exception:
+                logger.exception("Tracing processor %r failed in force_flush", processor)
 
 
 class TraceProvider(abc.ABC):
@@ -265,10 +282,12 @@ class DefaultTraceProvider(TraceProvider):
         if disabled or self._disabled:
             return None
         if parent is None:
-            span = Scope.get_current_span()
+            trace = current_trace.get()
+            if trace is None:
+                return None
+            span = current_span.get()
             if span is not None and span.trace_id == NO_OP_ID:
                 return None
-            trace = Scope.get_current_trace()
         elif isinstance(parent, Span):
             if parent.trace_id == NO_OP_ID:
                 return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -20,8 +21,20 @@ __all__ = ["get_trace_provider", "set_trace_provider"]
 GLOBAL_TRACE_PROVIDER: TraceProvider | None = None
 """The provider in use, or ``None`` before the first ``get_trace_provider()``."""
 
+CLOCK: Callable[[], str] | None = None
+"""The provider's ``time_iso`` (bound), read by ``util.time_iso`` without a lookup."""
+SPAN_IDS: Callable[[], str] | None = None
+"""The provider's ``gen_span_id`` (bound), read by ``util.gen_span_id``."""
+
 _lock = threading.Lock()
 _atexit_registered = False
+
+
+def _use(provider: TraceProvider) -> None:
+    global GLOBAL_TRACE_PROVIDER, CLOCK, SPAN_IDS
+    GLOBAL_TRACE_PROVIDER = provider
+    CLOCK = provider.time_iso
+    SPAN_IDS = provider.gen_span_id
 
 
 def _shutdown_at_exit() -> None:
@@ -39,15 +52,13 @@ def _register_atexit() -> None:
 
 def set_trace_provider(provider: TraceProvider) -> None:
     """Use ``provider`` for every trace and span created from now on."""
-    global GLOBAL_TRACE_PROVIDER
     with _lock:
-        GLOBAL_TRACE_PROVIDER = provider
+        _use(provider)
         _register_atexit()
 
 
 def get_trace_provider() -> TraceProvider:
     """The provider in use (a ``DefaultTraceProvider`` with no processors, made on first use)."""
-    global GLOBAL_TRACE_PROVIDER
     provider = GLOBAL_TRACE_PROVIDER
     if provider is not None:
         return provider
@@ -55,6 +66,7 @@ def get_trace_provider() -> TraceProvider:
         if GLOBAL_TRACE_PROVIDER is None:
             from .provider import DefaultTraceProvider
 
-            GLOBAL_TRACE_PROVIDER = DefaultTraceProvider()
+            _use(DefaultTraceProvider())
             _register_atexit()
+        assert GLOBAL_TRACE_PROVIDER is not None
         return GLOBAL_TRACE_PROVIDER
