@@ -314,7 +314,9 @@ if TYPE_CHECKING:
         guardrail_span,
         handoff_span,
         set_trace_processors,
+        set_trace_provider,
         set_tracing_disabled,
+        set_tracing_export_api_key,
         trace,
     )
     from .runtime.usage import RequestUsage, Usage
@@ -600,7 +602,9 @@ __all__ = [
     "set_default_openai_client",
     "set_default_openai_key",
     "set_trace_processors",
+    "set_trace_provider",
     "set_tracing_disabled",
+    "set_tracing_export_api_key",
     "skills_tool",
     "tool",
     "tool_input_guardrail",

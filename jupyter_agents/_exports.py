@@ -271,6 +271,8 @@ EXPORTS: dict[str, str] = {
     "get_current_span": "runtime.tracing",
     "get_current_trace": "runtime.tracing",
     "get_trace_processors": "runtime.tracing",
+    "set_trace_provider": "runtime.tracing",
+    "set_tracing_export_api_key": "runtime.tracing",
     "guardrail_span": "runtime.tracing",
     "handoff_span": "runtime.tracing",
     "set_trace_processors": "runtime.tracing",

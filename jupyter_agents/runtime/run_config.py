@@ -19,6 +19,7 @@ from .retry import ModelRetryPolicy
 from .sandbox.bwrap import SandboxMode
 from .sandbox.policy import ApprovalPolicy, check_policy_names
 from .sessions.settings import SessionSettings, coerce_session_settings
+from .tracing.config import TracingConfig
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -223,6 +224,11 @@ class RunConfig:
 
     trace_metadata: dict[str, Any] | None = None
     """Extra data stored with the trace."""
+
+    tracing: TracingConfig | None = None
+    """How the run's trace is exported: ``{"api_key": ...}`` sends it with that key (an
+    exporter such as ``BackendSpanExporter`` uses it). ``include_task_and_turn_spans`` is
+    accepted; the run records no task or turn spans either way."""
 
     def __post_init__(self) -> None:
         check_policy_names(self.approval_policy, self.sandbox_mode, "RunConfig")

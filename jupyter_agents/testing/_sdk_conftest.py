@@ -6,12 +6,20 @@ this one reaches the same state through public functions: the tests' span proces
 trace processor, each test starts with no spans and the OpenAI defaults unset, a default
 ``OPENAI_API_KEY`` is present, the OpenAI models refuse to be called unless a test is marked
 ``allow_call_model_methods``, and nothing may leave the machine (``network_guard``).
+
+The SDK's sandbox agents are not here (a missing feature), but ``test_agent_tracing.py`` imports
+``agents.sandbox.runtime.SandboxRuntime`` at its top for one test: the plugin puts a placeholder
+module there (``SANDBOX_PLACEHOLDER``) whose ``SandboxRuntime`` raises when used, so that file's
+other tests run. The product has no ``agents.sandbox``; the one test counts as the missing
+feature (``_sdk_report.MISSING_FEATURE_TESTS``).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import sys
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,11 +37,42 @@ __all__: list[str] = []
 _PROXY_VARIABLES = ("ALL_PROXY", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "http_proxy")
 
 
+SANDBOX_PLACEHOLDER = "agents.sandbox.runtime"
+"""The module the plugin stands in for (with its package ``agents.sandbox``)."""
+
+
+class SandboxRuntime:
+    """The placeholder for the SDK's sandbox runtime: any use raises (a missing feature)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            "the SDK's sandbox agents (agents.sandbox) are not in jupyter_agents: a missing feature"
+        )
+
+    def __class_getitem__(cls, item: Any) -> type[SandboxRuntime]:
+        return cls
+
+
+def _sandbox_placeholder() -> None:
+    """``agents.sandbox`` (no names; its other submodules are missing) and
+    ``agents.sandbox.runtime`` holding only the placeholder ``SandboxRuntime``."""
+    if SANDBOX_PLACEHOLDER in sys.modules:
+        return
+    package = types.ModuleType("agents.sandbox", "Placeholder: the SDK's sandbox agents.")
+    package.__path__ = []
+    runtime = types.ModuleType(SANDBOX_PLACEHOLDER, "Placeholder: the SDK's sandbox agents.")
+    runtime.SandboxRuntime = SandboxRuntime  # type: ignore[attr-defined]
+    package.runtime = runtime  # type: ignore[attr-defined]
+    sys.modules["agents.sandbox"] = package
+    sys.modules[SANDBOX_PLACEHOLDER] = runtime
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """The SDK's environment: no proxy, a placeholder API key."""
+    """The SDK's environment: no proxy, a placeholder API key, the sandbox placeholder."""
     for name in (*_PROXY_VARIABLES, "https_proxy"):
         os.environ.pop(name, None)
     os.environ.setdefault("OPENAI_API_KEY", "test_key")
+    _sandbox_placeholder()
 
 
 def _span_processor() -> Any:

@@ -1,12 +1,12 @@
 """The SDK's ``agents.tracing.spans``, at the same path.
 
-The names that module of the OpenAI Agents SDK defines, where this project has them (the same
-objects as ``jupyter_agents``'s).
+``util`` is the module the spans read their clock and ids from (as in the SDK, where a test
+may replace ``agents.tracing.spans.util.time_iso``).
 """
 
 from __future__ import annotations
 
-from ..runtime.tracing import Span, SpanError
-from ..runtime.tracing.spans import TSpanData
+from ..runtime.tracing import util
+from ..runtime.tracing.spans import NoOpSpan, Span, SpanError, SpanImpl, TSpanData
 
-__all__ = ["Span", "SpanError", "TSpanData"]
+__all__ = ["NoOpSpan", "Span", "SpanError", "SpanImpl", "TSpanData", "util"]

@@ -1,11 +1,14 @@
-"""The SDK's ``agents.tracing.traces``, at the same path.
-
-The names that module of the OpenAI Agents SDK defines, where this project has them (the same
-objects as ``jupyter_agents``'s).
-"""
+"""The SDK's ``agents.tracing.traces``, at the same path."""
 
 from __future__ import annotations
 
-from ..runtime.tracing import Trace
+from ..runtime.tracing.traces import (
+    NoOpTrace,
+    ReattachedTrace,
+    Trace,
+    TraceImpl,
+    TraceState,
+    reattach_trace,
+)
 
-__all__ = ["Trace"]
+__all__ = ["NoOpTrace", "ReattachedTrace", "Trace", "TraceImpl", "TraceState", "reattach_trace"]

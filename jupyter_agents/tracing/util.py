@@ -1,11 +1,7 @@
-"""The SDK's ``agents.tracing.util``, at the same path.
-
-The names that module of the OpenAI Agents SDK defines, where this project has them (the same
-objects as ``jupyter_agents``'s).
-"""
+"""The SDK's ``agents.tracing.util``: the clock and ids of the current trace provider."""
 
 from __future__ import annotations
 
-from ..runtime.tracing import gen_span_id, gen_trace_id
+from ..runtime.tracing.util import gen_group_id, gen_span_id, gen_trace_id, time_iso
 
-__all__ = ["gen_span_id", "gen_trace_id"]
+__all__ = ["gen_group_id", "gen_span_id", "gen_trace_id", "time_iso"]

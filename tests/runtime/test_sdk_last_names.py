@@ -26,6 +26,7 @@ from jupyter_agents import (
     ShellToolLocalSkill,
     Tool,
     ToolSearchTool,
+    Trace,
     TracingExporter,
     UserError,
     set_trace_processors,
@@ -175,9 +176,9 @@ async def test_a_batch_processor_hands_the_runs_spans_to_an_exporter() -> None:
             processor.force_flush()  # what is left; the failing exporter's batch is logged
     finally:
         set_trace_processors([])
-    kinds = [type(i).__name__ for i in good.items]
-    assert kinds[-1] == "Trace" and kinds.count("Trace") == 1
-    spans = [i.span_data.type for i in good.items if type(i).__name__ != "Trace"]
+    kinds = ["Trace" if isinstance(i, Trace) else "Span" for i in good.items]
+    assert kinds[0] == "Trace" and kinds.count("Trace") == 1  # queued when it starts
+    spans = [i.span_data.type for i in good.items if not isinstance(i, Trace)]
     assert {"agent", "generation", "function"} <= set(spans)
     assert len(bad.items) == len(good.items)
 

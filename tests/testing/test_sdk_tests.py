@@ -10,6 +10,7 @@ import sys
 import tarfile
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,6 +147,40 @@ def test_the_share_counts_baseline_tests_outside_the_missing_features() -> None:
     assert "missing feature: Voice" in report
     assert "`test_a.py::test_2`: TypeError: at 0x7f00aa" in report
     assert "| `test_i.py` | internal | private module agents._debug |" in report
+
+
+def test_a_test_needing_a_missing_feature_is_left_out_of_its_files_share(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(_sdk_report.MISSING_FEATURE_TESTS, "tests/test_a.py::test_s*", "Sandbox")
+    files = {"test_a.py": SdkTestFile("test_a.py", "public")}
+    baseline = {
+        "files": ["test_a.py"],
+        "passed": ["tests/test_a.py::test_1", "tests/test_a.py::test_2", "tests/test_a.py::test_s"],
+    }
+    outcomes = {
+        "tests/test_a.py::test_1": Outcome("passed"),
+        "tests/test_a.py::test_2": Outcome("failed", "AssertionError"),
+        "tests/test_a.py::test_s": Outcome("failed", "AttributeError: SandboxRuntime"),
+    }
+    summary = _sdk_report.summarise(files, baseline, outcomes)
+    assert summary.share() == 0.5
+    assert summary.headline().startswith("1 of 2 (50.0%)") and "(1 of 3 with them)" in (
+        summary.headline()
+    )
+    report = _sdk_report.markdown(summary, "0.24.0")
+    assert "| `test_a.py` | 3 | 1 | " in report and "missing feature: Sandbox" in report
+    assert "`test_a.py::test_2`: AssertionError" in report
+    assert "`test_a.py::test_s`" not in report  # not among the failures outside the features
+
+
+def test_the_sandbox_placeholder_raises_when_used() -> None:
+    from jupyter_agents.testing import _sdk_conftest
+
+    with pytest.raises(NotImplementedError, match="missing feature"):
+        _sdk_conftest.SandboxRuntime()
+    placeholder: Any = _sdk_conftest.SandboxRuntime
+    assert placeholder[None] is placeholder  # the SDK's SandboxRuntime[None] annotations
 
 
 def test_the_alias_makes_agents_this_project_in_a_new_interpreter(tmp_path: Path) -> None:

@@ -227,6 +227,7 @@ class RunLoop:
             trace_id=config.trace_id,
             group_id=config.group_id,
             metadata=config.trace_metadata,
+            tracing=config.tracing,
             disabled=config.tracing_disabled,
             include_sensitive_data=config.trace_include_sensitive_data,
         )
@@ -239,7 +240,11 @@ class RunLoop:
         self.agent_span.finish()
         if self.trace.recording:  # the run's usage and cost, with the trace
             self.trace.metadata = trace_metadata(self.trace.metadata, self.progress)
-        self.trace.finish(reset_current=True)
+        try:
+            self.trace.finish(reset_current=True)
+        except ValueError:
+            # closed by a finaliser in another context, which never saw the trace as current
+            self.trace.finish()
 
     async def events(self) -> AsyncGenerator[StreamEvent, None]:
         """Run turn after turn, yielding every event, until there is a final output.

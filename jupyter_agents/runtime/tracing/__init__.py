@@ -17,8 +17,8 @@ Example::
 
 from __future__ import annotations
 
-from ._scope import gen_span_id, gen_trace_id
 from .batch import BatchTraceProcessor, TracingExporter
+from .config import TracingConfig
 from .create import (
     agent_span,
     custom_span,
@@ -37,7 +37,11 @@ from .processors import (
     get_trace_processors,
     set_trace_processors,
     set_tracing_disabled,
+    set_tracing_export_api_key,
 )
+from .provider import DefaultTraceProvider, TraceProvider
+from .scope import Scope
+from .setup import get_trace_provider, set_trace_provider
 from .span_data import (
     AgentSpanData,
     CustomSpanData,
@@ -47,24 +51,44 @@ from .span_data import (
     HandoffSpanData,
     SpanData,
 )
-from .spans import NO_OP_SPAN, Span, SpanError
-from .traces import Trace, get_current_trace, trace
+from .spans import NO_OP_SPAN, NoOpSpan, Span, SpanError, SpanImpl
+from .traces import (
+    NoOpTrace,
+    ReattachedTrace,
+    Trace,
+    TraceImpl,
+    TraceState,
+    get_current_trace,
+    reattach_trace,
+    trace,
+)
+from .util import gen_group_id, gen_span_id, gen_trace_id, time_iso
 
 __all__ = [
     "NO_OP_SPAN",
     "AgentSpanData",
     "BatchTraceProcessor",
     "CustomSpanData",
+    "DefaultTraceProvider",
     "FunctionSpanData",
     "GenerationSpanData",
     "GuardrailSpanData",
     "HandoffSpanData",
     "JSONLinesExporter",
+    "NoOpSpan",
+    "NoOpTrace",
     "OpenTelemetryExporter",
+    "ReattachedTrace",
+    "Scope",
     "Span",
     "SpanData",
     "SpanError",
+    "SpanImpl",
     "Trace",
+    "TraceImpl",
+    "TraceProvider",
+    "TraceState",
+    "TracingConfig",
     "TracingExporter",
     "TracingProcessor",
     "add_trace_processor",
@@ -72,15 +96,21 @@ __all__ = [
     "custom_span",
     "flush_traces",
     "function_span",
+    "gen_group_id",
     "gen_span_id",
     "gen_trace_id",
     "generation_span",
     "get_current_span",
     "get_current_trace",
     "get_trace_processors",
+    "get_trace_provider",
     "guardrail_span",
     "handoff_span",
+    "reattach_trace",
     "set_trace_processors",
+    "set_trace_provider",
     "set_tracing_disabled",
+    "set_tracing_export_api_key",
+    "time_iso",
     "trace",
 ]

@@ -2,7 +2,8 @@
 them somewhere) and ``BatchTraceProcessor`` (the processor that collects them and hands them
 over, from a background thread, in batches).
 
-Ended spans and traces are queued (bounded: when the queue is full, new items are dropped and
+Traces are queued when they start (as in the SDK: a backend learns of the trace before its
+spans), spans when they end (bounded: when the queue is full, new items are dropped and
 counted, never blocking a run); a daemon thread exports a batch every ``schedule_delay``
 seconds, or as soon as the queue holds ``export_trigger_ratio`` of its size; ``force_flush`` and
 ``shutdown`` export what is left, in the caller's thread. An exporter that raises loses that
@@ -32,7 +33,7 @@ class TracingExporter(abc.ABC):
 
     @abc.abstractmethod
     def export(self, items: list[Trace | Span[Any]]) -> None:
-        """Export ``items``: ended spans and traces, in the order they ended."""
+        """Export ``items``: started traces and ended spans, in that order of events."""
 
 
 class BatchTraceProcessor(TracingProcessor):
@@ -68,8 +69,8 @@ class BatchTraceProcessor(TracingProcessor):
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def on_trace_end(self, trace: Trace) -> None:
-        """Queue the finished trace."""
+    def on_trace_start(self, trace: Trace) -> None:
+        """Queue the trace (its spans follow as they end)."""
         self._put(trace)
 
     def on_span_end(self, span: Span[Any]) -> None:

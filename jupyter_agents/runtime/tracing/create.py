@@ -1,19 +1,22 @@
 """Span helpers: each returns a span (not started yet) in the current trace.
 
 The parent of a new span is the current span (a ContextVar, so ``asyncio`` tasks and
-``asyncio.to_thread`` calls inherit it) or, with ``parent=``, the span or trace given. When
-tracing records nothing (no current trace, a disabled trace, no processors,
+``asyncio.to_thread`` calls inherit it) or, with ``parent=``, the span or trace given. Each
+goes through the current trace provider (``setup.get_trace_provider()``). With the default
+provider, when tracing records nothing (no current trace, a disabled trace, no processors,
 ``set_tracing_disabled(True)``), every helper returns the shared ``NO_OP_SPAN`` before
-building any span data: no ids, no clock reads, no allocation.
+building any span data: no ids, no clock reads. A span made with
+``disabled=True`` records nothing, and neither do the spans created inside it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, Union
 
-from ._scope import current_span, current_trace, gen_span_id
-from .processors import _registry
+from . import setup
+from .provider import DefaultTraceProvider
+from .scope import Scope, current_trace
 from .span_data import (
     AgentSpanData,
     CustomSpanData,
@@ -23,8 +26,8 @@ from .span_data import (
     HandoffSpanData,
     SpanData,
 )
-from .spans import NO_OP_SPAN, Span
-from .traces import Trace
+from .spans import NO_OP_SPAN, NoOpSpan, Span
+from .traces import NoOpTrace, Trace
 
 __all__ = [
     "agent_span",
@@ -43,29 +46,41 @@ current span of the current trace."""
 TData = TypeVar("TData", bound=SpanData)
 
 
-def _recording_trace(parent: Parent, disabled: bool) -> Trace | None:
-    if disabled or _registry.disabled:
-        return None
-    if parent is None:
-        trace = current_trace.get()
-    elif isinstance(parent, Span):
-        trace = None if parent is NO_OP_SPAN else parent._trace
+def _span(
+    kind: Callable[..., TData],
+    args: tuple[Any, ...],
+    parent: Parent,
+    span_id: str | None,
+    disabled: bool,
+) -> Span[TData]:
+    provider = setup.GLOBAL_TRACE_PROVIDER or setup.get_trace_provider()
+    if type(provider) is DefaultTraceProvider:
+        if parent is None and (provider._disabled or type(current_trace.get()) in _SILENT):
+            return NO_OP_SPAN  # tracing records nothing here: the cheapest way out
     else:
-        trace = parent
-    if trace is None or not trace._processors:
-        return None
-    return trace
+        data = kind(*args)
+        return provider.create_span(data, span_id=span_id, parent=parent, disabled=disabled)
+    trace = provider.recording_trace(parent, False)
+    if trace is None:
+        return NO_OP_SPAN
+    if disabled:  # silences the spans created inside it too, so it becomes current
+        return NoOpSpan(kind(*args))
+    return provider.new_span(trace, parent, kind(*args), span_id)
 
 
-def _new(trace: Trace, parent: Parent, data: TData, span_id: str | None) -> Span[TData]:
-    if parent is None:
-        span = current_span.get()
-        parent_id = span.span_id if span is not None and span.trace_id == trace.trace_id else None
-    elif isinstance(parent, Span):
-        parent_id = parent.span_id
-    else:
-        parent_id = None
-    return Span(trace, span_id or gen_span_id(), parent_id, data)
+_SILENT = (type(None), NoOpTrace)
+"""Current traces under which a span records nothing (no trace, a no-op one)."""
+
+
+def _generation_data(
+    model: str | None,
+    input: Any,
+    output: Any,
+    model_config: Mapping[str, Any] | None,
+    usage: dict[str, Any] | None,
+) -> GenerationSpanData:
+    config = None if model_config is None else dict(model_config)
+    return GenerationSpanData(model, input, output, config, usage)
 
 
 def agent_span(
@@ -87,12 +102,9 @@ def agent_span(
         handoffs: Names of the agents it can hand off to.
         parent: Put the span under this span or trace instead of the current span.
         span_id: The span's id (default: a new one from ``gen_span_id``).
-        disabled: Record nothing: the shared no-op span is returned.
+        disabled: Record nothing, here and in the spans created inside it.
     """
-    trace = _recording_trace(parent, disabled)
-    if trace is None:
-        return NO_OP_SPAN
-    return _new(trace, parent, AgentSpanData(name, handoffs, tools, output_type), span_id)
+    return _span(AgentSpanData, (name, handoffs, tools, output_type), parent, span_id, disabled)
 
 
 def generation_span(
@@ -116,13 +128,11 @@ def generation_span(
         usage: Token counts.
         parent: Put the span under this span or trace instead of the current span.
         span_id: The span's id (default: a new one from ``gen_span_id``).
-        disabled: Record nothing: the shared no-op span is returned.
+        disabled: Record nothing, here and in the spans created inside it.
     """
-    trace = _recording_trace(parent, disabled)
-    if trace is None:
-        return NO_OP_SPAN
-    config = None if model_config is None else dict(model_config)
-    return _new(trace, parent, GenerationSpanData(model, input, output, config, usage), span_id)
+    return _span(
+        _generation_data, (model, input, output, model_config, usage), parent, span_id, disabled
+    )
 
 
 def function_span(
@@ -142,12 +152,9 @@ def function_span(
         output: What it returned (dropped from exports without sensitive data).
         parent: Put the span under this span or trace instead of the current span.
         span_id: The span's id (default: a new one from ``gen_span_id``).
-        disabled: Record nothing: the shared no-op span is returned.
+        disabled: Record nothing, here and in the spans created inside it.
     """
-    trace = _recording_trace(parent, disabled)
-    if trace is None:
-        return NO_OP_SPAN
-    return _new(trace, parent, FunctionSpanData(name, input, output), span_id)
+    return _span(FunctionSpanData, (name, input, output), parent, span_id, disabled)
 
 
 def guardrail_span(
@@ -165,12 +172,9 @@ def guardrail_span(
         triggered: Whether its tripwire fired (often set later on ``span.span_data``).
         parent: Put the span under this span or trace instead of the current span.
         span_id: The span's id (default: a new one from ``gen_span_id``).
-        disabled: Record nothing: the shared no-op span is returned.
+        disabled: Record nothing, here and in the spans created inside it.
     """
-    trace = _recording_trace(parent, disabled)
-    if trace is None:
-        return NO_OP_SPAN
-    return _new(trace, parent, GuardrailSpanData(name, triggered), span_id)
+    return _span(GuardrailSpanData, (name, triggered), parent, span_id, disabled)
 
 
 def handoff_span(
@@ -188,12 +192,9 @@ def handoff_span(
         to_agent: The agent taking over.
         parent: Put the span under this span or trace instead of the current span.
         span_id: The span's id (default: a new one from ``gen_span_id``).
-        disabled: Record nothing: the shared no-op span is returned.
+        disabled: Record nothing, here and in the spans created inside it.
     """
-    trace = _recording_trace(parent, disabled)
-    if trace is None:
-        return NO_OP_SPAN
-    return _new(trace, parent, HandoffSpanData(from_agent, to_agent), span_id)
+    return _span(HandoffSpanData, (from_agent, to_agent), parent, span_id, disabled)
 
 
 def custom_span(
@@ -211,14 +212,11 @@ def custom_span(
         data: Free-form JSON-friendly values (always exported).
         parent: Put the span under this span or trace instead of the current span.
         span_id: The span's id (default: a new one from ``gen_span_id``).
-        disabled: Record nothing: the shared no-op span is returned.
+        disabled: Record nothing, here and in the spans created inside it.
     """
-    trace = _recording_trace(parent, disabled)
-    if trace is None:
-        return NO_OP_SPAN
-    return _new(trace, parent, CustomSpanData(name, {} if data is None else data), span_id)
+    return _span(CustomSpanData, (name, {} if data is None else data), parent, span_id, disabled)
 
 
 def get_current_span() -> Span[Any] | None:
     """The span current in this context, or ``None``."""
-    return current_span.get()
+    return Scope.get_current_span()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import json
 import threading
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
@@ -51,8 +52,18 @@ def _load_otel() -> Any:
         raise UserError(_INSTALL_HINT) from exc
 
 
-def _ns(seconds: float | None) -> int | None:
-    return None if seconds is None else int(seconds * 1_000_000_000)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _ns(when: str | None) -> int | None:
+    """Nanoseconds since the epoch, from a span's or trace's ISO 8601 time."""
+    if when is None:
+        return None
+    moment = datetime.fromisoformat(when)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    delta = moment - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
 
 
 def _attribute(value: Any) -> Any:
@@ -77,8 +88,8 @@ def _span_name(data: dict[str, Any]) -> str:
 
 
 def _span_attributes(span: Span[Any]) -> dict[str, Any]:
-    record = span.export()
-    data: dict[str, Any] = record["span_data"]
+    record = span.export() or {}
+    data: dict[str, Any] = record.get("span_data") or {}
     attributes: dict[str, Any] = {
         "jupyter_agents.span_id": span.span_id,
         "jupyter_agents.trace_id": span.trace_id,

@@ -8,13 +8,15 @@ processor: until one is registered, tracing records nothing and costs almost not
 
 from __future__ import annotations
 
-import atexit
 import json
-import logging
 import os
 import threading
 from collections.abc import Sequence
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
+
+from .logger import logger
+from .processor_interface import TracingProcessor
+from .setup import get_trace_provider
 
 if TYPE_CHECKING:
     from .spans import Span
@@ -28,79 +30,16 @@ __all__ = [
     "get_trace_processors",
     "set_trace_processors",
     "set_tracing_disabled",
+    "set_tracing_export_api_key",
 ]
-
-logger = logging.getLogger("jupyter_agents.tracing")
-
-
-class TracingProcessor(Protocol):
-    """Receives traces and spans as they start and end.
-
-    Any object with these six methods will do. Subclassing the protocol explicitly inherits
-    do-nothing defaults, so a subclass only writes the methods it needs. Methods should be
-    thread-safe and quick; to export, prefer ``trace.export()`` / ``span.export()``, which
-    honour the trace's ``include_sensitive_data``.
-    """
-
-    def on_trace_start(self, trace: Trace) -> None:
-        """Called when a trace starts, before any of its spans."""
-        return None
-
-    def on_trace_end(self, trace: Trace) -> None:
-        """Called when a trace ends, after the spans that ended inside it."""
-        return None
-
-    def on_span_start(self, span: Span[Any]) -> None:
-        """Called when a span starts."""
-        return None
-
-    def on_span_end(self, span: Span[Any]) -> None:
-        """Called when a span ends; its data and error are final."""
-        return None
-
-    def shutdown(self) -> None:
-        """Flush and release resources; called at interpreter exit."""
-        return None
-
-    def force_flush(self) -> None:
-        """Write out anything buffered, now."""
-        return None
-
-
-class _Registry:
-    """The process-wide tracing switches. Reads are lock-free: ``processors`` is a tuple that
-    is replaced, never mutated, so a trace can keep the snapshot it started with."""
-
-    def __init__(self) -> None:
-        self.processors: tuple[TracingProcessor, ...] = ()
-        self.disabled = False
-        self._lock = threading.Lock()
-        self._atexit_registered = False
-
-    def replace(self, processors: tuple[TracingProcessor, ...]) -> None:
-        with self._lock:
-            self._set(processors)
-
-    def append(self, processor: TracingProcessor) -> None:
-        with self._lock:
-            self._set((*self.processors, processor))
-
-    def _set(self, processors: tuple[TracingProcessor, ...]) -> None:
-        self.processors = processors
-        if processors and not self._atexit_registered:
-            atexit.register(_shutdown_all)
-            self._atexit_registered = True
-
-
-_registry = _Registry()
 
 
 def add_trace_processor(processor: TracingProcessor) -> None:
-    """Register ``processor`` after the ones already registered.
+    """Register ``processor`` after the ones already registered (with the current provider).
 
     Traces already running keep the processors they started with.
     """
-    _registry.append(processor)
+    get_trace_provider().register_processor(processor)
 
 
 def set_trace_processors(processors: Sequence[TracingProcessor]) -> None:
@@ -108,28 +47,34 @@ def set_trace_processors(processors: Sequence[TracingProcessor]) -> None:
 
     ``set_trace_processors([])`` turns tracing off until a processor is added again.
     """
-    _registry.replace(tuple(processors))
+    get_trace_provider().set_processors(list(processors))
 
 
 def get_trace_processors() -> tuple[TracingProcessor, ...]:
-    """The registered processors, in the order they are called."""
-    return _registry.processors
+    """The registered processors, in the order they are called (none for a provider that
+    does not say)."""
+    processors: tuple[TracingProcessor, ...] = getattr(get_trace_provider(), "processors", ())
+    return processors
 
 
 def set_tracing_disabled(disabled: bool) -> None:
     """Turn all tracing off (``True``) or back on, for every trace and span created after."""
-    _registry.disabled = disabled
+    get_trace_provider().set_disabled(disabled)
 
 
 def flush_traces() -> None:
-    """Call ``force_flush`` on every registered processor."""
-    for processor in _registry.processors:
-        _call(processor.force_flush)
+    """Have every registered processor export what it buffers, now (``force_flush``), also
+    when tracing is off."""
+    get_trace_provider().force_flush()
 
 
-def _shutdown_all() -> None:
-    for processor in _registry.processors:
-        _call(processor.shutdown)
+def set_tracing_export_api_key(api_key: str) -> None:
+    """Set the key ``BackendSpanExporter``'s shared instance (``processors.default_exporter()``)
+    sends traces with. It sends nothing unless its processor is registered
+    (``add_trace_processor(default_processor())``)."""
+    from .backend import default_exporter
+
+    default_exporter().set_api_key(api_key)
 
 
 def _call(method: Any, *args: Any) -> None:
@@ -158,8 +103,10 @@ class JSONLinesExporter(TracingProcessor):
         self._lock = threading.Lock()
 
     def on_trace_end(self, trace: Trace) -> None:
-        """Write the finished trace."""
-        self._write(trace.export())
+        """Write the finished trace (with its ``started_at`` and ``ended_at``)."""
+        record = trace.export()
+        if record is not None:
+            self._write({**record, "started_at": trace.started_at, "ended_at": trace.ended_at})
 
     def on_span_end(self, span: Span[Any]) -> None:
         """Write the finished span."""
