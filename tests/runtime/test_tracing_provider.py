@@ -372,3 +372,30 @@ def test_the_sdk_paths_hold_the_provider_names() -> None:
     assert spans.util.time_iso is tracing.util.time_iso
     assert logger.logger.name == "jupyter_agents.tracing"
     assert AgentSpanData("a").type == "agent"
+
+
+def test_the_exporter_falls_back_to_the_default_clients_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from openai import AsyncOpenAI
+
+    from jupyter_agents import set_default_openai_client
+    from jupyter_agents.runtime.tracing.backend import BackendSpanExporter
+    from jupyter_agents.runtime.tracing_key import set_tracing_export_key
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(
+        "jupyter_agents.runtime.models.provider._settings",
+        {"api": None, "client": None, "key": None},
+    )
+    try:
+        set_default_openai_client(AsyncOpenAI(api_key="sk-client", base_url="http://127.0.0.1:9"))
+        assert BackendSpanExporter().api_key == "sk-client"
+        assert BackendSpanExporter(api_key="sk-own").api_key == "sk-own"  # its own key first
+        set_tracing_export_key(None)
+        set_default_openai_client(
+            AsyncOpenAI(api_key="sk-other", base_url="http://127.0.0.1:9"), use_for_tracing=False
+        )
+        assert BackendSpanExporter().api_key is None
+    finally:
+        set_tracing_export_key(None)
