@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from jupyter_agents.runtime.models import provider
-from jupyter_agents.runtime.tracing import processors
+from jupyter_agents.runtime.tracing.provider import DefaultTraceProvider
+from jupyter_agents.runtime.tracing.setup import get_trace_provider
 from jupyter_agents.testing.sdk_alias import SDK, AgentsAlias
 from jupyter_agents.testing.sdk_tests import cache_dir
 from jupyter_agents.testing.server import FakeOpenAIServer, tool_call_reply
@@ -69,9 +70,14 @@ def server(monkeypatch: pytest.MonkeyPatch, alias: None) -> Iterator[FakeOpenAIS
         monkeypatch.setenv("OPENAI_API_KEY", running.api_key)
         monkeypatch.setattr(provider, "_settings", {"api": None, "client": None, "key": None})
         # an example may turn tracing off process-wide (set_tracing_disabled): undone after
-        monkeypatch.setattr(processors._registry, "disabled", processors._registry.disabled)
+        tracing = get_trace_provider()
+        assert isinstance(tracing, DefaultTraceProvider)
+        was_disabled = tracing.disabled
         provider._reset()
-        yield running
+        try:
+            yield running
+        finally:
+            tracing.set_disabled(was_disabled)
     provider._reset()
 
 
