@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ._sdk_classify import SdkTestFile
@@ -224,12 +225,16 @@ def summarise(
     return Summary(files, sorted(results.values(), key=lambda r: r.path), stale)
 
 
+_CHECKOUT = str(Path(__file__).resolve().parents[2]) + "/"
+"""This checkout's folder, left out of the report's messages (they name the project's files)."""
+
+
 def _why(outcome: Outcome | None) -> str:
     if outcome is None:
         return "not run (not collected here)"
     if outcome.outcome == "error":
-        return f"the file does not import: {outcome.why}"
-    return outcome.why or outcome.outcome
+        return f"the file does not import: {outcome.why}".replace(_CHECKOUT, "")
+    return (outcome.why or outcome.outcome).replace(_CHECKOUT, "")
 
 
 _ADDRESS = re.compile(r"0x[0-9a-f]+|\b\d{3,}\b")
