@@ -62,7 +62,12 @@ def _tick(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
 
 
 def _run_here(coro: Coroutine[Any, Any, T]) -> T:
-    loop = _thread_loop()
+    return _run_until_complete(_thread_loop(), coro)
+
+
+def _run_until_complete(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
+    """``coro`` to its end on ``loop`` (not running), ticking for Ctrl-C; cancelled (and
+    awaited) when it is interrupted."""
     task = loop.create_task(coro)
     loop.call_later(_TICK, _tick, loop, task)
     try:
@@ -128,16 +133,8 @@ def run_on_default_loop(coro: Coroutine[Any, Any, T]) -> T:
     if loop is None or loop.is_closed():
         loop = policy.new_event_loop()
         policy.set_event_loop(loop)
-    task = loop.create_task(coro)
-    loop.call_later(_TICK, _tick, loop, task)
     try:
-        return loop.run_until_complete(task)
-    except BaseException:
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                loop.run_until_complete(task)
-        raise
+        return _run_until_complete(loop, coro)
     finally:
         if not loop.is_closed():
             with contextlib.suppress(BaseException):
