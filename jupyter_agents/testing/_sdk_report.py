@@ -46,7 +46,12 @@ MISSING_FEATURES: dict[str, str] = {
 """A test file, or a folder of them (ending in ``/``), -> the feature it tests, one that
 docs/sdk-compatibility.md lists among the SDK's features not here."""
 
+_MEMORY_IMPORTS = "tests/extensions/memory/test_memory_imports.py"
+
 MISSING_FEATURE_TESTS: dict[str, str] = {
+    # the install hints and names of the SDK's Dapr and MongoDB sessions (not here)
+    f"{_MEMORY_IMPORTS}::*[[]*-agents.extensions.memory.dapr_session-*": "the Dapr session",
+    f"{_MEMORY_IMPORTS}::*[[]*-agents.extensions.memory.mongodb_session-*": "the MongoDB session",
     # it replaces a method of the SDK's SandboxRuntime (a placeholder here: _sdk_conftest)
     "tests/test_agent_tracing.py::test_task_span_resets_current_span_if_run_setup_fails": (
         "the SDK's sandbox agents"
