@@ -237,3 +237,17 @@ async def test_an_always_decision_covers_one_namespace_only() -> None:
     assert [i.raw_item.call_id for i in second.interruptions] == ["b"]
     outputs = [i.output for i in second.new_items if i.type == "tool_call_output_item"]
     assert "crm:3" in outputs and "billing:2" not in outputs
+
+
+def test_a_stored_prompt_may_hold_what_tool_search_finds() -> None:
+    from jupyter_agents.model_settings import ModelSettings
+    from jupyter_agents.runtime.models.interface import ModelRequest
+    from jupyter_agents.runtime.models.openai_responses import OpenAIResponsesModel
+
+    model = OpenAIResponsesModel("gpt-5")
+    with_prompt = ModelRequest(
+        None, "hi", ModelSettings(), [ToolSearchTool()], prompt={"id": "pmpt_1"}
+    )
+    assert model._params(with_prompt)["tools"] == [{"type": "tool_search"}]
+    with pytest.raises(UserError, match="searchable Responses surface"):
+        model._params(ModelRequest(None, "hi", ModelSettings(), [ToolSearchTool()]))
