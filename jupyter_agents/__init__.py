@@ -226,6 +226,7 @@ if TYPE_CHECKING:
         default_tool_error_function,
         function_tool,
         tool,
+        tool_namespace,
     )
     from .runtime.tools.ask_user import AskUserTool
     from .runtime.tools.base_tool import BaseTool, ContentItem
@@ -608,6 +609,7 @@ __all__ = [
     "skills_tool",
     "tool",
     "tool_input_guardrail",
+    "tool_namespace",
     "tool_output_guardrail",
     "trace",
     "unload_ipython_extension",

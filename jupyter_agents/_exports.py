@@ -128,6 +128,7 @@ EXPORTS: dict[str, str] = {
     "local_shell_skills": "runtime.tools.shell.shell_offer",
     "ToolSearchTool": "runtime.tools",
     "ProgrammaticToolCallingTool": "runtime.tools",
+    "tool_namespace": "runtime.tools",
     "AgentBase": "runtime.agent_base",
     "get_default_model": "runtime.models.defaults",
     "get_default_model_settings": "runtime.models.defaults",

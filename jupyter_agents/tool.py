@@ -26,6 +26,7 @@ from .runtime.tools import (
     WebSearchToolImageSettings,
     default_tool_error_function,
     function_tool,
+    tool_namespace,
 )
 from .runtime.tools.computer.computer_tool import ComputerTool
 from .runtime.tools.patch.apply_patch import ApplyPatchTool
@@ -82,4 +83,5 @@ __all__ = [
     "WebSearchToolImageSettings",
     "default_tool_error_function",
     "function_tool",
+    "tool_namespace",
 ]

@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, TypeVar, get_args
 
+from .tools.lookup_names import call_lookup_name
+
 if TYPE_CHECKING:
     from .items import ToolCallOutputItem
     from .tools.capabilities import ToolCapabilities
@@ -126,6 +128,8 @@ class RunMode:
         for output in outputs:
             call = output.call_item
             name = getattr(call.raw_item, "name", None) if call is not None else None
+            if name and call is not None:
+                name = call_lookup_name(call.raw_item, name)
             decision = output.approval
             if decision is None or not reviews_plan(self.mode, tools.get(name or "")):
                 continue

@@ -24,6 +24,7 @@ from .items import (
     ToolCallItem,
     TResponseInputItem,
 )
+from .tools.lookup_names import call_lookup_name
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -228,14 +229,19 @@ class RunState:
         return self.reject(item, message=reason)
 
     def _record(self, item: ToolApprovalItem | MCPApprovalRequestItem, d: ApprovalDecision) -> bool:
-        name = ledger_name(item) if isinstance(item, MCPApprovalRequestItem) else item.tool_name
+        name = (
+            ledger_name(item)
+            if isinstance(item, MCPApprovalRequestItem)
+            else call_lookup_name(item.raw_item, item.tool_name)  # ``namespace.name`` if any
+        )
         ledger = self._owner(item).ledger
         return ledger.record(name, item.call_id, raw_arguments(item), d)
 
     def _check_edit(self, item: Any, arguments: dict[str, Any]) -> None:
         if not isinstance(item, ToolApprovalItem):
             raise UserError("Arguments of hosted MCP calls cannot be edited.")
-        tool = next((t for t in self.current_agent.tools if t.name == item.tool_name), None)
+        key = call_lookup_name(item.raw_item, item.tool_name)
+        tool = next((t for t in self.current_agent.tools if t.lookup_name == key), None)
         problem = tool.validate_arguments(arguments) if tool is not None else None
         if problem:
             raise UserError(f"Edited arguments refused: {problem}")

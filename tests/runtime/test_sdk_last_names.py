@@ -31,6 +31,7 @@ from jupyter_agents import (
     UserError,
     set_trace_processors,
     tool,
+    tool_namespace,
     trace,
 )
 from jupyter_agents.models import get_default_model_settings, is_gpt_5_default
@@ -139,7 +140,9 @@ async def test_tool_search_and_programmatic_calling_are_declared_to_the_provider
 ) -> None:
     openai_server.enqueue(Reply([ReplyText("ok")]))
     search = ToolSearchTool(description="Find billing tools.", execution="server")
-    tools: list[Tool] = [search, ProgrammaticToolCallingTool(), ping]
+    # Tool search needs something to search: a namespace (the SDK's rule).
+    billing = tool_namespace(name="billing", description="Billing tools.", tools=[ping])
+    tools: list[Tool] = [search, ProgrammaticToolCallingTool(), *billing]
     agent = Agent(name="a", model=shell_client(openai_server, "responses"), tools=tools)
     await Runner.run(agent, "go")
     sent = json_body(openai_server.model_requests[0])["tools"]

@@ -23,6 +23,7 @@ from ..items import (
 )
 from ..tools import Tool
 from ..tools.kinds import ToolKind, kind_for_call, kind_for_tool
+from ..tools.lookup_names import call_lookup_name
 from ..tracing import handoff_span
 from .budget import budget_stop, stop_with_nested
 from .mcp_approvals import answer_mcp_request
@@ -48,10 +49,13 @@ async def resolve_calls(
     progress = run.progress
     waiting_mcp = await _answer_mcp(run, agent, plan.mcp_requests) if plan.mcp_requests else []
     calls = plan.calls
+    # By the name calls find them by (``namespace.name`` for a namespaced function tool).
     kinds = {
-        t.name: kind for t in tools if (kind := kind_for_tool(t)) is not None and kind.executable
+        t.lookup_name: kind
+        for t in tools
+        if (kind := kind_for_tool(t)) is not None and kind.executable
     }
-    enabled: dict[str, Any] = {t.name: t for t in tools if t.name in kinds}
+    enabled: dict[str, Any] = {key: t for t in tools if (key := t.lookup_name) in kinds}
     batch = ToolBatch(_tool_run(run, agent, enabled, kinds), calls)
     if calls:
         run.mark_tools_used(agent)
@@ -199,7 +203,7 @@ def _called_tool(call: ToolCallItem | None, enabled: Mapping[str, Any]) -> Any |
     if call is None:
         return None
     raw = call.raw_item
-    named = enabled.get(getattr(raw, "name", None) or "")
+    named = enabled.get(call_lookup_name(raw, getattr(raw, "name", None) or ""))
     if named is not None:
         return named
     kind = kind_for_call(raw.type)

@@ -19,13 +19,13 @@ async def tools_for(
     agent: Agent[Any], context_wrapper: RunContextWrapper[Any], mode: Mode = "agent"
 ) -> tuple[list[Tool], list[Handoff[Any]]]:
     """``agent``'s tools a run in ``mode`` offers, and its handoffs, sorted by name; two with
-    one name are a ``UserError``."""
+    one name are a ``UserError`` (a namespaced function tool's name is ``namespace.name``)."""
     visible = offered_in(mode, await agent.get_all_tools(context_wrapper))
     visible.sort(key=lambda t: t.name)
     handoffs = sorted(await agent.get_handoffs(context_wrapper), key=lambda h: h.tool_name)
     names: dict[str, Any] = {}
     for item in [*visible, *handoffs]:
-        name = item.name if not isinstance(item, Handoff) else item.tool_name
+        name = item.lookup_name if not isinstance(item, Handoff) else item.tool_name
         other = names.setdefault(name, item)
         if other is not item:
             raise UserError(

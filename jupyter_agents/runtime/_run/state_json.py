@@ -31,6 +31,7 @@ from ..items import (
 from ..modes import RunMode
 from ..questions import tool_question
 from ..tools.kinds import ToolKind, kind_for_call
+from ..tools.lookup_names import call_lookup_name
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
 from .progress import Paused, RunProgress
 from .spend import Spend
@@ -172,14 +173,16 @@ def _interruptions(
                 arguments=arguments,
                 call_item=c,
                 escalation=str(arguments.get("justification", "")) if escalated else None,
-                question=tool_question(_tool_named(agent, parsed.name), arguments),
+                question=tool_question(
+                    _tool_named(agent, call_lookup_name(c.raw_item, parsed.name)), arguments
+                ),
             )
         )
     return interruptions
 
 
 def _tool_named(agent: Agent[Any], name: str) -> Any:
-    return next((t for t in agent.tools if t.name == name), None)
+    return next((t for t in agent.tools if t.lookup_name == name), None)
 
 
 def _dump_usage(usage: Usage) -> SavedUsage:

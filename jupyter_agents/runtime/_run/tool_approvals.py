@@ -26,6 +26,7 @@ from ..modes import reviews_plan
 from ..questions import Asker, Question, tool_question
 from ..run_config import ToolErrorFormatterArgs
 from ..tools.kinds import LocalTool
+from ..tools.lookup_names import call_lookup_name
 from .tool_call import ToolCall, ToolRun
 from .tool_checks import Outcome, reworded
 
@@ -148,7 +149,7 @@ class Approvals:
             or plan_review
             or call.unknown
         )
-        decision = run.ledger.take(parsed.name, parsed.call_id, call.arguments, standing=not alone)
+        decision = run.ledger.take(call.key, parsed.call_id, call.arguments, standing=not alone)
         item = call.asked = ToolApprovalItem(
             agent=run.agent,
             raw_item=call.item.raw_item,
@@ -182,9 +183,9 @@ class Approvals:
                 return
             decision = decided
             if not alone:
-                run.ledger.remember_always(parsed.name, decision)
+                run.ledger.remember_always(call.key, decision)
                 if decision.always:
-                    self._standing(parsed.name).set()
+                    self._standing(call.key).set()
         if decision.approved and decision.arguments is not None:
             call.arguments = json.dumps(decision.arguments)
         call.decision = decision
@@ -269,7 +270,7 @@ class Approvals:
         own decision."""
         if alone:
             return await self._settle(request, answer)
-        standing = self._standing(request.tool_name)
+        standing = self._standing(_request_key(request))
         asked = asyncio.ensure_future(self._settle(request, answer))
         waiting = asyncio.ensure_future(standing.wait())
         try:
@@ -284,7 +285,7 @@ class Approvals:
                 withdraw(answer)
         if not asked.cancelled():
             return asked.result()  # the handler's decision (or its error)
-        return self._run.ledger.always[request.tool_name]
+        return self._run.ledger.always[_request_key(request)]
 
     async def _settle(self, request: ApprovalRequest, answer: Any) -> ApprovalDecision | None:
         """The handler's decision (None: it left the call to a person later); invalid edited
@@ -308,3 +309,10 @@ class Approvals:
             logger.info("edited arguments for %r refused: %s", request.tool_name, problem)
             request = dataclasses.replace(request, error=problem)
         return ApprovalDecision.reject(message=f"the edited arguments were invalid ({problem})")
+
+
+def _request_key(request: ApprovalRequest) -> str:
+    """The name the request's tool is approved by (``namespace.name`` for a namespaced
+    function tool's call)."""
+    call = request.call_item
+    return call_lookup_name(call.raw_item, request.tool_name) if call else request.tool_name

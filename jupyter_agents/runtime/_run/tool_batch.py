@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..events import RunItemStreamEvent
 from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
+from ..tools.lookup_names import call_lookup_name
 from .tool_call import ToolCall, ToolRun, check_arguments, escalate, open_call, resume_escalation
 from .tool_replay import steps_for
 
@@ -59,7 +60,8 @@ class ToolBatch:
         """Start every call at once; yield events as they happen."""
         calls, enabled = self._calls, self._run.enabled
         forwarding = any(
-            (tool := enabled.get(c.tool_name or "")) is not None and tool.forwards_events
+            (tool := enabled.get(call_lookup_name(c.raw_item, c.tool_name or ""))) is not None
+            and tool.forwards_events
             for c in calls
         )
         if len(calls) == 1 and not forwarding:  # the common case: no task, no queue

@@ -20,6 +20,7 @@ from ..items import ToolApprovalItem, ToolCallItem, ToolCallOutputItem
 from ..modes import RunMode
 from ..sandbox.policy import EscalationRequest
 from ..tools.kinds import ParsedCall, ToolKind, chat_form_kind, kind_for_call
+from ..tools.lookup_names import call_lookup_name
 from .tool_checks import Outcome
 
 if TYPE_CHECKING:
@@ -149,6 +150,10 @@ class ToolCall:
     nested: RunState | None = None
     """An agent tool's nested run that paused for approvals (this run pauses with it)."""
 
+    key: str = ""
+    """The name its tool is found and approved by: ``namespace.name`` for a call to a
+    namespaced function tool (``tool_namespace``), else the tool's name."""
+
     unknown: bool = False
     """Set when the call was running when the run this one resumes was cut off: a person
     decides whether it runs again, alone (no standing decision, no ``on_approval``)."""
@@ -160,10 +165,11 @@ def open_call(index: int, item: ToolCallItem, run: ToolRun) -> ToolCall:
     chat_kind = chat_form_kind(raw, run.enabled.get(getattr(raw, "name", "")))
     kind, chat_form = (chat_kind, True) if chat_kind else (_kind_of(item), False)
     parsed = kind.parse_chat_call(raw) if chat_form else kind.parse_call(raw)
-    tool = run.enabled.get(parsed.name)
-    if tool is not None and run.kinds[parsed.name] is not kind:
+    key = call_lookup_name(raw, parsed.name)  # ``namespace.name`` for a namespaced call
+    tool = run.enabled.get(key)
+    if tool is not None and run.kinds[key] is not kind:
         tool = None  # a tool of that name, but of another kind: not this call's
-    return ToolCall(index, item, kind, chat_form, parsed, tool, parsed.arguments)
+    return ToolCall(index, item, kind, chat_form, parsed, tool, parsed.arguments, key=key)
 
 
 def _kind_of(item: ToolCallItem) -> ToolKind[Any, Any]:

@@ -6,8 +6,9 @@ import warnings
 from typing import Any
 
 from ..model_settings import ModelSettings
-from ..tools import Tool
+from ..tools import FunctionTool, Tool
 from ..tools.kinds import kind_for_tool
+from ..tools.namespace import ensure_function_tool_supports_responses_only_features
 from ._responses_convert import json_schema_format
 from .provider import client_timeout
 
@@ -26,6 +27,9 @@ def settings_params(settings: ModelSettings) -> dict[str, Any]:
     if settings.extra_args:
         params.update(settings.extra_args)
     return params
+
+
+_CHAT_BACKEND = "Chat Completions-compatible models"
 
 
 def _handoff_tools(handoffs: list[Any]) -> list[dict[str, Any]]:
@@ -56,10 +60,13 @@ def chat_tools(
     handoffs: list[Any] = (),  # type: ignore[assignment]
 ) -> list[dict[str, Any]]:
     """Tools and handoffs as Chat Completions ``tools``: every kind that can be a function tool;
-    the others are left out with a warning."""
+    the others are left out with a warning. A function tool in a namespace or with deferred
+    loading is a ``UserError``: Chat Completions has no tool search to carry them."""
     converted: list[dict[str, Any]] = []
     skipped: list[str] = []
     for t in tools:
+        if isinstance(t, FunctionTool) and (t._tool_namespace or t.defer_loading):
+            ensure_function_tool_supports_responses_only_features(t, backend_name=_CHAT_BACKEND)
         param = _chat_param(t)
         if param is not None:
             converted.append(param)

@@ -15,8 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..model_settings import MCPToolChoice, ToolChoice
-from ..tools import FileSearchTool, FunctionTool, Tool, ToolSearchTool, WebSearchTool
-from ..tools.kinds import kind_for_tool
+from ..tools import (
+    FileSearchTool,
+    FunctionTool,
+    HostedMCPTool,
+    Tool,
+    ToolSearchTool,
+    WebSearchTool,
+)
+from ..tools.kinds import function_kind_param, kind_for_tool
+from ..tools.namespace import validate_responses_tool_search_configuration
 
 if TYPE_CHECKING:
     from openai import Omit
@@ -85,7 +93,10 @@ class Converter:
                 "type": "mcp",
                 "name": tool_choice.name,
             }
-        if tool_choice in ("auto", "required", "none"):
+        if tool_choice == "required":
+            cls._validate_required_tool_choice(tools=tools)
+            return tool_choice
+        if tool_choice in ("auto", "none"):
             return tool_choice
         kinds = {_kind_name(t) for t in tools or ()}
         if tool_choice in _COMPUTER_CHOICES and "computer" in kinds:
@@ -99,6 +110,19 @@ class Converter:
         return {"type": "function", "name": tool_choice}
 
     @classmethod
+    def _validate_required_tool_choice(cls, *, tools: Sequence[Tool] | None) -> None:
+        """``required`` with deferred-loading tools and no ``ToolSearchTool()`` to find
+        them could call none of them: a ``UserError``."""
+        if not tools or any(isinstance(t, ToolSearchTool) for t in tools):
+            return
+        if any(_needs_tool_search(t) for t in tools):
+            raise UserError(
+                "tool_choice='required' is not currently supported when deferred-loading "
+                "Responses tools are configured without ToolSearchTool() on the OpenAI "
+                "Responses API. Add ToolSearchTool() or use `auto`."
+            )
+
+    @classmethod
     def _validate_named_function_tool_choice(
         cls,
         tool_choice: str,
@@ -106,22 +130,52 @@ class Converter:
         tools: Sequence[Tool] | None,
         handoffs: Sequence[Any] | None = None,
     ) -> None:
-        if tool_choice != "tool_search":
+        """A named choice must name a function the model can call now: not ``tool_search``
+        (unless a function has that name), a namespace, a namespaced tool's bare name or a
+        deferred-loading tool not yet found."""
+        if not tools and not handoffs:
             return
-        names = {t.name for t in tools or () if isinstance(t, FunctionTool)}
-        names.update(h.tool_name for h in handoffs or ())
-        if tool_choice in names:
-            return
-        if any(isinstance(t, ToolSearchTool) for t in tools or ()):
+        top_level = {h.tool_name for h in handoffs or ()}
+        local = set(top_level)
+        deferred: set[str] = set()
+        namespaced: set[str] = set()
+        for t in tools or ():
+            if not isinstance(t, FunctionTool):
+                continue
+            local.add(t.name)
+            if t._tool_namespace:
+                namespaced.add(t.name)
+                namespaced.add(t._tool_namespace)
+            elif t.defer_loading:
+                deferred.add(t.name)
+            else:
+                top_level.add(t.name)
+        if tool_choice == "tool_search" and tool_choice not in local:
+            if any(isinstance(t, ToolSearchTool) for t in tools or ()):
+                raise UserError(
+                    "tool_choice='tool_search' is not supported for ToolSearchTool() on the "
+                    "OpenAI Responses API. Use `auto` or `required`, or target a real "
+                    "top-level function tool named `tool_search`."
+                )
             raise UserError(
-                "tool_choice='tool_search' is not supported for ToolSearchTool() on the "
-                "OpenAI Responses API. Use `auto` or `required`, or target a real "
-                "top-level function tool named `tool_search`."
+                "tool_choice='tool_search' requires ToolSearchTool() or a real top-level "
+                "function tool named `tool_search` on the OpenAI Responses API."
             )
-        raise UserError(
-            "tool_choice='tool_search' requires ToolSearchTool() or a real top-level "
-            "function tool named `tool_search` on the OpenAI Responses API."
-        )
+        if tool_choice in top_level:
+            return
+        if tool_choice in namespaced:
+            raise UserError(
+                "Named tool_choice must target a callable tool, not a namespace wrapper or "
+                "bare inner name from tool_namespace(), on the OpenAI Responses API. Use "
+                "`auto`, `required`, `none`, or target a top-level or qualified namespaced "
+                "function tool."
+            )
+        if tool_choice in deferred:
+            raise UserError(
+                "Named tool_choice is not currently supported for deferred-loading function "
+                "tools on the OpenAI Responses API. Use `auto`, `required`, `none`, or load "
+                "the tool via ToolSearchTool() first."
+            )
 
     @classmethod
     def resolve_computer_tool_model(
@@ -152,15 +206,26 @@ class Converter:
     ) -> ConvertedTools:
         """The tools and handoffs as ``tools`` entries, and the ``include`` values they need.
         More than one computer tool, or a ``FileSearchTool`` asking for an impossible number
-        of results, is a ``UserError``. (``allow_opaque_tool_search_surface``, ``model`` and
-        ``tool_choice`` are the SDK's; the computer tool here always takes its preview form.)
+        of results, is a ``UserError``, and so is a tool-search setup the API refuses
+        (``validate_responses_tool_search_configuration``; ``allow_opaque_tool_search_surface``:
+        a stored prompt may hold what the search finds). Tools put in a namespace by
+        ``tool_namespace()`` are sent in one ``{"type": "namespace", ...}`` entry, where the
+        namespace's first tool stands. (``model`` and ``tool_choice`` are the SDK's; the
+        computer tool here always takes its preview form.)
         """
+        validate_responses_tool_search_configuration(
+            tools, allow_opaque_search_surface=allow_opaque_tool_search_surface
+        )
         computers = sum(1 for t in tools if _kind_name(t) == "computer")
         if computers > 1:
             raise UserError(f"You can only provide one computer tool. Got {computers}")
         converted: list[dict[str, Any]] = []
         includes: list[str] = []
+        namespaces: dict[str, dict[str, Any]] = {}
         for tool in tools:
+            if isinstance(tool, FunctionTool) and tool._tool_namespace:
+                _add_to_namespace(namespaces, converted, tool)
+                continue
             kind = kind_for_tool(tool)
             if kind is None:
                 raise UserError(f"Unknown tool type: {type(tool)}, tool")
@@ -170,6 +235,31 @@ class Converter:
                 includes.append(include)
         converted.extend(_handoff_param(h) for h in handoffs)
         return ConvertedTools(tools=converted, includes=includes)
+
+
+def _add_to_namespace(
+    namespaces: dict[str, dict[str, Any]], converted: list[dict[str, Any]], tool: FunctionTool
+) -> None:
+    """Put ``tool``'s entry in its namespace's entry, made where the namespace's first tool
+    stands; tools of one namespace with different descriptions are a ``UserError``."""
+    name = tool._tool_namespace or ""
+    description = tool._tool_namespace_description or ""
+    entry = namespaces.get(name)
+    if entry is None:
+        entry = {"type": "namespace", "name": name, "description": description, "tools": []}
+        namespaces[name] = entry
+        converted.append(entry)
+    elif entry["description"] != description:
+        raise UserError(f"All tools in namespace '{name}' must share the same description.")
+    entry["tools"].append(function_kind_param(tool))
+
+
+def _needs_tool_search(tool: Tool) -> bool:
+    if isinstance(tool, FunctionTool):
+        return tool.defer_loading
+    if isinstance(tool, HostedMCPTool):
+        return bool(tool.tool_config.get("defer_loading"))
+    return False
 
 
 def _kind_name(tool: Tool) -> str | None:

@@ -70,8 +70,12 @@ class OpenAIResponsesModel(RequestModel):
             params["instructions"] = request.system_instructions
         includes: list[str] = []
         if tools or handoffs:
+            # A stored prompt may hold what a tool search finds (the SDK's rule).
             converted = Converter.convert_tools(
-                tools, handoffs or [], tool_choice=settings.tool_choice
+                tools,
+                handoffs or [],
+                allow_opaque_tool_search_surface=prompt is not None,
+                tool_choice=settings.tool_choice,
             )
             params["tools"] = converted.tools
             includes = converted.includes

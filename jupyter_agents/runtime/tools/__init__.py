@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         WebSearchTool,
         WebSearchToolImageSettings,
     )
+    from .namespace import tool_namespace
     from .outputs import (
         ToolOutputFileContent,
         ToolOutputFileContentDict,
@@ -86,6 +87,7 @@ __all__ = [
     "function_tool",
     "to_model_output",
     "tool",
+    "tool_namespace",
 ]
 
 _MODULES = {
@@ -112,6 +114,7 @@ _MODULES = {
         "WebSearchTool",
         "WebSearchToolImageSettings",
     ),
+    "namespace": ("tool_namespace",),
     "outputs": (
         "ToolOutputFileContent",
         "ToolOutputFileContentDict",

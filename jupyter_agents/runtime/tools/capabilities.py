@@ -49,6 +49,12 @@ class ToolCapabilities:
     name: str
     """The name the model calls the tool by."""
 
+    @property
+    def lookup_name(self) -> str:
+        """The name the run finds the tool and its calls by: its name (a function tool put in
+        a namespace by ``tool_namespace()`` is found by ``namespace.name``)."""
+        return self.name
+
     needs_approval: NeedsApproval = False
     """Whether a person must approve each call: a bool, or a sync/async function
     ``(run_context, arguments, call_id) -> bool`` deciding per call."""

@@ -44,6 +44,7 @@ __all__ = [
     "ToolKind",
     "chat_form_kind",
     "describe_call",
+    "function_kind_param",
     "json_object",
     "kind_for_call",
     "kind_for_tool",
@@ -186,6 +187,20 @@ class ToolKind(Generic[ToolT, ValueT]):
         return ToolDisplay(kind=self.name, title=call.name, arguments=None, parts=parts)
 
 
+def function_kind_param(tool: FunctionTool) -> dict[str, Any]:
+    """A function tool as a Responses API ``tools`` entry (``defer_loading`` when set)."""
+    param: dict[str, Any] = {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": tool.params_json_schema,
+        "strict": tool.strict_json_schema,
+    }
+    if tool.defer_loading:
+        param["defer_loading"] = True
+    return param
+
+
 class FunctionKind(ToolKind[FunctionTool, Any]):
     """Function tools: JSON arguments in, any value out; offered on both wire formats."""
 
@@ -198,13 +213,7 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
         )
 
     def responses_param(self, tool: FunctionTool) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.params_json_schema,
-            "strict": tool.strict_json_schema,
-        }
+        return function_kind_param(tool)
 
     def chat_param(self, tool: FunctionTool) -> dict[str, Any] | None:
         return {

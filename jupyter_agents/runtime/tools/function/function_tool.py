@@ -136,8 +136,9 @@ class FunctionTool(ToolCapabilities):
     only stop waiting; it goes on, reported as a ``BackgroundCall`` (``tools.background``)."""
 
     defer_loading: bool = False
-    """The SDK's tool-search flag (``@function_tool(defer_loading=True)``). Accepted and kept;
-    tool search is not here, so the tool is offered like any other."""
+    """Hidden until the model finds it with tool search (``@function_tool(defer_loading=True)``):
+    the Responses API gets the tool marked ``defer_loading`` and needs a ``ToolSearchTool()``
+    next to it; Chat Completions models refuse it (they have no tool search)."""
 
     read_only: bool = False
     """Its calls change nothing (``@tool(read_only=True)``): offered in ``ask`` and ``plan``
@@ -159,6 +160,12 @@ class FunctionTool(ToolCapabilities):
 
     func: Callable[..., Any] | None = field(default=None, repr=False)
     """The decorated function, when there is one; calling the tool calls it."""
+
+    _tool_namespace: str | None = field(default=None, kw_only=True, repr=False)
+    """The namespace ``tool_namespace()`` put this copy in (None: a top-level tool)."""
+
+    _tool_namespace_description: str | None = field(default=None, kw_only=True, repr=False)
+    """What that namespace is for, as the model reads it."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -183,6 +190,18 @@ class FunctionTool(ToolCapabilities):
                 f"Tool {self.name!r}: needs_approval must be True, False or a function "
                 "(run_context, arguments, call_id) -> bool."
             )
+
+    @property
+    def qualified_name(self) -> str:
+        """``namespace.name`` for a tool put in a namespace by ``tool_namespace()``, else
+        ``name``: the name its calls are found by."""
+        namespace = self._tool_namespace
+        return f"{namespace}.{self.name}" if namespace else self.name
+
+    @property
+    def lookup_name(self) -> str:
+        """``qualified_name``: calls to a namespaced tool come back with its namespace."""
+        return self.qualified_name
 
     def validate_arguments(self, arguments: dict[str, Any]) -> str | None:
         """Check arguments against the tool's JSON schema, strictly (no coercion, no extra
@@ -391,8 +410,9 @@ def function_tool(
             cassette says (``Cassette.replay_tools``).
         read_only: The function only reads (cells, data, files): a run in ``ask`` or
             ``plan`` mode offers it too. Other tools are not offered in those modes.
-        defer_loading: The SDK's tool-search flag: kept on the tool (``tool.defer_loading``);
-            with no tool search here, the tool is offered like any other.
+        defer_loading: Hide the tool until the model finds it with tool search: the
+            Responses API needs a ``ToolSearchTool()`` among the agent's tools; Chat
+            Completions models refuse such a tool.
         timeout_behavior: A call out of time: ``"error_as_result"`` (the default) tells the
             model, ``"raise_exception"`` ends the run with ``ToolTimeoutError``.
         timeout_error_function: ``(tool_context, ToolTimeoutError) -> str``: what the model is
