@@ -59,6 +59,9 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     # LiteLLM fetches its cost map (and tokenizers) from the internet unless told not to.
     monkeypatch.setenv("LITELLM_OFFLINE_MODE", "true")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # set_default_openai_client(client) makes the client's key the one traces would be exported
+    # to OpenAI with (use_for_tracing): process state that one test would leave to the next.
+    monkeypatch.setattr("jupyter_agents.runtime.tracing_key._key", [None])
 
 
 @pytest.fixture
