@@ -7,6 +7,7 @@ The form is defined once, in ``state_schema``: ``dump_progress`` builds a ``Save
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
@@ -96,9 +97,18 @@ def dump_progress(progress: RunProgress, state_id: str) -> SavedState:
     return saved
 
 
-def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgress, str | None]:
-    """Progress (and its state id) rebuilt from ``dump_progress``'s JSON text."""
-    return progress_from(agent, check_saved_state(_load_checked(text)), context)
+def load_progress(
+    agent: Agent[Any],
+    text: str,
+    context: Any,
+    load_context: Callable[[dict[str, Any]], Any] | None = None,
+) -> tuple[RunProgress, str | None]:
+    """Progress (and its state id) rebuilt from ``dump_progress``'s JSON text; a saved
+    context becomes the context through ``load_context`` (when ``context`` is None)."""
+    data = check_saved_state(_load_checked(text))
+    if load_context is not None and "context" in data:
+        context = load_context(data["context"])
+    return progress_from(agent, data, context)
 
 
 def progress_from(

@@ -9,11 +9,11 @@ state is one ``UserError`` line naming the first problem, never a ``KeyError`` f
 of the loader.
 
 Keys added after version 1 was first written (``state_id``, ``history_length``,
-``pending_handoffs``, ``nested``, ``escalations``, ``spend``, ``mode``, an output's ``status``, the
-``cache_write_tokens`` counts) are ``NotRequired``, so older states still load; the writer
-always writes them. The layout is version 1; a change that an older reader cannot read bumps
-``STATE_VERSION``. Writers import this module only for type checking: pydantic is loaded when
-a state is, not before.
+``pending_handoffs``, ``nested``, ``escalations``, ``spend``, ``mode``, ``context``, an output's
+``status``, the ``cache_write_tokens`` counts) are ``NotRequired``, so older states still load;
+the writer always writes them (``mode`` and ``context`` only when set). The layout is version 1;
+a change that an older reader cannot read bumps ``STATE_VERSION``. Writers import this module
+only for type checking: pydantic is loaded when a state is, not before.
 """
 
 from __future__ import annotations
@@ -156,6 +156,8 @@ class SavedState(TypedDict):
     mode: NotRequired[Mode]
     """The mode the run was in (``runtime/modes.py``); a resume makes it no freer than the
     ``RunConfig.mode`` it is resumed with."""
+    context: NotRequired[dict[str, Any]]
+    """The run's context, as ``to_json(context_serializer=...)`` gave it (written only then)."""
 
 
 @cache
