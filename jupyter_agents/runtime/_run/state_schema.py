@@ -96,6 +96,10 @@ class SavedItem(TypedDict):
     """For a tool output: the decision it ran or was refused under."""
     status: NotRequired[ToolStatus]
     """For a tool output: how it ended (written only when not ``ok``)."""
+    source: NotRequired[StrictStr]
+    """For a handoff's output: the agent that handed off."""
+    target: NotRequired[StrictStr]
+    """For a handoff's output: the agent that took over."""
 
 
 class SavedUsage(TypedDict):
@@ -133,6 +137,9 @@ class SavedState(TypedDict):
     """Identifies the pause: a state resumes once per process."""
     current_agent: StrictStr
     """The name of the agent that was running."""
+    current_agent_identity: NotRequired[StrictStr]
+    """Which of the same-name agents of the starting agent's graph of handoffs was running
+    (``name#2``, ...; written only when agents share its name)."""
     original_input: Union[StrictStr, list[TResponseInputItem]]
     model_input: list[TResponseInputItem]
     new_items: list[SavedItem]
