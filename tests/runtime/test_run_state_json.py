@@ -96,3 +96,16 @@ async def test_strict_context_and_failing_serializers_are_user_errors() -> None:
         RunState.from_json(agent, saved, context_deserializer=lambda d: d["missing"])
     with pytest.raises(UserError, match="damaged: context"):
         RunState.from_json(agent, {**saved, "context": ["not", "a", "mapping"]})
+
+
+async def test_a_saved_call_names_its_fields_by_python_name_or_alias() -> None:
+    agent = paused_agent([])
+    saved = (await Runner.run(agent, "go")).to_state().to_json()
+    (call,) = [i for i in saved["new_items"] if i["type"] == "tool_call_item"]
+    for key, value in (("async_", True), ("async", False)):
+        call["raw"].pop("async_", None)
+        call["raw"].pop("async", None)
+        call["raw"][key] = value
+        state = RunState.from_json(agent, saved)
+        raw = state.interruptions[0].raw_item
+        assert raw.async_ is value and "async_" not in (raw.model_extra or {})
