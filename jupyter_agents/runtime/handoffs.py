@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Union
 
 import pydantic
@@ -91,6 +91,10 @@ class Handoff(Generic[TContext]):
     is_enabled: bool | Callable[[RunContextWrapper[Any], Agent[Any]], Any] = True
     """Whether the model is offered this handoff (a callable decides per turn)."""
 
+    _agent: Agent[Any] | None = field(default=None, repr=False, compare=False)
+    """The target agent, when ``handoff()`` made it: a saved ``RunState`` finds its agent
+    through the graph of handoffs."""
+
     def get_transfer_message(self, agent: Agent[Any]) -> str:
         """The output the model sees for the handoff call."""
         return json.dumps({"assistant": agent.name})
@@ -162,6 +166,7 @@ def handoff(
         agent_name=agent.name,
         input_filter=input_filter,
         is_enabled=is_enabled,
+        _agent=agent,
     )
 
 

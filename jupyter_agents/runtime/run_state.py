@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ._run.mcp_approvals import ledger_name
@@ -27,9 +27,22 @@ from .items import (
 from .tools.lookup_names import call_lookup_name
 
 if TYPE_CHECKING:
+    from ._run.state_schema import SavedState
     from .agent import Agent
 
-__all__ = ["CURRENT_SCHEMA_VERSION", "STATE_FORMAT", "STATE_VERSION", "RunState"]
+__all__ = [
+    "CURRENT_SCHEMA_VERSION",
+    "STATE_FORMAT",
+    "STATE_VERSION",
+    "ContextDeserializer",
+    "ContextSerializer",
+    "RunState",
+]
+
+ContextSerializer = Callable[[Any], Mapping[str, Any]]
+"""Turns a run's context object into a JSON-compatible mapping (``to_json``)."""
+ContextDeserializer = Callable[[Mapping[str, Any]], Any]
+"""Rebuilds a run's context object from its saved mapping (``from_json``)."""
 
 _resumed_ids: set[str] = set()
 """Ids of the states this process resumed: resuming the same saved JSON twice is refused."""
@@ -248,34 +261,112 @@ class RunState:
 
     # -- JSON ------------------------------------------------------------------------------
 
-    def to_string(self) -> str:
-        """The SDK's name for ``to_json``."""
-        return self.to_json()
+    def to_string(
+        self,
+        *,
+        context_serializer: ContextSerializer | None = None,
+        strict_context: bool = False,
+    ) -> str:
+        """The whole paused run as JSON text (``to_json``'s dict, written out): what a file or
+        a database keeps."""
+        saved = self._saved(context_serializer, strict_context)
+        return json.dumps(saved, default=str)
 
     @classmethod
-    def from_string(cls, agent: Agent[Any], text: str, context: Any = None) -> RunState:
-        """The SDK's name for ``from_json``. The state returned may also be awaited (the SDK's
-        ``from_string`` is a coroutine): ``await RunState.from_string(agent, text)``."""
-        return cls.from_json(agent, text, context)
+    def from_string(
+        cls,
+        agent: Agent[Any],
+        text: str,
+        context: Any = None,
+        *,
+        context_override: Any = None,
+        context_deserializer: ContextDeserializer | None = None,
+        strict_context: bool = False,
+    ) -> RunState:
+        """Rebuild a state from ``to_string``'s text (see ``from_json``). The state returned
+        may also be awaited (the SDK's ``from_string`` is a coroutine):
+        ``await RunState.from_string(agent, text)``."""
+        return cls.from_json(
+            agent,
+            text,
+            context,
+            context_override=context_override,
+            context_deserializer=context_deserializer,
+            strict_context=strict_context,
+        )
 
-    def to_json(self) -> str:
-        """The whole paused run as JSON text (the user context object is not included)."""
-        return json.dumps(dump_progress(self.progress, self.state_id), default=str)
+    def to_json(
+        self,
+        *,
+        context_serializer: ContextSerializer | None = None,
+        strict_context: bool = False,
+    ) -> dict[str, Any]:
+        """The whole paused run as a JSON-compatible dict (``to_string`` gives it as text).
+
+        The run's context object is saved only through ``context_serializer`` (a function
+        from the context to a JSON-compatible mapping; ``from_json(context_deserializer=...)``
+        rebuilds it): a context often holds clients or keys, and a saved state is a file.
+        ``strict_context=True`` refuses to save a state whose context would be left out.
+        """
+        saved = self._saved(context_serializer, strict_context)
+        # One round through JSON: the dict holds only JSON values (what is not JSON is text).
+        result: dict[str, Any] = json.loads(json.dumps(saved, default=str))
+        return result
+
+    def _saved(
+        self, context_serializer: ContextSerializer | None, strict_context: bool
+    ) -> SavedState:
+        saved = dump_progress(self.progress, self.state_id)
+        context = self.context_wrapper.context
+        if context_serializer is not None and context is not None:
+            try:
+                payload = context_serializer(context)
+            except Exception as e:
+                raise UserError(
+                    "Context serializer failed while serializing RunState context."
+                ) from e
+            if not isinstance(payload, Mapping):
+                raise UserError("Context serializer must return a mapping.")
+            saved["context"] = dict(payload)
+        elif strict_context and context is not None:
+            raise UserError(
+                "RunState serialization requires a context_serializer when strict_context "
+                "is True: the context object is saved only through one."
+            )
+        return saved
 
     @classmethod
     def from_json(
-        cls, agent: Agent[Any], text: str | dict[str, Any], context: Any = None
+        cls,
+        agent: Agent[Any],
+        text: str | dict[str, Any],
+        context: Any = None,
+        *,
+        context_override: Any = None,
+        context_deserializer: ContextDeserializer | None = None,
+        strict_context: bool = False,
     ) -> RunState:
-        """Rebuild a state saved by ``to_json`` (its text, or that text parsed into a dict);
-        ``agent`` is the agent that was running.
+        """Rebuild a state saved by ``to_json`` (the dict, or ``to_string``'s text); ``agent``
+        is the agent the run started with, or the one that was running.
 
-        A damaged or foreign text is a ``UserError`` that says what is wrong. The state
-        returned may also be awaited, as the SDK's coroutine is:
+        The context is ``context_override`` (a mapping, or a ``RunContextWrapper`` whose
+        context is taken) or ``context`` when given; else the saved context rebuilt by
+        ``context_deserializer`` (or the saved mapping itself). ``strict_context=True``
+        refuses a saved context without a deserializer. A saved state is untrusted input:
+        loading one runs nothing, and a damaged or foreign one is a ``UserError`` that says
+        what is wrong. The state returned may also be awaited, as the SDK's coroutine is:
         ``state = await RunState.from_json(agent, saved)``.
         """
         if isinstance(text, dict):
             text = json.dumps(text)
-        progress, state_id = load_progress(agent, text, context)
+        if isinstance(context_override, RunContextWrapper):
+            context = context_override.context
+        elif context_override is not None:
+            context = context_override
+        loader = None
+        if context is None:
+            loader = _context_loader(context_deserializer, strict_context)
+        progress, state_id = load_progress(agent, text, context, loader)
         return cls(progress, state_id=state_id)
 
     def __await__(self) -> Generator[Any, None, RunState]:
@@ -290,3 +381,24 @@ class RunState:
             f"RunState(agent={self.current_agent.name!r}, turn={self.current_turn}, "
             f"waiting=[{waiting}])"
         )
+
+
+def _context_loader(
+    deserializer: ContextDeserializer | None, strict: bool
+) -> Callable[[dict[str, Any]], Any]:
+    """How a saved context becomes the resumed run's context."""
+
+    def load(saved: dict[str, Any]) -> Any:
+        if deserializer is None:
+            if strict:
+                raise UserError(
+                    "This RunState holds a serialized context; pass context_deserializer "
+                    "(or context_override) to RunState.from_json when strict_context is True."
+                )
+            return saved
+        try:
+            return deserializer(saved)
+        except Exception as e:
+            raise UserError("Context deserializer failed while rebuilding RunState context.") from e
+
+    return load

@@ -133,8 +133,9 @@ async def test_streamed_runs_pause_and_resume_too() -> None:
 
 async def test_json_round_trip_and_version_checks() -> None:
     agent, result = await pause()
-    text = result.to_state().to_json()
+    text = result.to_state().to_string()
     data = json.loads(text)
+    assert result.to_state().to_json()["state_id"]  # the same, as a dict
     assert data["format"] == "jupyter_agents.run_state" and data["version"] == 1
     restored = RunState.from_json(agent, text)
     assert [i.call_id for i in restored.interruptions] == ["c1"]
@@ -166,7 +167,7 @@ print(json.dumps({{"final": result.final_output, "sent": sent(),
 
 async def test_resume_from_json_in_a_fresh_interpreter(tmp_path: Path) -> None:
     _, result = await pause()
-    (tmp_path / "state.json").write_text(result.to_state().to_json())
+    (tmp_path / "state.json").write_text(result.to_state().to_string())
     script = RESUME_SCRIPT.format(tests=str(HERE.parent))
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
     done = subprocess.run(

@@ -199,7 +199,7 @@ async def test_a_forged_mode_in_a_saved_state_is_refused() -> None:
     model = ScriptedModel([[tool_call("update_plan", PLAN, call_id="u1")], ["ok"]])
     agent = Agent(name="a", model=model, tools=[PlanTool()])
     paused = await Runner.run(agent, "plan", run_config=RunConfig(mode="plan"))
-    saved = paused.to_state().to_json()
+    saved = paused.to_state().to_string()
     forged = saved.replace('"mode": "plan"', '"mode": "root"')
     assert forged != saved
     with pytest.raises(UserError, match="damaged: mode"):

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -151,7 +150,8 @@ async def test_an_awaited_from_json_and_a_dict_give_the_paused_state() -> None:
     saved = paused.to_state().to_json()
     state = await RunState.from_json(agent, saved)
     assert isinstance(state, RunState)
-    again = RunState.from_json(agent, json.loads(saved))
+    assert isinstance(saved, dict)  # the SDK's shape; to_string() is the text
+    again = RunState.from_json(agent, paused.to_state().to_string())
     assert [i.call_id for i in again.interruptions] == ["c1"]
     state.approve(state.interruptions[0])
     assert (await Runner.run(agent, state)).final_output == "done"

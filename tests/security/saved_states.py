@@ -155,7 +155,7 @@ def main() -> None:
     """Write the fixture from the code checked out now."""
     with tempfile.TemporaryDirectory() as folder:
         state = asyncio.run(paused_state(Path(folder)))
-    FIXTURE.write_text(state.to_json() + "\n", encoding="utf-8")
+    FIXTURE.write_text(state.to_string() + "\n", encoding="utf-8")
     print(f"wrote {FIXTURE}", file=sys.stderr)
 
 

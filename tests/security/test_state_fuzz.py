@@ -40,7 +40,7 @@ def _saved() -> dict[str, Any]:
     result = asyncio.run(Runner.run(Agent(name="a", model=model, tools=[pay, look]), "go"))
     state = result.to_state()
     state.approve("c1", always=True)
-    return dict(json.loads(state.to_json()))
+    return state.to_json()
 
 
 SAVED = _saved()

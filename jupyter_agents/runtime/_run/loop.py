@@ -90,6 +90,7 @@ class RunLoop:
             context_wrapper=context_wrapper,
             max_turns=max_turns,
             mode=RunMode(locked_mode(run_config.mode)),
+            starting_agent=agent,
         )
         """What the run has done; a paused run's ``RunState`` is a snapshot of it."""
         self.run_config = run_config

@@ -125,6 +125,9 @@ class RunProgress:
 
     compactions: list[Compacted] = field(default_factory=list)
     """Each compaction of the conversation the run sent (``RunConfig.compaction``)."""
+    starting_agent: Agent[Any] | None = field(default=None, repr=False, compare=False)
+    """The agent the run started with (a saved state names its running agent in this
+    agent's graph of handoffs)."""
     model_wait: ModelWait | None = field(default=None, repr=False, compare=False)
     """The model call the run waits for now (sent, nothing back yet); None otherwise. Live
     state for views, never part of a snapshot."""
@@ -145,6 +148,7 @@ class RunProgress:
             spend=self.spend.copy(),
             mode=dataclasses.replace(self.mode),
             compactions=list(self.compactions),
+            starting_agent=self.starting_agent,
         )
 
 

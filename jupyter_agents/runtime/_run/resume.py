@@ -8,6 +8,7 @@ from ..context import RunContextWrapper
 from ..errors import UserError
 from ..lifecycle import HookCaller, RunHooks
 from ..modes import locked_mode, stricter
+from .agent_identity import agent_graph
 from .loop import RunLoop
 from .session_io import own_input
 
@@ -33,10 +34,13 @@ def resume_loop(
 ) -> RunLoop:
     """A loop that continues a paused run from ``state``."""
     if agent.name != state.current_agent.name:
-        raise UserError(
-            f"This state paused while agent {state.current_agent.name!r} was running; "
-            f"resume it with that agent, not {agent.name!r}."
-        )
+        if not any(a is state.current_agent for a in agent_graph(agent)):
+            raise UserError(
+                f"This state paused while agent {state.current_agent.name!r} was running; "
+                f"resume it with that agent or the agent the run started with, not "
+                f"{agent.name!r}."
+            )
+        agent = state.current_agent  # reached from the starting agent through handoffs
     state.mark_resumed()
     loop = RunLoop(
         agent=agent,

@@ -7,6 +7,7 @@ The form is defined once, in ``state_schema``: ``dump_progress`` builds a ``Save
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
@@ -18,6 +19,7 @@ from ..context import RunContextWrapper
 from ..errors import UserError
 from ..items import (
     HandoffCallItem,
+    HandoffOutputItem,
     MCPApprovalRequestItem,
     MCPApprovalResponseItem,
     MCPListToolsItem,
@@ -33,6 +35,7 @@ from ..questions import tool_question
 from ..tools.kinds import ToolKind, kind_for_call
 from ..tools.lookup_names import call_lookup_name
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
+from .agent_identity import agent_graph, find_agent, identity_of
 from .progress import Paused, RunProgress
 from .spend import Spend
 from .state_schema import (
@@ -57,6 +60,7 @@ _ITEM_TYPES: dict[str, type[Any]] = {
     cls.type: cls
     for cls in (
         HandoffCallItem,
+        HandoffOutputItem,
         MessageOutputItem,
         ToolCallItem,
         ToolCallOutputItem,
@@ -94,24 +98,36 @@ def dump_progress(progress: RunProgress, state_id: str) -> SavedState:
     }
     if progress.mode.mode != "agent":  # written only when it restricts: agent-mode states
         saved["mode"] = progress.mode.mode  # stay byte for byte what they were
+    root = progress.starting_agent
+    if root is not None and root is not progress.current_agent:
+        identity = identity_of(root, progress.current_agent)
+        if identity is not None and identity != progress.current_agent.name:
+            saved["current_agent_identity"] = identity  # only when agents share its name
     return saved
 
 
-def load_progress(agent: Agent[Any], text: str, context: Any) -> tuple[RunProgress, str | None]:
-    """Progress (and its state id) rebuilt from ``dump_progress``'s JSON text."""
-    return progress_from(agent, check_saved_state(_load_checked(text)), context)
+def load_progress(
+    agent: Agent[Any],
+    text: str,
+    context: Any,
+    load_context: Callable[[dict[str, Any]], Any] | None = None,
+) -> tuple[RunProgress, str | None]:
+    """Progress (and its state id) rebuilt from ``dump_progress``'s JSON text; a saved
+    context becomes the context through ``load_context`` (when ``context`` is None)."""
+    data = check_saved_state(_load_checked(text))
+    if load_context is not None and "context" in data:
+        context = load_context(data["context"])
+    return progress_from(agent, data, context)
 
 
 def progress_from(
     agent: Agent[Any], data: SavedState, context: Any
 ) -> tuple[RunProgress, str | None]:
     """Progress (and its state id) rebuilt from a validated saved state."""
-    if data["current_agent"] != agent.name:
-        raise UserError(
-            f"This state was saved while agent {data['current_agent']!r} was running; "
-            f"pass that agent to RunState.from_json, not {agent.name!r}."
-        )
-    items = [_load_item(raw, agent, n) for n, raw in enumerate(data["new_items"])]
+    root = agent
+    agent = find_agent(root, data["current_agent"], data.get("current_agent_identity"))
+    owners = _item_owners(root, agent)
+    items = [_load_item(raw, owners, n) for n, raw in enumerate(data["new_items"])]
     calls = {i.call_id: i for i in items if isinstance(i, ToolCallItem) and i.call_id}
     mcp = {i.call_id: i for i in items if isinstance(i, MCPApprovalRequestItem)}
     handoffs = {i.raw_item.call_id: i for i in items if isinstance(i, HandoffCallItem)}
@@ -143,8 +159,22 @@ def progress_from(
         history_length=data.get("history_length", 0),
         spend=Spend.from_json(data.get("spend", [])),
         mode=RunMode(data.get("mode", "agent")),
+        starting_agent=root,
     )
     return progress, data.get("state_id")
+
+
+def _item_owners(root: Agent[Any], current: Agent[Any]) -> dict[str, Agent[Any]]:
+    """The agents a saved item's agent name stands for: the running agent's name is that
+    agent; another name is the one agent of the graph with it (an item whose name several
+    agents share, or none, is given the running agent)."""
+    counts: dict[str, list[Agent[Any]]] = {}
+    for a in agent_graph(root) if root is not current else [current]:
+        counts.setdefault(a.name, []).append(a)
+    owners = {name: found[0] for name, found in counts.items() if len(found) == 1}
+    owners[current.name] = current
+    owners[""] = current
+    return owners
 
 
 def _interruptions(
@@ -291,6 +321,11 @@ def _dump_item(item: RunItem) -> SavedItem:
         "agent": item.agent.name,
         "raw": item.to_input_item(),
     }
+    if isinstance(item, HandoffOutputItem):
+        if item.source_agent is not None:
+            entry["source"] = item.source_agent.name
+        if item.target_agent is not None:
+            entry["target"] = item.target_agent.name
     if isinstance(item, ToolCallOutputItem):
         if item.approval is not None:
             entry["approved"] = item.approval.approved
@@ -299,19 +334,31 @@ def _dump_item(item: RunItem) -> SavedItem:
     return entry
 
 
-def _load_item(entry: SavedItem, agent: Agent[Any], index: int) -> RunItem:
+def _load_item(entry: SavedItem, owners: dict[str, Agent[Any]], index: int) -> RunItem:
+    agent = owners.get(entry["agent"], owners[""])
     cls = _ITEM_TYPES.get(entry["type"])
     if cls is None:
         raise UserError(f"Unknown item type {entry['type']!r} in a saved RunState.")
     try:
-        return _build_item(cls, entry, agent)
+        return _build_item(cls, entry, agent, owners)
     except (ValidationError, KeyError, TypeError, AttributeError) as e:
         problem = str(e).splitlines()[0]
         raise damaged(f"new_items.{index} ({entry['type']}) is malformed ({problem})") from None
 
 
-def _build_item(cls: type[Any], entry: SavedItem, agent: Agent[Any]) -> RunItem:
+def _build_item(
+    cls: type[Any], entry: SavedItem, agent: Agent[Any], owners: dict[str, Agent[Any]]
+) -> RunItem:
     raw = entry["raw"]
+    if cls is HandoffOutputItem:
+        if raw.get("type") != "function_call_output" or not isinstance(raw.get("call_id"), str):
+            raise TypeError("a handoff output must be a function_call_output with a call_id")
+        return HandoffOutputItem(
+            agent=agent,
+            raw_item=raw,
+            source_agent=owners.get(entry.get("source", ""), agent),
+            target_agent=owners.get(entry.get("target", ""), agent),
+        )
     if cls in (ToolCallOutputItem, MCPApprovalResponseItem):
         if cls is ToolCallOutputItem:
             approved = entry.get("approved")
@@ -326,7 +373,8 @@ def _build_item(cls: type[Any], entry: SavedItem, agent: Agent[Any]) -> RunItem:
                 status=entry.get("status", "ok"),
             )
         return MCPApprovalResponseItem(agent=agent, raw_item=raw)
-    parsed = _output_items().validate_python(raw)
+    # A saved call may name a field by its Python name (``async_``) or its alias (``async``).
+    parsed = _output_items().validate_python(raw, by_alias=True, by_name=True)
     if cls is HandoffCallItem and parsed.type != "function_call":
         raise TypeError("a handoff must be a function_call")
     item: RunItem = cls(agent=agent, raw_item=parsed)

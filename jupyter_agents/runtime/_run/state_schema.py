@@ -9,11 +9,11 @@ state is one ``UserError`` line naming the first problem, never a ``KeyError`` f
 of the loader.
 
 Keys added after version 1 was first written (``state_id``, ``history_length``,
-``pending_handoffs``, ``nested``, ``escalations``, ``spend``, ``mode``, an output's ``status``, the
-``cache_write_tokens`` counts) are ``NotRequired``, so older states still load; the writer
-always writes them. The layout is version 1; a change that an older reader cannot read bumps
-``STATE_VERSION``. Writers import this module only for type checking: pydantic is loaded when
-a state is, not before.
+``pending_handoffs``, ``nested``, ``escalations``, ``spend``, ``mode``, ``context``, an output's
+``status``, the ``cache_write_tokens`` counts) are ``NotRequired``, so older states still load;
+the writer always writes them (``mode`` and ``context`` only when set). The layout is version 1;
+a change that an older reader cannot read bumps ``STATE_VERSION``. Writers import this module
+only for type checking: pydantic is loaded when a state is, not before.
 """
 
 from __future__ import annotations
@@ -96,6 +96,10 @@ class SavedItem(TypedDict):
     """For a tool output: the decision it ran or was refused under."""
     status: NotRequired[ToolStatus]
     """For a tool output: how it ended (written only when not ``ok``)."""
+    source: NotRequired[StrictStr]
+    """For a handoff's output: the agent that handed off."""
+    target: NotRequired[StrictStr]
+    """For a handoff's output: the agent that took over."""
 
 
 class SavedUsage(TypedDict):
@@ -133,6 +137,9 @@ class SavedState(TypedDict):
     """Identifies the pause: a state resumes once per process."""
     current_agent: StrictStr
     """The name of the agent that was running."""
+    current_agent_identity: NotRequired[StrictStr]
+    """Which of the same-name agents of the starting agent's graph of handoffs was running
+    (``name#2``, ...; written only when agents share its name)."""
     original_input: Union[StrictStr, list[TResponseInputItem]]
     model_input: list[TResponseInputItem]
     new_items: list[SavedItem]
@@ -156,6 +163,8 @@ class SavedState(TypedDict):
     mode: NotRequired[Mode]
     """The mode the run was in (``runtime/modes.py``); a resume makes it no freer than the
     ``RunConfig.mode`` it is resumed with."""
+    context: NotRequired[dict[str, Any]]
+    """The run's context, as ``to_json(context_serializer=...)`` gave it (written only then)."""
 
 
 @cache

@@ -257,7 +257,7 @@ async def run_row(settings: RowSettings, job: RowJob, budget: Spend | None = Non
         return _failed(job, e, started, cassette)
     row = _row_of(result, job, time.monotonic() - started)
     row.cost_usd = result.cost.usd
-    state = result.to_state().to_json() if row.status == "waiting" else None
+    state = result.to_state().to_string() if row.status == "waiting" else None
     if cassette is None:
         return RowOutcome(row, state)
     row.replayed = bool(cassette.last and cassette.last.get("replayed"))

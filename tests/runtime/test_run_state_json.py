@@ -1,0 +1,111 @@
+"""``RunState.to_json`` in the SDK's shape: a dict (``to_string`` the text), and the context
+saved only through a serializer and rebuilt through a deserializer."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from jupyter_agents import Agent, RunContextWrapper, Runner, RunState, UserError, tool
+from jupyter_agents.testing import ScriptedModel, text, tool_call
+
+
+@dataclass
+class Account:
+    owner: str
+    token: str
+
+
+def paused_agent(ran: list[str]) -> Agent[Any]:
+    @tool(needs_approval=True)
+    def pay(ctx: RunContextWrapper[Any], amount: int) -> str:
+        """Pay."""
+        ran.append(f"{ctx.context.owner}:{amount}")
+        return "paid"
+
+    model = ScriptedModel([[tool_call("pay", {"amount": 5}, call_id="c1")], [text("done")]])
+    return Agent(name="a", model=model, tools=[pay])
+
+
+async def test_to_json_is_a_dict_and_to_string_its_text() -> None:
+    agent = paused_agent([])
+    state = (await Runner.run(agent, "go", context=Account("ana", "secret"))).to_state()
+    saved = state.to_json()
+    assert isinstance(saved, dict) and saved["format"] == "jupyter_agents.run_state"
+    assert json.loads(state.to_string()) == saved
+    assert "context" not in saved  # the context object is not saved without a serializer
+    assert "secret" not in state.to_string()
+    loaded = await RunState.from_json(agent, saved)
+    assert loaded.context_wrapper.context is None
+    assert [i.call_id for i in loaded.interruptions] == ["c1"]
+
+
+async def test_the_context_goes_through_the_serializer_and_back() -> None:
+    ran: list[str] = []
+    agent = paused_agent(ran)
+    state = (await Runner.run(agent, "go", context=Account("ana", "secret"))).to_state()
+    seen: list[Any] = []
+
+    def dump(account: Account) -> dict[str, Any]:
+        seen.append(account)
+        return {"owner": account.owner}
+
+    saved = state.to_json(context_serializer=dump)
+    assert saved["context"] == {"owner": "ana"} and seen == [state.context_wrapper.context]
+    assert json.loads(state.to_string(context_serializer=dump))["context"] == {"owner": "ana"}
+
+    loaded = RunState.from_json(
+        agent, saved, context_deserializer=lambda d: Account(d["owner"], "restored")
+    )
+    assert loaded.context_wrapper.context == Account("ana", "restored")
+    assert ran == []  # loading runs nothing
+    loaded.approve(loaded.interruptions[0])
+    result = await Runner.run(agent, loaded)
+    assert result.final_output == "done" and ran == ["ana:5"]
+
+    plain = RunState.from_string(agent, json.dumps(saved))
+    assert plain.context_wrapper.context == {"owner": "ana"}  # no deserializer: the mapping
+    override = RunState.from_json(agent, saved, context_override={"owner": "bo"})
+    assert override.context_wrapper.context == {"owner": "bo"}
+    wrapped = RunState.from_json(
+        agent, saved, context_override=RunContextWrapper(Account("cy", "t"))
+    )
+    assert wrapped.context_wrapper.context == Account("cy", "t")
+
+
+async def test_strict_context_and_failing_serializers_are_user_errors() -> None:
+    agent = paused_agent([])
+    state = (await Runner.run(agent, "go", context=Account("ana", "secret"))).to_state()
+    with pytest.raises(UserError, match="strict_context"):
+        state.to_json(strict_context=True)
+    with pytest.raises(UserError, match="must return a mapping"):
+        state.to_json(context_serializer=lambda c: [c.owner])  # type: ignore[arg-type,return-value]
+
+    def broken(account: Account) -> dict[str, Any]:
+        raise RuntimeError("no")
+
+    with pytest.raises(UserError, match="serializer failed"):
+        state.to_json(context_serializer=broken)
+    saved = state.to_json(context_serializer=lambda c: {"owner": c.owner})
+    with pytest.raises(UserError, match="context_deserializer"):
+        RunState.from_json(agent, saved, strict_context=True)
+    with pytest.raises(UserError, match="deserializer failed"):
+        RunState.from_json(agent, saved, context_deserializer=lambda d: d["missing"])
+    with pytest.raises(UserError, match="damaged: context"):
+        RunState.from_json(agent, {**saved, "context": ["not", "a", "mapping"]})
+
+
+async def test_a_saved_call_names_its_fields_by_python_name_or_alias() -> None:
+    agent = paused_agent([])
+    saved = (await Runner.run(agent, "go")).to_state().to_json()
+    (call,) = [i for i in saved["new_items"] if i["type"] == "tool_call_item"]
+    for key, value in (("async_", True), ("async", False)):
+        call["raw"].pop("async_", None)
+        call["raw"].pop("async", None)
+        call["raw"][key] = value
+        state = RunState.from_json(agent, saved)
+        raw = state.interruptions[0].raw_item
+        assert raw.async_ is value and "async_" not in (raw.model_extra or {})
