@@ -62,7 +62,7 @@ SDK_TEST_PACKAGES = (
 """What the SDK's tests import beyond this project's test extra (installed without their
 dependencies, which the test extra brings)."""
 
-MIN_SHARE = 0.72
+MIN_SHARE = 0.76
 """The share of the baseline's tests (outside the missing features) that must pass here:
 ``--check`` fails below it. Raise it as the share grows; never lower it to pass."""
 
@@ -153,7 +153,10 @@ def _command(files: list[str], alias: bool, workers: int) -> list[str]:
     if alias:
         plugins += ["-p", "jupyter_agents.testing._sdk_conftest"]
     parallel = ["-n", str(workers)] if workers > 1 else ["-p", "no:xdist"]
-    options = ["-q", "-p", "no:cacheprovider", f"--timeout={TEST_TIMEOUT}"]
+    # a file that does not import is a result to report, not a reason to stop (xdist goes on
+    # by itself; one process needs telling)
+    options = ["-q", "-p", "no:cacheprovider", "--continue-on-collection-errors"]
+    options += [f"--timeout={TEST_TIMEOUT}"]
     options += ["--inline-snapshot=disable", "-W", "ignore::DeprecationWarning"]
     return [sys.executable, "-m", "pytest", *plugins, *parallel, *options, *files]
 
