@@ -20,15 +20,16 @@ from jupyter_agents.runtime.models import provider
 from jupyter_agents.runtime.tracing.provider import DefaultTraceProvider
 from jupyter_agents.runtime.tracing.setup import get_trace_provider
 from jupyter_agents.testing.sdk_alias import SDK, AgentsAlias
-from jupyter_agents.testing.sdk_tests import cache_dir
+from jupyter_agents.testing.sdk_tests import SDK_VERSION, cache_dir
 from jupyter_agents.testing.server import FakeOpenAIServer, tool_call_reply
+from tests.prerequisites import needs
 
-SDK_SOURCE = cache_dir() / "openai_agents-0.24.0"
+SDK_SOURCE = cache_dir() / f"openai_agents-{SDK_VERSION}"
 
-pytestmark = pytest.mark.skipif(
-    not (SDK_SOURCE / "docs").is_dir(),
-    reason=f"the SDK's source is not cached at {SDK_SOURCE} "
-    "(python -m jupyter_agents.testing.sdk_tests downloads it)",
+# under CI (which downloads it first, .ci/run) a missing cache fails instead of skipping
+pytestmark = needs(
+    (SDK_SOURCE / "docs").is_dir(),
+    f"the SDK's source cached at {SDK_SOURCE} (python -m jupyter_agents.testing.sdk_tests)",
 )
 
 

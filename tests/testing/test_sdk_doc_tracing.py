@@ -28,13 +28,14 @@ from jupyter_agents.testing import sdk_alias
 from jupyter_agents.testing.sdk_examples import generic_reply
 from jupyter_agents.testing.sdk_tests import SDK_VERSION, cache_dir
 from jupyter_agents.testing.server import FakeOpenAIServer
+from tests.prerequisites import needs
 
 GUIDE = cache_dir() / f"openai_agents-{SDK_VERSION}" / "docs" / "tracing.md"
 
-pytestmark = pytest.mark.skipif(
-    not GUIDE.is_file(),
-    reason=f"the SDK's docs are not cached ({GUIDE}): `python -m jupyter_agents.testing.sdk_tests`"
-    " downloads them",
+# under CI (which downloads them first, .ci/run) missing docs fail instead of skipping
+pytestmark = needs(
+    GUIDE.is_file(),
+    f"the SDK's docs cached at {GUIDE} (python -m jupyter_agents.testing.sdk_tests)",
 )
 
 
