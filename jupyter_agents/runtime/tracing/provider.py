@@ -53,18 +53,19 @@ class SynchronousMultiTracingProcessor(TracingProcessor):
         self._processors = tuple(processors)
 
     def on_trace_start(self, trace: Trace) -> None:
-        for processor in self._processors:
-            try:
-                processor.on_trace_start(trace)
-            except Exception:
-                logger.exception("Tracing processor %r failed in on_trace_start", processor)
+        self._each("on_trace_start", trace)
 
     def on_trace_end(self, trace: Trace) -> None:
+        self._each("on_trace_end", trace)
+
+    def _each(self, method: str, *args: Any) -> None:
+        """``method`` of every processor, in order; one that raises is logged, the rest called.
+        (The span methods, called per span, keep their loops written out.)"""
         for processor in self._processors:
             try:
-                processor.on_trace_end(trace)
+                getattr(processor, method)(*args)
             except Exception:
-                logger.exception("Tracing processor %r failed in on_trace_end", processor)
+                logger.exception("Tracing processor %r failed in %s", processor, method)
 
     def on_span_start(self, span: Span[Any]) -> None:
         for processor in self._processors:
@@ -81,18 +82,10 @@ class SynchronousMultiTracingProcessor(TracingProcessor):
                 logger.exception("Tracing processor %r failed in on_span_end", processor)
 
     def shutdown(self) -> None:
-        for processor in self._processors:
-            try:
-                processor.shutdown()
-            except Exception:
-                logger.exception("Tracing processor %r failed in shutdown", processor)
+        self._each("shutdown")
 
     def force_flush(self) -> None:
-        for processor in self._processors:
-            try:
-                processor.force_flush()
-            except Exception:
-                logger.exception("Tracing processor %r failed in force_flush", processor)
+        self._each("force_flush")
 
 
 class TraceProvider(abc.ABC):
