@@ -167,6 +167,10 @@ class DefaultTraceProvider(TraceProvider):
     ``OPENAI_AGENTS_DISABLE_TRACING=1``, read once, which ``set_disabled`` overrides), UTC ISO
     times and random ids."""
 
+    takes_include_sensitive_data = True
+    """``create_trace`` takes ``include_sensitive_data=`` (a provider written to the SDK's
+    interface does not: ``trace()`` leaves it out for those)."""
+
     def __init__(self) -> None:
         self._multi_processor = SynchronousMultiTracingProcessor()
         self._lock = threading.Lock()

@@ -10,12 +10,12 @@ from __future__ import annotations
 import abc
 import contextvars
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from . import util
+from . import setup, util
 from .logger import logger
 from .processor_interface import TracingProcessor
 from .scope import Scope
@@ -556,12 +556,10 @@ def trace(
     Returns:
         The trace (not started yet), made by the current trace provider.
     """
-    from .provider import DefaultTraceProvider
-    from .setup import get_trace_provider
-
-    provider = get_trace_provider()
-    if isinstance(provider, DefaultTraceProvider):
-        return provider.create_trace(
+    provider = setup.get_trace_provider()
+    if getattr(provider, "takes_include_sensitive_data", False):  # a DefaultTraceProvider
+        create: Callable[..., Trace] = provider.create_trace
+        return create(
             workflow_name,
             trace_id,
             group_id,
