@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ._run.mcp_approvals import ledger_name
 from ._run.progress import RunProgress
-from ._run.state_json import dump_progress, load_progress, raw_arguments
+from ._run.state_json import dump_document, dump_progress, load_progress, raw_arguments
 from ._run.state_schema import STATE_FORMAT, STATE_VERSION
+from ._run.state_sdk import SDK_SCHEMA_VERSION
 from .approval_ledger import ApprovalLedger
 from .approvals import ApprovalDecision
 from .context import RunContextWrapper
@@ -27,7 +28,6 @@ from .items import (
 from .tools.lookup_names import call_lookup_name
 
 if TYPE_CHECKING:
-    from ._run.state_schema import SavedState
     from .agent import Agent
 
 __all__ = [
@@ -49,9 +49,10 @@ _resumed_ids: set[str] = set()
 _resumed_lock = threading.Lock()
 
 
-CURRENT_SCHEMA_VERSION: Final = STATE_VERSION
-"""The version of the JSON ``to_json`` writes: this project's own format (the SDK's saved states
-do not load here, nor these there)."""
+CURRENT_SCHEMA_VERSION: Final = SDK_SCHEMA_VERSION
+"""The ``$schemaVersion`` ``to_json`` writes: the SDK's schema (states of its versions 1.0 to
+1.21 load here, and states of this project's earlier format, ``STATE_FORMAT`` version
+``STATE_VERSION``)."""
 
 
 class RunState:
@@ -315,9 +316,10 @@ class RunState:
 
     def _saved(
         self, context_serializer: ContextSerializer | None, strict_context: bool
-    ) -> SavedState:
-        saved = dump_progress(self.progress, self.state_id)
+    ) -> dict[str, Any]:
+        saved = dump_progress(self.progress, self.state_id)  # refuses unclear agents first
         context = self.context_wrapper.context
+        payload: Mapping[str, Any] | None = None
         if context_serializer is not None and context is not None:
             try:
                 payload = context_serializer(context)
@@ -327,13 +329,14 @@ class RunState:
                 ) from e
             if not isinstance(payload, Mapping):
                 raise UserError("Context serializer must return a mapping.")
-            saved["context"] = dict(payload)
         elif strict_context and context is not None:
             raise UserError(
                 "RunState serialization requires a context_serializer when strict_context "
                 "is True: the context object is saved only through one."
             )
-        return saved
+        kind = "none" if context is None else type(context).__name__
+        saved_context = None if payload is None else dict(payload)
+        return dump_document(saved, self.progress, saved_context, kind)
 
     @classmethod
     def from_json(

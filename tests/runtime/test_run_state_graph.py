@@ -57,7 +57,7 @@ async def test_a_state_saved_in_a_sub_agent_resumes_with_the_root_agent() -> Non
     state = first.to_state()
     state.approve(first.interruptions[0])
     saved = state.to_string()
-    assert json.loads(saved)["current_agent"] == "sub"
+    assert json.loads(saved)["current_agent"] == {"name": "sub"}  # the SDK's agent reference
 
     root, x, y = graph(ran, first=False, swap=True)  # another process, the graph listed anew
     restored = await RunState.from_string(root, saved)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from jupyter_agents import Agent, RunContextWrapper, Runner, RunState, UserError, tool
+from jupyter_agents.runtime.run_state import CURRENT_SCHEMA_VERSION
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 
@@ -34,9 +35,10 @@ async def test_to_json_is_a_dict_and_to_string_its_text() -> None:
     agent = paused_agent([])
     state = (await Runner.run(agent, "go", context=Account("ana", "secret"))).to_state()
     saved = state.to_json()
-    assert isinstance(saved, dict) and saved["format"] == "jupyter_agents.run_state"
+    assert isinstance(saved, dict) and saved["$schemaVersion"] == CURRENT_SCHEMA_VERSION == "1.21"
     assert json.loads(state.to_string()) == saved
-    assert "context" not in saved  # the context object is not saved without a serializer
+    # the context object is not saved without a serializer
+    assert saved["context"]["context"] == {} and saved["context"]["context_meta"]["omitted"]
     assert "secret" not in state.to_string()
     loaded = await RunState.from_json(agent, saved)
     assert loaded.context_wrapper.context is None
@@ -54,8 +56,10 @@ async def test_the_context_goes_through_the_serializer_and_back() -> None:
         return {"owner": account.owner}
 
     saved = state.to_json(context_serializer=dump)
-    assert saved["context"] == {"owner": "ana"} and seen == [state.context_wrapper.context]
-    assert json.loads(state.to_string(context_serializer=dump))["context"] == {"owner": "ana"}
+    assert saved["context"]["context"] == {"owner": "ana"}
+    assert seen == [state.context_wrapper.context]
+    text = state.to_string(context_serializer=dump)
+    assert json.loads(text)["context"]["context"] == {"owner": "ana"}
 
     loaded = RunState.from_json(
         agent, saved, context_deserializer=lambda d: Account(d["owner"], "restored")
@@ -101,11 +105,11 @@ async def test_strict_context_and_failing_serializers_are_user_errors() -> None:
 async def test_a_saved_call_names_its_fields_by_python_name_or_alias() -> None:
     agent = paused_agent([])
     saved = (await Runner.run(agent, "go")).to_state().to_json()
-    (call,) = [i for i in saved["new_items"] if i["type"] == "tool_call_item"]
+    (call,) = [i for i in saved["generated_items"] if i["type"] == "tool_call_item"]
     for key, value in (("async_", True), ("async", False)):
-        call["raw"].pop("async_", None)
-        call["raw"].pop("async", None)
-        call["raw"][key] = value
+        call["raw_item"].pop("async_", None)
+        call["raw_item"].pop("async", None)
+        call["raw_item"][key] = value
         state = RunState.from_json(agent, saved)
         raw = state.interruptions[0].raw_item
         assert raw.async_ is value and "async_" not in (raw.model_extra or {})

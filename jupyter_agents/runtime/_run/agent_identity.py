@@ -21,13 +21,27 @@ from ..errors import UserError
 if TYPE_CHECKING:
     from ..agent import Agent
 
-__all__ = ["agent_graph", "ambiguous", "find_agent", "identity_of"]
+__all__ = [
+    "AMBIGUOUS",
+    "LEGACY_AMBIGUOUS",
+    "agent_graph",
+    "ambiguous",
+    "find_agent",
+    "identity_of",
+    "legacy_ambiguous",
+]
 
 AMBIGUOUS = (
     "RunState cannot distinguish same-name agents without hook instance state. "
     "Use unique agent names before starting a persistable run."
 )
 """The SDK's words for a saved agent that nothing but graph order tells apart."""
+LEGACY_AMBIGUOUS = (
+    "Cannot safely restore legacy duplicate-agent identities with hooks. "
+    "Start a new run with unique agent names; the saved hook ordering is unavailable."
+)
+"""The SDK's words for a state of its schema before 1.21 whose same-name agents with hooks
+were numbered by the hooks' own attributes (which are not known any more)."""
 
 
 def agent_graph(root: Agent[Any]) -> list[Agent[Any]]:
@@ -60,10 +74,18 @@ def _name_of(value: Any) -> Any:
 
 
 def _hooks_kind(hooks: Any) -> Any:
-    """The hooks' class (and whether it is a dataclass), not the object's own state."""
+    """The hooks' kind and class, not the object's own state; spelt as the SDK spells it
+    (``{"dataclass": ...}``, ``{"model": ...}``, ``{"object": ...}``), so that same-name
+    agents are numbered in the SDK's order."""
     if hooks is None:
         return None
-    return [dataclasses.is_dataclass(hooks), _name_of(type(hooks))]
+    if callable(hooks):
+        return {"callable": _name_of(hooks)}
+    if dataclasses.is_dataclass(hooks):
+        return {"dataclass": _name_of(type(hooks))}
+    if hasattr(hooks, "model_dump"):
+        return {"model": _name_of(type(hooks))}
+    return {"object": _name_of(type(hooks))}
 
 
 def _signature(agent: Agent[Any]) -> str:
@@ -81,6 +103,25 @@ def _signature(agent: Agent[Any]) -> str:
         ),
     }
     return json.dumps(signature, sort_keys=True, default=str)
+
+
+def legacy_ambiguous(root: Agent[Any]) -> bool:
+    """Whether a state of the SDK's schema before 1.21 may have numbered same-name agents of
+    ``root``'s graph by their hooks' attributes: two of them (not the starting agent, both with
+    hook objects) whose class, handoff description and hooks' class are all the same (what
+    came before the hooks' attributes in those versions' order)."""
+    seen: set[tuple[str, str]] = set()
+    for agent in agent_graph(root):
+        if agent is root or agent.hooks is None or callable(agent.hooks):
+            continue
+        prefix = json.dumps(
+            [_name_of(type(agent)), agent.handoff_description, _hooks_kind(agent.hooks)],
+            default=str,
+        )
+        if (agent.name, prefix) in seen:
+            return True
+        seen.add((agent.name, prefix))
+    return False
 
 
 def _identities(root: Agent[Any]) -> tuple[dict[int, str], set[int]]:

@@ -95,7 +95,6 @@ class RunLoop:
         """What the run has done; a paused run's ``RunState`` is a snapshot of it."""
         self.run_config = run_config
         self.stream = stream
-        self.raw_responses: list[ModelResponse] = []
         self.final_output: Any = None
         self.done = False
         self.cancelled = False
@@ -129,6 +128,11 @@ class RunLoop:
         """Records this run, or replays its recording (``RunConfig.replay``)."""
         if run_config.replay is not None or run_config.durable is not None:
             self.replay = _recorder(run_config)
+
+    @property
+    def raw_responses(self) -> list[ModelResponse]:
+        """The model's responses so far (a resumed run's start with those before the pause)."""
+        return self.progress.model_responses
 
     # -- control -------------------------------------------------------------------------
 

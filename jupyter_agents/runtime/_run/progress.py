@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         HandoffCallItem,
         MCPApprovalRequestItem,
         MessageOutputItem,
+        ModelResponse,
         RunItem,
         ToolApprovalItem,
         ToolCallItem,
@@ -125,6 +126,9 @@ class RunProgress:
 
     compactions: list[Compacted] = field(default_factory=list)
     """Each compaction of the conversation the run sent (``RunConfig.compaction``)."""
+    model_responses: list[ModelResponse] = field(default_factory=list)
+    """The model's responses so far, in order (a result's ``raw_responses``; a resumed run's
+    start with the ones before the pause, as in the SDK)."""
     starting_agent: Agent[Any] | None = field(default=None, repr=False, compare=False)
     """The agent the run started with (a saved state names its running agent in this
     agent's graph of handoffs)."""
@@ -148,6 +152,7 @@ class RunProgress:
             spend=self.spend.copy(),
             mode=dataclasses.replace(self.mode),
             compactions=list(self.compactions),
+            model_responses=list(self.model_responses),
             starting_agent=self.starting_agent,
         )
 

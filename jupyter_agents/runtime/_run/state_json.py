@@ -1,7 +1,9 @@
 """A paused run's progress to and from its saved form (``RunState.to_json`` / ``from_json``).
 
-The form is defined once, in ``state_schema``: ``dump_progress`` builds a ``SavedState`` and
-``load_progress`` rebuilds the progress from one that ``check_saved_state`` validated.
+The fields are defined once, in ``state_schema``: ``dump_progress`` builds a ``SavedState``,
+``dump_document`` writes it as a document of the SDK's schema (``state_sdk``), and
+``load_progress`` rebuilds the progress from such a document (or from the project's earlier
+format) once ``check_saved_state`` validated what it holds.
 """
 
 from __future__ import annotations
@@ -20,33 +22,38 @@ from ..errors import UserError
 from ..items import (
     HandoffCallItem,
     HandoffOutputItem,
+    ItemHelpers,
     MCPApprovalRequestItem,
     MCPApprovalResponseItem,
     MCPListToolsItem,
     MessageOutputItem,
+    ModelResponse,
     ReasoningItem,
     RunItem,
     ToolApprovalItem,
     ToolCallItem,
     ToolCallOutputItem,
+    _dump,
 )
 from ..modes import RunMode
 from ..questions import tool_question
 from ..tools.kinds import ToolKind, kind_for_call
 from ..tools.lookup_names import call_lookup_name
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
-from .agent_identity import agent_graph, find_agent, identity_of
+from .agent_identity import LEGACY_AMBIGUOUS, agent_graph, find_agent, identity_of, legacy_ambiguous
 from .progress import Paused, RunProgress
 from .spend import Spend
 from .state_schema import (
     STATE_FORMAT,
     STATE_VERSION,
     SavedItem,
+    SavedResponse,
     SavedState,
     SavedUsage,
     check_saved_state,
     damaged,
 )
+from .state_sdk import check_sdk_document, from_sdk, is_legacy_version, sdk_usage, to_sdk
 
 if TYPE_CHECKING:
     from openai.types.responses import ResponseOutputItem
@@ -54,7 +61,7 @@ if TYPE_CHECKING:
     from ..agent import Agent
     from ..run_state import RunState
 
-__all__ = ["dump_progress", "load_progress", "progress_from", "raw_arguments"]
+__all__ = ["dump_document", "dump_progress", "load_progress", "progress_from", "raw_arguments"]
 
 _ITEM_TYPES: dict[str, type[Any]] = {
     cls.type: cls
@@ -106,6 +113,30 @@ def dump_progress(progress: RunProgress, state_id: str) -> SavedState:
     return saved
 
 
+def dump_document(
+    saved: SavedState, progress: RunProgress, context: dict[str, Any] | None, context_type: str
+) -> dict[str, Any]:
+    """``dump_progress``'s ``saved`` as a document of the SDK's schema, with ``progress``'s
+    model responses and waiting calls; ``context`` is the serializer's payload (None: the
+    context is left out)."""
+    responses = [_dump_response(r) for r in progress.model_responses]
+    waiting = [
+        {"raw_item": _dump(i.raw_item), "tool_name": i.tool_name, "agent": i.agent.name}
+        for i in progress.paused.interruptions
+        if isinstance(i, ToolApprovalItem)
+    ]
+    return to_sdk(saved, responses, waiting, context, context_type)
+
+
+def _dump_response(response: ModelResponse) -> dict[str, Any]:
+    return {
+        "usage": sdk_usage(_dump_usage(response.usage)),
+        "output": response.to_input_items(),
+        "response_id": response.response_id,
+        "request_id": response.request_id,
+    }
+
+
 def load_progress(
     agent: Agent[Any],
     text: str,
@@ -114,7 +145,7 @@ def load_progress(
 ) -> tuple[RunProgress, str | None]:
     """Progress (and its state id) rebuilt from ``dump_progress``'s JSON text; a saved
     context becomes the context through ``load_context`` (when ``context`` is None)."""
-    data = check_saved_state(_load_checked(text))
+    data = check_saved_state(_project_form(agent, _load_checked(text)))
     if load_context is not None and "context" in data:
         context = load_context(data["context"])
     return progress_from(agent, data, context)
@@ -144,10 +175,15 @@ def progress_from(
     interruptions = _interruptions(agent, pending_calls, nested, escalations)
     interruptions.extend(pending_mcp)
     usage = _usage(data["usage"])
+    responses = data.get("model_responses", [])
+    model_input = data.get("model_input")
+    if model_input is None:  # a document the SDK wrote: the input, then the items
+        model_input = ItemHelpers.input_to_new_input_list(data["original_input"])
+        model_input += [i.to_input_item() for i in items]
     progress = RunProgress(
         current_agent=agent,
         original_input=data["original_input"],
-        model_input=data["model_input"],
+        model_input=model_input,
         context_wrapper=RunContextWrapper(context=context, usage=usage),
         max_turns=data["max_turns"],
         new_items=items,
@@ -160,6 +196,7 @@ def progress_from(
         spend=Spend.from_json(data.get("spend", [])),
         mode=RunMode(data.get("mode", "agent")),
         starting_agent=root,
+        model_responses=[_load_response(r, n) for n, r in enumerate(responses)],
     )
     return progress, data.get("state_id")
 
@@ -296,6 +333,48 @@ def raw_arguments(item: ToolApprovalItem | MCPApprovalRequestItem) -> str:
     return kind.parse_call(item.raw_item).arguments
 
 
+def _load_response(saved: SavedResponse, index: int) -> ModelResponse:
+    """A saved model response, its output items checked as the model's output items."""
+    try:
+        output = [
+            _output_items().validate_python(o, by_alias=True, by_name=True) for o in saved["output"]
+        ]
+    except ValidationError as e:
+        problem = str(e).splitlines()[0]
+        raise damaged(f"model_responses.{index} is malformed ({problem})") from None
+    usage = saved.get("usage") or {}
+    return ModelResponse(
+        output=output,
+        usage=_usage(cast("SavedUsage", _flat_usage(usage))),
+        response_id=saved.get("response_id"),
+        request_id=saved.get("request_id"),
+    )
+
+
+def _flat_usage(usage: dict[str, Any]) -> dict[str, int]:
+    """A response's usage, in the flat form or the SDK's (token details as lists)."""
+    counts = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+    for key in ("input_tokens_details", "output_tokens_details"):
+        details = usage.get(key)
+        details = details[0] if isinstance(details, list) and details else details
+        if isinstance(details, dict):
+            counts.update({k: v for k, v in details.items() if isinstance(v, int)})
+    names = ("requests", "input_tokens", "output_tokens", "total_tokens", "cached_tokens")
+    more = ("cache_write_tokens", "reasoning_tokens")
+    return {k: max(0, counts.get(k, 0)) for k in names + more}
+
+
+def _project_form(root: Agent[Any], data: dict[str, Any]) -> dict[str, Any]:
+    """A parsed state in the project's form: a document of the SDK's schema is checked and
+    turned into it; one in the project's earlier format already is."""
+    if "$schemaVersion" not in data:
+        return data
+    doc = check_sdk_document(data)
+    if is_legacy_version(doc["$schemaVersion"]) and legacy_ambiguous(root):
+        raise UserError(LEGACY_AMBIGUOUS)
+    return from_sdk(doc)
+
+
 def _load_checked(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
@@ -303,8 +382,10 @@ def _load_checked(text: str) -> dict[str, Any]:
         raise UserError(f"This is not a saved RunState (invalid JSON: {e}).") from None
     except RecursionError:
         raise UserError("This is not a saved RunState (its JSON nests too deeply).") from None
+    if isinstance(data, dict) and "$schemaVersion" in data:
+        return data
     if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
-        raise UserError("This is not a saved RunState (no 'format' marker).")
+        raise UserError("This is not a saved RunState (no '$schemaVersion' marker).")
     version = data.get("version")
     if version != STATE_VERSION:
         raise UserError(

@@ -1,4 +1,8 @@
-"""The saved ``RunState`` format, defined once: what ``to_json`` writes and ``from_json`` reads.
+"""A paused run's saved fields, defined once: what ``to_json`` writes and ``from_json`` reads.
+
+``to_json`` writes a document of the SDK's schema (``state_sdk``); this is the project's own
+form under it, which the SDK's document is turned into and then checked as, and the whole
+format states were saved in before (``format`` / ``version`` 1), which still loads.
 
 The writers (``state_json.dump_progress``, ``ApprovalLedger.to_json``, ``Spend.to_json``) build
 these dicts, so mypy checks them against this definition; the reader validates the parsed JSON
@@ -12,7 +16,7 @@ Keys added after version 1 was first written (``state_id``, ``history_length``,
 ``pending_handoffs``, ``nested``, ``escalations``, ``spend``, ``mode``, ``context``, an output's
 ``status``, the ``cache_write_tokens`` counts) are ``NotRequired``, so older states still load;
 the writer always writes them (``mode`` and ``context`` only when set). The layout is version 1;
-a change that an older reader cannot read bumps ``STATE_VERSION``. Writers import this module
+``STATE_VERSION`` stays 1: new states are written in the SDK's schema. Writers import this module
 only for type checking: pydantic is loaded when a state is, not before.
 """
 
@@ -36,6 +40,7 @@ __all__ = [
     "SavedDecision",
     "SavedItem",
     "SavedLedger",
+    "SavedResponse",
     "SavedSpentCall",
     "SavedState",
     "SavedUsage",
@@ -128,6 +133,16 @@ class SavedSpentCall(TypedDict):
     reasoning_tokens: NotRequired[Count]
 
 
+class SavedResponse(TypedDict):
+    """One model response (``ModelResponse``), as the SDK's schema saves it."""
+
+    usage: NotRequired[dict[str, Any]]
+    output: list[dict[str, Any]]
+    """Output items by their Python field names; checked as output items when rebuilt."""
+    response_id: NotRequired[Union[StrictStr, None]]
+    request_id: NotRequired[Union[StrictStr, None]]
+
+
 class SavedState(TypedDict):
     """A paused run (``RunProgress``), in the order ``to_json`` writes it."""
 
@@ -141,7 +156,9 @@ class SavedState(TypedDict):
     """Which of the same-name agents of the starting agent's graph of handoffs was running
     (``name#2``, ...; written only when agents share its name)."""
     original_input: Union[StrictStr, list[TResponseInputItem]]
-    model_input: list[TResponseInputItem]
+    model_input: NotRequired[list[TResponseInputItem]]
+    """What the next model call gets (a document the SDK wrote has none: it is then the input
+    and the items)."""
     new_items: list[SavedItem]
     usage: SavedUsage
     current_turn: Count
@@ -165,6 +182,8 @@ class SavedState(TypedDict):
     ``RunConfig.mode`` it is resumed with."""
     context: NotRequired[dict[str, Any]]
     """The run's context, as ``to_json(context_serializer=...)`` gave it (written only then)."""
+    model_responses: NotRequired[list[SavedResponse]]
+    """The model's responses before the pause (a resumed result's first ``raw_responses``)."""
 
 
 @cache
