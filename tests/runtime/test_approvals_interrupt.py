@@ -135,14 +135,14 @@ async def test_json_round_trip_and_version_checks() -> None:
     agent, result = await pause()
     text = result.to_state().to_string()
     data = json.loads(text)
-    assert result.to_state().to_json()["state_id"]  # the same, as a dict
-    assert data["format"] == "jupyter_agents.run_state" and data["version"] == 1
+    assert result.to_state().to_json()["jupyter_agents"]["state_id"]  # the same, as a dict
+    assert data["$schemaVersion"] == "1.21"  # the SDK's schema
     restored = RunState.from_json(agent, text)
     assert [i.call_id for i in restored.interruptions] == ["c1"]
     assert restored.context_wrapper.usage.requests == 1
 
-    data["version"] = 99
-    with pytest.raises(UserError, match="incompatible version"):
+    data["$schemaVersion"] = "2.0"
+    with pytest.raises(UserError, match="cannot read"):
         RunState.from_json(agent, json.dumps(data))
     with pytest.raises(UserError, match="not a saved RunState"):
         RunState.from_json(agent, '{"hello": 1}')

@@ -5,6 +5,7 @@ running is found through its handoffs, same-name agents told apart by their conf
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -93,3 +94,42 @@ async def test_an_agent_outside_the_graph_is_refused() -> None:
     saved = (await Runner.run(root, "go")).to_state().to_json()
     with pytest.raises(UserError, match="was running"):
         RunState.from_json(Agent(name="other"), saved)
+
+
+@dataclass
+class DataHooks(AgentHooks[Any]):
+    started: int = 0
+
+
+@pytest.mark.parametrize("kind", ["none", "dataclass"])
+async def test_same_name_agents_are_numbered_in_the_sdks_order_of_hook_kinds(kind: str) -> None:
+    ran: list[str] = []
+    root, x, y = graph(ran, first=True)
+    x.hooks = None if kind == "none" else DataHooks()  # sorts before y's ordinary hook object
+    first = await Runner.run(root, "go")
+    assert first.interruptions[0].agent is y
+    saved = first.to_state().to_json()
+    assert saved["current_agent"] == {"name": "sub", "identity": "sub#2"}
+
+
+@pytest.mark.parametrize("version", ["1.18", "1.20"])
+async def test_a_legacy_version_with_same_name_hooked_agents_is_refused(version: str) -> None:
+    ran: list[str] = []
+    root, _, _ = graph(ran, first=True)
+    saved = (await Runner.run(root, "go")).to_state().to_json()
+    saved["$schemaVersion"] = version  # numbered by hook state then: not known any more
+    root, _, _ = graph(ran, first=False)
+    with pytest.raises(UserError, match="legacy duplicate-agent identities with hooks"):
+        RunState.from_json(root, saved)
+    saved["$schemaVersion"] = "1.21"
+    assert RunState.from_json(root, saved).current_agent.name == "sub"
+    assert ran == []
+
+
+@pytest.mark.parametrize("version", ["2.0", "1.22", None, 1.21])
+async def test_an_unknown_schema_version_is_refused(version: Any) -> None:
+    root, _, _ = graph([], first=True)
+    saved = (await Runner.run(root, "go")).to_state().to_json()
+    saved["$schemaVersion"] = version
+    with pytest.raises(UserError, match="cannot read"):
+        RunState.from_json(root, saved)

@@ -113,3 +113,62 @@ async def test_a_saved_call_names_its_fields_by_python_name_or_alias() -> None:
         state = RunState.from_json(agent, saved)
         raw = state.interruptions[0].raw_item
         assert raw.async_ is value and "async_" not in (raw.model_extra or {})
+
+
+@pytest.mark.parametrize("through", ["live", "json"])
+async def test_a_resumed_runs_raw_responses_start_with_those_before_the_pause(
+    through: str,
+) -> None:
+    agent = paused_agent([])
+    first = await Runner.run(agent, "go")
+    state = first.to_state()
+    if through == "json":
+        saved = state.to_json()
+        assert saved["model_responses"][0]["output"][0]["call_id"] == "c1"
+        assert saved["last_model_response"] == saved["model_responses"][-1]
+        state = RunState.from_json(agent, saved)
+    state.approve(state.interruptions[0])
+    resumed = await Runner.run(agent, state)
+    assert [r.output[0].type for r in resumed.raw_responses] == ["function_call", "message"]
+    assert resumed.raw_responses[0].output[0].call_id == "c1"
+    assert len(first.raw_responses) == 1  # the first result stays as it was
+
+
+def _as_the_sdk_wrote_it(saved: dict[str, Any]) -> dict[str, Any]:
+    """A document of the SDK's schema without this project's entry (the SDK writes none)."""
+    doc = json.loads(json.dumps(saved))
+    del doc["jupyter_agents"]
+    return doc
+
+
+async def test_a_state_the_sdk_wrote_loads_from_its_own_fields() -> None:
+    ran: list[str] = []
+    agent = paused_agent(ran)
+    state = (await Runner.run(agent, "go", context=Account("ana", "t"))).to_state()
+    doc = _as_the_sdk_wrote_it(state.to_json())
+    doc["context"]["approvals"] = {"pay": {"approved": ["c1"], "rejected": []}}
+    loaded = RunState.from_json(agent, doc, context=Account("ana", "t"))
+    assert [i.call_id for i in loaded.interruptions] == ["c1"] and loaded.undecided == []
+    assert ran == []  # loading runs nothing
+    assert loaded.progress.model_input == state.progress.model_input
+    result = await Runner.run(agent, loaded)
+    assert result.final_output == "done" and ran == ["ana:5"]
+
+
+@pytest.mark.parametrize(
+    "approvals",
+    [
+        {"pay": {"approved": ["other"], "rejected": []}},  # another call id
+        {"look": {"approved": ["c1"], "rejected": []}},  # another tool
+    ],
+)
+async def test_an_sdk_approval_applies_only_to_the_waiting_call_it_names(
+    approvals: dict[str, Any],
+) -> None:
+    agent = paused_agent([])
+    state = (await Runner.run(agent, "go")).to_state()
+    doc = _as_the_sdk_wrote_it(state.to_json())
+    doc["context"]["approvals"] = approvals
+    loaded = RunState.from_json(agent, doc)
+    assert [i.call_id for i in loaded.undecided] == ["c1"]
+    assert loaded.ledger.calls == {}

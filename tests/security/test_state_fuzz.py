@@ -107,10 +107,15 @@ def test_arbitrary_text_is_a_user_error(text_: str) -> None:
 @pytest.mark.parametrize(
     "path, value, says",
     [
-        (("usage",), None, "usage"),
-        (("pending_calls",), ["nope"], "pending_calls names call 'nope'"),
-        (("new_items", 0, "raw"), "x", "new_items.0.raw"),
-        (("ledger", "calls", "c1", "approved"), "yes", "ledger.calls.c1.approved"),
+        (("context", "usage"), None, "context.usage"),
+        (("jupyter_agents", "pending_calls"), ["nope"], "pending_calls names call 'nope'"),
+        (("generated_items", 0, "raw_item"), "x", "generated_items.0.raw_item"),
+        (
+            ("jupyter_agents", "ledger", "calls", "c1", "approved"),
+            "yes",
+            "jupyter_agents.ledger.calls.c1.approved",
+        ),
+        (("max_turns",), 0, "max_turns"),
     ],
 )
 def test_the_error_names_the_problem(path: tuple[Any, ...], value: Any, says: str) -> None:
@@ -119,8 +124,11 @@ def test_the_error_names_the_problem(path: tuple[Any, ...], value: Any, says: st
 
 
 def test_json_saved_before_state_ids_and_nested_runs_still_loads() -> None:
-    older = {k: v for k, v in SAVED.items() if k not in ("state_id", "nested")}
-    for entry in older["new_items"]:
+    older = json.loads(json.dumps(SAVED))
+    older["jupyter_agents"] = {
+        k: v for k, v in SAVED["jupyter_agents"].items() if k not in ("state_id", "nested")
+    }
+    for entry in older["generated_items"]:
         entry.pop("status", None)
     state = RunState.from_json(agent(), json.dumps(older))
     assert [i.call_id for i in state.undecided] == []  # c1 was approved before saving

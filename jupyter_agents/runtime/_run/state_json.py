@@ -53,7 +53,14 @@ from .state_schema import (
     check_saved_state,
     damaged,
 )
-from .state_sdk import check_sdk_document, from_sdk, is_legacy_version, sdk_usage, to_sdk
+from .state_sdk import (
+    check_sdk_document,
+    from_sdk,
+    is_legacy_version,
+    place_in_document,
+    sdk_usage,
+    to_sdk,
+)
 
 if TYPE_CHECKING:
     from openai.types.responses import ResponseOutputItem
@@ -145,7 +152,11 @@ def load_progress(
 ) -> tuple[RunProgress, str | None]:
     """Progress (and its state id) rebuilt from ``dump_progress``'s JSON text; a saved
     context becomes the context through ``load_context`` (when ``context`` is None)."""
-    data = check_saved_state(_project_form(agent, _load_checked(text)))
+    parsed = _load_checked(text)
+    if "$schemaVersion" in parsed:
+        data = check_saved_state(_project_form(agent, parsed), place_in_document)
+    else:  # the project's earlier format
+        data = check_saved_state(parsed)
     if load_context is not None and "context" in data:
         context = load_context(data["context"])
     return progress_from(agent, data, context)
@@ -365,10 +376,7 @@ def _flat_usage(usage: dict[str, Any]) -> dict[str, int]:
 
 
 def _project_form(root: Agent[Any], data: dict[str, Any]) -> dict[str, Any]:
-    """A parsed state in the project's form: a document of the SDK's schema is checked and
-    turned into it; one in the project's earlier format already is."""
-    if "$schemaVersion" not in data:
-        return data
+    """A document of the SDK's schema, checked, in the project's form."""
     doc = check_sdk_document(data)
     if is_legacy_version(doc["$schemaVersion"]) and legacy_ambiguous(root):
         raise UserError(LEGACY_AMBIGUOUS)

@@ -22,6 +22,7 @@ only for type checking: pydantic is loaded when a state is, not before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Annotated, Any, Final, Literal, Union
 
@@ -196,13 +197,16 @@ def damaged(problem: str) -> UserError:
     return UserError(f"This saved RunState is damaged: {problem}. Save it again with to_json().")
 
 
-def check_saved_state(data: dict[str, Any]) -> SavedState:
+def check_saved_state(
+    data: dict[str, Any], where_in: Callable[[tuple[str | int, ...]], str] | None = None
+) -> SavedState:
     """``data`` as a ``SavedState`` (unknown keys dropped); ``UserError`` naming the first
-    problem when it is not one."""
+    problem when it is not one (``where_in`` names a field's place in the document read)."""
     try:
         return _adapter().validate_python(data)
     except _ValidationError as e:
         first = e.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the state"
+        loc = tuple(first["loc"])
+        where = (where_in(loc) if where_in else ".".join(str(p) for p in loc)) or "the state"
         message = " ".join(first["msg"].split())
         raise damaged(f"{where}: {message}") from None

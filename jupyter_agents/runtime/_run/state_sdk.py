@@ -36,6 +36,7 @@ __all__ = [
     "SDK_SCHEMA_VERSIONS",
     "from_sdk",
     "is_legacy_version",
+    "place_in_document",
     "sdk_usage",
     "to_sdk",
 ]
@@ -326,7 +327,7 @@ def from_sdk(doc: SdkState) -> dict[str, Any]:
         "new_items": items,
         "usage": _usage(context.get("usage") or {}),
         "current_turn": doc["current_turn"],
-        "max_turns": doc.get("max_turns") or 10**9,
+        "max_turns": _max_turns(doc.get("max_turns")),
         "model_responses": doc.get("model_responses", []),
     }
     identity = doc["current_agent"].get("identity")
@@ -344,6 +345,34 @@ def from_sdk(doc: SdkState) -> dict[str, Any]:
     if not meta.get("omitted", False) and isinstance(payload, dict):
         saved["context"] = payload
     return saved
+
+
+_PLACES: Final = {
+    "usage": "context.usage",
+    "context": "context.context",
+    "new_items": "generated_items",
+    "current_agent": "current_agent.name",
+    "current_agent_identity": "current_agent.identity",
+}
+_ITEM_PLACES: Final = {"raw": "raw_item", "agent": "agent.name"}
+
+
+def place_in_document(loc: tuple[str | int, ...]) -> str:
+    """Where a field of the project's form (as ``from_sdk`` made it) is in the document of
+    the SDK's schema it came from, for error messages."""
+    if not loc:
+        return ""
+    head, rest = str(loc[0]), [str(p) for p in loc[1:]]
+    if head in _EXTENSION_KEYS or head == "nested":
+        return ".".join([EXTENSION, head, *rest])
+    if head == "new_items" and len(rest) >= 2:
+        rest[1] = _ITEM_PLACES.get(rest[1], rest[1])
+    return ".".join([_PLACES.get(head, head), *rest])
+
+
+def _max_turns(value: int | None) -> int:
+    """The SDK saves ``None`` for a run without a turn limit (1.10 on)."""
+    return 10**9 if value is None else value
 
 
 def _item(entry: SdkItem) -> dict[str, Any]:
