@@ -136,7 +136,7 @@ async def test_a_resumed_runs_raw_responses_start_with_those_before_the_pause(
 
 def _as_the_sdk_wrote_it(saved: dict[str, Any]) -> dict[str, Any]:
     """A document of the SDK's schema without this project's entry (the SDK writes none)."""
-    doc = json.loads(json.dumps(saved))
+    doc: dict[str, Any] = json.loads(json.dumps(saved))
     del doc["jupyter_agents"]
     return doc
 
