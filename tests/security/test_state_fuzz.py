@@ -133,3 +133,11 @@ def test_json_saved_before_state_ids_and_nested_runs_still_loads() -> None:
     state = RunState.from_json(agent(), json.dumps(older))
     assert [i.call_id for i in state.undecided] == []  # c1 was approved before saving
     assert state.state_id and state.nested == {}
+
+
+@pytest.mark.parametrize("inner", [None, "x", 3, [], {"$schemaVersion": "9"}, {}])
+def test_a_damaged_nested_run_is_a_user_error(inner: Any) -> None:
+    data = json.loads(json.dumps(SAVED))
+    data["jupyter_agents"]["nested"] = {"c1": inner}
+    with pytest.raises(UserError, match="RunState"):
+        RunState.from_json(agent(), json.dumps(data))

@@ -339,7 +339,11 @@ def from_sdk(doc: SdkState) -> dict[str, Any]:
     nested = extension.get("nested") or {}
     if not isinstance(nested, dict):
         raise damaged(f"{EXTENSION}.nested: not an object")
-    saved["nested"] = {cid: from_sdk(check_sdk_document(d)) for cid, d in nested.items()}
+    saved["nested"] = {}
+    for call_id, inner in nested.items():
+        if not isinstance(inner, dict):
+            raise damaged(f"{EXTENSION}.nested.{call_id}: not an object")
+        saved["nested"][call_id] = from_sdk(check_sdk_document(inner))
     meta = context.get("context_meta") or {}
     payload = context.get("context")
     if not meta.get("omitted", False) and isinstance(payload, dict):
