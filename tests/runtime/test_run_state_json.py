@@ -172,3 +172,17 @@ async def test_an_sdk_approval_applies_only_to_the_waiting_call_it_names(
     loaded = RunState.from_json(agent, doc)
     assert [i.call_id for i in loaded.undecided] == ["c1"]
     assert loaded.ledger.calls == {}
+
+
+async def test_the_waiting_function_calls_are_the_sdks_last_processed_response() -> None:
+    agent = paused_agent([])
+    state = (await Runner.run(agent, "go")).to_state()
+    state.approve(state.interruptions[0])
+    saved = state.to_json()
+    processed = saved["last_processed_response"]
+    assert [f["tool"]["name"] for f in processed["functions"]] == ["pay"]
+    assert [f["tool_call"]["call_id"] for f in processed["functions"]] == ["c1"]
+    assert [i["raw_item"]["call_id"] for i in processed["new_items"]] == ["c1"]
+    assert processed["interruptions"] == saved["current_step"]["data"]["interruptions"]
+    # the decision travels in this project's entry only: the SDK asks again
+    assert saved["jupyter_agents"]["ledger"]["calls"]["c1"]["approved"] is True

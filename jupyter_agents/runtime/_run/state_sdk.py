@@ -250,7 +250,7 @@ def to_sdk(
         "session_items": [],
         "current_step": _current_step(interruptions),
         "last_model_response": responses[-1] if responses else None,
-        "last_processed_response": None,
+        "last_processed_response": _processed(interruptions, saved["new_items"], identities),
         "current_turn_persisted_item_count": 0,
         "trace": None,
         EXTENSION: extension,
@@ -273,6 +273,42 @@ _EXTENSION_KEYS = frozenset(
 )
 """The fields of ``SavedState`` kept in the ``jupyter_agents`` entry (``nested`` too, as
 documents of the SDK's schema)."""
+
+
+_NO_ACTIONS: Final = (
+    "computer_actions",
+    "custom_tool_actions",
+    "local_shell_actions",
+    "shell_actions",
+    "apply_patch_actions",
+    "handoffs",
+    "mcp_approval_requests",
+)
+
+
+def _processed(
+    interruptions: list[dict[str, Any]], items: list[SavedItem], identities: Mapping[str, str]
+) -> dict[str, Any] | None:
+    """The SDK's ``last_processed_response`` for the waiting function calls: what the SDK needs
+    to resume a state written here (the decisions are not in it: the SDK asks again)."""
+    if not interruptions:
+        return None
+    calls = [i for i in interruptions if i["raw_item"].get("type") == "function_call"]
+    ids = {i["raw_item"].get("call_id") for i in calls}
+    return {
+        "new_items": [
+            _sdk_item(i, identities)
+            for i in items
+            if i["type"] == "tool_call_item" and i["raw"].get("call_id") in ids
+        ],
+        "tools_used": [i["tool_name"] for i in calls],
+        "functions": [
+            {"tool_call": i["raw_item"], "tool": {"name": i["tool_name"]}} for i in calls
+        ],
+        **{key: [] for key in _NO_ACTIONS},
+        "interruptions": [{"type": "tool_approval_item", **i} for i in interruptions],
+        "mcp_tool_bindings": {},
+    }
 
 
 def _current_step(interruptions: list[dict[str, Any]]) -> dict[str, Any] | None:
