@@ -76,10 +76,14 @@ class SdkInterruption(TypedDict):
 
 
 class SdkStepData(TypedDict):
+    """What the run paused on."""
+
     interruptions: NotRequired[list[SdkInterruption]]
 
 
 class SdkStep(TypedDict):
+    """How the run stood when saved (``current_step``): paused on calls, or to run again."""
+
     type: StrictStr
     data: NotRequired[SdkStepData]
 
@@ -94,15 +98,21 @@ class SdkResponse(TypedDict):
 
 
 class SdkApproval(TypedDict):
+    """Decisions on one tool (``context.approvals``): call ids, or ``True`` for every call."""
+
     approved: NotRequired[Union[StrictBool, list[StrictStr]]]
     rejected: NotRequired[Union[StrictBool, list[StrictStr]]]
 
 
 class SdkContextMeta(TypedDict):
+    """How the context was saved."""
+
     omitted: NotRequired[StrictBool]
 
 
 class SdkContext(TypedDict):
+    """The run's context entry: usage, decisions and the saved context."""
+
     usage: NotRequired[dict[str, Any]]
     approvals: NotRequired[dict[str, SdkApproval]]
     context: NotRequired[Any]
