@@ -389,7 +389,7 @@ class RunLoop:
             if guard is not None and not guard.done():
                 guard.cancel()
         assert response is not None
-        self.raw_responses.append(response)
+        self.progress.model_responses.append(response)
         self.progress.context_wrapper.usage.add(response.usage)
         await self.hooks.llm_end(agent, response)
         steps = finish_turn(self, agent, response, streamed, tools, handoffs)
@@ -407,7 +407,7 @@ class RunLoop:
         self, agent: Agent[Any]
     ) -> asyncio.Future[list[InputGuardrailResult]] | None:
         """Start the input guardrails on the run's first turn (not again after a resume)."""
-        if self.progress.current_turn != 1 or self.raw_responses:
+        if self.progress.current_turn != 1 or self.progress.model_responses:
             return None
         return await start_input_guardrails(
             agent,
