@@ -202,7 +202,7 @@ async def test_a_forged_mode_in_a_saved_state_is_refused() -> None:
     saved = paused.to_state().to_string()
     forged = saved.replace('"mode": "plan"', '"mode": "root"')
     assert forged != saved
-    with pytest.raises(UserError, match="damaged: jupyter_agents.mode"):
+    with pytest.raises(UserError, match=r"damaged: jupyter_agents\.mode"):
         RunState.from_json(agent, forged)
     freed = saved.replace(', "mode": "plan"', "")  # an agent-mode state writes no mode
     assert freed != saved
