@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -164,3 +165,23 @@ def test_the_responses_transport_is_http_only() -> None:
         set_default_openai_responses_transport("websocket")
     with pytest.raises(ValueError, match="Expected one of"):
         set_default_openai_responses_transport("carrier-pigeon")  # type: ignore[arg-type]
+
+
+async def test_closing_finishes_when_the_run_is_cancelled_meanwhile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started, release, finished = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def slow(provider: MultiProvider) -> None:
+        started.set()
+        await release.wait()
+        finished.set()
+
+    monkeypatch.setattr(MultiProvider, "aclose", slow)
+    run = asyncio.create_task(Runner.run(Agent(name="a", model=ScriptedModel(["done"])), "hi"))
+    await started.wait()
+    run.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert finished.is_set()
