@@ -136,6 +136,7 @@ if TYPE_CHECKING:
         set_default_openai_api,
         set_default_openai_client,
         set_default_openai_key,
+        set_default_openai_responses_transport,
     )
     from .runtime.project.agent_files import (
         AgentFile,
@@ -602,6 +603,7 @@ __all__ = [
     "set_default_openai_api",
     "set_default_openai_client",
     "set_default_openai_key",
+    "set_default_openai_responses_transport",
     "set_trace_processors",
     "set_trace_provider",
     "set_tracing_disabled",

@@ -242,6 +242,7 @@ EXPORTS: dict[str, str] = {
     "MultiProviderMap": "runtime.models.multi_provider",
     "set_default_openai_api": "runtime.models.provider",
     "set_default_openai_client": "runtime.models.provider",
+    "set_default_openai_responses_transport": "runtime.models.provider",
     "set_default_openai_key": "runtime.models.provider",
     "OpenAIResponsesModel": "runtime.models.openai_responses",
     "OpenAIChatCompletionsModel": "runtime.models.openai_chat",

@@ -11,6 +11,7 @@ from typing_extensions import TypedDict, Unpack
 from ._run.error_handlers import check_error_handlers
 from ._run.loop import RunLoop
 from ._run.resume import resume_loop
+from ._run.run_provider import run_config_of
 from ._run.spend import Spend
 from .agent import Agent
 from .agent_tool import set_nested_runner
@@ -47,7 +48,7 @@ class RunKwargs(TypedDict, total=False):
 
     context: Any
     max_turns: int | None
-    run_config: RunConfig | None
+    run_config: RunConfig | dict[str, Any] | None
     approval_handler: ApprovalHandler | None
     hooks: RunHooks[Any] | None
     session: Session | None
@@ -63,7 +64,7 @@ class RunOptions:
 
     context: Any = None
     max_turns: int | None = None
-    run_config: RunConfig | None = None
+    run_config: RunConfig | dict[str, Any] | None = None
     approval_handler: ApprovalHandler | None = None
     hooks: RunHooks[Any] | None = None
     session: Session | None = None
@@ -91,7 +92,7 @@ _NO_OPTIONS = RunOptions()
 def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLoop:
     """The turn loop for one run of ``agent`` on ``input``, every argument checked first."""
     state = _checked_start(agent, input)
-    config = _checked_config(options.run_config)
+    config, owned_provider = run_config_of(options.run_config)
     turns = _max_turns(options, config, state)
     _check_options(options, config)
     handler = options.approval_handler or config.approval_handler
@@ -110,8 +111,9 @@ def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLo
         )
         loop.error_handlers = options.error_handlers
         loop.session = session  # it saves the whole run when the resumed part finishes
+        loop.owned_provider = owned_provider
         return loop
-    return RunLoop(
+    loop = RunLoop(
         agent=agent,
         input=input,
         context_wrapper=RunContextWrapper(context=options.context),
@@ -126,6 +128,8 @@ def _prepare(agent: Any, input: Any, stream: bool, options: RunOptions) -> RunLo
         error_handlers=options.error_handlers,
         auto_previous_response_id=bool(options.auto_previous_response_id),
     )
+    loop.owned_provider = owned_provider
+    return loop
 
 
 def _checked_start(agent: Any, input: Any) -> RunState | None:
@@ -144,14 +148,6 @@ def _checked_start(agent: Any, input: Any) -> RunState | None:
             f"got {type(input).__name__}."
         )
     return state
-
-
-def _checked_config(run_config: Any) -> RunConfig:
-    """``run_config``, or the default ``RunConfig`` for None."""
-    config = run_config if run_config is not None else RunConfig()
-    if not isinstance(config, RunConfig):
-        raise UserError(f"run_config must be a RunConfig, got {type(config).__name__}.")
-    return config
 
 
 def _max_turns(options: RunOptions, config: RunConfig, state: RunState | None) -> int:

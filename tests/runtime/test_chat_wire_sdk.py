@@ -274,3 +274,11 @@ async def test_the_chat_model_sends_through_the_converter(base_url: str, role: s
     strict = OpenAIChatCompletionsModel("m", client, strict_feature_validation=True)
     with pytest.raises(UserError, match="Reusable prompts"):
         await strict.respond(ModelRequest(None, "hi", ModelSettings(), [], prompt={"id": "p"}))
+
+
+def test_requests_always_name_stream() -> None:
+    """``stream`` is in every request, False included (LiteLLM and wrappers read it)."""
+    request = ModelRequest(None, "hi", ModelSettings(), [])
+    assert chat_params("m", request, set(), False)["stream"] is False
+    streamed = chat_params("m", request, set(), True)
+    assert streamed["stream"] is True and streamed["stream_options"] == {"include_usage": True}

@@ -152,8 +152,10 @@ def test_usage_and_cost_are_in_the_trace() -> None:
     price = expected("o3", None, [(2000, 500, 100, 40)])
     (generation,) = [s for s in recorder.spans if s.span_data.type == "generation"]
     assert generation.span_data.usage == {
+        "requests": 1,
         "input_tokens": 2000,
         "output_tokens": 100,
+        "total_tokens": 2100,
         "cached_tokens": 500,
         "cache_write_tokens": 0,
         "reasoning_tokens": 40,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,6 +11,9 @@ import pytest
 from jupyter_agents import (
     Agent,
     GuardrailFunctionOutput,
+    ModelBehaviorError,
+    ModelRetryPolicy,
+    ModelSettings,
     RunConfig,
     Runner,
     input_guardrail,
@@ -135,3 +139,40 @@ async def test_a_run_inside_a_user_trace_joins_it(collector: Collector) -> None:
     assert trace_data["id"] == outer.trace_id and trace_data["workflow_name"] == "my job"
     agents = [s for s in collector.spans if s["span_data"]["type"] == "agent"]
     assert len(agents) == 4
+
+
+@pytest.mark.parametrize("sensitive", [True, False])
+async def test_request_metadata_is_in_the_generation_span_only_with_sensitive_data(
+    collector: Collector, sensitive: bool
+) -> None:
+    settings = ModelSettings(temperature=0.25, metadata={"label": "private-request-label"})
+    agent = Agent(name="a", model=ScriptedModel([[text("ok")]]), model_settings=settings)
+    config = RunConfig(trace_include_sensitive_data=sensitive)
+    await Runner.run(agent, "go", run_config=config)
+    generation = next(s for s in collector.spans if s["span_data"]["type"] == "generation")
+    model_config = generation["span_data"]["model_config"]
+    assert model_config["temperature"] == 0.25
+    assert ("metadata" in model_config) is sensitive
+    assert ("private-request-label" in json.dumps(collector.spans)) is sensitive
+
+
+async def test_a_call_answered_badly_keeps_its_request_on_the_span(collector: Collector) -> None:
+    """A call that failed after the server answered (a ModelBehaviorError) counts one request
+    with no tokens on its generation span, as in the SDK; other failures leave usage empty."""
+    once = RunConfig(model_retry=ModelRetryPolicy(max_attempts=1))
+    bad = Agent(name="a", model=ScriptedModel([ModelBehaviorError("stream cut")]))
+    with pytest.raises(ModelBehaviorError):
+        await Runner.run(bad, "go", run_config=once)
+    generation = next(s for s in collector.spans if s["span_data"]["type"] == "generation")
+    assert generation["span_data"]["usage"] == {
+        "requests": 1,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "total_tokens": 0,
+    }
+    collector.spans.clear()
+    down = Agent(name="a", model=ScriptedModel([RuntimeError("model down")]))
+    with pytest.raises(RuntimeError):
+        await Runner.run(down, "go", run_config=once)
+    generation = next(s for s in collector.spans if s["span_data"]["type"] == "generation")
+    assert generation["span_data"]["usage"] is None

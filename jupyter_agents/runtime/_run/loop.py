@@ -25,7 +25,7 @@ from ..guardrails import InputGuardrailResult, OutputGuardrailResult
 from ..handoffs import Handoff
 from ..items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
 from ..lifecycle import HookCaller, RunHooks
-from ..models.interface import Model
+from ..models.interface import Model, ModelProvider
 from ..modes import RunMode, locked_mode
 from ..result import RunErrorDetails
 from ..sessions import Session
@@ -46,6 +46,7 @@ from .progress import (
     RunProgress,
     TurnPlan,
 )
+from .run_provider import close_run_provider
 from .session_io import load_session, save_session
 from .spend import Spend, trace_metadata
 from .step import finish_turn, make_item, out_of_turns
@@ -124,6 +125,9 @@ class RunLoop:
         self.outer_spend: Spend | None = None
         """The spend of the run this one is nested in (an agent tool's caller, a batch), set
         by whoever starts it: one budget covers both."""
+        self.owned_provider: ModelProvider | None = None
+        """The model provider the run made for itself (no ``model_provider`` given), closed
+        when the run ends; set by whoever starts it."""
         self.replay: RunReplay | None = None
         """Records this run, or replays its recording (``RunConfig.replay``)."""
         if run_config.replay is not None or run_config.durable is not None:
@@ -313,9 +317,15 @@ class RunLoop:
             raise
         finally:
             self._end_trace(error)
-            ending = self._ending(error)
-            if self.run_config.durable is not None and ending is not None:
-                self.run_config.durable.end(ending)
+            await self._settle(error)
+
+    async def _settle(self, error: BaseException | None) -> None:
+        """After the trace: end the run's journal, close the provider the run made."""
+        ending = self._ending(error)
+        if self.run_config.durable is not None and ending is not None:
+            self.run_config.durable.end(ending)
+        if self.owned_provider is not None:
+            await close_run_provider(self.owned_provider)
 
     def _ending(self, error: BaseException | None) -> str | None:
         """How the run ended, for its journal; None when it was dropped or cancelled from

@@ -231,10 +231,13 @@ class ModelCall:
         parent = self.run.agent_span
         if parent is NO_OP_SPAN:  # tracing off: skip even building the span's data
             return NO_OP_SPAN
+        config = self.settings.to_traceable_dict()
+        if not self.run.run_config.trace_include_sensitive_data:
+            config.pop("metadata", None)  # the caller's request metadata is theirs, as in the SDK
         span = generation_span(
             model=getattr(self.model, "model", None) or getattr(self.model, "name", None),
             input=list(self.input),  # a copy: the run's list keeps growing
-            model_config=self.settings.to_traceable_dict(),
+            model_config=config,
             parent=parent,
         )
         span.start()
@@ -257,13 +260,19 @@ class ModelCall:
             span.span_data.output = [_dump(o) for o in response.output]
             price = spent.usd()  # a recording trace needs the price: genai-prices is imported
             span.span_data.usage = {
+                "requests": 1,
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
+                "total_tokens": usage.input_tokens + usage.output_tokens,
                 "cached_tokens": usage.input_tokens_details.cached_tokens,
                 "cache_write_tokens": usage.input_tokens_details.cache_write_tokens,
                 "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
                 "cost_usd": str(price) if price is not None else None,
             }
+        elif isinstance(error, ModelBehaviorError):
+            # the server answered (a bad answer, e.g. a stream cut before its end): the request
+            # counts on the span, as in the SDK, with no tokens reported
+            span.span_data.usage = dict(_NO_TOKENS)
         if error is not None:
             span.set_error(f"{type(error).__name__}: {error}")
         span.finish()
@@ -407,6 +416,15 @@ def _streamed_response(final: Any, raw_usage: bool = False) -> ModelResponse:
         response_id=final.id,
         raw_usage=raw_usage_snapshot(final.usage) if raw_usage else None,
     )
+
+
+_NO_TOKENS: dict[str, int] = {
+    "requests": 1,
+    "input_tokens": 0,
+    "output_tokens": 0,
+    "total_tokens": 0,
+}
+"""A failed call's span usage: the request was answered, its tokens were not reported."""
 
 
 def _dump(item: Any) -> Any:

@@ -153,10 +153,9 @@ def chat_params(
             "type": "json_schema",
             "json_schema": {k: v for k, v in fmt.items() if k != "type"},
         }
-    if stream:
-        params["stream"] = True
-        if settings.include_usage is not False:
-            params["stream_options"] = {"include_usage": True}
+    params["stream"] = stream  # always named, as the SDK's calls do (LiteLLM reads it)
+    if stream and settings.include_usage is not False:
+        params["stream_options"] = {"include_usage": True}
     params.update(settings_params(settings))
     params["extra_headers"] = request_headers(settings)
     return params

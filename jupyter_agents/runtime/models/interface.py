@@ -86,6 +86,13 @@ class ModelProvider(abc.ABC):
     def get_model(self, model_name: str | None) -> Model:
         """The model for ``model_name`` (``None``: the provider's default)."""
 
+    async def aclose(self) -> None:  # noqa: B027 (a no-op to override, not abstract)
+        """Release what the provider holds (cached models, connections); a no-op here.
+
+        A run closes the provider it made for itself (no ``RunConfig.model_provider``) when
+        it ends; a provider you pass stays open for your next run.
+        """
+
 
 @dataclass
 class ModelRequest:

@@ -107,6 +107,33 @@ class MultiProvider(ModelProvider):
         self._unknown_prefix_mode = unknown_prefix_mode
         self._litellm: LitellmProvider | None = None
 
+    async def aclose(self) -> None:
+        """Close the providers it holds (its own OpenAI provider, the mapped ones, LiteLLM's),
+        each once; the first failure is raised after all were tried. The shared default
+        OpenAI provider stays open: other runs use it."""
+        seen: set[int] = set()
+        first: Exception | None = None
+        for provider in self._held():
+            if provider is self or id(provider) in seen:
+                continue
+            seen.add(id(provider))
+            try:
+                await provider.aclose()
+            except Exception as error:  # the others are still closed
+                first = first or error
+        if first is not None:
+            raise first
+
+    def _held(self) -> list[ModelProvider]:
+        """The providers it holds (and closes): its own OpenAI provider, the mapped ones and
+        LiteLLM's once used; never the shared default OpenAI provider."""
+        providers: list[ModelProvider] = [self.openai_provider] if self.openai_provider else []
+        if self.provider_map is not None:
+            providers += self.provider_map.get_mapping().values()
+        if self._litellm is not None:
+            providers.append(self._litellm)
+        return providers
+
     def get_model(self, model_name: str | None) -> Model:
         """The model for ``model_name`` from the provider its prefix names."""
         name = model_name or default_model_name()

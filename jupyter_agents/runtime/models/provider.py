@@ -41,6 +41,7 @@ __all__ = [
     "set_default_openai_api",
     "set_default_openai_client",
     "set_default_openai_key",
+    "set_default_openai_responses_transport",
 ]
 
 DEFAULT_MODEL = "gpt-4.1"
@@ -105,6 +106,23 @@ def set_default_openai_api(api: OpenAIAPI) -> None:
         raise UserError(f"Unknown OpenAI API {api!r}: use 'responses' or 'chat_completions'.")
     _settings["api"] = api
     _reset()
+
+
+def set_default_openai_responses_transport(transport: Literal["http", "websocket"]) -> None:
+    """Pick how Responses API requests travel: ``"http"`` (the only transport here).
+
+    ``"websocket"`` (the OpenAI Agents SDK's persistent Responses connection) is a
+    ``UserError``: this project sends every Responses request over HTTP.
+    """
+    if transport == "websocket":
+        raise UserError(
+            "The Responses API over a websocket is not available in jupyter_agents: every "
+            "request goes over HTTP. Remove set_default_openai_responses_transport('websocket')."
+        )
+    if transport != "http":
+        raise ValueError(
+            "Invalid OpenAI Responses transport. Expected one of: 'http', 'websocket'."
+        )
 
 
 def get_default_openai_api() -> OpenAIAPI:
