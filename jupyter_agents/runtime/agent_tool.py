@@ -16,6 +16,7 @@ from ._util import call_maybe_async
 from .context import ToolContext
 from .errors import BudgetExceeded, UserError
 from .events import AgentUpdatedStreamEvent, StreamEvent
+from .items import ItemHelpers, MessageOutputItem, ToolCallOutputItem
 from .tools import FunctionTool
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ def agent_as_tool(
             raise NestedRunPaused(result.to_state())
         if custom_output_extractor is not None:
             return await call_maybe_async(custom_output_extractor, result)
-        return result.final_output
+        return agent_tool_output(result)
 
     return AgentTool(
         name=name,
@@ -167,6 +168,24 @@ def agent_as_tool(
 
 
 _FIRST_RUN_ONLY = frozenset({"previous_response_id", "conversation_id"})
+
+
+def agent_tool_output(result: RunResultStreaming) -> Any:
+    """What an agent tool answers with, as in the SDK: the nested run's final output; when
+    that is empty (None or "") and no output guardrail checked it, the latest non-empty text
+    of the nested run (a message, or a tool's text output). A final output that guardrails
+    checked is kept as it is, empty or not: they checked it, not the items before it."""
+    final = result.final_output
+    if (final is not None and final != "") or result.output_guardrail_results:
+        return final
+    for item in reversed(result.new_items):
+        if isinstance(item, MessageOutputItem):
+            text = ItemHelpers.text_message_output(item)
+            if text:
+                return text
+        elif isinstance(item, ToolCallOutputItem) and isinstance(item.output, str) and item.output:
+            return item.output
+    return final
 
 
 async def _forward(

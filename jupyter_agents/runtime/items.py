@@ -193,6 +193,12 @@ class ToolCallItem(RunItemBase):
 
     raw_item: Any
     type: Literal["tool_call_item"] = "tool_call_item"
+    description: str | None = None
+    """The tool's description, when whoever made the item knew it (the SDK's field; the run
+    leaves it None). Never sent to the model as part of the call."""
+    title: str | None = None
+    """A short label for the call in user interfaces, when known (the SDK's field; the run
+    leaves it None). Never sent to the model as part of the call."""
 
     @property
     def tool_name(self) -> str | None:

@@ -73,11 +73,6 @@ _UNKNOWN_TOOL = (
 
 _RESPONSES_CONVERTER = "tests/models/test_openai_responses_converter.py::"
 
-_UNANNOTATED = (
-    "Strict function tools: a parameter without a type annotation is refused when the tool is "
-    "made (the schema it gives has no type, which OpenAI's strict mode refuses with a 400)"
-)
-
 _COMPUTER = (
     "The computer tool on the Responses API: always the preview form, and no computer factories"
 )
@@ -87,43 +82,6 @@ _SHELL_CONTAINERS = (
 )
 
 DIFFERENCES: dict[str, str] = {
-    **{
-        f"{_RESPONSES_CONVERTER}test_convert_tool_choice_{name}": _UNANNOTATED
-        for name in (
-            "allows_function_named_tool_search",
-            "rejects_hosted_tool_search_choice",
-            "rejects_tool_search_without_matching_definition",
-            "allows_function_named_tool_search_with_hosted_tool_search",
-            "required_allows_eager_namespace_tools_without_tool_search",
-            "required_allows_eager_namespace_tools_with_tool_search",
-            "required_rejects_deferred_function_tools",
-            "required_allows_deferred_function_tools_with_tool_search",
-            "allows_qualified_namespaced_function_tools",
-            "rejects_namespace_wrapper_and_bare_inner_name",
-            "allows_top_level_function_with_namespaced_tools_present",
-            "allows_handoff_with_namespaced_function_name_clash",
-            "rejects_deferred_only_function_tools",
-            "allows_visible_top_level_function_with_deferred_peer",
-        )
-    },
-    **{
-        f"{_RESPONSES_CONVERTER}test_convert_tools_{name}": _UNANNOTATED
-        for name in (
-            "basic_types_and_includes",
-            "tool_search_and_namespaces",
-            "top_level_deferred_function_requires_tool_search",
-            "rejects_tool_search_without_deferred_function",
-            "rejects_duplicate_tool_search_tools",
-            "top_level_deferred_function_with_tool_search",
-            "preserves_tool_search_config_fields",
-            "allows_client_executed_tool_search_for_manual_flows",
-            "namespace_only_allows_eager_namespaces_without_tool_search",
-            "allows_tool_search_with_namespace_only_tools",
-            "rejects_reserved_same_name_namespace_shape",
-            "rejects_qualified_name_collision_with_dotted_top_level_tool",
-            "rejects_duplicate_deferred_top_level_names",
-        )
-    },
     **{
         f"{_RESPONSES_CONVERTER}{name}": _COMPUTER
         for name in (

@@ -80,3 +80,21 @@ async def test_printed_text_lands_in_the_card() -> None:
     cards = {b["call_id"]: b for b in view.widget.blocks if b.get("kind", "tool") == "tool"}
     assert cards["w1"]["printed"] == "looking up Oslo\n"
     assert cards["f1"]["printed"] == "asking about Rome\n"
+
+
+@tool
+def broken(city: str) -> str:
+    """Always fails."""
+    raise RuntimeError(f"no data for {city}")
+
+
+async def test_a_failing_tool_still_ends_with_status_error() -> None:
+    model = ScriptedModel([[tool_call("broken", {"city": "Oslo"}, "b1")], [text("ok")]])
+    wrapped = _printing_to_cards(Agent(name="a", model=model, tools=[broken]))
+    with proxy():
+        result = await Runner.run(wrapped, "go")
+    (output,) = [i for i in result.new_items if i.type == "tool_call_output_item"]
+    # The run, not the tool's own invoker, words the error, so the call is recorded as failed.
+    assert output.status == "error"
+    assert output.error is not None and output.error.type == "RuntimeError"
+    assert "no data for Oslo" in output.raw_item["output"]

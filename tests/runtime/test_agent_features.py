@@ -16,6 +16,7 @@ from jupyter_agents import (
     Agent,
     AgentHooks,
     CallModelData,
+    GuardrailFunctionOutput,
     InMemorySession,
     ModelBehaviorError,
     ModelInputData,
@@ -29,6 +30,7 @@ from jupyter_agents import (
     ToolCallOutputItem,
     ToolsToFinalOutputResult,
     UserError,
+    output_guardrail,
     tool,
 )
 from jupyter_agents.testing import ScriptedModel, text, tool_call
@@ -169,6 +171,37 @@ async def test_agent_as_tool_runs_the_agent_and_forwards_its_events() -> None:
     output = result.new_items[1]
     assert isinstance(output, ToolCallOutputItem) and output.output == "Bonjour"
     assert translator_model.requests[0].input == [{"role": "user", "content": "Hello"}]
+
+
+@tool
+def lookup() -> str:
+    """Look the answer up."""
+    return "internal"
+
+
+def guard_tripping_on(word: str) -> Any:
+    @output_guardrail
+    def guard(ctx: Any, agent: Agent[Any], output: Any) -> GuardrailFunctionOutput:
+        return GuardrailFunctionOutput(output_info=None, tripwire_triggered=output == word)
+
+    return guard
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+async def test_agent_tool_with_an_empty_final_output(guarded: bool) -> None:
+    # As in the SDK: an empty answer falls back to the nested run's latest text, unless output
+    # guardrails checked the answer (they did not check the text before it).
+    worker = Agent(
+        name="worker",
+        model=ScriptedModel([[tool_call("lookup", {})], [""]]),
+        tools=[lookup],
+        output_guardrails=[guard_tripping_on("internal")] if guarded else [],
+    )
+    outer_model = ScriptedModel([[tool_call("delegate", {"input": "go"})], ["done"]])
+    outer = Agent(name="outer", model=outer_model, tools=[worker.as_tool("delegate", "Ask.")])
+    result = await Runner.run(outer, "go")
+    outputs = [i.output for i in result.new_items if isinstance(i, ToolCallOutputItem)]
+    assert outputs == ["" if guarded else "internal"]
 
 
 class Recorder(RunHooks[Any]):

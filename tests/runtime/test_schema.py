@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import warnings
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Optional
 
@@ -484,11 +485,52 @@ def test_missing_annotation() -> None:
     def untyped(x, y: int = 1):  # type: ignore[no-untyped-def]
         return (x, y)
 
-    with pytest.raises(UserError, match=r"parameter 'x' has no type annotation.*Annotate it"):
-        function_schema(untyped)
+    # Accepted as in the SDK, its node left without a type, with one warning: OpenAI's strict
+    # mode refuses such a node.
+    with pytest.warns(UserWarning, match=r"parameter 'x' has no type annotation.*Annotate it"):
+        strict = function_schema(untyped)
+    assert strict.params_json_schema["properties"]["x"] == {"title": "X"}
+    assert strict.params_json_schema["required"] == ["x", "y"]
+    assert strict.params_json_schema["additionalProperties"] is False
+    assert call(strict, untyped, {"x": "a", "y": 2}) == ("a", 2)
     fs = function_schema(untyped, strict_json_schema=False)
     assert fs.params_json_schema["properties"]["x"] == {"title": "X"}
     assert call(fs, untyped, {"x": [1]}) == ([1], 1)
+
+
+def test_untyped_parameters_are_named_in_one_warning() -> None:
+    def two(a, b):  # type: ignore[no-untyped-def]
+        return a, b
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        function_schema(two)
+    assert [str(w.message) for w in caught] == [
+        "Tool 'two': parameters 'a', 'b' have no type annotation, so its schema accepts any "
+        "value, which OpenAI's strict mode refuses (a 400 on each request). Annotate it (e.g. "
+        "`a: str`) or set strict_mode=False."
+    ]
+    assert caught[0].filename == __file__  # pointed at the caller, not at this package
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        function_schema(two, strict_json_schema=False)  # not strict: nothing to warn about
+
+
+def test_untyped_nested_value_is_still_refused_in_strict_mode() -> None:
+    def nested(x: list[Any]) -> None:
+        pass
+
+    with pytest.raises(UserError, match=r"parameter 'x' \(at x\[\]\): a value of any"):
+        function_schema(nested)
+
+
+@pytest.mark.parametrize("param", ["model_extra", "model_fields_set"])
+def test_parameter_named_like_a_base_model_attribute_warns_and_works(param: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(f"def f(query: str, {param}: str) -> str:\n    return query + ':' + {param}", namespace)
+    with pytest.warns(UserWarning, match=f"parameter '{param}' shadows an attribute"):
+        fs = function_schema(namespace["f"])
+    assert call(fs, namespace["f"], {"query": "q", param: "v"}) == "q:v"
 
 
 def test_unresolvable_annotation_is_a_user_error() -> None:

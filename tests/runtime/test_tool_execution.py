@@ -12,6 +12,7 @@ import pytest
 from jupyter_agents import (
     Agent,
     FunctionTool,
+    ModelBehaviorError,
     RunContextWrapper,
     Runner,
     ToolArgumentsError,
@@ -46,8 +47,51 @@ async def test_invalid_json_arguments_become_a_message_to_the_model() -> None:
 async def test_schema_violation_becomes_a_message_naming_the_field() -> None:
     result = await run_calls([divide], tool_call("divide", {"a": "ten", "b": 2}))
     (message,) = outputs_of(result)
-    assert message.startswith("Invalid arguments for tool 'divide': a:")
+    # The SDK's words, through the default failure_error_function, then what to do.
+    assert message.startswith(
+        "An error occurred while running the tool. Please try again. Error: "
+        "Invalid JSON input for tool divide: a:"
+    )
     assert "match its schema" in message
+    (output,) = [i for i in result.new_items if i.type == "tool_call_output_item"]
+    assert output.status == "error"
+    assert output.error is not None and output.error.type == "ModelBehaviorError"
+
+
+@tool(failure_error_function=None)
+def strict_divide(a: float, b: float) -> float:
+    """Divide a by b."""
+    return a / b
+
+
+@pytest.mark.parametrize("arguments", [{"a": "ten", "b": 2}, '{"a": 1, "b":', "[1, 2]"])
+async def test_bad_arguments_end_the_run_without_a_failure_error_function(
+    arguments: Any,
+) -> None:
+    with pytest.raises(ModelBehaviorError, match=r"^Invalid JSON input for tool strict_divide"):
+        await run_calls([strict_divide], tool_call("strict_divide", arguments))
+
+
+async def test_on_invoke_tool_words_errors_with_the_failure_error_function() -> None:
+    seen: list[Exception] = []
+
+    def told(ctx: RunContextWrapper[Any], error: Exception) -> str:
+        seen.append(error)
+        return f"told: {type(error).__name__}"
+
+    @tool(failure_error_function=told)
+    def half(x: int) -> float:
+        if x < 0:
+            raise ValueError("negative")
+        return x / 2
+
+    ctx = ToolContext(None, tool_name="half", tool_call_id="1", tool_arguments="")
+    assert await half.on_invoke_tool(ctx, "{not json}") == "told: ModelBehaviorError"
+    assert str(seen[0]).startswith("Invalid JSON input for tool half: ")
+    assert await half.on_invoke_tool(ctx, '{"x": -1}') == "told: ValueError"
+    assert await half.on_invoke_tool(ctx, '{"x": 4}') == 2.0
+    with pytest.raises(ModelBehaviorError, match="Invalid JSON input for tool strict_divide"):
+        await strict_divide.on_invoke_tool(ctx, "{not json}")
 
 
 async def test_missing_argument_is_reported() -> None:

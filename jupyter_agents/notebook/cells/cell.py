@@ -26,6 +26,7 @@ from ...runtime.result import RunResultStreaming
 from ...runtime.run import RunConfig, Runner
 from ...runtime.tools import FunctionTool
 from ...runtime.tools.background import BackgroundCall, background_call_sink
+from ...runtime.tools.function.function_tool import raising_invoker
 from ...runtime.tools.live_output import tool_output_sink, tool_progress_sink
 from ...runtime.tools.plan import plan_of
 from ..host import NotebookHost, current_host
@@ -87,7 +88,7 @@ def _printing_to_cards(agent: Agent[Any]) -> Agent[Any]:
     so every tool's output takes one way into its card."""
 
     def wrap(tool: FunctionTool) -> FunctionTool:
-        invoke = tool.on_invoke_tool
+        invoke = raising_invoker(tool)  # the run words its errors and records how it ended
 
         async def invoke_printing(ctx: ToolContext[Any], arguments: str) -> Any:
             with _tool_output.printing_to(ctx.tool_call_id):

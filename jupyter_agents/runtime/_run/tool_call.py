@@ -181,12 +181,17 @@ def _kind_of(item: ToolCallItem) -> ToolKind[Any, Any]:
 
 def check_arguments(call: ToolCall) -> Outcome | None:
     """Arguments that cannot be used at all (e.g. not a JSON object): an error for the model,
-    before any approval or invocation. None when they are usable (or there is no tool to
-    check them against: invoking says so)."""
+    before any approval or invocation (the run ends instead, raising ``ModelBehaviorError``,
+    for a function tool whose ``failure_error_function`` is None, as in the SDK). None when
+    they are usable (or there is no tool to check them against: invoking says so)."""
     if call.tool is None:
         return None
     problem = call.kind.argument_problem(call.tool, call.arguments)
-    return None if problem is None else Outcome.failed(problem, "ToolArgumentsError")
+    if problem is None:
+        return None
+    if call.kind.name == "function" and call.tool.failure_error_function is None:
+        raise ModelBehaviorError(problem)  # as in the SDK: no handler, so the run ends
+    return Outcome.failed(problem, "ToolArgumentsError")
 
 
 def resume_escalation(call: ToolCall, waiting: Paused) -> None:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 from ..errors import ModelBehaviorError, UserError
 from .capabilities import ToolCapabilities
 from .display import DisplayPart, ToolDisplay, output_parts
-from .function.function_tool import FunctionTool
+from .function.function_tool import FunctionTool, raising_invoker
 from .hosted import HostedTool
 from .outputs import to_model_output
 
@@ -236,7 +236,7 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
             value = json.loads(arguments)
         except ValueError:
             return (
-                f"The arguments for tool {tool.name!r} are not valid JSON. "
+                f"Invalid JSON input for tool {tool.name}: the arguments are not valid JSON. "
                 "Call the tool again with a JSON object."
             )
         if isinstance(value, dict):
@@ -244,7 +244,7 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
             return f"Tool {tool.name!r}: {problem}. Call it again, fixed." if problem else None
         shown = arguments if len(arguments) <= 40 else arguments[:40] + "..."
         return (
-            f"The arguments for tool {tool.name!r} must be a JSON object, got {shown}. "
+            f"Invalid JSON input for tool {tool.name}: expected a JSON object, got {shown}. "
             "Call the tool again with a JSON object."
         )
 
@@ -252,7 +252,7 @@ class FunctionKind(ToolKind[FunctionTool, Any]):
         return json_object(arguments)
 
     async def invoke(self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str) -> Any:
-        return await tool.on_invoke_tool(ctx, arguments)
+        return await raising_invoker(tool)(ctx, arguments)
 
     def output_item(self, call: ParsedCall, value: Any) -> dict[str, Any]:
         return {

@@ -23,7 +23,14 @@ from .strict_schema import (
     ensure_strict_json_schema,
 )
 
-__all__ = ["FieldSpec", "describe_strict_error", "field_name", "params_model"]
+__all__ = [
+    "FieldSpec",
+    "describe_strict_error",
+    "field_name",
+    "params_model",
+    "shadows_base_model",
+    "untyped_params",
+]
 
 _P = inspect.Parameter
 _EMPTY = inspect.Parameter.empty
@@ -39,6 +46,8 @@ class FieldSpec(NamedTuple):
     annotation: Any
     default: Any
     description: str | None
+    untyped: bool = False
+    """The parameter has no annotation: its value may be anything, even in strict mode."""
 
     def cache_key(self) -> Hashable:
         return (
@@ -47,7 +56,21 @@ class FieldSpec(NamedTuple):
             _hint_key(self.annotation),
             _value_key(self.default),
             self.description,
+            self.untyped,
         )
+
+
+def untyped_params(specs: tuple[FieldSpec, ...]) -> tuple[str, ...]:
+    """The parameters without an annotation, whose schema strict mode leaves open."""
+    return tuple(spec.param for spec in specs if spec.untyped)
+
+
+def shadows_base_model(param: str) -> bool:
+    """Whether a parameter is named like one of pydantic's own ``BaseModel`` attributes
+    (``model_extra``, ``model_fields_set``): its field is renamed, and code reading the model
+    by attribute gets ``BaseModel``'s. Pydantic 1's old names (``json``, ``schema``, ``copy``)
+    are common parameter names and are left out."""
+    return param.startswith("model_") and param in _RESERVED_FIELD_NAMES
 
 
 def field_name(param: str) -> str:
@@ -141,7 +164,7 @@ def _build(tool: str, specs: tuple[FieldSpec, ...], strict: bool, function: str)
         raise UserError(_describe_build_error(tool, specs, exc, function)) from exc
     if strict:
         try:
-            schema = ensure_strict_json_schema(schema)
+            schema = ensure_strict_json_schema(schema, untyped_params(specs))
         except StrictSchemaError as exc:
             raise UserError(describe_strict_error(tool, exc)) from exc
     return model, schema

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, Union, overl
 import pydantic
 
 from ..._threads import run_in_thread
+from ..._util import call_maybe_async
 from ...approvals import NeedsApproval
 from ...context import RunContextWrapper, ToolContext
-from ...errors import ToolArgumentsError, UserError
+from ...errors import ModelBehaviorError, ToolArgumentsError, UserError
 from ..capabilities import ToolCapabilities, ToolReplay, ToolTimeoutBehavior
 from ._json_validate import check_arguments
 from .callable_object import adapt_callable_object
@@ -32,6 +33,7 @@ __all__ = [
     "add_tool_listener",
     "default_tool_error_function",
     "function_tool",
+    "raising_invoker",
     "remove_tool_listener",
     "tool",
 ]
@@ -230,6 +232,17 @@ class FunctionTool(ToolCapabilities):
         return self.func(*args, **kwargs)
 
 
+def raising_invoker(tool: FunctionTool) -> Callable[[ToolContext[Any], str], Awaitable[Any]]:
+    """What a run calls for ``tool``: its ``on_invoke_tool``, less the ``failure_error_function``
+    that a decorated tool's applies itself (the run applies it, and records how the call
+    ended). Wrap this one to wrap how a run invokes the tool."""
+    invoker = tool.on_invoke_tool
+    raising: Callable[[ToolContext[Any], str], Awaitable[Any]] = getattr(
+        invoker, "raising", invoker
+    )
+    return raising
+
+
 def _describe_validation_error(
     tool_name: str, error: pydantic.ValidationError, for_model: bool = True
 ) -> str:
@@ -237,9 +250,13 @@ def _describe_validation_error(
     for err in error.errors(include_url=False):
         where = ".".join(str(part) for part in err["loc"]) or "arguments"
         problems.append(f"{where}: {err['msg']}")
-    text = f"Invalid arguments for tool {tool_name!r}: {'; '.join(problems)}."
+    listed = "; ".join(problems)
+    if not for_model:
+        return f"Invalid arguments for tool {tool_name!r}: {listed}."
+    # The SDK's words first (code matches on them), then what to do.
     return (
-        f"{text} Call the tool again with arguments that match its schema." if for_model else text
+        f"Invalid JSON input for tool {tool_name}: {listed}. "
+        "Call the tool again with arguments that match its schema."
     )
 
 
@@ -278,18 +295,18 @@ def _make_tool(
         if not can_fork():
             raise UserError("killable=True needs a platform with fork() (Linux or macOS).")
 
-    async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:
+    async def invoke(ctx: ToolContext[Any], arguments: str) -> Any:
         try:
             data = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError as e:
-            raise ToolArgumentsError(
-                f"The arguments for tool {schema.name!r} are not valid JSON ({e}). "
+            raise ModelBehaviorError(
+                f"Invalid JSON input for tool {schema.name}: {e}. "
                 "Call the tool again with a JSON object."
             ) from None
         try:
             parsed = schema.params_pydantic_model.model_validate(data)
         except pydantic.ValidationError as e:
-            raise ToolArgumentsError(_describe_validation_error(schema.name, e)) from None
+            raise ModelBehaviorError(_describe_validation_error(schema.name, e)) from None
         args, kwargs = schema.to_call_args(parsed)
         if schema.takes_context:
             args = [ctx, *args]
@@ -301,8 +318,19 @@ def _make_tool(
             return await run_in_process(func, *args, **kwargs)
         return await run_in_thread(func, *args, **kwargs)
 
+    async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:
+        try:
+            return await invoke(ctx, arguments)
+        except Exception as e:  # as in the SDK: the tool's handler words any error
+            if failure_error_function is None:
+                raise
+            return await call_maybe_async(failure_error_function, ctx, e)
+
     # What ``FunctionTool.__wrapped__`` gives while this is the tool's invoker.
     on_invoke_tool._tool_function = func if original is None else original  # type: ignore[attr-defined]
+    # What a run calls instead: its errors reach the run, which words them the same way and
+    # also records how the call ended (``ToolCallOutputItem.status`` and ``.error``).
+    on_invoke_tool.raising = invoke  # type: ignore[attr-defined]
 
     def validate(arguments: dict[str, Any]) -> str | None:
         try:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
+import sys
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
@@ -21,7 +24,14 @@ from ...context import RunContextWrapper
 from ...errors import ModelBehaviorError, UserError
 from ._docstrings import DocstringStyle, generate_func_documentation
 from ._fast_schema import fast_params_schema
-from ._params_model import FieldSpec, describe_strict_error, field_name, params_model
+from ._params_model import (
+    FieldSpec,
+    describe_strict_error,
+    field_name,
+    params_model,
+    shadows_base_model,
+    untyped_params,
+)
 from .strict_schema import (
     StrictSchemaError,
     ensure_strict_json_schema,
@@ -152,6 +162,7 @@ def function_schema(
         _field_spec(name, param, hints, descriptions, strict_json_schema)
         for param in (params[1:] if takes_context else params)
     )
+    _warn_about(name, specs)
     json_schema = _fast_schema(name, specs, strict_json_schema)
     if json_schema is not None:
         factory = functools.partial(_model_only, name, specs, strict_json_schema)
@@ -195,7 +206,7 @@ def _fast_schema(tool: str, specs: tuple[FieldSpec, ...], strict: bool) -> dict[
     if schema is None or not strict:
         return schema
     try:
-        return ensure_strict_json_schema(schema)
+        return ensure_strict_json_schema(schema, untyped_params(specs))
     except StrictSchemaError as exc:
         raise UserError(describe_strict_error(tool, exc)) from exc
 
@@ -260,15 +271,50 @@ def _field_spec(
             f"Tool {tool!r}: '*{param.name}' is annotated with a fixed-length tuple, which cannot "
             "describe every positional argument; use tuple[T, ...] or list[T] instead."
         )
-    if strict and annotation is _EMPTY:
-        raise UserError(
-            f"Tool {tool!r}: parameter {param.name!r} has no type annotation, which strict mode "
-            f"needs. Annotate it (e.g. `{param.name}: str`) or set strict_mode=False."
-        )
     return FieldSpec(
         param=param.name,
         kind=param.kind,
         annotation=Any if annotation is _EMPTY else annotation,
         default=param.default,
         description=descriptions.get(param.name),
+        untyped=strict and annotation is _EMPTY,
     )
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside this package (the
+    user's decorator or ``function_tool()`` call)."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _warn_about(tool: str, specs: tuple[FieldSpec, ...]) -> None:
+    """Warn (once per tool made) about parameters the tool accepts but that will cause trouble:
+    ones without an annotation in strict mode (OpenAI's strict mode refuses a schema node
+    without a type, as the SDK lets such a tool be made), and ones named like a pydantic
+    ``BaseModel`` attribute."""
+    untyped = untyped_params(specs)
+    if untyped:
+        names = ", ".join(map(repr, untyped))
+        which = f"parameter {names} has" if len(untyped) == 1 else f"parameters {names} have"
+        warnings.warn(
+            f"Tool {tool!r}: {which} no type annotation, so its schema accepts any value, "
+            "which OpenAI's strict mode refuses (a 400 on each request). Annotate it (e.g. "
+            f"`{untyped[0]}: str`) or set strict_mode=False.",
+            UserWarning,
+            stacklevel=_user_stacklevel(),
+        )
+    for spec in specs:
+        if shadows_base_model(spec.param):
+            warnings.warn(
+                f"Tool {tool!r}: parameter {spec.param!r} shadows an attribute of pydantic's "
+                f"BaseModel; the tool works, but reading {spec.param!r} from its arguments "
+                "model gives BaseModel's attribute. Rename the parameter to avoid this.",
+                UserWarning,
+                stacklevel=_user_stacklevel(),
+            )

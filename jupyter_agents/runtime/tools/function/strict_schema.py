@@ -7,7 +7,8 @@ a schema (typically one pydantic produced) into that shape, and raises
 
 * ``dict[str, T]`` and other open objects (``additionalProperties`` true or a schema,
   ``patternProperties``, ``{"type": "object"}`` with no declared properties);
-* values with no type at all (``Any``, ``object``, an unannotated parameter, a bare ``list``).
+* values with no type at all (``Any``, ``object``, a bare ``list``); a function tool's
+  parameters without an annotation are let through when named in ``untyped``.
 
 Optional values keep the ``anyOf: [..., {"type": "null"}]`` pydantic produces for ``X | None``;
 defaults other than ``None`` stay as a hint, and ``default: None`` is dropped.
@@ -16,6 +17,7 @@ defaults other than ``None`` stay as a hint, and ``default: None`` is dropped.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 from ...errors import UserError
@@ -91,7 +93,9 @@ def describe_schema_path(path: tuple[str, ...]) -> str:
     return out
 
 
-def ensure_strict_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def ensure_strict_json_schema(
+    schema: dict[str, Any], untyped: Collection[str] = ()
+) -> dict[str, Any]:
     """Return a strict-mode copy of ``schema``; the input is left untouched.
 
     Every object becomes closed with all properties required; ``$defs`` that are still used
@@ -103,6 +107,8 @@ def ensure_strict_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
     Args:
         schema: A JSON schema whose root is an object, as pydantic's ``model_json_schema()``
             produces.
+        untyped: Properties of the root that may accept any value (the parameters of a function
+            tool that have no annotation, as the SDK allows): they are left as they are.
 
     Returns:
         The strict schema.
@@ -110,14 +116,15 @@ def ensure_strict_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
     Raises:
         StrictSchemaError: Part of the schema cannot be made strict; the message names it.
     """
-    return _Strictifier(schema).run()
+    return _Strictifier(schema, untyped).run()
 
 
 class _Strictifier:
     """One conversion: tracks which definitions are needed and which refs are being inlined."""
 
-    def __init__(self, root: dict[str, Any]) -> None:
+    def __init__(self, root: dict[str, Any], untyped: Collection[str] = ()) -> None:
         self.root = root
+        self.untyped = frozenset(("properties", name) for name in untyped)
         self.defs: dict[str, dict[str, Any]] = {
             key: root[key] for key in _DEF_KEYS if isinstance(root.get(key), dict)
         }
@@ -143,6 +150,8 @@ class _Strictifier:
 
     def node(self, schema: Any, path: tuple[str, ...]) -> dict[str, Any]:
         """Strict copy of one schema node."""
+        if path in self.untyped and isinstance(schema, dict) and _shapeless(schema):
+            return {k: copy_json(v) for k, v in schema.items() if k != "default" or v is not None}
         if schema is True or schema == {}:
             raise StrictSchemaError(_ANY_REASON, path, _ANY_HINT)
         if not isinstance(schema, dict):
@@ -171,7 +180,7 @@ class _Strictifier:
                 out[key] = copy_json(value)
         if _is_object(schema):
             _close_object(schema, out, path)
-        elif not any(key in schema for key in _SHAPE_KEYS):
+        elif _shapeless(schema):
             raise StrictSchemaError(_ANY_REASON, path, _ANY_HINT)
         elif (
             schema.get("type") == "array" and "items" not in schema and "prefixItems" not in schema
@@ -223,6 +232,11 @@ class _Strictifier:
         if not isinstance(target, dict):
             raise StrictSchemaError(f"the $ref {ref!r} does not point to a schema", path, _REF_HINT)
         return target
+
+
+def _shapeless(schema: dict[str, Any]) -> bool:
+    """Whether ``schema`` accepts any value (it has no keyword that gives it a shape)."""
+    return not any(key in schema for key in _SHAPE_KEYS)
 
 
 def _is_object(schema: dict[str, Any]) -> bool:
