@@ -68,13 +68,17 @@ class AgentOutputSchema(AgentOutputSchemaBase):
 
     Objects (pydantic models, dataclasses, TypedDicts) are sent as they are; other types
     (``int``, ``list[str]``, ...) are wrapped as ``{"response": <value>}``, since the APIs want an
-    object at the top.
+    object at the top. ``AgentOutputSchema(str)`` (or ``None``) is plain text, as in the SDK:
+    ``is_plain_text()`` is True, no schema is sent, and the answer is the final output as is.
     """
 
     def __init__(self, output_type: Any, strict_json_schema: bool = True) -> None:
-        if output_type is None or output_type is str:
-            raise UserError("A plain-text agent needs no output schema.")
         self.output_type = output_type
+        self.strict_json_schema = strict_json_schema
+        self._plain = output_type is None or output_type is str
+        self.wrapped = False
+        if self._plain:
+            return
         self.wrapped = not _is_object_type(output_type)
         target: Any = output_type
         if self.wrapped:
@@ -84,15 +88,20 @@ class AgentOutputSchema(AgentOutputSchemaBase):
             schema = self._adapter.json_schema()
         except Exception as e:
             raise UserError(f"output_type {output_type!r} has no JSON schema: {e}") from None
-        self.strict_json_schema = strict_json_schema
         self._json_schema = ensure_strict_json_schema(schema) if strict_json_schema else schema
 
     def is_plain_text(self) -> bool:
-        """Always False: a plain-text agent has no schema object."""
-        return False
+        """True for ``str`` (or ``None``): the answer's text is the final output."""
+        return self._plain
 
     def json_schema(self) -> dict[str, Any]:
-        """The JSON schema sent to the model (made strict unless ``strict_json_schema=False``)."""
+        """The JSON schema sent to the model (made strict unless ``strict_json_schema=False``).
+
+        Raises:
+            UserError: The output is plain text, which has no JSON schema.
+        """
+        if self._plain:
+            raise UserError("A plain-text output (str) has no JSON schema: no schema is sent.")
         return self._json_schema
 
     def is_strict_json_schema(self) -> bool:
@@ -101,6 +110,8 @@ class AgentOutputSchema(AgentOutputSchemaBase):
 
     def name(self) -> str:
         """A name for the schema (``final_output`` or the type's name)."""
+        if self._plain:
+            return "str"
         origin = get_origin(self.output_type) or self.output_type
         return "final_output" if self.wrapped else getattr(origin, "__name__", "final_output")
 
@@ -110,6 +121,8 @@ class AgentOutputSchema(AgentOutputSchemaBase):
         Raises:
             ModelBehaviorError: The text is not valid JSON for the schema (the message says why).
         """
+        if self._plain:
+            return json_str
         try:
             data = json.loads(json_str)
         except ValueError as e:

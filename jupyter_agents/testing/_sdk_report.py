@@ -100,9 +100,6 @@ DIFFERENCES: dict[str, str] = {
             "shell_environment_passes_through_unknown_fields",
         )
     },
-    f"{_RESPONSES_CONVERTER}test_get_response_format_plain_text_and_json_schema": (
-        "AgentOutputSchema(str): a plain-text agent has no schema (a UserError)"
-    ),
     f"{_RESPONSES_CONVERTER}test_convert_tool_choice_builtin_shell_and_apply_patch": (
         "ApplyPatchTool: an editor without create_file, update_file and delete_file is refused "
         "when the tool is made"
@@ -125,10 +122,6 @@ DIFFERENCES: dict[str, str] = {
     "test_function_with_args_kwargs_fails": (
         "Instructions: a function taking *args (or **kwargs) can take the two arguments, and is "
         "accepted"
-    ),
-    "tests/models/test_openai_chatcompletions_converter.py::"
-    "test_convert_response_format_returns_not_given_for_plain_text_and_dict_for_schemas": (
-        "AgentOutputSchema(str): a plain-text agent has no schema (a UserError)"
     ),
     "tests/test_tool_output_conversion.py::test_tool_call_output_item_image_with_extra_fields": (
         "ToolOutputImage: a dict with keys beyond the shape is a plain value (str()), not an image"

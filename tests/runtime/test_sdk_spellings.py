@@ -11,6 +11,7 @@ from typing import Any
 import openai
 import pydantic
 import pytest
+from openai import omit
 
 from jupyter_agents import (
     Agent,
@@ -50,6 +51,7 @@ from jupyter_agents import (
 )
 from jupyter_agents.extensions import handoff_filters
 from jupyter_agents.extensions.handoff_prompt import RECOMMENDED_PROMPT_PREFIX
+from jupyter_agents.models.chatcmpl_converter import Converter
 from jupyter_agents.runtime import tracing
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 from jupyter_agents.testing.server import FakeOpenAIServer
@@ -178,6 +180,16 @@ def test_the_builtin_output_schema_answers_the_sdk_methods() -> None:
     loose = AgentOutputSchema(list[int], strict_json_schema=False)
     assert (loose.name(), loose.is_strict_json_schema()) == ("final_output", False)
     assert loose.validate_json('{"response": [1, 2]}') == [1, 2]
+
+
+def test_a_str_output_schema_is_plain_text_as_in_the_sdk() -> None:
+    schema = AgentOutputSchema(str)
+    assert (schema.is_plain_text(), schema.name()) == (True, "str")
+    assert schema.validate_json("not JSON at all") == "not JSON at all"
+    with pytest.raises(UserError, match="plain-text output"):
+        schema.json_schema()
+    assert Converter.convert_response_format(schema) is omit
+    assert Agent(name="p", output_type=schema).output_schema is None
 
 
 # --- hooks: AgentHookContext -------------------------------------------------------------
