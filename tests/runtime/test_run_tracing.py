@@ -176,3 +176,57 @@ async def test_a_run_inside_a_user_trace_joins_it(collector: Collector) -> None:
     assert trace_data["id"] == outer.trace_id and trace_data["workflow_name"] == "my job"
     agents = [s for s in collector.spans if s["span_data"]["type"] == "agent"]
     assert len(agents) == 4
+
+
+class Events(Collector):
+    def __init__(self) -> None:
+        super().__init__()
+        self.started: list[str] = []
+
+    def on_trace_start(self, trace: Any) -> None:
+        self.started.append(trace.trace_id)
+
+
+@tool(needs_approval=True)
+def guarded() -> str:
+    """Needs a yes."""
+    return "done"
+
+
+async def _paused_and_resumed(first: RunConfig, then: RunConfig) -> None:
+    model = ScriptedModel([[tool_call("guarded")], ["finished"]])
+    agent = Agent(name="a", model=model, tools=[guarded])
+    paused = await Runner.run(agent, "go", run_config=first)
+    state = paused.to_state()
+    state.approve(paused.interruptions[0])
+    result = await Runner.run(agent, state, run_config=then)
+    assert result.final_output == "finished"
+
+
+async def test_a_resumed_run_continues_its_trace() -> None:
+    """As in the SDK: the same trace id, and processors are told of it once."""
+    events = Events()
+    set_trace_processors([events])
+    try:
+        await _paused_and_resumed(RunConfig(), RunConfig())
+    finally:
+        set_trace_processors([])
+    (trace_data,) = events.traces
+    assert events.started == [trace_data["id"]]
+    assert {s["trace_id"] for s in events.spans} == {trace_data["id"]}
+    assert [s["span_data"]["type"] for s in events.spans].count("function") == 1
+
+
+async def test_a_resumed_run_with_other_trace_settings_starts_a_trace() -> None:
+    """A workflow name of its own: a second trace (with the paused run's id, as in the SDK)."""
+    events = Events()
+    set_trace_processors([events])
+    try:
+        await _paused_and_resumed(
+            RunConfig(workflow_name="first", trace_id="trace_" + "a" * 32),
+            RunConfig(workflow_name="second"),
+        )
+    finally:
+        set_trace_processors([])
+    assert [t["workflow_name"] for t in events.traces] == ["first", "second"]
+    assert events.started == ["trace_" + "a" * 32] * 2

@@ -48,6 +48,7 @@ from .progress import (
     TurnPlan,
 )
 from .run_spans import UsageMark, task_usage, turn_usage, usage_mark
+from .run_trace import run_trace
 from .session_io import load_session, save_session
 from .spend import Spend
 from .step import finish_turn, make_item, out_of_turns
@@ -273,16 +274,9 @@ class RunLoop:
 
     def _start_trace(self) -> None:
         config = self.run_config
-        self.trace = trace(
-            config.workflow_name,
-            trace_id=config.trace_id,
-            group_id=config.group_id,
-            metadata=config.trace_metadata,
-            tracing=config.tracing,
-            disabled=config.tracing_disabled,
-            include_sensitive_data=config.trace_include_sensitive_data,
-        )
+        self.trace = run_trace(config, self.progress.trace if self.resumed else None)
         self.trace.start(mark_as_current=True)
+        self.progress.trace = self.trace if self.trace.recording else None
         if self.trace.recording and include_task_and_turn_spans(config.tracing):
             self.task_span = task_span(config.workflow_name, parent=self.trace)
             self.task_span.start()
@@ -409,7 +403,10 @@ class RunLoop:
     async def _run_turn(self) -> AsyncGenerator[StreamEvent, None]:
         agent = self.progress.current_agent
         tools, handoffs = await tools_for(
-            agent, self.progress.context_wrapper, self.progress.mode.mode
+            agent,
+            self.progress.context_wrapper,
+            self.progress.mode.mode,
+            self.run_config.tool_name_collision_policy,
         )
         self.offered(tools, handoffs)
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
@@ -475,7 +472,10 @@ class RunLoop:
         """Continue a paused turn: the calls that waited for decisions."""
         agent = self.progress.current_agent
         tools, handoffs = await tools_for(
-            agent, self.progress.context_wrapper, self.progress.mode.mode
+            agent,
+            self.progress.context_wrapper,
+            self.progress.mode.mode,
+            self.run_config.tool_name_collision_policy,
         )
         self.offered(tools, handoffs)
         waiting = self.progress.paused

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     )
     from ..model_wait import ModelWait
     from ..run_state import RunState
+    from ..tracing import Trace
 
 __all__ = [
     "FinalOutput",
@@ -131,6 +132,8 @@ class RunProgress:
     model_wait: ModelWait | None = field(default=None, repr=False, compare=False)
     """The model call the run waits for now (sent, nothing back yet); None otherwise. Live
     state for views, never part of a snapshot."""
+    trace: Trace | None = field(default=None, repr=False, compare=False)
+    """The run's trace, which a resumed run continues (``_run/run_trace.py``)."""
 
     def snapshot(self) -> RunProgress:
         """A copy that later changes to this one do not reach (items are shared: immutable)."""
@@ -149,6 +152,7 @@ class RunProgress:
             mode=dataclasses.replace(self.mode),
             compactions=list(self.compactions),
             starting_agent=self.starting_agent,
+            trace=self.trace,
         )
 
 
