@@ -37,6 +37,7 @@ __all__ = [
     "SessionInputCallback",
     "ToolErrorFormatter",
     "ToolErrorFormatterArgs",
+    "ToolNameCollisionPolicy",
     "ToolNotFoundBehavior",
 ]
 
@@ -76,6 +77,7 @@ SessionInputCallback: TypeAlias = Callable[
 
 
 ToolNotFoundBehavior: TypeAlias = Literal["raise_error", "return_error_to_model"]
+ToolNameCollisionPolicy: TypeAlias = Literal["warn", "error"]
 """What a call to a tool the agent does not offer does (``RunConfig.tool_not_found_behavior``)."""
 
 
@@ -227,11 +229,18 @@ class RunConfig:
 
     tracing: TracingConfig | None = None
     """How the run's trace is exported: ``{"api_key": ...}`` sends it with that key (an
-    exporter such as ``BackendSpanExporter`` uses it). ``include_task_and_turn_spans`` is
-    accepted; the run records no task or turn spans either way."""
+    exporter such as ``BackendSpanExporter`` uses it). ``{"include_task_and_turn_spans":
+    False}`` leaves out the task span (the run) and the turn spans (default: recorded)."""
+
+    tool_name_collision_policy: ToolNameCollisionPolicy = "warn"
+    """Two of an agent's tools or handoffs with one name: log a warning and offer only the one
+    a call would reach, the last handoff of that name, else the last tool (``"warn"``, as in
+    the SDK); or stop the run with ``UserError`` before the model is called (``"error"``)."""
 
     def __post_init__(self) -> None:
         check_policy_names(self.approval_policy, self.sandbox_mode, "RunConfig")
+        if self.tool_name_collision_policy not in ("warn", "error"):
+            raise UserError("RunConfig: tool_name_collision_policy must be 'warn' or 'error'.")
         if self.session_settings is not None:
             self.session_settings = coerce_session_settings(self.session_settings)
         budget = self.max_cost_usd

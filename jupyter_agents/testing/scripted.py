@@ -46,6 +46,7 @@ from ..runtime.models.interface import ModelRequest as CallArgs
 from ..runtime.models.interface import RequestModel
 from ..runtime.retry import ModelRetryAdvice, ModelRetryAdviceRequest
 from ..runtime.tools.kinds import kind_for_tool
+from ..runtime.tracing import generation_span
 from ..runtime.usage import Usage
 from ._steps import (
     ModelCall,
@@ -222,8 +223,10 @@ class ScriptedModel(RequestModel):
         self._sdk = self._sdk or any(is_step(t) for t in script)
         self._turns.extend(coerce_step(t, i) if is_step(t) else t for i, t in enumerate(script))
         self.emit_traces = emit_traces
-        """Accepted for the SDK's ``ScriptedModel``; the run records every model call's span
-        here, whoever the model is."""
+        """Played the SDK's way (steps, ``extend``, ``emit_traces``, ``default_usage``), the
+        model records its calls' spans itself, as the SDK's does: a generation span per call
+        with ``emit_traces=True``, none without. Played with this project's turns, the run
+        records a generation span for each call."""
         self.default_usage = copy.deepcopy(default_usage)
         """The usage of SDK-form steps that give none (None: one request, no tokens)."""
         self.respond_with = respond
@@ -301,6 +304,11 @@ class ScriptedModel(RequestModel):
         """The retry advice a ``ModelStep.raise_error(..., retry_advice=)`` gave its error."""
         given = self._advice.get(id(request.error))
         return copy.deepcopy(given[1]) if given is not None and given[0] is request.error else None
+
+    @property
+    def traces_own_calls(self) -> bool:
+        """True when played the SDK's way (see ``emit_traces``)."""
+        return self._sdk
 
     @property
     def turns_left(self) -> int:
@@ -411,6 +419,12 @@ class ScriptedModel(RequestModel):
 
     async def respond(self, request: CallArgs) -> ModelResponse:
         """The next scripted turn as one response."""
+        if self._sdk:
+            with generation_span(disabled=not self.emit_traces):
+                return await self._respond(request)
+        return await self._respond(request)
+
+    async def _respond(self, request: CallArgs) -> ModelResponse:
         if _over_http():
             from .scripted_http import respond_over_http
 
@@ -434,6 +448,22 @@ class ScriptedModel(RequestModel):
 
     async def stream(self, request: CallArgs) -> AsyncIterator[TResponseStreamEvent]:
         """The next scripted turn as streamed events."""
+        if not self._sdk:
+            async for event in self._stream(request):
+                yield event
+            return
+        span = generation_span(disabled=not self.emit_traces)
+        span.start()
+        try:
+            async for event in self._stream(request):
+                yield event
+        except Exception as error:
+            span.set_error(str(error) or type(error).__name__, {"type": type(error).__name__})
+            raise
+        finally:
+            span.finish()
+
+    async def _stream(self, request: CallArgs) -> AsyncIterator[TResponseStreamEvent]:
         if _over_http():
             from .scripted_http import stream_over_http
 

@@ -1,7 +1,7 @@
-"""The SDK's ``agents.tracing.config``: ``TracingConfig``."""
+"""The SDK's ``agents.tracing.config``: ``TracingConfig`` and ``include_task_and_turn_spans``."""
 
 from __future__ import annotations
 
-from ..runtime.tracing.config import TracingConfig
+from ..runtime.tracing.config import TracingConfig, include_task_and_turn_spans
 
-__all__ = ["TracingConfig"]
+__all__ = ["TracingConfig", "include_task_and_turn_spans"]

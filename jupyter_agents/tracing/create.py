@@ -15,7 +15,9 @@ from ..runtime.tracing import (
     get_current_trace,
     guardrail_span,
     handoff_span,
+    task_span,
     trace,
+    turn_span,
 )
 
 __all__ = [
@@ -27,5 +29,7 @@ __all__ = [
     "get_current_trace",
     "guardrail_span",
     "handoff_span",
+    "task_span",
     "trace",
+    "turn_span",
 ]

@@ -14,6 +14,8 @@ from ..runtime.tracing import (
     GuardrailSpanData,
     HandoffSpanData,
     SpanData,
+    TaskSpanData,
+    TurnSpanData,
 )
 
 __all__ = [
@@ -24,4 +26,6 @@ __all__ = [
     "GuardrailSpanData",
     "HandoffSpanData",
     "SpanData",
+    "TaskSpanData",
+    "TurnSpanData",
 ]

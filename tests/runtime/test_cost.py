@@ -135,7 +135,7 @@ def test_two_models_one_unknown_show_the_known_part() -> None:
     ]
 
 
-def test_usage_and_cost_are_in_the_trace() -> None:
+def test_usage_and_cost_are_in_the_generation_and_task_spans() -> None:
     recorder = Recorder()
     set_trace_processors([recorder])
     try:
@@ -161,9 +161,11 @@ def test_usage_and_cost_are_in_the_trace() -> None:
         "reasoning_tokens": 40,
         "cost_usd": str(price),
     }
+    (task,) = [s for s in recorder.spans if s.span_data.type == "task"]
+    assert task.span_data.metadata == {"cost_usd": str(price)}
+    assert task.span_data.usage["requests"] == 1
     (trace,) = recorder.traces
-    assert trace.metadata is not None and trace.metadata["cost_usd"] == str(price)
-    assert trace.metadata["usage"]["requests"] == 1
+    assert trace.metadata is None  # as in the SDK: the run's usage is its task span's
 
 
 def test_import_and_unpriced_runs_do_not_load_genai_prices() -> None:

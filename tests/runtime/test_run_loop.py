@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -192,7 +193,9 @@ async def test_runner_rejects_bad_arguments() -> None:
         await Runner.run(agent, "hi", max_turns=0)
 
 
-async def test_tools_are_sent_sorted_by_name_and_duplicates_are_refused() -> None:
+async def test_tools_are_sent_sorted_by_name_and_a_name_is_offered_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     @tool
     def zeta() -> str:
         """Z."""
@@ -212,9 +215,36 @@ async def test_tools_are_sent_sorted_by_name_and_duplicates_are_refused() -> Non
         """Another add."""
         return a
 
-    clash = Agent(name="a", model=ScriptedModel(["x"]), tools=[add, other_add])
-    with pytest.raises(UserError, match="two different tools named 'add'"):
-        await Runner.run(clash, "go")
+    # as in the SDK: a warning, and only the last tool of the name is offered and called
+    model = ScriptedModel([[tool_call("add", {"a": 5})], ["x"]])
+    clash = Agent(name="a", model=model, tools=[add, other_add])
+    with caplog.at_level(logging.WARNING, logger="jupyter_agents"):
+        result = await Runner.run(clash, "go")
+    assert "Agent 'a' has 2 tools named 'add'" in caplog.text
+    assert model.requests[0].tool_names == ["add"]
+    assert model.requests[1].input[-1]["output"] == "5"  # other_add's answer
+    assert result.final_output == "x"
+    refuse = RunConfig(tool_name_collision_policy="error")
+    with pytest.raises(UserError, match="give each a unique name"):
+        await Runner.run(clash, "go", run_config=refuse)
+    with pytest.raises(UserError, match="tool_name_collision_policy must be 'warn' or 'error'"):
+        RunConfig(tool_name_collision_policy="ignore")  # type: ignore[arg-type]
+
+
+async def test_a_handoff_wins_over_a_tool_of_its_name() -> None:
+    helper = Agent(name="helper", model=ScriptedModel(["from the helper"]))
+
+    @tool(name_override="transfer_to_helper")
+    def impostor() -> str:
+        """Not a handoff."""
+        return "tool"
+
+    model = ScriptedModel([[tool_call("transfer_to_helper")]])
+    agent = Agent(name="a", model=model, tools=[impostor], handoffs=[helper])
+    result = await Runner.run(agent, "go")
+    assert model.requests[0].tool_names == []
+    assert model.requests[0].handoff_names == ["transfer_to_helper"]
+    assert result.final_output == "from the helper" and result.last_agent is helper
 
 
 async def test_model_settings_merge_run_config_over_agent() -> None:

@@ -25,7 +25,7 @@ from jupyter_agents.runtime.tracing import (
     set_trace_processors,
     trace,
 )
-from jupyter_agents.testing import ScriptedModel, text, tool_call
+from jupyter_agents.testing import ScriptedModel, assistant_message, text, tool_call
 
 
 class Collector(TracingProcessor):
@@ -87,29 +87,70 @@ def tree(spans: list[dict[str, Any]]) -> dict[str | None, list[str]]:
 
 
 async def test_span_tree_for_a_run_with_tools_and_a_handoff(collector: Collector) -> None:
+    """As in the SDK: a task span for the run, agent spans under it, a turn span per turn
+    under its agent, and the turn's model call, tool calls and handoff under the turn."""
     result = await Runner.run(make_agents(), "go", run_config=RunConfig(workflow_name="demo"))
     assert result.final_output == "bye"
     (trace_data,) = collector.traces
     assert trace_data["workflow_name"] == "demo"
     assert {s["trace_id"] for s in collector.spans} == {trace_data["id"]}
     children = tree(collector.spans)
-    assert children[None] == ["agent:first", "agent:second"]
-    assert sorted(children["first"]) == sorted(
-        [  # the guardrail runs alongside the model
-            "guardrail:ok",
-            "generation",
-            "function:lookup",
-            "generation",
-            "handoff",
-        ]
+    assert children[None] == ["custom:task"]
+    assert children["task"] == ["agent:first", "agent:second"]
+    # the guardrail runs alongside the first model call, under the agent
+    assert sorted(children["first"]) == ["custom:turn", "custom:turn", "guardrail:ok"]
+    assert children["second"] == ["custom:turn"]
+    assert sorted(children["turn"]) == sorted(
+        ["generation", "function:lookup", "generation", "handoff", "generation"]
     )
     assert children["lookup"] == ["custom:inside the tool"]
-    assert children["second"] == ["generation"]
     generation = next(s for s in collector.spans if s["span_data"]["type"] == "generation")
     assert generation["span_data"]["input"] == [{"role": "user", "content": "go"}]
     assert generation["span_data"]["usage"]["input_tokens"] > 0
     for span in collector.spans:
         assert span["started_at"] <= span["ended_at"]
+
+
+async def test_task_and_turn_spans_report_their_usage(collector: Collector) -> None:
+    await Runner.run(make_agents(), "go")
+    task = next(s for s in collector.spans if s["span_data"].get("name") == "task")
+    turns = [s for s in collector.spans if s["span_data"].get("name") == "turn"]
+    generations = [s for s in collector.spans if s["span_data"]["type"] == "generation"]
+    assert [t["span_data"]["data"]["turn"] for t in turns] == [1, 2, 3]
+    assert [t["span_data"]["data"]["agent_name"] for t in turns] == ["first", "first", "second"]
+    used = [g["span_data"]["usage"]["input_tokens"] for g in generations]
+    assert [t["span_data"]["data"]["usage"]["input_tokens"] for t in turns] == used
+    usage = task["span_data"]["data"]["usage"]
+    assert usage["requests"] == 3 and usage["input_tokens"] == sum(used)
+    assert "metadata" not in task  # the scripted model has no price: no cost to report
+    (trace_data,) = collector.traces
+    assert trace_data["metadata"] is None  # the usage is the task span's, not the trace's
+
+
+async def test_task_and_turn_spans_can_be_turned_off(collector: Collector) -> None:
+    config = RunConfig(tracing={"include_task_and_turn_spans": False})
+    await Runner.run(make_agents(), "go", run_config=config)
+    children = tree(collector.spans)
+    assert children[None] == ["agent:first", "agent:second"]
+    assert sorted(children["first"]) == sorted(
+        ["guardrail:ok", "generation", "function:lookup", "generation", "handoff"]
+    )
+    assert children["second"] == ["generation"]
+
+
+async def test_a_model_that_traces_its_own_calls_gets_no_generation_span_from_the_run(
+    collector: Collector,
+) -> None:
+    """A ScriptedModel played the SDK's way records its own spans, as the SDK's does: one
+    under the turn with ``emit_traces=True``, none without."""
+    for emit, expected in ((False, 0), (True, 1)):
+        collector.spans.clear()
+        model = ScriptedModel(steps=[[assistant_message("hi")]], emit_traces=emit)
+        await Runner.run(Agent(name="a", model=model), "go")
+        generations = [s for s in collector.spans if s["span_data"]["type"] == "generation"]
+        assert len(generations) == expected
+        turn = next(s for s in collector.spans if s["span_data"].get("name") == "turn")
+        assert all(g["parent_id"] == turn["id"] for g in generations)
 
 
 async def test_sensitive_data_is_left_out_when_asked(collector: Collector) -> None:
@@ -128,7 +169,7 @@ async def test_errors_are_recorded_on_the_agent_span(collector: Collector) -> No
     with pytest.raises(RuntimeError):
         await Runner.run(agent, "go")
     agent_span = next(s for s in collector.spans if s["span_data"]["type"] == "agent")
-    assert "model down" in agent_span["error"]["message"]
+    assert agent_span["error"] == {"message": "Error in agent run", "data": {"error": "model down"}}
 
 
 async def test_a_run_inside_a_user_trace_joins_it(collector: Collector) -> None:
@@ -176,3 +217,57 @@ async def test_a_call_answered_badly_keeps_its_request_on_the_span(collector: Co
         await Runner.run(down, "go", run_config=once)
     generation = next(s for s in collector.spans if s["span_data"]["type"] == "generation")
     assert generation["span_data"]["usage"] is None
+
+
+class Events(Collector):
+    def __init__(self) -> None:
+        super().__init__()
+        self.started: list[str] = []
+
+    def on_trace_start(self, trace: Any) -> None:
+        self.started.append(trace.trace_id)
+
+
+@tool(needs_approval=True)
+def guarded() -> str:
+    """Needs a yes."""
+    return "done"
+
+
+async def _paused_and_resumed(first: RunConfig, then: RunConfig) -> None:
+    model = ScriptedModel([[tool_call("guarded")], ["finished"]])
+    agent = Agent(name="a", model=model, tools=[guarded])
+    paused = await Runner.run(agent, "go", run_config=first)
+    state = paused.to_state()
+    state.approve(paused.interruptions[0])
+    result = await Runner.run(agent, state, run_config=then)
+    assert result.final_output == "finished"
+
+
+async def test_a_resumed_run_continues_its_trace() -> None:
+    """As in the SDK: the same trace id, and processors are told of it once."""
+    events = Events()
+    set_trace_processors([events])
+    try:
+        await _paused_and_resumed(RunConfig(), RunConfig())
+    finally:
+        set_trace_processors([])
+    (trace_data,) = events.traces
+    assert events.started == [trace_data["id"]]
+    assert {s["trace_id"] for s in events.spans} == {trace_data["id"]}
+    assert [s["span_data"]["type"] for s in events.spans].count("function") == 1
+
+
+async def test_a_resumed_run_with_other_trace_settings_starts_a_trace() -> None:
+    """A workflow name of its own: a second trace (with the paused run's id, as in the SDK)."""
+    events = Events()
+    set_trace_processors([events])
+    try:
+        await _paused_and_resumed(
+            RunConfig(workflow_name="first", trace_id="trace_" + "a" * 32),
+            RunConfig(workflow_name="second"),
+        )
+    finally:
+        set_trace_processors([])
+    assert [t["workflow_name"] for t in events.traces] == ["first", "second"]
+    assert events.started == ["trace_" + "a" * 32] * 2

@@ -17,9 +17,20 @@ from jupyter_agents import (
     Runner,
     ToolArgumentsError,
     ToolContext,
+    TracingProcessor,
+    UserError,
+    set_trace_processors,
     tool,
 )
 from jupyter_agents.testing import ScriptedModel, text, tool_call
+
+
+class SpanCollector(TracingProcessor):
+    def __init__(self) -> None:
+        self.ended: list[Any] = []
+
+    def on_span_end(self, span: Any) -> None:
+        self.ended.append(span)
 
 
 def outputs_of(result: Any) -> list[Any]:
@@ -112,13 +123,27 @@ async def test_exception_in_tool_goes_through_the_default_error_function() -> No
 
 
 async def test_failure_error_function_none_makes_the_run_raise() -> None:
+    """As in the SDK: a ``UserError`` naming the tool, caused by the tool's exception; the
+    call's function span holds "Error running tool"."""
+
     @tool(failure_error_function=None)
     def explode() -> str:
         """Always fails."""
         raise KeyError("boom")
 
-    with pytest.raises(KeyError, match="boom"):
-        await run_calls([explode], tool_call("explode"))
+    spans = SpanCollector()
+    set_trace_processors([spans])
+    try:
+        with pytest.raises(UserError, match="Error running tool explode: 'boom'") as e:
+            await run_calls([explode], tool_call("explode"))
+    finally:
+        set_trace_processors([])
+    assert isinstance(e.value.__cause__, KeyError)
+    (function,) = [s for s in spans.ended if s.span_data.type == "function"]
+    assert function.error == {
+        "message": "Error running tool",
+        "data": {"tool_name": "explode", "error": "'boom'"},
+    }
 
 
 @pytest.mark.parametrize("is_async", [False, True])

@@ -149,7 +149,7 @@ def _tool_run(
         context=progress.context_wrapper,
         run_config=run.run_config,
         hooks=run.hooks,
-        span=run.agent_span,
+        span=run.step_span,
         ledger=progress.ledger,
         handler=run.approval_handler,
         waiting=progress.paused,
@@ -247,7 +247,7 @@ async def _hand_off(
     )
     run.progress.new_items.append(output)
     run.progress.model_input.append(output.raw_item)
-    span = handoff_span(from_agent=agent.name, to_agent=target.name, parent=run.agent_span)
+    span = handoff_span(from_agent=agent.name, to_agent=target.name, parent=run.step_span)
     span.start()
     span.finish()
     yield RunItemStreamEvent(name="handoff_occured", item=output)

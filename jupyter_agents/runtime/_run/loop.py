@@ -30,7 +30,8 @@ from ..modes import RunMode, locked_mode
 from ..result import RunErrorDetails
 from ..sessions import Session
 from ..tool_guardrails import ToolInputGuardrailResult, ToolOutputGuardrailResult
-from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, trace
+from ..tracing import NO_OP_SPAN, Span, Trace, agent_span, task_span, trace, turn_span
+from ..tracing.config import include_task_and_turn_spans
 from .budget import refuse_if_spent
 from .calls import resolve_calls
 from .input_guardrails import race, raise_if_tripped, start_input_guardrails
@@ -47,8 +48,10 @@ from .progress import (
     TurnPlan,
 )
 from .run_provider import close_run_provider
+from .run_spans import UsageMark, task_usage, turn_usage, usage_mark
+from .run_trace import run_trace
 from .session_io import load_session, save_session
-from .spend import Spend, trace_metadata
+from .spend import Spend
 from .step import finish_turn, make_item, out_of_turns
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
@@ -122,6 +125,12 @@ class RunLoop:
         """The run's own input (what a finished run saves to its session)."""
         self.trace: Trace = trace("", disabled=True)
         self.agent_span: Span[Any] = NO_OP_SPAN
+        self.task_span: Span[Any] = NO_OP_SPAN
+        """The span of this ``Runner`` invocation, above its agent spans (when the trace
+        records and ``RunConfig.tracing`` does not turn task and turn spans off)."""
+        self.turn_span: Span[Any] = NO_OP_SPAN
+        """The span of the turn under way (NO_OP_SPAN between turns, or without turn spans)."""
+        self._task_start: UsageMark | None = None
         self.outer_spend: Spend | None = None
         """The spend of the run this one is nested in (an agent tool's caller, a batch), set
         by whoever starts it: one budget covers both."""
@@ -215,40 +224,84 @@ class RunLoop:
 
     # -- the loop ------------------------------------------------------------------------
 
+    @property
+    def step_span(self) -> Span[Any]:
+        """The parent of the spans of model and tool calls: the turn's span, else the
+        agent's."""
+        return self.turn_span if self.turn_span is not NO_OP_SPAN else self.agent_span
+
     def start_agent_span(self, agent: Agent[Any]) -> None:
         """Close the current agent's span and open one for ``agent``."""
         self.agent_span.finish()
         if not self.trace.recording:
             return
+        schema = agent.output_schema
         self.agent_span = agent_span(
             agent.name,
             tools=[t.name for t in agent.tools],
-            output_type=getattr(agent.output_type, "__name__", None),
+            output_type=schema.name() if schema is not None else "str",
             handoffs=[h.agent_name if isinstance(h, Handoff) else h.name for h in agent.handoffs],
-            parent=self.trace,
+            parent=self.task_span if self.task_span is not NO_OP_SPAN else self.trace,
         )
         self.agent_span.start()
 
+    def offered(self, tools: list[Any], handoffs: list[Handoff[Any]]) -> None:
+        """Record on the agent's span what its turn offers the model (enabled tools and
+        handoffs, as the SDK's agent spans show them)."""
+        if self.agent_span is not NO_OP_SPAN:
+            self.agent_span.span_data.tools = [t.name for t in tools]
+            self.agent_span.span_data.handoffs = [h.agent_name for h in handoffs]
+
+    def _begin_turn(self) -> tuple[tuple[int, int], UsageMark | None]:
+        """Count the turn in; what to roll back to if it is stopped, and the usage mark its
+        span counts from (None: no turn span)."""
+        self.progress.current_turn += 1
+        mark = (len(self.progress.new_items), len(self.progress.model_input))
+        self._guardrail_mark = (
+            len(self.tool_input_guardrail_results),
+            len(self.tool_output_guardrail_results),
+        )
+        return mark, self._start_turn_span()
+
+    def _start_turn_span(self) -> UsageMark | None:
+        """Open the turn's span (with task and turn spans on); the usage mark it counts from."""
+        if self.task_span is NO_OP_SPAN:
+            return None
+        agent = self.progress.current_agent
+        self.turn_span = turn_span(self.progress.current_turn, agent.name, parent=self.agent_span)
+        self.turn_span.start()
+        return usage_mark(self.progress.context_wrapper.usage)
+
+    def _end_turn_span(self, start: UsageMark | None) -> None:
+        if start is None:
+            return
+        end = usage_mark(self.progress.context_wrapper.usage)
+        self.turn_span.span_data.usage = turn_usage(start, end)
+        self.turn_span.finish()
+        self.turn_span = NO_OP_SPAN
+
     def _start_trace(self) -> None:
         config = self.run_config
-        self.trace = trace(
-            config.workflow_name,
-            trace_id=config.trace_id,
-            group_id=config.group_id,
-            metadata=config.trace_metadata,
-            tracing=config.tracing,
-            disabled=config.tracing_disabled,
-            include_sensitive_data=config.trace_include_sensitive_data,
-        )
+        self.trace = run_trace(config, self.progress.trace if self.resumed else None)
         self.trace.start(mark_as_current=True)
+        self.progress.trace = self.trace if self.trace.recording else None
+        if self.trace.recording and include_task_and_turn_spans(config.tracing):
+            self.task_span = task_span(config.workflow_name, parent=self.trace)
+            self.task_span.start()
+            self._task_start = usage_mark(self.progress.context_wrapper.usage)
         self.start_agent_span(self.progress.current_agent)
 
     def _end_trace(self, error: BaseException | None) -> None:
         if error is not None and not isinstance(error, (GeneratorExit, asyncio.CancelledError)):
-            self.agent_span.set_error(f"{type(error).__name__}: {error}")
+            self.agent_span.set_error("Error in agent run", {"error": str(error)})
         self.agent_span.finish()
-        if self.trace.recording:  # the run's usage and cost, with the trace
-            self.trace.metadata = trace_metadata(self.trace.metadata, self.progress)
+        if self._task_start is not None:
+            end = usage_mark(self.progress.context_wrapper.usage)
+            self.task_span.span_data.usage = task_usage(self._task_start, end)
+            usd = self.progress.spend.cost().usd  # priced with the generation spans already
+            if usd is not None:
+                self.task_span.span_data.metadata = {"cost_usd": str(usd)}
+            self.task_span.finish()
         try:
             self.trace.finish(reset_current=True)
         except ValueError:
@@ -283,12 +336,7 @@ class RunLoop:
                 if self.progress.current_turn >= self.progress.max_turns:
                     self.take(await out_of_turns(self))
                     continue
-                self.progress.current_turn += 1
-                mark = (len(self.progress.new_items), len(self.progress.model_input))
-                self._guardrail_mark = (
-                    len(self.tool_input_guardrail_results),
-                    len(self.tool_output_guardrail_results),
-                )
+                mark, turn_start = self._begin_turn()
                 turn = self._run_turn()
                 try:
                     async with aclosing(turn):
@@ -301,6 +349,8 @@ class RunLoop:
                 except (asyncio.CancelledError, GeneratorExit):
                     self._roll_back(mark)
                     raise
+                finally:
+                    self._end_turn_span(turn_start)
                 self._guardrail_mark = None
             finished = not (self.cancelled or self.progress.paused.interruptions)
             if self.session is not None and finished:
@@ -367,8 +417,12 @@ class RunLoop:
     async def _run_turn(self) -> AsyncGenerator[StreamEvent, None]:
         agent = self.progress.current_agent
         tools, handoffs = await tools_for(
-            agent, self.progress.context_wrapper, self.progress.mode.mode
+            agent,
+            self.progress.context_wrapper,
+            self.progress.mode.mode,
+            self.run_config.tool_name_collision_policy,
         )
+        self.offered(tools, handoffs)
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
         guard: asyncio.Future[list[InputGuardrailResult]] | None = None
         streamed: dict[int, RunItem] = {}
@@ -432,8 +486,12 @@ class RunLoop:
         """Continue a paused turn: the calls that waited for decisions."""
         agent = self.progress.current_agent
         tools, handoffs = await tools_for(
-            agent, self.progress.context_wrapper, self.progress.mode.mode
+            agent,
+            self.progress.context_wrapper,
+            self.progress.mode.mode,
+            self.run_config.tool_name_collision_policy,
         )
+        self.offered(tools, handoffs)
         waiting = self.progress.paused
         # what the batch takes its calls' saved escalations and nested runs from
         self.progress.paused = Paused(nested=waiting.nested, escalations=waiting.escalations)

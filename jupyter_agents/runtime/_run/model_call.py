@@ -24,6 +24,7 @@ from ..models.usage import raw_usage_snapshot, usage_from_openai
 from ..run_config import CallModelData, ModelInputData, RunConfig
 from ..tools import Tool
 from ..tracing import NO_OP_SPAN, Span, generation_span
+from ..tracing.scope import Scope
 from .attempts import Attempts
 from .budget import Held, request_chars, reserve
 from .context_compaction import compact_if_needed
@@ -103,8 +104,8 @@ class ModelCallRun(Protocol):
         """What the provider stores of the conversation."""
 
     @property
-    def agent_span(self) -> Span[Any]:
-        """The parent of the call's span."""
+    def step_span(self) -> Span[Any]:
+        """The parent of the call's span (the turn's, else the agent's)."""
 
     def used_tools(self, agent: Agent[Any]) -> bool:
         """Whether ``agent`` has had a tool call in the run (``reset_tool_choice``)."""
@@ -139,6 +140,10 @@ class ModelCall:
         """The call's part of the budgets, held until the call is over."""
         self.compacted: Compacted | None = None
         """What compaction did before this call (``RunConfig.compaction``), if anything."""
+        self.tracing = ModelTracing.DISABLED
+        """What the model is told of tracing (DISABLED unless it traces its own calls)."""
+        self.scope: Span[Any] | None = None
+        """The span made current during the call, for a model that traces its own calls."""
 
     async def prepare(self) -> None:
         """Instructions, input (after the input filter) and settings for this call."""
@@ -213,7 +218,7 @@ class ModelCall:
             self.tools,
             self.agent.output_schema,
             self.handoffs,
-            ModelTracing.DISABLED,
+            self.tracing,
         )
 
     def _kwargs(self) -> dict[str, Any]:
@@ -228,8 +233,13 @@ class ModelCall:
         return kwargs
 
     def _span(self) -> Span[Any]:
-        parent = self.run.agent_span
+        parent = self.run.step_span
         if parent is NO_OP_SPAN:  # tracing off: skip even building the span's data
+            return NO_OP_SPAN
+        if self.model.traces_own_calls:  # its spans go under the turn's
+            self.scope = parent
+            sensitive = self.run.run_config.trace_include_sensitive_data
+            self.tracing = ModelTracing.ENABLED if sensitive else ModelTracing.ENABLED_WITHOUT_DATA
             return NO_OP_SPAN
         config = self.settings.to_traceable_dict()
         if not self.run.run_config.trace_include_sensitive_data:
@@ -284,11 +294,15 @@ class ModelCall:
         try:
             while True:
                 attempts.next()
+                token = Scope.set_current_span(self.scope) if self.scope is not None else None
                 try:
                     response = await self.model.get_response(*self._args(), **self._kwargs())
                 except Exception as error:
                     await attempts.failed(error)
                     continue
+                finally:
+                    if token is not None:
+                        Scope.reset_current_span(token)
                 attempts.answered()
                 self._end_span(span, response, None)
                 return response
@@ -323,6 +337,7 @@ class ModelCall:
                 delivered = False
                 failure: Exception | None = None
                 source = self.model.stream_response(*self._args(), **self._kwargs())
+                token = Scope.set_current_span(self.scope) if self.scope is not None else None
                 try:
                     async for event in source:
                         if not delivered:  # the first event: the wait is over (once per call)
@@ -356,6 +371,8 @@ class ModelCall:
                     aclose = getattr(source, "aclose", None)
                     if aclose is not None:
                         await aclose()
+                    if token is not None:
+                        _reset_scope(token)
                 assert failure is not None  # else the loop was left above
                 await attempts.failed(failure, stream=True)
             response = _streamed_response(final, self.settings.preserve_raw_usage is True)
@@ -418,6 +435,13 @@ def _streamed_response(final: Any, raw_usage: bool = False) -> ModelResponse:
     )
 
 
+def _reset_scope(token: Any) -> None:
+    """Undo a streamed call's current span (a stream closed from another context, which never
+    saw it set, leaves that context as it was)."""
+    try:
+        Scope.reset_current_span(token)
+    except ValueError:
+        pass
 _NO_TOKENS: dict[str, int] = {
     "requests": 1,
     "input_tokens": 0,

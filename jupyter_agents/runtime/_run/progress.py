@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     )
     from ..model_wait import ModelWait
     from ..run_state import RunState
+    from ..tracing import Trace
 
 __all__ = [
     "FinalOutput",
@@ -135,6 +136,8 @@ class RunProgress:
     model_wait: ModelWait | None = field(default=None, repr=False, compare=False)
     """The model call the run waits for now (sent, nothing back yet); None otherwise. Live
     state for views, never part of a snapshot."""
+    trace: Trace | None = field(default=None, repr=False, compare=False)
+    """The run's trace, which a resumed run continues (``_run/run_trace.py``)."""
 
     def snapshot(self) -> RunProgress:
         """A copy that later changes to this one do not reach (items are shared: immutable)."""
@@ -154,6 +157,7 @@ class RunProgress:
             compactions=list(self.compactions),
             model_responses=list(self.model_responses),
             starting_agent=self.starting_agent,
+            trace=self.trace,
         )
 
 

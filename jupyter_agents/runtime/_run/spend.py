@@ -20,10 +20,9 @@ from ..cost import ModelCost, RunCost
 from ..usage import InputTokensDetails, OutputTokensDetails, RequestUsage, Usage
 
 if TYPE_CHECKING:
-    from .progress import RunProgress
     from .state_schema import SavedSpentCall
 
-__all__ = ["Spend", "SpentCall", "request_usage", "trace_metadata"]
+__all__ = ["Spend", "SpentCall", "request_usage"]
 
 _UNPRICED: Any = object()
 _ZERO = Decimal(0)
@@ -251,22 +250,3 @@ def _model_cost(name: str, provider: str | None, calls: list[SpentCall]) -> Mode
         output_tokens=sum(c.usage.output_tokens for c in calls),
         usd=sum(known, Decimal(0)) if len(known) == len(prices) else None,
     )
-
-
-def trace_metadata(metadata: dict[str, Any] | None, progress: RunProgress) -> dict[str, Any]:
-    """The trace's metadata with the run's usage and cost added (a copy: the caller's dict
-    stays as it was)."""
-    usage = progress.context_wrapper.usage
-    cost = progress.spend.cost()
-    return {
-        **(metadata or {}),
-        "usage": {
-            "requests": usage.requests,
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cached_tokens": usage.input_tokens_details.cached_tokens,
-            "cache_write_tokens": usage.input_tokens_details.cache_write_tokens,
-            "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
-        },
-        "cost_usd": str(cost.usd) if cost.usd is not None else None,
-    }

@@ -14,7 +14,7 @@ from .._util import call_maybe_async
 from ..agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
 from ..approvals import approved_call
 from ..context import ToolContext
-from ..errors import ModelBehaviorError, ToolTimeoutError, UserError
+from ..errors import AgentsException, ModelBehaviorError, ToolTimeoutError, UserError
 from ..items import ToolError
 from ..modes import mode_refusal
 from ..questions import asker
@@ -22,7 +22,7 @@ from ..run_config import ToolErrorFormatterArgs
 from ..sandbox.bwrap import SandboxUnavailable
 from ..sandbox.policy import EscalationRequest
 from ..tool_errors import timeout_message, tool_error
-from ..tools import ToolArgumentsError
+from ..tools import FunctionTool, ToolArgumentsError
 from ..tools.background import BackgroundCall, BackgroundReason, report_background
 from ..tools.kinds import LocalTool
 from ..tracing import function_span
@@ -96,13 +96,31 @@ async def _invoke(run: ToolRun, call: ToolCall, sink: EventSink | None) -> Outco
     hooked = cast("Tool", tool)  # every tool the run executes is one of the agent's
     await hooks.tool_start(agent, hooked, ctx)  # the call's ToolContext, as in the SDK
     with function_span(call.parsed.name, input=call.arguments, parent=run.span) as span:
-        outcome = await _call_tool(run, call, tool, ctx, sink)
+        try:
+            outcome = await _call_tool(run, call, tool, ctx, sink)
+        except NestedRunPaused:
+            raise  # a signal: the nested run waits for a decision
+        except Exception as error:  # the run ends: the span says which tool, as the SDK's
+            span.set_error("Error running tool", _span_error(run, tool.name, error))
+            # as in the SDK, a function tool's error is a UserError naming the tool
+            if isinstance(tool, FunctionTool) and not isinstance(error, AgentsException):
+                raise UserError(f"Error running tool {tool.name}: {error}") from error
+            raise
         if outcome.status == "ok" and not isinstance(outcome.value, EscalationRequest):
             outcome = await check_output(run.output_results, agent, tool, ctx, outcome)
         value = outcome.value
         span.span_data.output = value if isinstance(value, str) else repr(value)
     await hooks.tool_end(agent, hooked, value, ctx)
     return outcome
+
+
+REDACTED_TOOL_ERROR = "Tool execution failed. Error details are redacted."
+"""A failed call's span error without sensitive data (``trace_include_sensitive_data``)."""
+
+
+def _span_error(run: ToolRun, name: str, error: Exception) -> dict[str, Any]:
+    shown = str(error) if run.run_config.trace_include_sensitive_data else REDACTED_TOOL_ERROR
+    return {"tool_name": name, "error": shown}
 
 
 async def _call_tool(
@@ -176,7 +194,8 @@ async def _timed_out(tool: LocalTool, ctx: ToolContext[Any], timeout: float) -> 
 
 
 async def _failed(tool: LocalTool, ctx: ToolContext[Any], error: Exception) -> Outcome:
-    """A tool that raised: its ``failure_error_function`` tells the model, or the run ends."""
+    """A tool that raised: its ``failure_error_function`` tells the model, or the run ends
+    (``_invoke`` says which tool)."""
     told_by = tool.failure_error_function
     if told_by is None:
         raise error

@@ -45,7 +45,11 @@ class TurnRun(ErrorHandlingRun, Protocol):
 
     @property
     def agent_span(self) -> Span[Any]:
-        """The current agent's span (handoffs, guardrails and tools go under it)."""
+        """The current agent's span (output guardrails go under it)."""
+
+    @property
+    def step_span(self) -> Span[Any]:
+        """The turn's span, else the agent's (tool calls and handoffs go under it)."""
 
     @property
     def output_guardrail_results(self) -> list[OutputGuardrailResult]:

@@ -43,6 +43,14 @@ class Model(abc.ABC):
     ...); None: the provider genai-prices finds for the model's name (``model.model``, else
     ``model.name``). Set it on a model served by a provider its name does not tell."""
 
+    @property
+    def traces_own_calls(self) -> bool:
+        """Whether the model records its calls' spans itself, as the SDK's models do (False:
+        the run records a generation span for each call). For such a model, the run passes
+        the call's ``ModelTracing`` and makes its turn's span current during the call, so
+        that the model's spans go under it."""
+        return False
+
     @abc.abstractmethod
     async def get_response(
         self,

@@ -27,6 +27,8 @@ from .create import (
     get_current_span,
     guardrail_span,
     handoff_span,
+    task_span,
+    turn_span,
 )
 from .otel import OpenTelemetryExporter
 from .processors import (
@@ -50,6 +52,8 @@ from .span_data import (
     GuardrailSpanData,
     HandoffSpanData,
     SpanData,
+    TaskSpanData,
+    TurnSpanData,
 )
 from .spans import NO_OP_SPAN, NoOpSpan, Span, SpanError, SpanImpl
 from .traces import (
@@ -84,6 +88,7 @@ __all__ = [
     "SpanData",
     "SpanError",
     "SpanImpl",
+    "TaskSpanData",
     "Trace",
     "TraceImpl",
     "TraceProvider",
@@ -91,6 +96,7 @@ __all__ = [
     "TracingConfig",
     "TracingExporter",
     "TracingProcessor",
+    "TurnSpanData",
     "add_trace_processor",
     "agent_span",
     "custom_span",
@@ -111,6 +117,8 @@ __all__ = [
     "set_trace_provider",
     "set_tracing_disabled",
     "set_tracing_export_api_key",
+    "task_span",
     "time_iso",
     "trace",
+    "turn_span",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict
 
-__all__ = ["TracingConfig"]
+__all__ = ["TracingConfig", "include_task_and_turn_spans"]
 
 
 class TracingConfig(TypedDict, total=False):
@@ -14,4 +14,10 @@ class TracingConfig(TypedDict, total=False):
     """The API key to export the trace (and its spans) with, instead of the exporter's."""
 
     include_task_and_turn_spans: bool
-    """Accepted for the SDK's sake; the run records no task or turn spans here."""
+    """Whether a run records a task span (the whole ``Runner`` invocation) and a span per
+    turn around its model and tool calls (default: True)."""
+
+
+def include_task_and_turn_spans(config: TracingConfig | None) -> bool:
+    """Whether a run with this tracing configuration records task and turn spans."""
+    return config is None or config.get("include_task_and_turn_spans", True)

@@ -25,6 +25,8 @@ from .span_data import (
     GuardrailSpanData,
     HandoffSpanData,
     SpanData,
+    TaskSpanData,
+    TurnSpanData,
 )
 from .spans import NO_OP_SPAN, NoOpSpan, Span
 from .traces import NoOpTrace, Trace
@@ -37,6 +39,8 @@ __all__ = [
     "get_current_span",
     "guardrail_span",
     "handoff_span",
+    "task_span",
+    "turn_span",
 ]
 
 Parent = Union[Trace, Span[Any], None]
@@ -215,6 +219,45 @@ def custom_span(
         disabled: Record nothing, here and in the spans created inside it.
     """
     return _span(CustomSpanData, (name, {} if data is None else data), parent, span_id, disabled)
+
+
+def task_span(
+    name: str,
+    *,
+    parent: Parent = None,
+    span_id: str | None = None,
+    disabled: bool = False,
+) -> Span[TaskSpanData]:
+    """A span for one ``Runner`` invocation (the run records it unless
+    ``RunConfig(tracing={"include_task_and_turn_spans": False})``).
+
+    Args:
+        name: The run's workflow name.
+        parent: Put the span under this span or trace instead of the current span.
+        span_id: The span's id (default: a new one from ``gen_span_id``).
+        disabled: Record nothing, here and in the spans created inside it.
+    """
+    return _span(TaskSpanData, (name,), parent, span_id, disabled)
+
+
+def turn_span(
+    turn: int,
+    agent_name: str,
+    *,
+    parent: Parent = None,
+    span_id: str | None = None,
+    disabled: bool = False,
+) -> Span[TurnSpanData]:
+    """A span for one turn of the run loop.
+
+    Args:
+        turn: The turn's number in the run, from 1.
+        agent_name: The agent taking the turn.
+        parent: Put the span under this span or trace instead of the current span.
+        span_id: The span's id (default: a new one from ``gen_span_id``).
+        disabled: Record nothing, here and in the spans created inside it.
+    """
+    return _span(TurnSpanData, (turn, agent_name), parent, span_id, disabled)
 
 
 def get_current_span() -> Span[Any] | None:

@@ -22,6 +22,8 @@ __all__ = [
     "GuardrailSpanData",
     "HandoffSpanData",
     "SpanData",
+    "TaskSpanData",
+    "TurnSpanData",
 ]
 
 
@@ -145,3 +147,57 @@ class CustomSpanData(SpanData):
 
     data: dict[str, Any] = field(default_factory=dict)
     """Free-form values; exported as they are, whatever ``include_sensitive_data`` says."""
+
+
+@dataclass
+class TaskSpanData(SpanData):
+    """One ``Runner`` invocation (the top of a run's spans), exported as a custom span."""
+
+    type: ClassVar[str] = "task"
+
+    name: str
+    """The run's workflow name."""
+
+    usage: dict[str, Any] | None = None
+    """The tokens the invocation used (its own: a resumed run counts from where it resumed)."""
+
+    metadata: dict[str, Any] | None = None
+    """Extra values, exported in the span's ``metadata``."""
+
+    def export(self) -> dict[str, Any]:
+        """A custom span (``sdk_span_type``: ``task``), as the tracing backend knows it."""
+        data: dict[str, Any] = {"sdk_span_type": self.type, "name": self.name}
+        if self.usage is not None:
+            data["usage"] = self.usage
+        return {"type": "custom", "name": self.type, "data": data}
+
+
+@dataclass
+class TurnSpanData(SpanData):
+    """One turn of the run loop (a model call and the tool calls it asked for), exported as a
+    custom span."""
+
+    type: ClassVar[str] = "turn"
+
+    turn: int
+    """The turn's number in the run, from 1."""
+
+    agent_name: str
+    """The agent taking the turn."""
+
+    usage: dict[str, Any] | None = None
+    """The tokens the turn used."""
+
+    metadata: dict[str, Any] | None = None
+    """Extra values, exported in the span's ``metadata``."""
+
+    def export(self) -> dict[str, Any]:
+        """A custom span (``sdk_span_type``: ``turn``), as the tracing backend knows it."""
+        data: dict[str, Any] = {
+            "sdk_span_type": self.type,
+            "turn": self.turn,
+            "agent_name": self.agent_name,
+        }
+        if self.usage is not None:
+            data["usage"] = self.usage
+        return {"type": "custom", "name": self.type, "data": data}
