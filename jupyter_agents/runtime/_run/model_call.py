@@ -442,6 +442,8 @@ def _reset_scope(token: Any) -> None:
         Scope.reset_current_span(token)
     except ValueError:
         pass
+
+
 _NO_TOKENS: dict[str, int] = {
     "requests": 1,
     "input_tokens": 0,
