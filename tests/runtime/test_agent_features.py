@@ -200,12 +200,14 @@ class Recorder(RunHooks[Any]):
 class AgentRecorder(AgentHooks[Any]):
     def __init__(self) -> None:
         self.seen: list[str] = []
+        self.turn_inputs: list[list[Any]] = []
 
     async def on_start(self, context: Any, agent: Agent) -> None:
         self.seen.append("start")
+        self.turn_inputs.append(list(context.turn_input))
 
     async def on_handoff(self, context: Any, agent: Agent, source: Agent) -> None:
-        self.seen.append(f"handoff_from:{source.name}")
+        self.seen.append(f"handoff:{source.name}->{agent.name}")
 
     async def on_end(self, context: Any, agent: Agent, output: Any) -> None:
         self.seen.append("end")
@@ -213,9 +215,11 @@ class AgentRecorder(AgentHooks[Any]):
 
 async def test_run_and_agent_hooks() -> None:
     second_hooks = AgentRecorder()
+    first_hooks = AgentRecorder()
     second = Agent(name="second", model=ScriptedModel(["bye"]), hooks=second_hooks)
     first = Agent(
         name="first",
+        hooks=first_hooks,
         tools=[fetch],
         handoffs=[second],
         model=ScriptedModel(
@@ -238,7 +242,10 @@ async def test_run_and_agent_hooks() -> None:
         "llm_end",
         "agent_end:second:bye",
     ]
-    assert second_hooks.seen == ["handoff_from:first", "start", "end"]
+    # as the SDK: the agent that hands off hears of it; the first start sees the run's input
+    assert first_hooks.seen == ["start", "handoff:first->second"]
+    assert first_hooks.turn_inputs == [[{"role": "user", "content": "go"}]]
+    assert second_hooks.seen == ["start", "end"]
 
 
 async def test_call_model_input_filter_edits_what_is_sent() -> None:
