@@ -110,7 +110,12 @@ class HookCaller:
         self.run_hooks = run_hooks
         self.context = context
 
-    async def agent_start(self, agent: Agent[Any]) -> None:
+    async def agent_start(
+        self, agent: Agent[Any], turn_input: list[TResponseInputItem] | None = None
+    ) -> None:
+        """``turn_input``: the input the start hooks see (``context.turn_input``), when known."""
+        if turn_input is not None:
+            self.context.turn_input = list(turn_input)
         if self.run_hooks is not None:
             await self.run_hooks.on_agent_start(self.context, agent)
         if agent.hooks is not None:

@@ -264,9 +264,7 @@ class RunLoop:
             if self.outer_spend is not None:  # a nested run starts only while budgets last
                 refuse_if_spent(self.progress)
             yield AgentUpdatedStreamEvent(new_agent=self.progress.current_agent)
-            # the start hooks see the input the first model call gets (the SDK's turn input)
-            self.progress.context_wrapper.turn_input = list(self.progress.model_input)
-            await self.hooks.agent_start(self.progress.current_agent)
+            await self.hooks.agent_start(self.progress.current_agent, self.progress.model_input)
             if self.progress.paused:
                 async for event in self._guarded(self._resume_pending()):
                     yield event
