@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 import pytest
@@ -246,6 +246,31 @@ async def test_run_and_agent_hooks() -> None:
     assert first_hooks.seen == ["start", "handoff:first->second"]
     assert first_hooks.turn_inputs == [[{"role": "user", "content": "go"}]]
     assert second_hooks.seen == ["start", "end"]
+
+
+@pytest.mark.parametrize("stop_on_first_tool", [True, False])
+async def test_a_resumed_run_starts_its_agent_only_with_a_new_turn(
+    stop_on_first_tool: bool,
+) -> None:
+    @tool(needs_approval=True)
+    def act() -> str:
+        """Act."""
+        return "acted"
+
+    hooks = AgentRecorder()
+    model = ScriptedModel([[tool_call("act")], ["done"]])
+    behavior: Literal["stop_on_first_tool", "run_llm_again"] = (
+        "stop_on_first_tool" if stop_on_first_tool else "run_llm_again"
+    )
+    agent = Agent(name="a", model=model, tools=[act], hooks=hooks, tool_use_behavior=behavior)
+    paused = await Runner.run(agent, "go")
+    state = paused.to_state()
+    state.approve(state.get_interruptions()[0])
+    result = await Runner.run(agent, state)
+    # as the SDK: the approved call runs first; the start hooks run again only if the model
+    # is called again
+    assert result.final_output == ("acted" if stop_on_first_tool else "done")
+    assert hooks.seen == (["start", "end"] if stop_on_first_tool else ["start", "start", "end"])
 
 
 async def test_call_model_input_filter_edits_what_is_sent() -> None:
