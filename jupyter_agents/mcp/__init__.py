@@ -29,6 +29,7 @@ from ..runtime.mcp.manager import MCPServerManager
 from ..runtime.mcp.server import MCPServer, MCPServerError, RequireApproval
 from ..runtime.mcp.stdio import MCPServerStdio, MCPServerStdioParams
 from ..runtime.mcp.tool import MCPTool, MCPToolError
+from ..runtime.mcp.util import MCPUtil
 
 __all__ = [
     "MCPServer",
@@ -42,6 +43,7 @@ __all__ = [
     "MCPServerStreamableHttpParams",
     "MCPTool",
     "MCPToolError",
+    "MCPUtil",
     "RequireApproval",
     "ToolFilter",
     "ToolFilterCallable",

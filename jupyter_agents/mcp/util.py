@@ -7,5 +7,6 @@ objects as ``jupyter_agents``'s).
 from __future__ import annotations
 
 from ..runtime.mcp.filters import ToolFilterContext, ToolFilterStatic, create_static_tool_filter
+from ..runtime.mcp.util import MCPUtil
 
-__all__ = ["ToolFilterContext", "ToolFilterStatic", "create_static_tool_filter"]
+__all__ = ["MCPUtil", "ToolFilterContext", "ToolFilterStatic", "create_static_tool_filter"]

@@ -72,7 +72,11 @@ class AgentHooks(Generic[TContext]):
     async def on_handoff(
         self, context: RunContextWrapper[TContext], agent: Agent[Any], source: Agent[Any]
     ) -> None:
-        """Control was handed to this agent from ``source``."""
+        """This agent (``source``) handed control to ``agent``.
+
+        Called on the hooks of the agent that hands off, as the SDK does: ``agent`` is the
+        agent receiving control and ``source`` is this one.
+        """
 
     async def on_tool_start(
         self, context: RunContextWrapper[TContext], agent: Agent[Any], tool: Tool
@@ -106,7 +110,12 @@ class HookCaller:
         self.run_hooks = run_hooks
         self.context = context
 
-    async def agent_start(self, agent: Agent[Any]) -> None:
+    async def agent_start(
+        self, agent: Agent[Any], turn_input: list[TResponseInputItem] | None = None
+    ) -> None:
+        """``turn_input``: the input the start hooks see (``context.turn_input``), when known."""
+        if turn_input is not None:
+            self.context.turn_input = list(turn_input)
         if self.run_hooks is not None:
             await self.run_hooks.on_agent_start(self.context, agent)
         if agent.hooks is not None:
@@ -121,8 +130,9 @@ class HookCaller:
     async def handoff(self, source: Agent[Any], target: Agent[Any]) -> None:
         if self.run_hooks is not None:
             await self.run_hooks.on_handoff(self.context, source, target)
-        if target.hooks is not None:
-            await target.hooks.on_handoff(self.context, target, source)
+        # As the SDK: the handing-off agent's hooks hear of it (``agent`` is the receiver).
+        if source.hooks is not None:
+            await source.hooks.on_handoff(self.context, target, source)
 
     async def tool_start(
         self, agent: Agent[Any], tool: Tool, context: RunContextWrapper[Any] | None = None

@@ -176,9 +176,10 @@ class RunConfig:
     """Words the model sees for a rejected call (without a rejection message of its own) or a
     call to a tool that is not there. Returning None, or failing, keeps the default words."""
 
-    tool_not_found_behavior: ToolNotFoundBehavior = "return_error_to_model"
-    """A call to a tool the agent does not offer: tell the model and go on (the default), or
-    stop the run with ``ModelBehaviorError`` (``"raise_error"``, the SDK's default)."""
+    tool_not_found_behavior: ToolNotFoundBehavior = "raise_error"
+    """A call to a tool the agent does not offer: stop the run with ``ModelBehaviorError``
+    (``"raise_error"``, the default, as in the SDK), or tell the model and go on
+    (``"return_error_to_model"``, what the notebook's ``%%agent`` runs do)."""
 
     model_retry: ModelRetryPolicy = field(default_factory=ModelRetryPolicy)
     """How failed model calls are retried (``ModelRetryPolicy(max_attempts=1)`` turns it off).

@@ -241,6 +241,21 @@ def test_agent_cell_in_a_terminal_shell_streams_text(shell: Any, capsys: Any) ->
     assert host().last_result is res
 
 
+def test_an_agent_cell_tells_the_model_of_an_unknown_tool(shell: Any, capsys: Any) -> None:
+    # the runtime's default ends the run (as the SDK); a notebook run tells the model instead
+    run(
+        shell,
+        "from jupyter_agents.testing import ScriptedModel, text, tool_call\n"
+        "demo = ScriptedModel([[tool_call('no_such_tool', {})], [text('Sorry.')]])",
+    )
+    run(shell, "%agent model demo")
+    result = run(shell, "%%agent --out res\nDo it.")
+    assert result.error_in_exec is None, result.error_in_exec
+    assert shell.user_ns["res"].final_output == "Sorry."
+    told = shell.user_ns["demo"].requests[1].input[-1]["output"]
+    assert told.startswith("Tool 'no_such_tool' does not exist. Available tools:")
+
+
 async def test_conversation_records_per_cell_and_rerun_replaces() -> None:
     conv = Conversation()
 

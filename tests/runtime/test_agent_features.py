@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 import pytest
@@ -233,12 +233,14 @@ class Recorder(RunHooks[Any]):
 class AgentRecorder(AgentHooks[Any]):
     def __init__(self) -> None:
         self.seen: list[str] = []
+        self.turn_inputs: list[list[Any]] = []
 
     async def on_start(self, context: Any, agent: Agent) -> None:
         self.seen.append("start")
+        self.turn_inputs.append(list(context.turn_input))
 
     async def on_handoff(self, context: Any, agent: Agent, source: Agent) -> None:
-        self.seen.append(f"handoff_from:{source.name}")
+        self.seen.append(f"handoff:{source.name}->{agent.name}")
 
     async def on_end(self, context: Any, agent: Agent, output: Any) -> None:
         self.seen.append("end")
@@ -246,9 +248,11 @@ class AgentRecorder(AgentHooks[Any]):
 
 async def test_run_and_agent_hooks() -> None:
     second_hooks = AgentRecorder()
+    first_hooks = AgentRecorder()
     second = Agent(name="second", model=ScriptedModel(["bye"]), hooks=second_hooks)
     first = Agent(
         name="first",
+        hooks=first_hooks,
         tools=[fetch],
         handoffs=[second],
         model=ScriptedModel(
@@ -271,7 +275,35 @@ async def test_run_and_agent_hooks() -> None:
         "llm_end",
         "agent_end:second:bye",
     ]
-    assert second_hooks.seen == ["handoff_from:first", "start", "end"]
+    # as the SDK: the agent that hands off hears of it; the first start sees the run's input
+    assert first_hooks.seen == ["start", "handoff:first->second"]
+    assert first_hooks.turn_inputs == [[{"role": "user", "content": "go"}]]
+    assert second_hooks.seen == ["start", "end"]
+
+
+@pytest.mark.parametrize("stop_on_first_tool", [True, False])
+async def test_a_resumed_run_starts_its_agent_only_with_a_new_turn(
+    stop_on_first_tool: bool,
+) -> None:
+    @tool(needs_approval=True)
+    def act() -> str:
+        """Act."""
+        return "acted"
+
+    hooks = AgentRecorder()
+    model = ScriptedModel([[tool_call("act")], ["done"]])
+    behavior: Literal["stop_on_first_tool", "run_llm_again"] = (
+        "stop_on_first_tool" if stop_on_first_tool else "run_llm_again"
+    )
+    agent = Agent(name="a", model=model, tools=[act], hooks=hooks, tool_use_behavior=behavior)
+    paused = await Runner.run(agent, "go")
+    state = paused.to_state()
+    state.approve(state.get_interruptions()[0])
+    result = await Runner.run(agent, state)
+    # as the SDK: the approved call runs first; the start hooks run again only if the model
+    # is called again
+    assert result.final_output == ("acted" if stop_on_first_tool else "done")
+    assert hooks.seen == (["start", "end"] if stop_on_first_tool else ["start", "start", "end"])
 
 
 async def test_call_model_input_filter_edits_what_is_sent() -> None:

@@ -179,23 +179,25 @@ async def test_unknown_error_handler_kinds_and_non_callables_are_refused_up_fron
 # -- tool_not_found_behavior ------------------------------------------------------------------
 
 
-async def test_a_call_to_a_missing_tool_is_told_to_the_model_by_default() -> None:
+async def test_a_call_to_a_missing_tool_ends_the_run_by_default_as_in_the_sdk() -> None:
     model = ScriptedModel([[tool_call("nope", {})], ["ok"]])
-    result = await Runner.run(Agent(name="a", model=model, tools=[ping]), "go")
+    with pytest.raises(ModelBehaviorError) as raised:
+        await Runner.run(Agent(name="a", model=model, tools=[ping]), "go")
+    assert str(raised.value).startswith("Tool nope not found in agent a")
+    assert "tool_not_found_behavior='return_error_to_model'" in str(raised.value)  # what to do
+    assert len(model.requests) == 1
+
+
+async def test_return_error_to_model_tells_the_model_of_a_missing_tool() -> None:
+    model = ScriptedModel([[tool_call("nope", {})], ["ok"]])
+    result = await Runner.run(
+        Agent(name="a", model=model, tools=[ping]),
+        "go",
+        run_config=RunConfig(tool_not_found_behavior="return_error_to_model"),
+    )
     assert result.final_output == "ok"
     told = model.requests[1].input[-1]["output"]
     assert "'nope' does not exist" in told and "ping" in told
-
-
-async def test_raise_error_stops_the_run_on_a_call_to_a_missing_tool() -> None:
-    model = ScriptedModel([[tool_call("nope", {})], ["ok"]])
-    with pytest.raises(ModelBehaviorError, match="'nope'"):
-        await Runner.run(
-            Agent(name="a", model=model, tools=[ping]),
-            "go",
-            run_config=RunConfig(tool_not_found_behavior="raise_error"),
-        )
-    assert len(model.requests) == 1
 
 
 async def test_a_misspelt_tool_not_found_behavior_is_a_user_error() -> None:
@@ -222,7 +224,9 @@ async def test_the_formatter_words_missing_tools_and_rejections() -> None:
     result = await Runner.run(
         Agent(name="a", model=model, tools=[delete]),
         "go",
-        run_config=RunConfig(tool_error_formatter=formatter),
+        run_config=RunConfig(
+            tool_error_formatter=formatter, tool_not_found_behavior="return_error_to_model"
+        ),
         approval_handler=lambda request: ApprovalDecision.reject(),
     )
     assert result.final_output == "done"
@@ -244,11 +248,10 @@ async def test_the_persons_own_reason_wins_and_a_failing_formatter_keeps_the_def
 
     for formatter in (broken, wrong_type, lambda args: None):
         model = ScriptedModel([[tool_call("nope", {}, call_id="c1")], ["done"]])
-        await Runner.run(
-            Agent(name="a", model=model, tools=[ping]),
-            "go",
-            run_config=RunConfig(tool_error_formatter=formatter),
+        config = RunConfig(
+            tool_error_formatter=formatter, tool_not_found_behavior="return_error_to_model"
         )
+        await Runner.run(Agent(name="a", model=model, tools=[ping]), "go", run_config=config)
         assert "'nope' does not exist" in model.requests[1].input[-1]["output"]
 
     model = ScriptedModel([[tool_call("delete", {"path": "x"}, call_id="c2")], ["done"]])

@@ -43,11 +43,12 @@ async def test_run_sync_inside_a_running_loop_uses_a_worker_loop() -> None:
 async def test_run_sync_inside_a_loop_raises_the_runs_error() -> None:
     import pytest
 
-    from jupyter_agents import MaxTurnsExceeded
+    from jupyter_agents import MaxTurnsExceeded, RunConfig
 
     model = ScriptedModel([[tool_call("missing")]] * 3)
+    tell = RunConfig(tool_not_found_behavior="return_error_to_model")  # the model goes on
     with pytest.raises(MaxTurnsExceeded):
-        Runner.run_sync(Agent(name="a", model=model), "q", max_turns=2)
+        Runner.run_sync(Agent(name="a", model=model), "q", max_turns=2, run_config=tell)
 
 
 def test_run_sync_interrupted_cancels_the_run() -> None:

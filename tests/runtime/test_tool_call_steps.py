@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator, Callable
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -489,12 +490,15 @@ async def test_invoke_marks_an_approved_call_while_it_runs(approved: bool) -> No
     assert seen == (["c9"] if approved else [None]) and approved_call.get() is None
 
 
+TELL = RunConfig(tool_not_found_behavior="return_error_to_model")
+
+
 @pytest.mark.parametrize(
     ("name", "config", "told"),
     [
-        ("offline", RunConfig(), "Tool 'offline' is not available right now."),
-        ("nowhere", RunConfig(), "Tool 'nowhere' does not exist. Available tools: f."),
-        ("nowhere", RunConfig(tool_error_formatter=formatter), "formatted tool_not_found"),
+        ("offline", TELL, "Tool 'offline' is not available right now."),
+        ("nowhere", TELL, "Tool 'nowhere' does not exist. Available tools: f."),
+        ("nowhere", replace(TELL, tool_error_formatter=formatter), "formatted tool_not_found"),
     ],
 )
 async def test_invoke_tells_the_model_of_a_tool_not_offered(
@@ -506,9 +510,9 @@ async def test_invoke_tells_the_model_of_a_tool_not_offered(
     assert outcome.error is not None and outcome.error.type == "ToolNotFound"
 
 
-async def test_invoke_of_a_tool_not_offered_may_end_the_run() -> None:
-    run = make_run(function_tool(), run_config=RunConfig(tool_not_found_behavior="raise_error"))
-    with pytest.raises(ModelBehaviorError, match="nowhere"):
+async def test_invoke_of_a_tool_not_offered_ends_the_run_by_default() -> None:
+    run = make_run(function_tool(), run_config=RunConfig())
+    with pytest.raises(ModelBehaviorError, match="Tool nowhere not found in agent"):
         await invoke(run, opened(run, "nowhere"), False, None)
 
 

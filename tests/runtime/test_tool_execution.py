@@ -13,6 +13,7 @@ from jupyter_agents import (
     Agent,
     FunctionTool,
     ModelBehaviorError,
+    RunConfig,
     RunContextWrapper,
     Runner,
     ToolArgumentsError,
@@ -37,9 +38,14 @@ def outputs_of(result: Any) -> list[Any]:
     return [i.raw_item["output"] for i in result.new_items if i.type == "tool_call_output_item"]
 
 
+TELL_THE_MODEL = RunConfig(tool_not_found_behavior="return_error_to_model")
+
+
 async def run_calls(tools: list[Any], *calls: Any, context: Any = None) -> Any:
+    """Run ``calls`` then "done"; a call to a tool not offered is told to the model."""
     model = ScriptedModel([list(calls), [text("done")]])
-    return await Runner.run(Agent(name="t", model=model, tools=tools), "go", context=context)
+    agent = Agent(name="t", model=model, tools=tools)
+    return await Runner.run(agent, "go", context=context, run_config=TELL_THE_MODEL)
 
 
 @tool
@@ -185,7 +191,8 @@ async def test_disabled_tools_are_hidden_and_calls_to_them_are_refused() -> None
         return "leak"
 
     model = ScriptedModel([[tool_call("secret")], [text("ok")]])
-    result = await Runner.run(Agent(name="a", model=model, tools=[secret, divide]), "go")
+    agent = Agent(name="a", model=model, tools=[secret, divide])
+    result = await Runner.run(agent, "go", run_config=TELL_THE_MODEL)
     assert model.requests[0].tool_names == ["divide"]
     assert outputs_of(result) == [
         "Tool 'secret' is not available right now. Do not call it again in this turn."

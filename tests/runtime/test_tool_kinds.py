@@ -14,6 +14,7 @@ import pytest
 from jupyter_agents import (
     Agent,
     ModelBehaviorError,
+    RunConfig,
     Runner,
     Tool,
     ToolCallOutputItem,
@@ -225,7 +226,9 @@ async def test_a_function_call_to_a_kind_without_a_chat_form_is_not_run(
     echo_kind: EchoKind,
 ) -> None:
     model = ScriptedModel([[tool_call("echo", {"input": "hi"}, call_id="f1")], ["ok"]])
-    result = await Runner.run(Agent(name="a", model=model, tools=[as_tool(EchoTool())]), "go")
+    agent = Agent(name="a", model=model, tools=[as_tool(EchoTool())])
+    tell = RunConfig(tool_not_found_behavior="return_error_to_model")
+    result = await Runner.run(agent, "go", run_config=tell)
     output = result.new_items[1]
     assert isinstance(output, ToolCallOutputItem)
     assert output.status == "error" and "not available" in output.output

@@ -202,9 +202,14 @@ def test_the_alias_makes_agents_this_project_in_a_new_interpreter(tmp_path: Path
     )
 
 
-def test_a_deliberate_difference_names_the_tests_it_fails_by_pattern() -> None:
-    test = "tests/test_start_hook_tools.py::test_start_hooks_update_model_tools_and_dispatch"
-    assert _sdk_report.difference(f"{test}[True-replace-run-False]") is not None
+def test_a_deliberate_difference_names_the_tests_it_fails_by_pattern(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    test = "tests/test_example.py::test_parametrized"
+    monkeypatch.setitem(_sdk_report.DIFFERENCES, f"{test}[[]True-*", "a reason")
+    assert _sdk_report.difference(f"{test}[True-replace-run-False]") == (
+        "deliberate difference: a reason"
+    )
     assert _sdk_report.difference(f"{test}[False-replace-run-False]") is None
     assert _sdk_report.difference("tests/test_other.py::test_x") is None
 

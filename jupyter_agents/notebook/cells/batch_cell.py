@@ -24,6 +24,7 @@ from ...runtime.run import RunConfig
 from ..host import NotebookHost
 from ..magics.costs import CostEntry
 from ..view.batch_view import BatchView, ReviewView
+from .cell_approvals import UNKNOWN_TOOL
 from .cell_replay import cell_cassette, keep_recording
 from .options import CellOptions
 
@@ -110,7 +111,12 @@ class CellBatch:
         options = {
             "concurrency": opts.concurrency,
             "max_turns": opts.max_turns,
-            "run_config": RunConfig(model=model, mode=mode, **host.policy.run_config_fields()),
+            "run_config": RunConfig(
+                model=model,
+                mode=mode,
+                tool_not_found_behavior=UNKNOWN_TOOL,
+                **host.policy.run_config_fields(),
+            ),
             "backend": opts.backend,
             "ray_keep_warm": opts.keep_warm,
             "approve": APPROVE[opts.approve],

@@ -36,7 +36,7 @@ from ..view.view_protocol import LiveView
 from ..view.waiting import ToolClock, WaitWatch
 from . import _tool_output
 from .background_run import BackgroundRun
-from .cell_approvals import approval_handler, how_to_switch
+from .cell_approvals import UNKNOWN_TOOL, approval_handler, how_to_switch
 from .cell_replay import cell_cassette, keep_recording
 from .options import CellOptions, parse_cell_options
 from .prompt import PromptError, interpolate
@@ -254,6 +254,7 @@ async def _start(host: NotebookHost, opts: CellOptions, run: _Prepared, hooks: T
             compaction=Compaction(),  # near the model's window, older turns become a summary
             durable=durable,
             tool_error_formatter=how_to_switch(run.mode),
+            tool_not_found_behavior=UNKNOWN_TOOL,
             **host.policy.run_config_fields(),
         ),
         approval_handler=approval_handler(opts, run.view, host, _record(run)),

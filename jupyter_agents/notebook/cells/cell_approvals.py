@@ -1,6 +1,6 @@
 """Who decides an agent cell's calls: the handler a ``%%agent`` run asks (``--approve``, the
 card, the plan), what a run nobody shows says (a headless run refuses after a grace period),
-and the run's words for a call its mode refused."""
+the run's words for a call its mode refused, and what a call to an unknown tool does."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...runtime.approvals import ApprovalDecision, ApprovalHandler, ApprovalRequest, OnLoop
 from ...runtime.modes import Mode, mode_refusal
-from ...runtime.run_config import ToolErrorFormatter, ToolErrorFormatterArgs
+from ...runtime.run_config import ToolErrorFormatter, ToolErrorFormatterArgs, ToolNotFoundBehavior
 from ..magics.mode_magic import SWITCH
 
 if TYPE_CHECKING:
@@ -20,12 +20,18 @@ if TYPE_CHECKING:
     from .options import CellOptions
 
 __all__ = [
+    "UNKNOWN_TOOL",
     "approval_grace",
     "approval_handler",
     "headless_message",
     "how_to_switch",
     "refuse_if_unseen",
 ]
+
+
+UNKNOWN_TOOL: ToolNotFoundBehavior = "return_error_to_model"
+"""What a notebook run does with a call to a tool its agent does not offer: it tells the model,
+which can correct itself while a person watches, where the runtime (as the SDK) ends the run."""
 
 
 def approval_grace(host: NotebookHost | None = None) -> float:

@@ -117,6 +117,8 @@ class RunLoop:
         )
         """What the model provider stores of the conversation."""
         self._tools_used: set[int] = set()
+        self._start_due: Agent[Any] | None = None
+        """The agent whose start hooks run with the next turn (a resumed run's)."""
         self.session = session
         self.resumed = False
         """True for a loop continuing a paused run (its session history is already in)."""
@@ -317,18 +319,14 @@ class RunLoop:
         self._start_trace()
         error: BaseException | None = None
         try:
-            self._link_budget()
-            if self.session is not None and not self.resumed:  # a resumed run has its history
-                merge = self.run_config.session_input_callback
-                settings = self.run_config.session_settings
-                await load_session(self.session, self.progress, self.new_input, merge, settings)
-            if self.outer_spend is not None:  # a nested run starts only while budgets last
-                refuse_if_spent(self.progress)
+            await self._open()
             yield AgentUpdatedStreamEvent(new_agent=self.progress.current_agent)
-            await self.hooks.agent_start(self.progress.current_agent)
-            if self.progress.paused:
+            if self.progress.paused:  # as the SDK: the start hooks wait for a new turn
+                self._start_due = self.progress.current_agent
                 async for event in self._guarded(self._resume_pending()):
                     yield event
+            else:
+                await self.hooks.agent_start(self.progress.current_agent, self.progress.model_input)
             while not self.done:
                 if self._stop_mode is not None:
                     self.mark_cancelled()
@@ -377,6 +375,16 @@ class RunLoop:
         if self.owned_provider is not None:
             await close_run_provider(self.owned_provider)
 
+    async def _open(self) -> None:
+        """Before the first event: the budgets linked, the session's history loaded."""
+        self._link_budget()
+        if self.session is not None and not self.resumed:  # a resumed run has its history
+            merge = self.run_config.session_input_callback
+            settings = self.run_config.session_settings
+            await load_session(self.session, self.progress, self.new_input, merge, settings)
+        if self.outer_spend is not None:  # a nested run starts only while budgets last
+            refuse_if_spent(self.progress)
+
     def _ending(self, error: BaseException | None) -> str | None:
         """How the run ended, for its journal; None when it was dropped or cancelled from
         outside, which a process shutting down does too (a kernel restart interrupts first):
@@ -416,6 +424,10 @@ class RunLoop:
 
     async def _run_turn(self) -> AsyncGenerator[StreamEvent, None]:
         agent = self.progress.current_agent
+        if self._start_due is not None:  # a resumed run's first new turn
+            if self._start_due is agent:  # (a handoff while resuming has started its agent)
+                await self.hooks.agent_start(agent, self.progress.model_input)
+            self._start_due = None
         tools, handoffs = await tools_for(
             agent,
             self.progress.context_wrapper,

@@ -224,8 +224,9 @@ async def _not_found(run: ToolRun, call: ToolCall) -> Outcome:
         return Outcome(told, "rejected", ToolError("ModeRefused", told))
     if run.run_config.tool_not_found_behavior == "raise_error":
         raise ModelBehaviorError(
-            f"The model called tool {name!r}, which agent {run.agent.name!r} does not "
-            "offer now (RunConfig.tool_not_found_behavior is 'raise_error')."
+            f"Tool {name} not found in agent {run.agent.name}: the model called a tool the "
+            "agent does not offer now. Give the agent that tool, or pass RunConfig("
+            "tool_not_found_behavior='return_error_to_model') to tell the model instead."
         )
     if name in run.all_names:
         told = f"Tool {name!r} is not available right now. Do not call it again in this turn."
