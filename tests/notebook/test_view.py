@@ -19,11 +19,13 @@ from jupyter_agents import (
     Agent,
     ApprovalDecision,
     ApprovalRequest,
+    RunConfig,
     Runner,
     ToolContext,
     Usage,
     tool,
 )
+from jupyter_agents.notebook.cells.cell_approvals import UNKNOWN_TOOL
 from jupyter_agents.notebook.saved import transcript
 from jupyter_agents.notebook.view.card_parts import output_of
 from jupyter_agents.notebook.view.run_view import RunView
@@ -193,7 +195,8 @@ async def test_a_run_becomes_blocks() -> None:
     )
     view = RunView(agent="bot", model="m")
     agent = Agent(name="bot", model=model, tools=[get_weather, divide])
-    await drive(view, agent)
+    # as a notebook cell runs it: the model is told of an unknown tool (Runner.run raises)
+    await drive(view, agent, run_config=RunConfig(tool_not_found_behavior=UNKNOWN_TOOL))
     state = blocks(view)
     kinds = [b.get("kind", "tool") for b in state.values()]
     assert kinds == ["reasoning", "text", "tool", "tool", "tool", "text"]

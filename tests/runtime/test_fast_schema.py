@@ -88,7 +88,8 @@ def test_fast_path_matches_pydantic(func: Any, strict: bool) -> None:
         schema_module._field_spec(func.__name__, p, hints, doc.param_descriptions, strict)
         for p in signature.parameters.values()
     )
-    assert fast_params_schema(func.__name__, [tuple(s) for s in specs]) is not None  # fast path
+    rows = [(s.param, s.kind, s.annotation, s.default, s.description) for s in specs]
+    assert fast_params_schema(func.__name__, rows) is not None  # fast path
     _, slow = params_model_module._build(func.__name__, specs, strict, func.__name__)
     assert fast.params_json_schema == slow
     # The arguments model is built when first needed and validates like pydantic's own.
