@@ -27,6 +27,7 @@ from ..tracing import NO_OP_SPAN, Span, generation_span
 from .attempts import Attempts
 from .budget import Held, request_chars, reserve
 from .context_compaction import compact_if_needed
+from .input_dedupe import latest_unique
 
 if TYPE_CHECKING:
     from ..compaction import Compacted
@@ -177,7 +178,7 @@ class ModelCall:
             )
             if not isinstance(filtered, ModelInputData):
                 raise UserError("call_model_input_filter must return a ModelInputData.")
-            self.input, self.instructions = filtered.input, filtered.instructions
+            self.input, self.instructions = latest_unique(filtered.input), filtered.instructions
         settings = agent.model_settings.resolve(run.run_config.model_settings)
         if (
             agent.reset_tool_choice
