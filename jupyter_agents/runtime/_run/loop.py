@@ -23,7 +23,7 @@ from ..errors import AgentsException
 from ..events import AgentUpdatedStreamEvent, ContextCompactedStreamEvent, StreamEvent
 from ..guardrails import InputGuardrailResult, OutputGuardrailResult
 from ..handoffs import Handoff
-from ..items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
+from ..items import ItemHelpers, ModelResponse, TResponseInputItem
 from ..lifecycle import HookCaller, RunHooks
 from ..models.interface import Model
 from ..modes import RunMode, locked_mode
@@ -49,6 +49,7 @@ from .progress import (
 from .session_io import load_session, save_session
 from .spend import Spend, trace_metadata
 from .step import finish_turn, make_item, out_of_turns
+from .streamed_items import StreamedItems
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
 
@@ -357,7 +358,7 @@ class RunLoop:
         )
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
         guard: asyncio.Future[list[InputGuardrailResult]] | None = None
-        streamed: dict[int, RunItem] = {}
+        streamed = StreamedItems()
         response: ModelResponse | None = None
         try:
             await call.prepare()

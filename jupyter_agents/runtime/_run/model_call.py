@@ -28,6 +28,7 @@ from .attempts import Attempts
 from .budget import Held, request_chars, reserve
 from .context_compaction import compact_if_needed
 from .input_dedupe import latest_unique
+from .streamed_items import StreamedItems
 
 if TYPE_CHECKING:
     from ..compaction import Compacted
@@ -296,7 +297,7 @@ class ModelCall:
         return Attempts(run.progress, self.model, self.settings, run.run_config.model_retry, ids)
 
     async def stream(
-        self, streamed: dict[int, RunItem], make_item: Any
+        self, streamed: StreamedItems, make_item: Any
     ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
         """Stream the response's events; the last thing yielded is the ModelResponse.
 
@@ -324,8 +325,8 @@ class ModelCall:
                         kind = event.type
                         if kind == "response.output_item.done":
                             item = make_item(event.item)
+                            streamed.add(event.item, item)
                             if item is not None:
-                                streamed[event.output_index] = item
                                 yield RunItemStreamEvent(name=item_event_name(item), item=item)
                         elif kind == "response.completed" or kind == "response.incomplete":
                             final = event.response
@@ -350,7 +351,9 @@ class ModelCall:
                         await aclose()
                 assert failure is not None  # else the loop was left above
                 await attempts.failed(failure, stream=True)
-            response = _streamed_response(final, self.settings.preserve_raw_usage is True)
+            response = _streamed_response(
+                final, streamed.raw, self.settings.preserve_raw_usage is True
+            )
         except BaseException as error:
             attempts.answered()
             self._end_span(span, None, error)
@@ -396,14 +399,15 @@ _EVENT_NAMES = {
 }
 
 
-def _streamed_response(final: Any, raw_usage: bool = False) -> ModelResponse:
+def _streamed_response(final: Any, finished: list[Any], raw_usage: bool = False) -> ModelResponse:
     """The call's ``ModelResponse``, from the response its stream ended with (``final``: that
     of its ``response.completed`` or ``response.incomplete`` event, None if there was none);
-    with ``raw_usage``, the provider's usage payload kept as it came."""
+    its output is ``finished`` (the items the stream finished one by one) when ``final`` has
+    none. With ``raw_usage``, the provider's usage payload kept as it came."""
     if final is None:
         raise ModelBehaviorError("The model's stream ended without a response.completed event.")
     return ModelResponse(
-        output=list(final.output),
+        output=list(final.output or finished),
         usage=usage_from_openai(final.usage),
         response_id=final.id,
         raw_usage=raw_usage_snapshot(final.usage) if raw_usage else None,

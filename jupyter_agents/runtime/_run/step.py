@@ -28,6 +28,7 @@ from .calls import resolve_calls
 from .error_handlers import handled_output
 from .model_call import item_event_name
 from .progress import FinalOutput, NextStep, RunAgain, TurnPlan
+from .streamed_items import StreamedItems
 from .turn import TurnRun, finalize
 
 __all__ = ["finish_turn", "make_item", "out_of_turns", "plan_turn"]
@@ -64,7 +65,7 @@ async def finish_turn(
     run: TurnRun,
     agent: Agent[Any],
     response: ModelResponse,
-    streamed: dict[int, RunItem],
+    streamed: StreamedItems,
     tools: list[Tool],
     handoffs: list[Handoff[Any]],
 ) -> AsyncGenerator[StreamEvent | NextStep, None]:
@@ -76,14 +77,17 @@ async def finish_turn(
     progress = run.progress
     new_items, model_input = progress.new_items, progress.model_input
     turn_start = len(new_items)
-    for index, raw in enumerate(response.output):
-        item = streamed.get(index) or make_item(raw, agent, handoffs)
+    for raw in response.output:
+        item = streamed.take(raw)
+        announced = item is not None
         if item is None:
-            continue
+            item = make_item(raw, agent, handoffs)
+            if item is None:
+                continue
         new_items.append(item)
         model_input.append(item.to_input_item())
         plan_items.append(item)
-        if index not in streamed:
+        if not announced:
             yield RunItemStreamEvent(name=item_event_name(item), item=item)
     plan = plan_turn(plan_items, turn_start)
     run.server.stored(response, model_input)
