@@ -63,13 +63,13 @@ async def test_event_order_and_names_for_a_tool_round_trip() -> None:
         "response.in_progress",
         "response.output_item.added",
         "response.output_item.done",
-        "item:reasoning_item_created",
         "response.output_item.added",
         "response.function_call_arguments.delta",
         "response.function_call_arguments.done",
         "response.output_item.done",
-        "item:tool_called",
         "response.completed",
+        "item:reasoning_item_created",  # the response's items once it is complete, as the SDK
+        "item:tool_called",
         "item:tool_output",
         "response.created",
         "response.in_progress",
@@ -79,8 +79,8 @@ async def test_event_order_and_names_for_a_tool_round_trip() -> None:
         "response.output_text.done",
         "response.content_part.done",
         "response.output_item.done",
-        "item:message_output_created",
         "response.completed",
+        "item:message_output_created",
     ]
     assert result.is_complete and result.final_output == "Done"
     assert result.current_turn == 2 and result.max_turns == 10

@@ -48,8 +48,7 @@ from .progress import (
 )
 from .session_io import load_session, save_session
 from .spend import Spend, trace_metadata
-from .step import finish_turn, make_item, out_of_turns
-from .streamed_items import StreamedItems
+from .step import finish_turn, out_of_turns
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
 
@@ -358,7 +357,6 @@ class RunLoop:
         )
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
         guard: asyncio.Future[list[InputGuardrailResult]] | None = None
-        streamed = StreamedItems()
         response: ModelResponse | None = None
         try:
             await call.prepare()
@@ -367,7 +365,7 @@ class RunLoop:
                 yield ContextCompactedStreamEvent(call.compacted)
             guard = await self._input_guardrails(agent)
             if self.stream:
-                events = call.stream(streamed, lambda raw: make_item(raw, agent, handoffs))
+                events = call.stream()
                 async with aclosing(events):
                     async for event in events:
                         if isinstance(event, ModelResponse):
@@ -389,7 +387,7 @@ class RunLoop:
         self.raw_responses.append(response)
         self.progress.context_wrapper.usage.add(response.usage)
         await self.hooks.llm_end(agent, response)
-        steps = finish_turn(self, agent, response, streamed, tools, handoffs)
+        steps = finish_turn(self, agent, response, tools, handoffs)
         async with aclosing(steps):
             async for out in steps:  # inline, not another generator layer: this is hot
                 if not isinstance(out, _STEPS):

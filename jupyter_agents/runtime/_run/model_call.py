@@ -14,7 +14,7 @@ from .._pricing import price_ref_of
 from .._util import call_maybe_async
 from ..agent import Agent
 from ..errors import ModelBehaviorError, UserError
-from ..events import RawResponsesStreamEvent, RunItemStreamEvent, StreamEvent
+from ..events import RawResponsesStreamEvent, StreamEvent
 from ..handoffs import Handoff
 from ..items import ModelResponse, RunItem, TResponseInputItem
 from ..model_settings import ModelSettings
@@ -28,7 +28,6 @@ from .attempts import Attempts
 from .budget import Held, request_chars, reserve
 from .context_compaction import compact_if_needed
 from .input_dedupe import latest_unique
-from .streamed_items import StreamedItems
 
 if TYPE_CHECKING:
     from ..compaction import Compacted
@@ -296,9 +295,7 @@ class ModelCall:
         ids = (server.previous_response_id, server.conversation_id)
         return Attempts(run.progress, self.model, self.settings, run.run_config.model_retry, ids)
 
-    async def stream(
-        self, streamed: StreamedItems, make_item: Any
-    ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
+    async def stream(self) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
         """Stream the response's events; the last thing yielded is the ModelResponse.
 
         A failed call is retried only while nothing of it was delivered; an attempt whose first
@@ -308,6 +305,7 @@ class ModelCall:
         span = self._span()
         response: ModelResponse | None = None
         final: Any = None
+        finished: list[Any] = []  # the items the stream finished, one by one
         event: Any
         attempts = self._attempts()
         try:
@@ -324,10 +322,7 @@ class ModelCall:
                         yield RawResponsesStreamEvent(data=event)
                         kind = event.type
                         if kind == "response.output_item.done":
-                            item = make_item(event.item)
-                            streamed.add(event.item, item)
-                            if item is not None:
-                                yield RunItemStreamEvent(name=item_event_name(item), item=item)
+                            finished.append(event.item)
                         elif kind == "response.completed" or kind == "response.incomplete":
                             final = event.response
                         elif kind == "response.failed" or kind == "error":
@@ -351,9 +346,7 @@ class ModelCall:
                         await aclose()
                 assert failure is not None  # else the loop was left above
                 await attempts.failed(failure, stream=True)
-            response = _streamed_response(
-                final, streamed.raw, self.settings.preserve_raw_usage is True
-            )
+            response = _streamed_response(final, finished, self.settings.preserve_raw_usage is True)
         except BaseException as error:
             attempts.answered()
             self._end_span(span, None, error)

@@ -28,7 +28,6 @@ from .calls import resolve_calls
 from .error_handlers import handled_output
 from .model_call import item_event_name
 from .progress import FinalOutput, NextStep, RunAgain, TurnPlan
-from .streamed_items import StreamedItems
 from .turn import TurnRun, finalize
 
 __all__ = ["finish_turn", "make_item", "out_of_turns", "plan_turn"]
@@ -65,7 +64,6 @@ async def finish_turn(
     run: TurnRun,
     agent: Agent[Any],
     response: ModelResponse,
-    streamed: StreamedItems,
     tools: list[Tool],
     handoffs: list[Handoff[Any]],
 ) -> AsyncGenerator[StreamEvent | NextStep, None]:
@@ -78,17 +76,13 @@ async def finish_turn(
     new_items, model_input = progress.new_items, progress.model_input
     turn_start = len(new_items)
     for raw in response.output:
-        item = streamed.take(raw)
-        announced = item is not None
+        item = make_item(raw, agent, handoffs)
         if item is None:
-            item = make_item(raw, agent, handoffs)
-            if item is None:
-                continue
+            continue
         new_items.append(item)
         model_input.append(item.to_input_item())
         plan_items.append(item)
-        if not announced:
-            yield RunItemStreamEvent(name=item_event_name(item), item=item)
+        yield RunItemStreamEvent(name=item_event_name(item), item=item)
     plan = plan_turn(plan_items, turn_start)
     run.server.stored(response, model_input)
     if plan.calls or plan.mcp_requests or plan.handoffs:
