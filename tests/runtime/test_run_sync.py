@@ -6,7 +6,7 @@ import asyncio
 import contextvars
 import threading
 
-from jupyter_agents import Agent, Runner, tool
+from jupyter_agents import Agent, Runner, UserError, tool
 from jupyter_agents.testing import ScriptedModel, text, tool_call
 
 request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="none")
@@ -95,5 +95,6 @@ async def test_run_sync_inside_a_loop_passes_timeout_errors_through() -> None:
         raise TimeoutError("tool timed out")
 
     model = ScriptedModel([[tool_call("times_out")]])
-    with pytest.raises(TimeoutError, match="tool timed out"):
+    with pytest.raises(UserError, match="tool timed out") as raised:
         Runner.run_sync(Agent(name="a", model=model, tools=[times_out]), "q")
+    assert isinstance(raised.value.__cause__, TimeoutError)

@@ -16,6 +16,7 @@ from jupyter_agents import (
     Runner,
     ToolArgumentsError,
     ToolContext,
+    UserError,
     tool,
 )
 from jupyter_agents.testing import ScriptedModel, text, tool_call
@@ -73,8 +74,9 @@ async def test_failure_error_function_none_makes_the_run_raise() -> None:
         """Always fails."""
         raise KeyError("boom")
 
-    with pytest.raises(KeyError, match="boom"):
+    with pytest.raises(UserError, match="Error running tool explode: 'boom'") as raised:
         await run_calls([explode], tool_call("explode"))
+    assert isinstance(raised.value.__cause__, KeyError)  # the tool's own error, kept as cause
 
 
 @pytest.mark.parametrize("is_async", [False, True])
@@ -95,8 +97,6 @@ async def test_custom_failure_error_functions(is_async: bool) -> None:
 
 
 async def test_a_raising_error_function_is_reported_as_a_user_error() -> None:
-    from jupyter_agents import UserError
-
     def bad_handler(ctx: RunContextWrapper[Any], error: Exception) -> str:
         raise RuntimeError("handler broke")
 

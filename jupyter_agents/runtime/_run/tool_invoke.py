@@ -14,7 +14,7 @@ from .._util import call_maybe_async
 from ..agent_tool import NestedRunPaused, event_sink, nested_resume, outer_approval_handler
 from ..approvals import approved_call
 from ..context import ToolContext
-from ..errors import ModelBehaviorError, ToolTimeoutError, UserError
+from ..errors import AgentsException, ModelBehaviorError, ToolTimeoutError, UserError
 from ..items import ToolError
 from ..modes import mode_refusal
 from ..questions import asker
@@ -24,6 +24,7 @@ from ..sandbox.policy import EscalationRequest
 from ..tool_errors import timeout_message, tool_error
 from ..tools import ToolArgumentsError
 from ..tools.background import BackgroundCall, BackgroundReason, report_background
+from ..tools.function.function_tool import FunctionTool
 from ..tools.kinds import LocalTool
 from ..tracing import function_span
 from .tool_approvals import asker_for, tool_context
@@ -176,9 +177,13 @@ async def _timed_out(tool: LocalTool, ctx: ToolContext[Any], timeout: float) -> 
 
 
 async def _failed(tool: LocalTool, ctx: ToolContext[Any], error: Exception) -> Outcome:
-    """A tool that raised: its ``failure_error_function`` tells the model, or the run ends."""
+    """A tool that raised: its ``failure_error_function`` tells the model, or the run ends
+    (a function tool's error not of this library's own as a ``UserError`` naming the tool and
+    caused by it, as in the SDK; other kinds of tool raise it as it is)."""
     told_by = tool.failure_error_function
     if told_by is None:
+        if isinstance(tool, FunctionTool) and not isinstance(error, AgentsException):
+            raise UserError(f"Error running tool {tool.name}: {error}") from error
         raise error
     logger.info("tool %r raised %r; the model is told", tool.name, error)
     try:
