@@ -22,9 +22,8 @@ from ..run_config import ToolErrorFormatterArgs
 from ..sandbox.bwrap import SandboxUnavailable
 from ..sandbox.policy import EscalationRequest
 from ..tool_errors import timeout_message, tool_error
-from ..tools import ToolArgumentsError
+from ..tools import FunctionTool, ToolArgumentsError
 from ..tools.background import BackgroundCall, BackgroundReason, report_background
-from ..tools.function.function_tool import FunctionTool
 from ..tools.kinds import LocalTool
 from ..tracing import function_span
 from .tool_approvals import asker_for, tool_context
