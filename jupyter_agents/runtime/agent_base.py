@@ -43,9 +43,12 @@ class AgentBase(Generic[TContext]):
         return list(await mcp_tools(self, run_context))  # type: ignore[arg-type]
 
     async def get_all_tools(self, run_context: RunContextWrapper[TContext]) -> list[Tool]:
-        """The tools enabled for this turn (the agent's own, then its MCP servers')."""
+        """The tools enabled for this turn (the agent's own, then its MCP servers').
+
+        The agent's tool list is read once, before any ``is_enabled`` runs: a callback that
+        reorders or replaces ``agent.tools`` changes the next call's tools, not this one's."""
         enabled: list[Tool] = []
-        for item in self.tools:
+        for item in list(self.tools):
             if await is_tool_enabled(item, run_context, self):
                 enabled.append(item)
         if self.mcp_servers:

@@ -40,16 +40,20 @@ class ApprovalLedger:
     ) -> ApprovalDecision | None:
         """The decision for this call, used up; else the tool's standing decision (unless
         ``standing`` is False), or None."""
-        recorded = self.calls.get(call_id)
-        if recorded is not None and (recorded.tool_name, recorded.arguments) == (
-            tool_name,
-            arguments,
-        ):
-            del self.calls[call_id]
+        if self.holds(tool_name, call_id, arguments):
+            recorded = self.calls.pop(call_id)
             if standing:
                 self.remember_always(tool_name, recorded.decision)
             return recorded.decision
         return self.always.get(tool_name) if standing else None
+
+    def holds(self, tool_name: str, call_id: str, arguments: str) -> bool:
+        """Whether a decision waits for exactly this call (same call id, tool and arguments)."""
+        recorded = self.calls.get(call_id)
+        return recorded is not None and (recorded.tool_name, recorded.arguments) == (
+            tool_name,
+            arguments,
+        )
 
     def record(
         self, tool_name: str, call_id: str, arguments: str, decision: ApprovalDecision

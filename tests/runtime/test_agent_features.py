@@ -321,6 +321,28 @@ async def test_call_model_input_filter_edits_what_is_sent() -> None:
     assert [i["type"] for i in second.input] == ["function_call_output"]
 
 
+async def test_call_model_input_filter_repeats_are_sent_once_latest_value_in_order() -> None:
+    call = {"type": "function_call", "call_id": "c", "name": "fetch", "arguments": "{}"}
+    old = {"type": "function_call_output", "call_id": "c", "output": "old"}
+    new = {"type": "function_call_output", "call_id": "c", "output": "new"}
+    thought: dict[str, Any] = {"type": "reasoning", "id": "r", "summary": ["1"]}
+    later = {**thought, "summary": ["2"]}
+    other = {"type": "function_call", "call_id": "d", "name": "fetch", "arguments": "{}"}
+
+    def repeats(data: CallModelData) -> ModelInputData:
+        extra = [old, thought, call, new, other, later, call]
+        return ModelInputData(input=[*data.model_data.input, *extra], instructions=None)
+
+    model = ScriptedModel([["done"]])
+    await Runner.run(
+        Agent(name="f", model=model), "go", run_config=RunConfig(call_model_input_filter=repeats)
+    )
+    sent = model.requests[0].input
+    # an output keeps its last place and value; a call and a reasoning item keep their first
+    # place (ahead of what needs them) with their latest value
+    assert sent[1:] == [later, call, new, other]
+
+
 async def test_tool_timeout_tells_the_model() -> None:
     @tool(timeout=0.05)
     async def hang() -> str:

@@ -11,7 +11,16 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents import Agent, InMemorySession, Runner, RunState, ToolApprovalItem, UserError
+from jupyter_agents import (
+    Agent,
+    InMemorySession,
+    Runner,
+    RunState,
+    ToolApprovalItem,
+    UserError,
+    tool,
+)
+from jupyter_agents.testing import ScriptedModel, tool_call
 
 from ..recorded import scripted_requests
 from .approval_agents import AFTER_RESUME, FIRST_TURNS, email, mail_agent, sent
@@ -65,6 +74,28 @@ async def test_approve_and_resume_runs_the_call_then_the_conversation_goes_on() 
     output_ids = [i["call_id"] for i in model_input if i.get("type") == "function_call_output"]
     assert sorted(call_ids) == sorted(output_ids)  # every call got exactly one output
     assert third.context_wrapper.usage.requests == 3
+
+
+async def test_a_decided_call_does_not_ask_its_needs_approval_again_on_resume() -> None:
+    asked: list[str] = []
+
+    async def review(ctx: Any, arguments: dict[str, Any], call_id: str) -> bool:
+        asked.append(call_id)
+        return True
+
+    @tool(needs_approval=review)
+    def publish(text: str) -> str:
+        """Publish."""
+        return f"published {text}"
+
+    model = ScriptedModel([[tool_call("publish", {"text": "a"}, "p1")], ["done"]])
+    agent = Agent(name="p", model=model, tools=[publish])
+    result = await Runner.run(agent, "go")
+    state = result.to_state()
+    state.approve(state.interruptions[0])
+    resumed = await Runner.run(agent, state)
+    assert outputs(resumed) == ["published a"]
+    assert asked == ["p1"]  # once, when the call was made: the decision answers it on resume
 
 
 async def test_undecided_calls_interrupt_again() -> None:

@@ -114,6 +114,48 @@ async def test_guardrails_run_concurrently() -> None:
     assert sorted(r.output.output_info for r in result.input_guardrail_results) == ["g1", "g2"]
 
 
+@pytest.mark.parametrize("stream", [False, True])
+async def test_input_guardrail_results_come_in_finishing_order_up_to_a_tripwire(
+    stream: bool,
+) -> None:
+    first_done = asyncio.Event()
+    never = asyncio.Event()
+
+    @input_guardrail(name="slow")
+    async def slow(ctx: Any, agent: Agent, input: Any) -> GuardrailFunctionOutput:
+        await first_done.wait()
+        return GuardrailFunctionOutput("slow", False)
+
+    @input_guardrail(name="fast")
+    async def fast(ctx: Any, agent: Agent, input: Any) -> GuardrailFunctionOutput:
+        first_done.set()
+        return GuardrailFunctionOutput("fast", False)
+
+    agent = Agent(name="a", model=ScriptedModel(["ok"]), input_guardrails=[slow, fast])
+    if stream:
+        streamed = Runner.run_streamed(agent, "hi")
+        async for _ in streamed.stream_events():
+            pass
+        results = streamed.input_guardrail_results
+    else:
+        results = (await Runner.run(agent, "hi")).input_guardrail_results
+    assert [r.output.output_info for r in results] == ["fast", "slow"]
+
+    @input_guardrail(name="trip")
+    async def trip(ctx: Any, agent: Agent, input: Any) -> GuardrailFunctionOutput:
+        return GuardrailFunctionOutput("trip", True)
+
+    @input_guardrail(name="stuck")
+    async def stuck(ctx: Any, agent: Agent, input: Any) -> GuardrailFunctionOutput:
+        await never.wait()  # cancelled once the other one trips
+        return GuardrailFunctionOutput("stuck", False)
+
+    blocked = Agent(name="b", model=ScriptedModel(["ok"]), input_guardrails=[stuck, trip])
+    with pytest.raises(InputGuardrailTripwireTriggered) as raised:
+        await Runner.run(blocked, "hi")
+    assert raised.value.guardrail_result.output.output_info == "trip"
+
+
 async def test_input_guardrails_apply_to_the_first_agent_only() -> None:
     calls: list[str] = []
 

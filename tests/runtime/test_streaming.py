@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from typing import Any
 
 import pytest
+from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
+    ResponseFunctionToolCall,
+    ResponseOutputItemDoneEvent,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
 
 from jupyter_agents import (
     Agent,
@@ -16,7 +26,7 @@ from jupyter_agents import (
     UserError,
     tool,
 )
-from jupyter_agents.testing import ScriptedModel, reasoning, text, tool_call
+from jupyter_agents.testing import ModelStep, ScriptedModel, reasoning, text, tool_call
 
 
 @tool
@@ -53,13 +63,13 @@ async def test_event_order_and_names_for_a_tool_round_trip() -> None:
         "response.in_progress",
         "response.output_item.added",
         "response.output_item.done",
-        "item:reasoning_item_created",
         "response.output_item.added",
         "response.function_call_arguments.delta",
         "response.function_call_arguments.done",
         "response.output_item.done",
-        "item:tool_called",
         "response.completed",
+        "item:reasoning_item_created",  # the response's items once it is complete, as the SDK
+        "item:tool_called",
         "item:tool_output",
         "response.created",
         "response.in_progress",
@@ -69,8 +79,8 @@ async def test_event_order_and_names_for_a_tool_round_trip() -> None:
         "response.output_text.done",
         "response.content_part.done",
         "response.output_item.done",
-        "item:message_output_created",
         "response.completed",
+        "item:message_output_created",
     ]
     assert result.is_complete and result.final_output == "Done"
     assert result.current_turn == 2 and result.max_turns == 10
@@ -215,3 +225,67 @@ async def test_a_model_error_mid_stream_propagates() -> None:
     result = Runner.run_streamed(Agent(name="s", model=model), "go")
     with pytest.raises(RuntimeError, match="connection dropped"):
         await collect(result)
+
+
+def _finished_one_by_one(items: list[Any], final: list[Any]) -> ModelStep:
+    """A streamed step sending each item finished at output index 0 (as some providers do),
+    then a response.completed whose output is ``final``."""
+    response = Response(
+        id="r",
+        created_at=0,
+        model="m",
+        object="response",
+        output=final,
+        parallel_tool_calls=True,
+        tool_choice="auto",
+        tools=[],
+    )
+    done = [
+        ResponseOutputItemDoneEvent(
+            type="response.output_item.done", item=item, output_index=0, sequence_number=n
+        )
+        for n, item in enumerate(items)
+    ]
+    completed = ResponseCompletedEvent(
+        type="response.completed", response=response, sequence_number=len(items)
+    )
+    return ModelStep.stream([*done, completed])
+
+
+def _message(value: str) -> ResponseOutputMessage:
+    part = ResponseOutputText(type="output_text", text=value, annotations=[])
+    return ResponseOutputMessage(
+        type="message", id="m", role="assistant", status="completed", content=[part]
+    )
+
+
+def _call(call_id: str, key: str) -> ResponseFunctionToolCall:
+    arguments = json.dumps({"key": key})
+    return ResponseFunctionToolCall(
+        type="function_call", call_id=call_id, name="lookup", arguments=arguments
+    )
+
+
+async def test_items_finished_one_by_one_are_the_output_when_the_response_has_none() -> None:
+    calls = [_call("c1", "a"), _call("c2", "b")]
+    model = ScriptedModel([_finished_one_by_one(calls, []), [text("done")]])
+    result = Runner.run_streamed(Agent(name="s", model=model, tools=[lookup]), "go")
+    announced = [
+        e.item.raw_item
+        async for e in result.stream_events()
+        if e.type == "run_item_stream_event" and e.name == "tool_called"
+    ]
+    assert announced == calls  # each once, though both came at output index 0
+    assert result.raw_responses[0].output == calls
+    outputs = [i.output for i in result.new_items if i.type == "tool_call_output_item"]
+    assert outputs == ["A", "B"]
+    assert result.final_output == "done"
+
+
+async def test_the_completed_response_output_wins_over_the_items_streamed() -> None:
+    model = ScriptedModel([_finished_one_by_one([_call("c1", "a")], [_message("done")])])
+    result = Runner.run_streamed(Agent(name="s", model=model, tools=[lookup]), "go")
+    async for _ in result.stream_events():
+        pass
+    assert [i.type for i in result.new_items] == ["message_output_item"]
+    assert result.final_output == "done"

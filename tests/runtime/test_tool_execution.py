@@ -170,8 +170,6 @@ async def test_custom_failure_error_functions(is_async: bool) -> None:
 
 
 async def test_a_raising_error_function_is_reported_as_a_user_error() -> None:
-    from jupyter_agents import UserError
-
     def bad_handler(ctx: RunContextWrapper[Any], error: Exception) -> str:
         raise RuntimeError("handler broke")
 
@@ -218,6 +216,29 @@ async def test_is_enabled_callable_decides_per_run_context(is_async: bool) -> No
             Agent(name="a", model=model, tools=[admin_only]), "go", context={"admin": admin}
         )
         assert model.requests[0].tool_names == expected
+
+
+async def test_is_enabled_sees_the_tool_list_of_the_turn_it_was_asked_for() -> None:
+    @tool
+    def replacement() -> str:
+        """New."""
+        return "new"
+
+    def swap(ctx: RunContextWrapper[Any], agent: Agent) -> bool:
+        agent.tools[:] = [replacement]  # a callback changing the agent's tools
+        return True
+
+    @tool(is_enabled=swap)
+    def original() -> str:
+        """Old."""
+        return "old"
+
+    model = ScriptedModel(["x", "y"])
+    agent = Agent(name="a", model=model, tools=[original, divide])
+    await Runner.run(agent, "go")
+    await Runner.run(agent, "go")
+    # the list is read once per turn: the change shows on the next turn only
+    assert [r.tool_names for r in model.requests] == [["divide", "original"], ["replacement"]]
 
 
 async def test_context_is_injected_into_tools() -> None:

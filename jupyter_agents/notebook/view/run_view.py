@@ -343,6 +343,11 @@ class RunView:
         kind = getattr(data, "type", None)
         if kind == "response.output_text.delta":
             self._state.append_text(f"t:{data.item_id}", data.delta)
+        elif (
+            kind == "response.output_item.done" and getattr(data.item, "type", None) == "reasoning"
+        ):
+            # shown where the model thought it; its run item comes once the response is done
+            self._reasoning(data.item)
         elif kind == "response.completed":
             self._timer.response_completed()  # function calls run once it is complete
 
@@ -353,10 +358,7 @@ class RunView:
             agent = getattr(getattr(item, "agent", None), "name", None)
             self._state.set_text(key, message_text(raw), agent=agent)
         elif name == "reasoning_item_created":
-            summary = getattr(raw, "summary", None) or []
-            text = "\n\n".join(getattr(s, "text", "") for s in summary).strip()
-            if text:
-                self._state.add("reasoning", key=f"r:{getattr(raw, 'id', '')}", text=text)
+            self._reasoning(raw)
         elif name == "tool_called":
             self._tool_called(item, raw)
         elif name == "tool_approval_requested":
@@ -390,6 +392,12 @@ class RunView:
             self._state.add("event", label="MCP approval", text=text)
         else:
             self._state.add("event", label=str(name), text=type(item).__name__)
+
+    def _reasoning(self, raw: Any) -> None:
+        summary = getattr(raw, "summary", None) or []
+        text = "\n\n".join(getattr(s, "text", "") for s in summary).strip()
+        if text:
+            self._state.add("reasoning", key=f"r:{getattr(raw, 'id', '')}", text=text)
 
     def _tool_called(self, item: Any, raw: Any) -> None:
         call_id = getattr(raw, "call_id", None) or getattr(raw, "id", None)

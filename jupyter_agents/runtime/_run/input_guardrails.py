@@ -30,7 +30,9 @@ async def start_input_guardrails(
 ) -> asyncio.Future[list[InputGuardrailResult]] | None:
     """The agent's and the run's (``run_guards``) input guardrails, on the run's input:
     sequential ones now, parallel ones as a task (None when there are none). Outcomes of
-    sequential ones go to ``results`` here, parallel ones' when the caller awaits the task."""
+    sequential ones go to ``results`` here, parallel ones' when the caller awaits the task;
+    either way in the order they finished, up to the first tripwire (the others are
+    cancelled)."""
     guards = [*agent.input_guardrails, *run_guards]
     if not guards:
         return None
@@ -68,7 +70,19 @@ async def _run_guardrails(
             guard_span.span_data.triggered = result.output.tripwire_triggered
         return result
 
-    return list(await asyncio.gather(*(one(g) for g in guards)))
+    tasks = [asyncio.ensure_future(one(g)) for g in guards]
+    results: list[InputGuardrailResult] = []
+    try:
+        for next_done in asyncio.as_completed(tasks):
+            result = await next_done
+            results.append(result)
+            if result.output.tripwire_triggered:
+                break  # the others are not needed: the run stops here
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return results
 
 
 async def race(call: Any, guard: asyncio.Future[Any] | None) -> ModelResponse:

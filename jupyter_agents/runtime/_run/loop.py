@@ -23,7 +23,7 @@ from ..errors import AgentsException
 from ..events import AgentUpdatedStreamEvent, ContextCompactedStreamEvent, StreamEvent
 from ..guardrails import InputGuardrailResult, OutputGuardrailResult
 from ..handoffs import Handoff
-from ..items import ItemHelpers, ModelResponse, RunItem, TResponseInputItem
+from ..items import ItemHelpers, ModelResponse, TResponseInputItem
 from ..lifecycle import HookCaller, RunHooks
 from ..models.interface import Model, ModelProvider
 from ..modes import RunMode, locked_mode
@@ -52,7 +52,7 @@ from .run_spans import UsageMark, task_usage, turn_usage, usage_mark
 from .run_trace import run_trace
 from .session_io import load_session, save_session
 from .spend import Spend
-from .step import finish_turn, make_item, out_of_turns
+from .step import finish_turn, out_of_turns
 
 _STEPS = (FinalOutput, HandedOff, Interrupted, RunAgain)
 
@@ -437,7 +437,6 @@ class RunLoop:
         self.offered(tools, handoffs)
         call = ModelCall(self, agent, self._model_for(agent), tools, handoffs)
         guard: asyncio.Future[list[InputGuardrailResult]] | None = None
-        streamed: dict[int, RunItem] = {}
         response: ModelResponse | None = None
         try:
             await call.prepare()
@@ -446,7 +445,7 @@ class RunLoop:
                 yield ContextCompactedStreamEvent(call.compacted)
             guard = await self._input_guardrails(agent)
             if self.stream:
-                events = call.stream(streamed, lambda raw: make_item(raw, agent, handoffs))
+                events = call.stream()
                 async with aclosing(events):
                     async for event in events:
                         if isinstance(event, ModelResponse):
@@ -468,7 +467,7 @@ class RunLoop:
         self.progress.model_responses.append(response)
         self.progress.context_wrapper.usage.add(response.usage)
         await self.hooks.llm_end(agent, response)
-        steps = finish_turn(self, agent, response, streamed, tools, handoffs)
+        steps = finish_turn(self, agent, response, tools, handoffs)
         async with aclosing(steps):
             async for out in steps:  # inline, not another generator layer: this is hot
                 if not isinstance(out, _STEPS):

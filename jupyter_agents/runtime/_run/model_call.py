@@ -14,7 +14,7 @@ from .._pricing import price_ref_of
 from .._util import call_maybe_async
 from ..agent import Agent
 from ..errors import ModelBehaviorError, UserError
-from ..events import RawResponsesStreamEvent, RunItemStreamEvent, StreamEvent
+from ..events import RawResponsesStreamEvent, StreamEvent
 from ..handoffs import Handoff
 from ..items import ModelResponse, RunItem, TResponseInputItem
 from ..model_settings import ModelSettings
@@ -28,6 +28,7 @@ from ..tracing.scope import Scope
 from .attempts import Attempts
 from .budget import Held, request_chars, reserve
 from .context_compaction import compact_if_needed
+from .input_dedupe import latest_unique
 
 if TYPE_CHECKING:
     from ..compaction import Compacted
@@ -182,7 +183,7 @@ class ModelCall:
             )
             if not isinstance(filtered, ModelInputData):
                 raise UserError("call_model_input_filter must return a ModelInputData.")
-            self.input, self.instructions = filtered.input, filtered.instructions
+            self.input, self.instructions = latest_unique(filtered.input), filtered.instructions
         settings = agent.model_settings.resolve(run.run_config.model_settings)
         if (
             agent.reset_tool_choice
@@ -317,9 +318,7 @@ class ModelCall:
         ids = (server.previous_response_id, server.conversation_id)
         return Attempts(run.progress, self.model, self.settings, run.run_config.model_retry, ids)
 
-    async def stream(
-        self, streamed: dict[int, RunItem], make_item: Any
-    ) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
+    async def stream(self) -> AsyncGenerator[StreamEvent | ModelResponse, None]:
         """Stream the response's events; the last thing yielded is the ModelResponse.
 
         A failed call is retried only while nothing of it was delivered; an attempt whose first
@@ -329,6 +328,7 @@ class ModelCall:
         span = self._span()
         response: ModelResponse | None = None
         final: Any = None
+        finished: list[Any] = []  # the items the stream finished, one by one
         event: Any
         attempts = self._attempts()
         try:
@@ -346,10 +346,7 @@ class ModelCall:
                         yield RawResponsesStreamEvent(data=event)
                         kind = event.type
                         if kind == "response.output_item.done":
-                            item = make_item(event.item)
-                            if item is not None:
-                                streamed[event.output_index] = item
-                                yield RunItemStreamEvent(name=item_event_name(item), item=item)
+                            finished.append(event.item)
                         elif kind == "response.completed" or kind == "response.incomplete":
                             final = event.response
                         elif kind == "response.failed" or kind == "error":
@@ -375,7 +372,7 @@ class ModelCall:
                         _reset_scope(token)
                 assert failure is not None  # else the loop was left above
                 await attempts.failed(failure, stream=True)
-            response = _streamed_response(final, self.settings.preserve_raw_usage is True)
+            response = _streamed_response(final, finished, self.settings.preserve_raw_usage is True)
         except BaseException as error:
             attempts.answered()
             self._end_span(span, None, error)
@@ -421,14 +418,15 @@ _EVENT_NAMES = {
 }
 
 
-def _streamed_response(final: Any, raw_usage: bool = False) -> ModelResponse:
+def _streamed_response(final: Any, finished: list[Any], raw_usage: bool = False) -> ModelResponse:
     """The call's ``ModelResponse``, from the response its stream ended with (``final``: that
     of its ``response.completed`` or ``response.incomplete`` event, None if there was none);
-    with ``raw_usage``, the provider's usage payload kept as it came."""
+    its output is ``finished`` (the items the stream finished one by one) when ``final`` has
+    none. With ``raw_usage``, the provider's usage payload kept as it came."""
     if final is None:
         raise ModelBehaviorError("The model's stream ended without a response.completed event.")
     return ModelResponse(
-        output=list(final.output),
+        output=list(final.output or finished),
         usage=usage_from_openai(final.usage),
         response_id=final.id,
         raw_usage=raw_usage_snapshot(final.usage) if raw_usage else None,

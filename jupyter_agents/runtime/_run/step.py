@@ -64,7 +64,6 @@ async def finish_turn(
     run: TurnRun,
     agent: Agent[Any],
     response: ModelResponse,
-    streamed: dict[int, RunItem],
     tools: list[Tool],
     handoffs: list[Handoff[Any]],
 ) -> AsyncGenerator[StreamEvent | NextStep, None]:
@@ -76,15 +75,14 @@ async def finish_turn(
     progress = run.progress
     new_items, model_input = progress.new_items, progress.model_input
     turn_start = len(new_items)
-    for index, raw in enumerate(response.output):
-        item = streamed.get(index) or make_item(raw, agent, handoffs)
+    for raw in response.output:
+        item = make_item(raw, agent, handoffs)
         if item is None:
             continue
         new_items.append(item)
         model_input.append(item.to_input_item())
         plan_items.append(item)
-        if index not in streamed:
-            yield RunItemStreamEvent(name=item_event_name(item), item=item)
+        yield RunItemStreamEvent(name=item_event_name(item), item=item)
     plan = plan_turn(plan_items, turn_start)
     run.server.stored(response, model_input)
     if plan.calls or plan.mcp_requests or plan.handoffs:

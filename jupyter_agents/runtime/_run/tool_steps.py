@@ -68,7 +68,10 @@ class LiveSteps:
 
     async def decide(self, call: ToolCall) -> AsyncGenerator[RunItemStreamEvent, None]:
         call.verdict = "run"
-        if not await self.needs_approval(call):
+        # A decision made for this very call (a resumed run) is used as it is: its tool's
+        # needs_approval is not asked again, as in the SDK.
+        decided = self.run.ledger.holds(call.key, call.parsed.call_id, call.arguments)
+        if not decided and not await self.needs_approval(call):
             return
         async with aclosing(self.ask(call)) as asking:
             async for event in asking:
