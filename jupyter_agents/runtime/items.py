@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .tools.display import ToolDisplay
 
 __all__ = [
+    "FAKE_RESPONSES_ID",
     "HandoffCallItem",
     "HandoffOutputItem",
     "ItemHelpers",
@@ -55,6 +56,9 @@ __all__ = [
     "ToolSearchOutputItem",
     "ToolStatus",
 ]
+
+FAKE_RESPONSES_ID = "__fake_id__"
+"""The id the SDK gives Responses items made from another API's answer (a chat completion)."""
 
 ToolStatus: TypeAlias = Literal["ok", "error", "timeout", "rejected", "blocked", "cancelled"]
 """How a tool call ended: it returned (``ok``), raised or was refused by its own checks

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..items import TResponseInputItem
-from ..models._chat_convert import FAKE_RESPONSES_ID
+from ..items import FAKE_RESPONSES_ID, TResponseInputItem
 
 __all__ = ["latest_unique"]
 

@@ -69,8 +69,11 @@ class LiveSteps:
     async def decide(self, call: ToolCall) -> AsyncGenerator[RunItemStreamEvent, None]:
         call.verdict = "run"
         # A decision made for this very call (a resumed run) is used as it is: its tool's
-        # needs_approval is not asked again, as in the SDK.
-        decided = self.run.ledger.holds(call.key, call.parsed.call_id, call.arguments)
+        # needs_approval is not asked again, as in the SDK. A call with no tool to run (one the
+        # mode or the agent does not offer now) is refused later, decision or not.
+        decided = call.tool is not None and self.run.ledger.holds(
+            call.key, call.parsed.call_id, call.arguments
+        )
         if not decided and not await self.needs_approval(call):
             return
         async with aclosing(self.ask(call)) as asking:

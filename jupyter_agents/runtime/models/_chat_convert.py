@@ -21,7 +21,7 @@ from typing import Any, Literal
 from openai import Omit, omit
 
 from ..errors import AgentsException, UserError
-from ..items import TResponseInputItem
+from ..items import FAKE_RESPONSES_ID, TResponseInputItem
 from ..model_settings import MCPToolChoice
 from ._chat_helpers import ChatCmplHelpers
 from ._chat_reasoning import (
@@ -41,8 +41,6 @@ __all__ = ["FAKE_RESPONSES_ID", "Converter", "refusal_of"]
 logger = logging.getLogger("openai.agents")
 """The SDK's logger name: its tests (and users' log filters) look for these warnings there."""
 
-FAKE_RESPONSES_ID = "__fake_id__"
-"""The id the SDK gives Responses items made from another API's answer (a chat completion)."""
 
 OMITTED_TOOL_OUTPUT = "[tool output omitted]"
 """What a tool message says when the output had nothing Chat Completions carries."""
