@@ -172,6 +172,27 @@ async def test_errors_are_recorded_on_the_agent_span(collector: Collector) -> No
     assert agent_span["error"] == {"message": "Error in agent run", "data": {"error": "model down"}}
 
 
+@pytest.mark.parametrize("sensitive", [True, False])
+async def test_a_failing_input_filter_is_recorded_on_the_turn_span(
+    collector: Collector, sensitive: bool
+) -> None:
+    """The filter's own error ends the run as it is; the turn's span says where, its text only
+    with sensitive data (as in the SDK)."""
+
+    def broken(_data: Any) -> Any:
+        raise ValueError("secret in the filter")
+
+    config = RunConfig(call_model_input_filter=broken, trace_include_sensitive_data=sensitive)
+    with pytest.raises(ValueError, match="secret in the filter"):
+        await Runner.run(Agent(name="a", model=ScriptedModel([["x"]])), "go", run_config=config)
+    (turn,) = [s for s in collector.spans if s["span_data"].get("name") == "turn"]
+    detail = "secret in the filter" if sensitive else "Error details are redacted."
+    assert turn["error"] == {
+        "message": "Error in call_model_input_filter",
+        "data": {"error": detail},
+    }
+
+
 async def test_a_run_inside_a_user_trace_joins_it(collector: Collector) -> None:
     with trace("my job") as outer:
         await Runner.run(make_agents(), "go")

@@ -172,18 +172,8 @@ class ModelCall:
                 ),
             )
         self.input = run.server.unsent(run.progress.model_input)
-        model_filter = run.run_config.call_model_input_filter
-        if model_filter is not None:
-            data = ModelInputData(input=list(self.input), instructions=self.instructions)
-            filtered = await call_maybe_async(
-                model_filter,
-                CallModelData(
-                    model_data=data, agent=agent, context=run.progress.context_wrapper.context
-                ),
-            )
-            if not isinstance(filtered, ModelInputData):
-                raise UserError("call_model_input_filter must return a ModelInputData.")
-            self.input, self.instructions = latest_unique(filtered.input), filtered.instructions
+        if run.run_config.call_model_input_filter is not None:
+            await self._apply_input_filter(agent)
         settings = agent.model_settings.resolve(run.run_config.model_settings)
         if (
             agent.reset_tool_choice
@@ -232,6 +222,30 @@ class ModelCall:
         if self.prompt is not None or takes_prompt(type(self.model)):
             kwargs["prompt"] = self.prompt
         return kwargs
+
+    async def _apply_input_filter(self, agent: Agent[Any]) -> None:
+        """Give ``call_model_input_filter`` this call's input and instructions, and keep what it
+        returns (repeated items collapsed). Its own error ends the run as it is; the turn's
+        span says where (its text only with sensitive data, as in the SDK)."""
+        run = self.run
+        model_filter = run.run_config.call_model_input_filter
+        assert model_filter is not None
+        data = ModelInputData(input=list(self.input), instructions=self.instructions)
+        try:
+            filtered = await call_maybe_async(
+                model_filter,
+                CallModelData(
+                    model_data=data, agent=agent, context=run.progress.context_wrapper.context
+                ),
+            )
+        except Exception as error:
+            sensitive = run.run_config.trace_include_sensitive_data
+            detail = str(error) if sensitive else "Error details are redacted."
+            run.step_span.set_error("Error in call_model_input_filter", {"error": detail})
+            raise
+        if not isinstance(filtered, ModelInputData):
+            raise UserError("call_model_input_filter must return a ModelInputData.")
+        self.input, self.instructions = latest_unique(filtered.input), filtered.instructions
 
     def _span(self) -> Span[Any]:
         parent = self.run.step_span
