@@ -26,6 +26,7 @@ from .state_schema import (
     SavedDecision,
     SavedItem,
     SavedLedger,
+    SavedResponse,
     SavedState,
     SavedUsage,
     damaged,
@@ -88,15 +89,6 @@ class SdkStep(TypedDict):
     data: NotRequired[SdkStepData]
 
 
-class SdkResponse(TypedDict):
-    """One model response (``model_responses``)."""
-
-    usage: NotRequired[dict[str, Any]]
-    output: list[dict[str, Any]]
-    response_id: NotRequired[Union[StrictStr, None]]
-    request_id: NotRequired[Union[StrictStr, None]]
-
-
 class SdkApproval(TypedDict):
     """Decisions on one tool (``context.approvals``): call ids, or ``True`` for every call."""
 
@@ -126,7 +118,7 @@ SdkState = TypedDict(
         "current_turn": StrictInt,
         "current_agent": SdkAgentRef,
         "original_input": Union[StrictStr, list[dict[str, Any]]],
-        "model_responses": NotRequired[list[SdkResponse]],
+        "model_responses": NotRequired[list[SavedResponse]],
         "context": NotRequired[SdkContext],
         "max_turns": NotRequired[Union[StrictInt, None]],
         "generated_items": NotRequired[list[SdkItem]],
