@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +16,7 @@ from jupyter_agents import (
     ModelSettings,
     RunConfig,
     Runner,
+    RunState,
     input_guardrail,
     tool,
 )
@@ -255,12 +256,18 @@ def guarded() -> str:
     return "done"
 
 
-async def _paused_and_resumed(first: RunConfig, then: RunConfig) -> None:
+async def _paused_and_resumed(
+    first: RunConfig, then: RunConfig, through: Callable[[str], str] | None = None
+) -> None:
+    """Pause on a call, approve it and resume; ``through`` edits the saved text between
+    (None: the live state, never written)."""
     model = ScriptedModel([[tool_call("guarded")], ["finished"]])
     agent = Agent(name="a", model=model, tools=[guarded])
     paused = await Runner.run(agent, "go", run_config=first)
     state = paused.to_state()
-    state.approve(paused.interruptions[0])
+    if through is not None:
+        state = RunState.from_string(agent, through(state.to_string()))
+    state.approve(state.get_interruptions()[0])
     result = await Runner.run(agent, state, run_config=then)
     assert result.final_output == "finished"
 
@@ -292,3 +299,46 @@ async def test_a_resumed_run_with_other_trace_settings_starts_a_trace() -> None:
         set_trace_processors([])
     assert [t["workflow_name"] for t in events.traces] == ["first", "second"]
     assert events.started == ["trace_" + "a" * 32] * 2
+
+
+async def test_a_run_resumed_from_its_saved_text_continues_its_trace() -> None:
+    """The saved text carries the trace (the key's fingerprint, never the key): resumed in this
+    process with the same key, the run continues it, as in the SDK."""
+    events = Events()
+    saved: list[str] = []
+
+    def keep(text: str) -> str:
+        saved.append(text)
+        return text
+
+    keyed = RunConfig(tracing={"api_key": "trace-key-123"})
+    set_trace_processors([events])
+    try:
+        await _paused_and_resumed(keyed, keyed, keep)
+    finally:
+        set_trace_processors([])
+    (trace_data,) = events.traces
+    assert events.started == [trace_data["id"]]
+    assert {s["trace_id"] for s in events.spans} == {trace_data["id"]}
+    assert json.loads(saved[0])["trace"]["id"] == trace_data["id"]
+    assert "trace-key-123" not in saved[0] and "tracing_api_key_hash" in saved[0]
+
+
+async def test_a_trace_this_process_did_not_start_decides_nothing() -> None:
+    """A saved state from elsewhere names a trace: the resumed run starts its own trace, with
+    a fresh id and its own settings, not the file's."""
+    events = Events()
+    foreign = "trace_" + "f" * 32
+
+    def from_elsewhere(text: str) -> str:
+        document = json.loads(text)
+        document["trace"] = {"object": "trace", "id": foreign, "workflow_name": "theirs"}
+        return json.dumps(document)
+
+    set_trace_processors([events])
+    try:
+        await _paused_and_resumed(RunConfig(), RunConfig(workflow_name="mine"), from_elsewhere)
+    finally:
+        set_trace_processors([])
+    assert foreign not in events.started and len(events.started) == 2
+    assert [t["workflow_name"] for t in events.traces] == ["Agent workflow", "mine"]

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     )
     from ..model_wait import ModelWait
     from ..run_state import RunState
-    from ..tracing import Trace
+    from ..tracing import Trace, TraceState
 
 __all__ = [
     "FinalOutput",
@@ -136,8 +136,9 @@ class RunProgress:
     model_wait: ModelWait | None = field(default=None, repr=False, compare=False)
     """The model call the run waits for now (sent, nothing back yet); None otherwise. Live
     state for views, never part of a snapshot."""
-    trace: Trace | None = field(default=None, repr=False, compare=False)
-    """The run's trace, which a resumed run continues (``_run/run_trace.py``)."""
+    trace: Trace | TraceState | None = field(default=None, repr=False, compare=False)
+    """The run's trace, which a resumed run continues (``_run/run_trace.py``): the trace
+    itself, or the state of one a saved ``RunState`` held."""
 
     def snapshot(self) -> RunProgress:
         """A copy that later changes to this one do not reach (items are shared: immutable)."""

@@ -5,16 +5,22 @@ processors not told it starts or ends again) when the trace was started in this 
 the run's tracing settings resolve to the paused run's: ``RunConfig``'s workflow name (when not
 the default), trace id, group id and metadata override the saved ones, and the tracing key must
 be the same. Otherwise it starts a trace of its own.
+
+A saved ``RunState`` carries its trace (``saved_trace``: the tracing key's fingerprint, never
+the key). Loaded again (``loaded_trace``), it counts only when this process started that trace:
+a trace from a file written elsewhere decides nothing (not even the resumed run's trace id).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from typing import Any
 
 from ..run_config import RunConfig
 from ..tracing import Trace, TraceImpl, TraceState, get_current_trace, reattach_trace, trace
 
-__all__ = ["run_trace"]
+__all__ = ["loaded_trace", "run_trace", "saved_trace"]
 
 _DEFAULT_WORKFLOW = RunConfig.workflow_name
 _STARTED: dict[str, None] = {}
@@ -22,9 +28,26 @@ _STARTED: dict[str, None] = {}
 _KEEP = 4096
 
 
-def run_trace(config: RunConfig, paused: Trace | None) -> Trace:
-    """The trace for a run (not started yet); ``paused``: the trace of the run it resumes."""
-    saved = TraceState.from_trace(paused) if paused is not None else None
+def saved_trace(paused: Trace | TraceState | None) -> dict[str, Any] | None:
+    """``paused``'s trace as a saved state holds it (None: nothing to continue)."""
+    state = paused if isinstance(paused, TraceState) else TraceState.from_trace(paused)
+    if state is None or state.trace_id is None:
+        return None
+    return state.to_json()  # the key's fingerprint, not the key
+
+
+def loaded_trace(saved: Mapping[str, Any] | None) -> TraceState | None:
+    """A saved state's trace, when this process started it (else None: a new trace)."""
+    state = TraceState.from_json(saved)
+    if state is None or state.trace_id not in _STARTED:
+        return None
+    return state
+
+
+def run_trace(config: RunConfig, paused: Trace | TraceState | None) -> Trace:
+    """The trace for a run (not started yet); ``paused``: the trace of the run it resumes
+    (itself, or its saved state)."""
+    saved = paused if isinstance(paused, TraceState) else TraceState.from_trace(paused)
     name, trace_id = config.workflow_name, config.trace_id
     group_id, metadata = config.group_id, config.trace_metadata
     if saved is not None:

@@ -42,6 +42,7 @@ from ..tools.lookup_names import call_lookup_name
 from ..usage import InputTokensDetails, OutputTokensDetails, Usage
 from .agent_identity import LEGACY_AMBIGUOUS, agent_graph, find_agent, identity_of, legacy_ambiguous
 from .progress import Paused, RunProgress
+from .run_trace import loaded_trace, saved_trace
 from .spend import Spend
 from .state_schema import (
     STATE_FORMAT,
@@ -49,6 +50,7 @@ from .state_schema import (
     SavedItem,
     SavedResponse,
     SavedState,
+    SavedTrace,
     SavedUsage,
     check_saved_state,
     damaged,
@@ -112,6 +114,9 @@ def dump_progress(progress: RunProgress, state_id: str) -> SavedState:
     }
     if progress.mode.mode != "agent":  # written only when it restricts: agent-mode states
         saved["mode"] = progress.mode.mode  # stay byte for byte what they were
+    trace = saved_trace(progress.trace)
+    if trace is not None:
+        saved["trace"] = cast("SavedTrace", trace)  # TraceState.to_json's keys
     root = progress.starting_agent
     if root is not None and root is not progress.current_agent:
         identity = identity_of(root, progress.current_agent)
@@ -208,6 +213,7 @@ def progress_from(
         mode=RunMode(data.get("mode", "agent")),
         starting_agent=root,
         model_responses=[_load_response(r, n) for n, r in enumerate(responses)],
+        trace=loaded_trace(data.get("trace")),
     )
     return progress, data.get("state_id")
 

@@ -144,6 +144,17 @@ class SavedResponse(TypedDict):
     request_id: NotRequired[Union[StrictStr, None]]
 
 
+class SavedTrace(TypedDict):
+    """The paused run's trace (``TraceState``, without the tracing key: its fingerprint only)."""
+
+    id: StrictStr
+    object: NotRequired[StrictStr]
+    workflow_name: NotRequired[Union[StrictStr, None]]
+    group_id: NotRequired[Union[StrictStr, None]]
+    metadata: NotRequired[Union[dict[str, Any], None]]
+    tracing_api_key_hash: NotRequired[Union[StrictStr, None]]
+
+
 class SavedState(TypedDict):
     """A paused run (``RunProgress``), in the order ``to_json`` writes it."""
 
@@ -185,6 +196,9 @@ class SavedState(TypedDict):
     """The run's context, as ``to_json(context_serializer=...)`` gave it (written only then)."""
     model_responses: NotRequired[list[SavedResponse]]
     """The model's responses before the pause (a resumed result's first ``raw_responses``)."""
+    trace: NotRequired[SavedTrace]
+    """The paused run's trace; a resumed run continues it only when this process started it
+    (``_run/run_trace.py``)."""
 
 
 @cache

@@ -123,6 +123,7 @@ SdkState = TypedDict(
         "max_turns": NotRequired[Union[StrictInt, None]],
         "generated_items": NotRequired[list[SdkItem]],
         "current_step": NotRequired[Union[SdkStep, None]],
+        "trace": NotRequired[Union[dict[str, Any], None]],
         "jupyter_agents": NotRequired[dict[str, Any]],
     },
 )
@@ -254,7 +255,7 @@ def to_sdk(
         "last_model_response": responses[-1] if responses else None,
         "last_processed_response": _processed(interruptions, saved["new_items"], identities),
         "current_turn_persisted_item_count": 0,
-        "trace": None,
+        "trace": saved.get("trace"),
         EXTENSION: extension,
     }
 
@@ -371,6 +372,8 @@ def from_sdk(doc: SdkState) -> dict[str, Any]:
     identity = doc["current_agent"].get("identity")
     if identity is not None:
         saved["current_agent_identity"] = identity
+    if doc.get("trace"):
+        saved["trace"] = doc["trace"]  # checked as a SavedTrace next
     if "ledger" not in extension or "pending_calls" not in extension:
         saved.update(_waiting_from_sdk(doc, items))
     saved.update({k: v for k, v in extension.items() if k in _EXTENSION_KEYS})
