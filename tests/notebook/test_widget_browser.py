@@ -23,7 +23,16 @@ from typing import Any
 
 import pytest
 
-from jupyter_agents import Agent, ApprovalDecision, Runner, ToolContext, ToolOutputImage, tool
+from jupyter_agents import (
+    Agent,
+    ApprovalDecision,
+    RunConfig,
+    Runner,
+    ToolContext,
+    ToolOutputImage,
+    tool,
+)
+from jupyter_agents.notebook.cells.cell_approvals import UNKNOWN_TOOL
 from jupyter_agents.notebook.view.run_view import RunView
 from jupyter_agents.notebook.view.widget import STATIC
 from jupyter_agents.notebook.view.widget_state import PartType
@@ -189,7 +198,9 @@ async def lab(site: str) -> AsyncIterator[Lab]:
 
 
 async def drive(view: RunView, agent: Agent[Any], prompt: str = "go", **kwargs: Any) -> Any:
-    """Run ``agent`` streamed into ``view``, as the notebook layer does."""
+    """Run ``agent`` streamed into ``view``, as the notebook layer does (the model is told of a
+    call to an unknown tool)."""
+    kwargs.setdefault("run_config", RunConfig(tool_not_found_behavior=UNKNOWN_TOOL))
     result = Runner.run_streamed(agent, prompt, approval_handler=view.inbox, **kwargs)
     streaming = tool_output_sink.set(view.tool_output_text)  # as the notebook layer does
     try:
