@@ -245,6 +245,33 @@ class Frontend:
             raise AssertionError(f"cell failed: {reply['content']}")
         return reply
 
+    def restart(self, timeout: float = 60) -> None:
+        """Restart the kernel this frontend started (it may be dead) and wait until it answers.
+
+        ``kc.wait_for_ready`` is not used: it reads iopub too, and two threads reading one
+        socket interleave the frames of its messages (the collector thread owns iopub)."""
+        self.manager.restart_kernel(now=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            msg_id = str(self.kc.kernel_info())
+            answered = time.monotonic() + 1
+            while msg_id not in self._replies and time.monotonic() < answered:
+                self._receive(0.2)
+            if self._replies.pop(msg_id, None) is not None:
+                try:  # iopub is connected once the request's status reached the collector
+                    self.wait_for(lambda: self._busy_or_idle(msg_id), 1, "iopub")
+                    return
+                except TimeoutError:
+                    pass
+            if time.monotonic() > deadline:
+                raise TimeoutError("the restarted kernel did not answer kernel_info")
+
+    def _busy_or_idle(self, msg_id: str) -> bool:
+        return any(
+            m["msg_type"] == "status" and m["parent_header"].get("msg_id") == msg_id
+            for m in reversed(self.iopub)
+        )
+
     def interrupt(self) -> None:
         assert self.km is not None, "a kernel started by a server is interrupted through it"
         self.km.interrupt_kernel()

@@ -94,8 +94,7 @@ def test_a_killed_kernel_resumes_the_run_without_repeating_finished_calls(tmp_pa
         assert counts(tmp_path) == (1, 0)
         pid = fe.manager.provisioner.process.pid  # type: ignore[union-attr]
         os.kill(pid, signal.SIGKILL)
-        fe.manager.restart_kernel(now=True)
-        fe.kc.wait_for_ready(timeout=60)
+        fe.restart()
         setup = fe.execute(SETUP.format(work=str(tmp_path)))
         assert fe.reply(setup, timeout=60)["content"]["status"] == "ok"
         said = fe.stdout(setup)
