@@ -153,3 +153,16 @@ def test_site_locks_are_read_again_when_a_file_changes(places: dict[str, Path]) 
     assert site_locks() == {}
     write(places["site"], network_access=False, locked=["network_access"])
     assert site_locks()["network_access"].value is False
+
+
+def test_site_locks_follow_a_changed_jupyter_config_path(
+    places: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(places["site"], network_access=False, locked=["network_access"])
+    assert site_locks()["network_access"].value is False
+    other = tmp_path / "other-site"
+    other.mkdir()
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(other))
+    assert site_locks() == {}  # the folder list is worked out again, not kept from before
+    write(other, model="gpt-4o-mini", locked=["model"])
+    assert list(site_locks()) == ["model"]

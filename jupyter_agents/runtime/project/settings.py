@@ -239,20 +239,36 @@ def active_settings() -> Settings:
 
 
 _site_cache: dict[tuple[Any, ...], dict[str, Lock]] = {}
+_site_files_cache: dict[tuple[str, str], tuple[str, ...]] = {}
+
+
+def _site_files() -> tuple[str, ...]:
+    """The site's settings files, as strings (worked out again when what names the folders
+    changes): every run stats them, so this is on the hot path."""
+    where = (os.environ.get("JUPYTER_CONFIG_PATH", ""), sys.prefix)
+    files = _site_files_cache.get(where)
+    if files is None:
+        files = tuple(os.path.join(folder, FILE_NAME) for folder in site_folders())
+        _site_files_cache.clear()
+        _site_files_cache[where] = files
+    return files
 
 
 def site_locks() -> dict[str, Lock]:
     """The site's locks (kept while the site's files are unchanged): what a run's policy is
     clamped by, whatever its ``RunConfig`` or tools say."""
-    stamp: list[tuple[str, int | None, int | None]] = []
-    for folder in site_folders():
+    files = _site_files()
+    stamp: list[tuple[int, int] | None] = []
+    for file in files:
         try:
-            info = (folder / FILE_NAME).stat()
-            stamp.append((str(folder), info.st_mtime_ns, info.st_size))
+            info = os.stat(file)
         except OSError:
-            stamp.append((str(folder), None, None))
-    key = tuple(stamp)
-    if key not in _site_cache:
+            stamp.append(None)
+        else:
+            stamp.append((info.st_mtime_ns, info.st_size))
+    key = (files, *stamp)
+    locks = _site_cache.get(key)
+    if locks is None:
         _site_cache.clear()
-        _site_cache[key] = _site().locks
-    return _site_cache[key]
+        locks = _site_cache[key] = _site().locks
+    return locks
