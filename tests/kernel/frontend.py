@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from jupyter_client.manager import KernelManager
@@ -259,7 +260,7 @@ class Frontend:
                 self._receive(0.2)
             if self._replies.pop(msg_id, None) is not None:
                 try:  # iopub is connected once the request's status reached the collector
-                    self.wait_for(lambda: self._busy_or_idle(msg_id), 1, "iopub")
+                    self.wait_for(partial(self._busy_or_idle, msg_id), 1, "iopub")
                     return
                 except TimeoutError:
                     pass

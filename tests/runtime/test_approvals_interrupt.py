@@ -175,6 +175,9 @@ async def test_json_round_trip_and_version_checks() -> None:
     data["$schemaVersion"] = "2.0"
     with pytest.raises(UserError, match="cannot read"):
         RunState.from_json(agent, json.dumps(data))
+    data["$schemaVersion"] = []  # not a string: named by its type, no TypeError from a lookup
+    with pytest.raises(UserError, match=r"schema version of type list, which .* cannot read"):
+        RunState.from_json(agent, json.dumps(data))
     with pytest.raises(UserError, match="not a saved RunState"):
         RunState.from_json(agent, '{"hello": 1}')
     with pytest.raises(UserError, match="was running"):

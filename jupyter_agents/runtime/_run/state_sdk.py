@@ -334,9 +334,12 @@ def check_sdk_document(data: dict[str, Any]) -> SdkState:
     """``data`` checked against the parts of the SDK's schema read here; ``UserError``
     naming the first problem."""
     version = data.get("$schemaVersion")
-    if version not in SDK_SCHEMA_VERSIONS:
+    if not isinstance(version, str) or version not in SDK_SCHEMA_VERSIONS:
+        shown = (
+            repr(version[:40]) if isinstance(version, str) else f"of type {type(version).__name__}"
+        )
         raise UserError(
-            f"This RunState has schema version {version!r}, which this version of "
+            f"This RunState has schema version {shown}, which this version of "
             f"jupyter_agents cannot read (it reads 1.0 to {SDK_SCHEMA_VERSION}). Resume it with "
             "the version that saved it."
         )
