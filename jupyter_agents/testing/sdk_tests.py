@@ -62,7 +62,7 @@ SDK_TEST_PACKAGES = (
 """What the SDK's tests import beyond this project's test extra (installed without their
 dependencies, which the test extra brings)."""
 
-MIN_SHARE = 0.92
+MIN_SHARE = 0.94
 """The share of the baseline's tests (outside the missing features) that must pass here:
 ``--check`` fails below it. Raise it as the share grows; never lower it to pass."""
 

@@ -467,3 +467,26 @@ async def test_the_policy_never_reaches_traces_or_json(
             }
         }
     ]
+
+
+@pytest.mark.parametrize("kind", ["responses", "chat"])
+async def test_a_request_method_replaced_on_the_given_client_is_the_one_called(
+    openai_server: FakeOpenAIServer, kind: str
+) -> None:
+    # The SDK's own tests (and users' tests) replace `create` on the client they pass. A copy
+    # of the client would not have the replacement and would send a real request.
+    client = client_for(openai_server)
+    resource: Any = client.responses if kind == "responses" else client.chat.completions
+    original = resource.create
+    calls: list[str] = []
+
+    async def create(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs["model"])
+        return await original(*args, **kwargs)
+
+    resource.create = create  # on this instance, as monkeypatch.setattr does
+    openai_server.enqueue(Reply([ReplyText("from the replacement")]))
+    cls = OpenAIResponsesModel if kind == "responses" else OpenAIChatCompletionsModel
+    result = await Runner.run(Agent(name="r", model=cls("gpt-test", openai_client=client)), "hi")
+    assert result.final_output == "from the replacement"
+    assert calls == ["gpt-test"]

@@ -172,6 +172,25 @@ def default_provider() -> OpenAIProvider:
     return _provider
 
 
+_REQUEST_METHODS = (("chat", "completions", "create"), ("responses", "create"))
+"""Where the models send their requests: ``client.chat.completions.create`` and
+``client.responses.create``."""
+
+
+def _request_method_replaced(client: Any) -> bool:
+    """Whether a request method was replaced on ``client`` itself (a test's
+    ``monkeypatch.setattr(client.responses, "create", fake)``): a copy of the client would not
+    have the replacement and would send a real request, so the client is used as it is. No
+    HTTP retry layer is under a replaced method."""
+    for *path, method in _REQUEST_METHODS:
+        resource = client
+        for name in path:
+            resource = getattr(resource, name, None)
+        if method in getattr(resource, "__dict__", {}):
+            return True
+    return False
+
+
 class ClientPool:
     """One ``AsyncOpenAI`` client per event loop.
 
@@ -222,7 +241,7 @@ class ClientPool:
         base = self._base or _settings["client"]
         if base is not None:
             # One retry layer: RunConfig.model_retry. The client's own retries would multiply it.
-            if not hasattr(base, "with_options"):
+            if not hasattr(base, "with_options") or _request_method_replaced(base):
                 return cast("AsyncOpenAI", base)  # a stand-in (a test's): used as it is
             if not self._base_taken:
                 self._base_taken = True
