@@ -130,7 +130,7 @@ class ModelCall:
         self.handoffs = handoffs
         self.instructions: str | None = None
         self.input: list[TResponseInputItem] = []
-        self.settings = ModelSettings()
+        self.settings = agent.model_settings  # until prepare() resolves the run's on top
         self.prompt: dict[str, Any] | None = None
         self.price_ref = price_ref_of(model)
         """What the call is priced as (None: the model has no name)."""
