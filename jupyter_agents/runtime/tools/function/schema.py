@@ -298,6 +298,11 @@ def _warn_about(tool: str, specs: tuple[FieldSpec, ...]) -> None:
     ones without an annotation in strict mode (OpenAI's strict mode refuses a schema node
     without a type, as the SDK lets such a tool be made), and ones named like a pydantic
     ``BaseModel`` attribute."""
+    for spec in specs:  # the usual case, on every tool made: nothing to say
+        if spec.untyped or spec.param.startswith("model_"):
+            break
+    else:
+        return
     untyped = untyped_params(specs)
     if untyped:
         names = ", ".join(map(repr, untyped))

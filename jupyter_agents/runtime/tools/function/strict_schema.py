@@ -236,7 +236,7 @@ class _Strictifier:
 
 def _shapeless(schema: dict[str, Any]) -> bool:
     """Whether ``schema`` accepts any value (it has no keyword that gives it a shape)."""
-    return not any(key in schema for key in _SHAPE_KEYS)
+    return schema.keys().isdisjoint(_SHAPE_KEYS)
 
 
 def _is_object(schema: dict[str, Any]) -> bool:
