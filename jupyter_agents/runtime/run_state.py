@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ._run.mcp_approvals import ledger_name
 from ._run.progress import RunProgress
-from ._run.state_json import dump_document, dump_progress, load_progress, raw_arguments
-from ._run.state_schema import STATE_FORMAT, STATE_VERSION
-from ._run.state_sdk import SDK_SCHEMA_VERSION
+from ._run.state_versions import SDK_SCHEMA_VERSION, STATE_FORMAT, STATE_VERSION
 from .approval_ledger import ApprovalLedger
 from .approvals import ApprovalDecision
 from .context import RunContextWrapper
@@ -248,6 +246,8 @@ class RunState:
             if isinstance(item, MCPApprovalRequestItem)
             else call_lookup_name(item.raw_item, item.tool_name)  # ``namespace.name`` if any
         )
+        from ._run.state_json import raw_arguments  # the saved-state code loads on first use
+
         ledger = self._owner(item).ledger
         return ledger.record(name, item.call_id, raw_arguments(item), d)
 
@@ -317,6 +317,8 @@ class RunState:
     def _saved(
         self, context_serializer: ContextSerializer | None, strict_context: bool
     ) -> dict[str, Any]:
+        from ._run.state_json import dump_document, dump_progress
+
         saved = dump_progress(self.progress, self.state_id)  # refuses unclear agents first
         context = self.context_wrapper.context
         payload: Mapping[str, Any] | None = None
@@ -369,6 +371,8 @@ class RunState:
         loader = None
         if context is None:
             loader = _context_loader(context_deserializer, strict_context)
+        from ._run.state_json import load_progress
+
         progress, state_id = load_progress(agent, text, context, loader)
         return cls(progress, state_id=state_id)
 

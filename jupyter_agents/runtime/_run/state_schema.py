@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Annotated, Any, Final, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 from pydantic import ValidationError as _ValidationError
@@ -33,6 +33,7 @@ from typing_extensions import NotRequired, TypedDict
 from ..errors import UserError
 from ..items import ToolStatus, TResponseInputItem
 from ..modes import Mode
+from .state_versions import STATE_FORMAT, STATE_VERSION
 
 __all__ = [
     "STATE_FORMAT",
@@ -49,11 +50,6 @@ __all__ = [
     "damaged",
 ]
 
-STATE_FORMAT: Final = "jupyter_agents.run_state"
-"""The ``format`` marker of every saved state."""
-STATE_VERSION: Final = 1
-"""Bumped whenever the JSON layout changes so that older readers cannot read it; they refuse
-newer states."""
 
 Count = Annotated[StrictInt, Field(ge=0)]
 """A number of tokens, requests or turns."""

@@ -31,6 +31,7 @@ from .state_schema import (
     SavedUsage,
     damaged,
 )
+from .state_versions import SDK_SCHEMA_VERSION, SDK_SCHEMA_VERSIONS
 
 __all__ = [
     "SDK_SCHEMA_VERSION",
@@ -42,10 +43,6 @@ __all__ = [
     "to_sdk",
 ]
 
-SDK_SCHEMA_VERSION: Final = "1.21"
-"""The SDK's ``CURRENT_SCHEMA_VERSION`` (openai-agents 0.24.0): what ``to_json`` writes."""
-SDK_SCHEMA_VERSIONS: Final = frozenset(f"1.{minor}" for minor in range(22))
-"""The versions of the SDK's schema that load here (its ``SUPPORTED_SCHEMA_VERSIONS``)."""
 EXTENSION: Final = "jupyter_agents"
 """The entry holding what the SDK's schema has no field for."""
 
